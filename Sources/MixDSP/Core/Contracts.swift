@@ -1,0 +1,57 @@
+/// The contracts the DSP core needs from the outside world. MixIO implements them with
+/// libsndfile, libsamplerate and FFTW; tests implement them with signals made in code.
+
+/// Audio decoded from somewhere (a file), read as interleaved `Float` frames in [-1, 1].
+public protocol AudioDecoder: AnyObject {
+    var sampleRate: Int { get }
+    var channelCount: Int { get }
+    /// Total frames, as the container reports it.
+    var frameCount: Int64 { get }
+    /// Reads up to `frames` interleaved frames into `buffer` (capacity `frames * channelCount`);
+    /// returns the number of frames read, 0 at the end.
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int
+    /// Moves the read position to `frame`.
+    func seek(to frame: Int64) throws
+}
+
+/// A streaming sample-rate converter working on interleaved `Float` frames.
+public protocol SampleRateConverter: AnyObject {
+    var channelCount: Int { get }
+    /// Output rate divided by input rate.
+    var ratio: Double { get }
+    /// Converts as much as fits; returns frames consumed from `input` and produced into `output`.
+    /// Pass `endOfInput: true` (possibly with no input) to drain the filter's tail.
+    func process(input: UnsafePointer<Float>, inputFrames: Int,
+                 output: UnsafeMutablePointer<Float>, outputCapacity: Int,
+                 endOfInput: Bool) throws -> (consumed: Int, produced: Int)
+    /// Forgets all history, as if newly made.
+    func reset() throws
+}
+
+/// Where rendered audio goes: interleaved `Float` frames, written in order.
+public protocol AudioEncoder: AnyObject {
+    func write(interleaved: UnsafePointer<Float>, frames: Int) throws
+    /// Flushes and closes; no writes after this.
+    func finish() throws
+}
+
+/// A real-to-complex forward FFT of a fixed size.
+public protocol RealFFT: AnyObject {
+    var size: Int { get }
+    /// Transforms `size` real samples into `size / 2 + 1` complex bins, written as separate
+    /// real and imaginary arrays (unnormalised, like FFTW: a full-scale sine of bin k gives |X| = size/2).
+    func forward(_ input: UnsafePointer<Float>, real: UnsafeMutablePointer<Float>, imaginary: UnsafeMutablePointer<Float>)
+}
+
+/// Quality of sample-rate conversion; each maps to one of libsamplerate's sinc converters.
+public enum ResamplerQuality: String, CaseIterable, Sendable {
+    /// SRC_SINC_BEST_QUALITY: 97 dB SNR, 97 % bandwidth, about 21x realtime here.
+    case best
+    /// SRC_SINC_MEDIUM_QUALITY: 97 dB SNR, 90 % bandwidth (flat to 19.8 kHz from 44.1 kHz), about 70x realtime.
+    case medium
+    /// SRC_SINC_FASTEST: 97 dB SNR, 80 % bandwidth, about 120x realtime.
+    case fast
+
+    /// The default: as clean as `best` (same SNR), flat past 19.8 kHz, three times faster.
+    public static let `default` = ResamplerQuality.medium
+}

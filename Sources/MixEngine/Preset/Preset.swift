@@ -1,0 +1,126 @@
+import MixDSP
+
+/// A mix preset, version 1, as loaded and validated from JSON (see docs/presets.md).
+///
+/// All times are in seconds here; the planner turns them into integer frame positions at the
+/// output rate. Everything in a `Preset` has been checked: numbers are finite and in range,
+/// files are resolved to paths (relative to the preset's folder), curves are known.
+public struct Preset: Sendable, Equatable {
+    public var version: Int = 1
+    public var name: String?
+    public var output: OutputSpec
+    /// Length of the render, in seconds.
+    public var durationSeconds: Double
+    public var master: MasterSpec
+    public var tracks: [TrackSpec]
+
+    public init(name: String? = nil, output: OutputSpec = OutputSpec(), durationSeconds: Double,
+                master: MasterSpec = MasterSpec(), tracks: [TrackSpec]) {
+        self.name = name
+        self.output = output
+        self.durationSeconds = durationSeconds
+        self.master = master
+        self.tracks = tracks
+    }
+}
+
+public enum SampleFormat: String, Sendable, Equatable {
+    case pcm16 = "16", pcm24 = "24", float = "float"
+}
+
+public struct OutputSpec: Sendable, Equatable {
+    public var sampleRate: Int = 48000
+    public var channelCount: Int = 2
+    /// Ogg Vorbis quality, 0...1 (libsndfile's scale: 0.4 is about 92 kbit/s, 0.7 about 150).
+    public var quality: Double = 0.5
+    /// Sample format for FLAC and WAV (FLAC takes 16 or 24).
+    public var sampleFormat: SampleFormat = .pcm16
+    public var resampler: ResamplerQuality = .default
+    public var tags = Tags()
+    public init() {}
+}
+
+public struct Tags: Sendable, Equatable {
+    public var title: String?
+    public var artist: String?
+    public var comment: String?
+    public init(title: String? = nil, artist: String? = nil, comment: String? = nil) {
+        self.title = title; self.artist = artist; self.comment = comment
+    }
+}
+
+/// A fade: how long, and the curve it follows.
+public struct FadeSpec: Sendable, Equatable {
+    public var seconds: Double
+    public var curve: Curve
+    public init(seconds: Double, curve: Curve) { self.seconds = seconds; self.curve = curve }
+}
+
+public struct LimiterSpec: Sendable, Equatable {
+    /// The level no output sample exceeds, in dBFS.
+    public var ceilingDb: Double = -1
+    /// Look-ahead: how early the limiter starts to turn down before a peak, in milliseconds.
+    public var lookaheadMs: Double = 5
+    /// How fast the gain recovers after a peak, in milliseconds (time constant).
+    public var releaseMs: Double = 200
+    public init() {}
+}
+
+public struct MasterSpec: Sendable, Equatable {
+    public var gainDb: Double = 0
+    public var fadeIn: FadeSpec?
+    /// The sleep timer: a fade that ends exactly at the end of the render.
+    public var fadeOut: FadeSpec?
+    public var limiter = LimiterSpec()
+    public init() {}
+}
+
+public enum NoiseColor: String, Sendable, Equatable, CaseIterable {
+    case white, pink, brown
+}
+
+/// Where a track's sound comes from.
+public enum SourceSpec: Sendable, Equatable {
+    /// An audio file, resolved to a path (relative paths in the JSON are relative to the preset's folder).
+    case file(path: String)
+    /// A noise generator; the same seed gives the same noise.
+    case noise(color: NoiseColor, seed: UInt64)
+    /// Files played one after another, each crossfaded into the next.
+    case playlist(paths: [String], crossfade: FadeSpec)
+}
+
+/// One breakpoint of a gain envelope: at `seconds` (on the render's timeline) the gain is `gainDb`;
+/// `curve` shapes the segment that ends at this point.
+public struct EnvelopePoint: Sendable, Equatable {
+    public var seconds: Double
+    public var gainDb: Double
+    public var curve: Curve
+    public init(seconds: Double, gainDb: Double, curve: Curve = .linear) {
+        self.seconds = seconds; self.gainDb = gainDb; self.curve = curve
+    }
+}
+
+public struct LoopSpec: Sendable, Equatable {
+    /// Crossfade at the seam between the end of one repetition and the start of the next.
+    public var crossfade: FadeSpec
+    public init(crossfade: FadeSpec = FadeSpec(seconds: 1, curve: .equalPower)) { self.crossfade = crossfade }
+}
+
+public struct TrackSpec: Sendable, Equatable {
+    public var name: String?
+    public var source: SourceSpec
+    public var gainDb: Double = 0
+    /// Balance, -1 (left) ... 0 (centre) ... 1 (right).
+    public var pan: Double = 0
+    /// When the track starts on the render's timeline, in seconds.
+    public var startSeconds: Double = 0
+    /// When it stops; nil = at the end of its material, or of the render if it loops or is a generator.
+    public var endSeconds: Double?
+    /// nil = plays once.
+    public var loop: LoopSpec?
+    public var fadeIn: FadeSpec?
+    public var fadeOut: FadeSpec?
+    public var envelope: [EnvelopePoint] = []
+
+    public init(name: String? = nil, source: SourceSpec) { self.name = name; self.source = source }
+}
