@@ -1,0 +1,12 @@
+/// Something that plays: planar frames at the output rate and channel count, addressed by position.
+///
+/// `render` writes frames `[position, position + count)` of the source into frames
+/// `[offset, offset + count)` of `block`; frames past the source's end are silence.
+/// Reading positions in increasing, contiguous order is the fast path; streaming sources
+/// (a file being decoded) get slower, not wrong, when asked for another position.
+public protocol FrameSource: AnyObject {
+    var channelCount: Int { get }
+    /// Length in frames; nil for endless sources (generators, loops).
+    var frameCount: Int64? { get }
+    func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws
+}

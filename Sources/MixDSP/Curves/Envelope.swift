@@ -1,0 +1,97 @@
+/// A gain that changes over time: breakpoints at integer frame positions, each reached along a curve.
+///
+/// Like Web Audio's `AudioParam` automation, but evaluated from the absolute frame position only:
+/// the value at frame p depends on p and the breakpoints, never on what was rendered before, so
+/// the result is the same for any block size and an 8-hour render cannot drift.
+/// Before the first point the envelope holds the first value; after the last, the last value.
+public struct Envelope: Sendable, Equatable {
+    public struct Point: Sendable, Equatable {
+        public var position: Int64
+        public var value: Float
+        /// The curve of the segment that ends at this point.
+        public var curve: Curve
+        public init(position: Int64, value: Float, curve: Curve = .linear) {
+            self.position = position; self.value = value; self.curve = curve
+        }
+    }
+
+    public let points: [Point]
+
+    /// Points must be in non-decreasing position order (a repeated position is a step).
+    public init(points: [Point]) {
+        precondition(!points.isEmpty, "an envelope needs at least one point")
+        for k in 1..<points.count {
+            precondition(points[k].position >= points[k - 1].position, "envelope points must be in order")
+        }
+        self.points = points
+    }
+
+    public static func constant(_ value: Float) -> Envelope { Envelope(points: [Point(position: 0, value: value)]) }
+
+    /// A fade from silence to unity over `[start, start + length)`.
+    public static func fadeIn(start: Int64, length: Int64, curve: Curve) -> Envelope {
+        Envelope(points: [Point(position: start, value: 0), Point(position: start + length, value: 1, curve: curve)])
+    }
+
+    /// A fade from unity to silence that reaches silence at `end`.
+    public static func fadeOut(end: Int64, length: Int64, curve: Curve) -> Envelope {
+        Envelope(points: [Point(position: end - length, value: 1), Point(position: end, value: 0, curve: curve)])
+    }
+
+    /// True if the envelope is the same everywhere.
+    public var isConstant: Bool { points.allSatisfy { $0.value == points[0].value } }
+
+    /// Index of the first point whose position is greater than `position` (0...count).
+    @usableFromInline
+    func upperIndex(_ position: Int64) -> Int {
+        var lo = 0, hi = points.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if points[mid].position <= position { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The value at frame `position`.
+    public func value(at position: Int64) -> Float {
+        let k = upperIndex(position)
+        if k == 0 { return points[0].value }
+        if k == points.count { return points[k - 1].value }
+        return segmentValue(k, position)
+    }
+
+    @inline(__always)
+    func segmentValue(_ k: Int, _ position: Int64) -> Float {
+        let a = points[k - 1], b = points[k]
+        // t = (p - p0) / (p1 - p0), from integers: exact wherever the block boundaries fall
+        let t = Double(position - a.position) / Double(b.position - a.position)
+        return Float(b.curve.interpolate(from: Double(a.value), to: Double(b.value), at: t))
+    }
+
+    /// Writes the values for frames `[position, position + count)` into `gains`, or, when they are all
+    /// the same, leaves `gains` alone and returns that value (the caller can use a constant-gain kernel).
+    public func render(into gains: UnsafeMutablePointer<Float>, count: Int, at position: Int64) -> Float? {
+        let end = position + Int64(count)
+        var k = upperIndex(position)
+        // Whole block in one constant stretch?
+        let nextChange = k < points.count ? points[k].position : Int64.max
+        if end <= nextChange {
+            if k == 0 { return points[0].value }
+            if k == points.count || points[k - 1].value == points[k].value { return points[k - 1].value }
+        }
+        var p = position
+        var i = 0
+        while i < count {
+            let stop = min(end, k < points.count ? points[k].position : end)
+            let n = Int(stop - p)
+            if k == 0 || k == points.count || points[k - 1].value == points[k].value {
+                Kernels.fill(gains + i, with: points[k == 0 ? 0 : k - 1].value, count: n)
+            } else {
+                for j in 0..<n { gains[i + j] = segmentValue(k, p + Int64(j)) }
+            }
+            i += n; p += Int64(n)
+            while k < points.count && points[k].position <= p { k += 1 }
+        }
+        return nil
+    }
+}

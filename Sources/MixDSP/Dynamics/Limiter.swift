@@ -1,0 +1,108 @@
+/// A look-ahead peak limiter: no sample leaves above the ceiling, and the gain never jumps.
+///
+/// For each frame the gain it needs is r = min(1, ceiling / peak) (channels linked). The limiter
+/// delays the audio by `latency` = L frames and
+///   1. takes the minimum of r over the L + 1 frames ahead (so it sees every peak L frames early),
+///   2. lets the gain recover towards that minimum with the release time constant (it falls at once),
+///   3. smooths the result with an (L + 1)-frame moving average: the gain ramps down over L frames.
+/// Every value in the average is at most the need of the frame being output, so the average is too:
+/// the output never exceeds the ceiling (a final clamp guards against rounding, and is counted).
+/// All memory is allocated in `init`.
+public final class Limiter {
+    public let channelCount: Int
+    public let ceiling: Float
+    /// Frames of delay between input and output.
+    public let latency: Int
+    private let releaseCoefficient: Double
+
+    // Delay line, per channel: a ring of `latency` frames (read the oldest, then write the newest).
+    private let delay: AudioBlock
+    private var delayIndex = 0
+    // Sliding-window minimum of the needed gain over the last latency + 1 frames (monotonic deque).
+    private let dequeValues: UnsafeMutablePointer<Float>
+    private let dequeFrames: UnsafeMutablePointer<Int64>
+    private var dequeHead = 0, dequeCount = 0
+    private var frame: Int64 = 0
+    // Released envelope and its moving average.
+    private var released: Double = 1
+    private let averageRing: UnsafeMutablePointer<Double>
+    private var averageIndex = 0
+    private var averageSum: Double
+
+    // Statistics since creation.
+    /// Largest sample seen at the input, before limiting.
+    public private(set) var inputPeak: Float = 0
+    /// Smallest gain applied (1 = the limiter never acted).
+    public private(set) var minimumGain: Float = 1
+    /// Frames the limiter turned down.
+    public private(set) var limitedFrames: Int64 = 0
+    /// Samples the final safety clamp had to touch (expected 0).
+    public private(set) var clampedSamples: Int64 = 0
+
+    public init(channelCount: Int, sampleRate: Int, ceilingDb: Double, lookaheadMs: Double, releaseMs: Double) {
+        self.channelCount = channelCount
+        self.ceiling = Float(gain(fromDecibels: ceilingDb))
+        self.latency = max(1, Int((lookaheadMs * Double(sampleRate) / 1000).rounded()))
+        // one-pole release: e += (target - e) * (1 - exp(-1 / (T * fs)))
+        self.releaseCoefficient = 1 - _exp(-1 / (releaseMs / 1000 * Double(sampleRate)))
+        let window = latency + 1
+        delay = AudioBlock(channelCount: channelCount, capacity: latency)
+        dequeValues = .allocate(capacity: window + 1)
+        dequeFrames = .allocate(capacity: window + 1)
+        averageRing = .allocate(capacity: window)
+        averageRing.initialize(repeating: 1, count: window)
+        averageSum = Double(window)
+    }
+
+    deinit {
+        dequeValues.deallocate(); dequeFrames.deallocate(); averageRing.deallocate()
+    }
+
+    /// The largest gain reduction applied so far, in dB (0 or positive).
+    public var maximumReductionDb: Double { -decibels(fromGain: Double(minimumGain)) }
+
+    /// Limits `count` frames of `block` starting at `offset`, in place. The output is the input
+    /// delayed by `latency` frames (the first `latency` frames out are the silence it started with).
+    public func process(_ block: AudioBlock, offset: Int = 0, count: Int) {
+        let window = latency + 1
+        let capacity = window + 1
+        for i in 0..<count {
+            // Needed gain of the incoming frame.
+            var peak: Float = 0
+            for c in 0..<channelCount { peak = max(peak, abs(block.channel(c)[offset + i])) }
+            inputPeak = max(inputPeak, peak)
+            let need: Float = peak > ceiling ? ceiling / peak : 1
+
+            // Sliding minimum over the last `window` frames.
+            while dequeCount > 0 && dequeValues[(dequeHead + dequeCount - 1) % capacity] >= need { dequeCount -= 1 }
+            dequeValues[(dequeHead + dequeCount) % capacity] = need
+            dequeFrames[(dequeHead + dequeCount) % capacity] = frame
+            dequeCount += 1
+            if dequeFrames[dequeHead] <= frame - Int64(window) { dequeHead = (dequeHead + 1) % capacity; dequeCount -= 1 }
+            let held = Double(dequeValues[dequeHead])
+
+            // Falls at once, recovers with the release time constant.
+            released = held < released ? held : released + (held - released) * releaseCoefficient
+
+            // Moving average over the window.
+            averageSum += released - averageRing[averageIndex]
+            averageRing[averageIndex] = released
+            averageIndex = (averageIndex + 1) % window
+            let g = Float(min(1, averageSum / Double(window)))
+            if g < 1 { limitedFrames += 1; minimumGain = min(minimumGain, g) }
+
+            // Output the delayed frame.
+            for c in 0..<channelCount {
+                let ch = block.channel(c)
+                let line = delay.channel(c)
+                let delayed = line[delayIndex]
+                line[delayIndex] = ch[offset + i]
+                var y = delayed * g
+                if y > ceiling { y = ceiling; clampedSamples += 1 } else if y < -ceiling { y = -ceiling; clampedSamples += 1 }
+                ch[offset + i] = y
+            }
+            delayIndex = (delayIndex + 1) % latency
+            frame += 1
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// Audio held in memory and repeated for ever, with a crossfade at every seam.
+///
+/// With material m of length L and a crossfade of X frames (X <= L/2), the loop is one cycle c of
+/// period L - X, computed once:
+///   c[i] = m[i] * in(i/X) + m[L - X + i] * out(i/X)   for i < X   (the seam: tail fades into head)
+///   c[i] = m[i]                                       for X <= i < L - X
+/// and frame p of the source is m[p] for p < X (the first play starts clean) and c[p mod (L - X)]
+/// after that, so frame p depends only on p. With X = 0 the material repeats as it is; a seamless
+/// loop then needs material resampled circularly (see `LoopMaterial`).
+public final class LoopSource: FrameSource {
+    public let channelCount: Int
+    public var frameCount: Int64? { nil }
+    public let period: Int
+    public let crossfade: Int
+    private let cycle: AudioBlock
+    private let head: AudioBlock?
+
+    /// Takes ownership of `material` (its first `length` frames) and turns it into the cycle in place.
+    public init(material: AudioBlock, length: Int, crossfade requested: Int, curve: Curve) {
+        precondition(length > 0 && length <= material.capacity)
+        let x = max(0, min(requested, length / 2))
+        channelCount = material.channelCount
+        crossfade = x
+        period = length - x
+        cycle = material
+        if x > 0 {
+            let head = AudioBlock(channelCount: channelCount, capacity: x)
+            for c in 0..<channelCount {
+                let m = material.channel(c).baseAddress!
+                Kernels.copy(m, to: head.channel(c).baseAddress!, count: x)
+                for i in 0..<x {
+                    let t = Double(i) / Double(x)
+                    let fadeIn = Float(curve.shape(t)), fadeOut = Float(curve.shape(1 - t))
+                    m[i] = m[i] * fadeIn + m[length - x + i] * fadeOut
+                }
+            }
+            self.head = head
+        } else {
+            self.head = nil
+        }
+    }
+
+    public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
+        var done = 0
+        var p = position
+        while done < count {
+            let source: AudioBlock, index: Int, run: Int
+            if p < Int64(crossfade), let head {
+                source = head; index = Int(p); run = min(count - done, crossfade - index)
+            } else {
+                source = cycle; index = Int(p % Int64(period)); run = min(count - done, period - index)
+            }
+            for c in 0..<channelCount {
+                Kernels.copy(source.channel(c).baseAddress! + index, to: block.channel(c).baseAddress! + offset + done, count: run)
+            }
+            done += run; p += Int64(run)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// Audio held in memory, played once from its first frame.
+public final class MemorySource: FrameSource {
+    public let audio: AudioBlock
+    public let length: Int
+    public var channelCount: Int { audio.channelCount }
+    public var frameCount: Int64? { Int64(length) }
+
+    public init(audio: AudioBlock, length: Int) {
+        precondition(length <= audio.capacity)
+        self.audio = audio
+        self.length = length
+    }
+
+    public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
+        let available = Int(max(0, min(Int64(count), Int64(length) - position)))
+        if available > 0 {
+            for c in 0..<channelCount {
+                Kernels.copy(audio.channel(c).baseAddress! + Int(position), to: block.channel(c).baseAddress! + offset, count: available)
+            }
+        }
+        if available < count { block.clear(offset: offset + max(0, available), count: count - max(0, available)) }
+    }
+}
