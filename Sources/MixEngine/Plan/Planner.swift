@@ -1,0 +1,128 @@
+import MixDSP
+import MixIO
+
+/// Turns a validated `Preset` into a `RenderPlan`: every time becomes an integer frame position at
+/// the output rate, every fade an envelope, and every source file is opened once to learn its
+/// length, rate and channels, so a missing or broken file is reported before any audio is written.
+public struct Planner {
+    /// The preset's file name, for error messages.
+    public var presetFile: String
+
+    public init(presetFile: String) { self.presetFile = presetFile }
+
+    public func plan(_ preset: Preset) throws -> RenderPlan {
+        let rate = preset.output.sampleRate
+        let channels = preset.output.channelCount
+        let total = frames(preset.durationSeconds, rate)
+        guard total > 0 else { throw PresetError(file: presetFile, jsonPath: "duration", message: "the render is shorter than one frame") }
+
+        var masterEnvelopes: [Envelope] = []
+        if let f = preset.master.fadeIn {
+            masterEnvelopes.append(.fadeIn(start: 0, length: min(frames(f.seconds, rate), total), curve: f.curve))
+        }
+        if let f = preset.master.fadeOut {
+            masterEnvelopes.append(.fadeOut(end: total, length: min(frames(f.seconds, rate), total), curve: f.curve))
+        }
+        let master = GainStack(constant: Float(gain(fromDecibels: preset.master.gainDb)), envelopes: masterEnvelopes)
+
+        var tracks: [PlannedTrack] = []
+        for (index, spec) in preset.tracks.enumerated() {
+            if let track = try planTrack(spec, index: index, rate: rate, channels: channels, total: total) {
+                tracks.append(track)
+            }
+        }
+        return RenderPlan(sampleRate: rate, channelCount: channels, frameCount: total,
+                          resampler: preset.output.resampler, tracks: tracks, master: master,
+                          limiter: preset.master.limiter)
+    }
+
+    /// round(seconds x rate)
+    func frames(_ seconds: Double, _ rate: Int) -> Int64 { Int64((seconds * Double(rate)).rounded()) }
+
+    /// Length of a file at the output rate, after opening it to check it is audio.
+    func length(of path: String, jsonPath: String, rate: Int) throws -> Int64 {
+        let info: AudioFileInfo
+        do { info = try AudioFileInfo.read(path: path) } catch {
+            throw PresetError(file: presetFile, jsonPath: jsonPath, message: "\(error)")
+        }
+        guard info.frameCount > 0 else {
+            throw PresetError(file: presetFile, jsonPath: jsonPath, message: "'\(path)' holds no audio (0 frames)")
+        }
+        return StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: rate)
+    }
+
+    func planTrack(_ spec: TrackSpec, index: Int, rate: Int, channels: Int, total: Int64) throws -> PlannedTrack? {
+        let path = "tracks[\(index)]"
+        let start = frames(spec.startSeconds, rate)
+        let explicitEnd = spec.endSeconds.map { frames($0, rate) }
+        var voices: [PlannedVoice] = []
+        var end: Int64
+
+        switch spec.source {
+        case .noise(let color, let seed):
+            end = explicitEnd ?? total
+            voices.append(PlannedVoice(start: start, end: end, sourceOffset: 0, source: .noise(color: color, seed: seed), gains: GainStack()))
+
+        case .file(let file):
+            let length = try self.length(of: file, jsonPath: "\(path).file", rate: rate)
+            if let loop = spec.loop {
+                end = explicitEnd ?? total
+                let crossfade = Int(min(frames(loop.crossfade.seconds, rate), length / 2))
+                voices.append(PlannedVoice(start: start, end: end, sourceOffset: 0,
+                                           source: .loop(path: file, crossfadeFrames: crossfade, curve: loop.crossfade.curve),
+                                           gains: GainStack()))
+            } else {
+                end = min(explicitEnd ?? (start + length), start + length)
+                voices.append(PlannedVoice(start: start, end: end, sourceOffset: 0, source: .stream(path: file), gains: GainStack()))
+            }
+
+        case .playlist(let files, let crossfade):
+            let lengths = try files.enumerated().map { k, file in
+                try self.length(of: file, jsonPath: "\(path).playlist.files[\(k)]", rate: rate)
+            }
+            let isLooping = spec.loop != nil
+            let limit = explicitEnd ?? (isLooping ? total : Int64.max)
+            let x = frames(crossfade.seconds, rate)
+            var position = start
+            var k = 0
+            var previousOverlap: Int64 = 0
+            while position < min(limit, total) {
+                let item = k % files.count
+                let isLast = !isLooping && k == files.count - 1
+                let next = (k + 1) % files.count
+                // The overlap with the next item: the crossfade, at most half of either item.
+                let overlap = isLast ? 0 : min(x, lengths[item] / 2, lengths[next] / 2)
+                var envelopes: [Envelope] = []
+                if previousOverlap > 0 { envelopes.append(.fadeIn(start: position, length: previousOverlap, curve: crossfade.curve)) }
+                if overlap > 0 { envelopes.append(.fadeOut(end: position + lengths[item], length: overlap, curve: crossfade.curve)) }
+                voices.append(PlannedVoice(start: position, end: position + lengths[item], sourceOffset: 0,
+                                           source: isLooping ? .memory(path: files[item]) : .stream(path: files[item]),
+                                           gains: GainStack(envelopes: envelopes)))
+                position += lengths[item] - overlap
+                previousOverlap = overlap
+                k += 1
+                if isLast { break }
+            }
+            end = min(limit, voices.last.map { $0.end } ?? start)
+        }
+
+        end = min(end, total)
+        guard end > start else { return nil }
+        for i in voices.indices { voices[i].end = min(voices[i].end, end) }
+        voices.removeAll { $0.end <= $0.start }
+
+        var envelopes: [Envelope] = []
+        if !spec.envelope.isEmpty {
+            envelopes.append(Envelope(points: spec.envelope.map {
+                Envelope.Point(position: frames($0.seconds, rate), value: Float(gain(fromDecibels: $0.gainDb)), curve: $0.curve)
+            }))
+        }
+        let span = end - start
+        if let f = spec.fadeIn { envelopes.append(.fadeIn(start: start, length: min(frames(f.seconds, rate), span), curve: f.curve)) }
+        if let f = spec.fadeOut { envelopes.append(.fadeOut(end: end, length: min(frames(f.seconds, rate), span), curve: f.curve)) }
+
+        return PlannedTrack(name: spec.name ?? "track \(index + 1)", start: start, end: end, voices: voices,
+                            gains: GainStack(constant: Float(gain(fromDecibels: spec.gainDb)), envelopes: envelopes),
+                            balance: balanceGains(pan: spec.pan, channelCount: channels))
+    }
+}

@@ -1,0 +1,62 @@
+import MixDSP
+
+/// What plays when, in frames: the preset resolved against its source files and the output rate.
+///
+/// A plan is plain data. It knows every position and gain as integers and envelopes, but holds no
+/// decoded audio; the `Renderer` turns its voices into sources when it prepares.
+public struct RenderPlan: Sendable {
+    public var sampleRate: Int
+    public var channelCount: Int
+    /// Length of the render in frames.
+    public var frameCount: Int64
+    public var resampler: ResamplerQuality
+    public var tracks: [PlannedTrack]
+    /// Master gain, fade-in and the sleep-timer fade-out.
+    public var master: GainStack
+    public var limiter: LimiterSpec
+
+    public var durationSeconds: Double { Double(frameCount) / Double(sampleRate) }
+}
+
+/// One track: its voices summed, then its own gains and balance applied.
+public struct PlannedTrack: Sendable {
+    public var name: String
+    /// The span `[start, end)` in which the track can sound.
+    public var start: Int64
+    public var end: Int64
+    public var voices: [PlannedVoice]
+    /// gainDb, the envelope, fade-in and fade-out.
+    public var gains: GainStack
+    /// Per-output-channel balance gains.
+    public var balance: [Float]
+}
+
+/// One source placed on the timeline: plays `[start, end)`, reading the source from `sourceOffset`.
+public struct PlannedVoice: Sendable {
+    public var start: Int64
+    public var end: Int64
+    public var sourceOffset: Int64
+    public var source: VoiceSource
+    /// The voice's own gains (a playlist item's crossfades); empty when none.
+    public var gains: GainStack
+}
+
+/// Where a voice's frames come from.
+public enum VoiceSource: Sendable, Hashable {
+    /// A file decoded as it plays.
+    case stream(path: String)
+    /// A file decoded and resampled once, held in memory and played once (a looped playlist's item).
+    case memory(path: String)
+    /// A file decoded and resampled once (circularly) and repeated with a crossfaded seam.
+    case loop(path: String, crossfadeFrames: Int, curve: Curve)
+    case noise(color: NoiseColor, seed: UInt64)
+}
+
+/// Balance law: the centre leaves both sides at unity; towards one side the other side falls
+/// along a quarter cosine and is silent at the end:
+///   g_L = cos(max(pan, 0) * pi/2),  g_R = cos(max(-pan, 0) * pi/2)
+/// (cos(x pi/2) is the equal-power curve's shape at 1 - x).
+public func balanceGains(pan: Double, channelCount: Int) -> [Float] {
+    guard channelCount == 2 else { return [1] }
+    return [Float(Curve.equalPower.shape(1 - max(pan, 0))), Float(Curve.equalPower.shape(1 - max(-pan, 0)))]
+}

@@ -1,0 +1,79 @@
+import Foundation
+import MixDSP
+import MixIO
+
+/// Settings given on the command line that take precedence over the preset.
+public struct RenderOverrides: Sendable {
+    public var durationSeconds: Double?
+    public var sampleRate: Int?
+    public var quality: Double?
+    public var resampler: ResamplerQuality?
+    public init(durationSeconds: Double? = nil, sampleRate: Int? = nil, quality: Double? = nil, resampler: ResamplerQuality? = nil) {
+        self.durationSeconds = durationSeconds; self.sampleRate = sampleRate
+        self.quality = quality; self.resampler = resampler
+    }
+}
+
+/// What `mixrender render` produced.
+public struct RenderResult: Sendable {
+    public var summary: RenderSummary
+    public var outputPath: String
+    public var outputBytes: Int64
+}
+
+/// A preset loaded, checked and planned: everything that can be wrong with it has been found.
+public struct RenderJob: Sendable {
+    public let presetPath: String
+    public let preset: Preset
+    public let plan: RenderPlan
+
+    /// Loads the preset, applies the overrides and plans it, opening every source file.
+    public init(presetPath: String, overrides: RenderOverrides = RenderOverrides()) throws {
+        var preset = try PresetLoader.load(path: presetPath)
+        if let d = overrides.durationSeconds { preset.durationSeconds = d }
+        if let r = overrides.sampleRate { preset.output.sampleRate = r }
+        if let q = overrides.quality { preset.output.quality = q }
+        if let r = overrides.resampler { preset.output.resampler = r }
+        self.presetPath = presetPath
+        self.preset = preset
+        self.plan = try Planner(presetFile: presetPath).plan(preset)
+    }
+
+    /// The file format and settings for writing to `path`, checked before anything is rendered.
+    public func outputSettings(for path: String) throws -> OutputSettings {
+        guard let format = OutputFileFormat.from(path: path) else {
+            throw OutputError(message: "cannot write '\(path)': unknown output extension; use .ogg, .flac or .wav")
+        }
+        let sampleFormat: OutputSampleFormat
+        switch preset.output.sampleFormat {
+        case .pcm16: sampleFormat = .pcm16
+        case .pcm24: sampleFormat = .pcm24
+        case .float: sampleFormat = .float32
+        }
+        let tags = preset.output.tags
+        let settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,
+                                      sampleFormat: sampleFormat, vorbisQuality: preset.output.quality,
+                                      title: tags.title ?? preset.name, artist: tags.artist, comment: tags.comment)
+        if let problem = SoundFileWriter.validate(settings: settings) {
+            throw OutputError(message: "cannot write '\(path)': \(problem)")
+        }
+        return settings
+    }
+
+    /// Renders to `path` through a temporary file beside it, renamed into place when complete.
+    public func render(to path: String, blockFrames: Int = 4096,
+                       progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
+        let settings = try outputSettings(for: path)
+        let output = try AtomicOutputFile(destination: path)
+        do {
+            let writer = try SoundFileWriter(path: output.temporaryPath, settings: settings)
+            let summary = try Renderer(plan: plan, blockFrames: blockFrames).render(to: writer, progress: progress)
+            try output.commit()
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+            return RenderResult(summary: summary, outputPath: path, outputBytes: size)
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+}

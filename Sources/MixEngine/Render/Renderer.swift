@@ -1,0 +1,179 @@
+import MixDSP
+
+/// What a render did: its length, its levels, what the limiter did, and where the time went.
+public struct RenderSummary: Sendable {
+    public var frameCount: Int64
+    public var sampleRate: Int
+    public var durationSeconds: Double { Double(frameCount) / Double(sampleRate) }
+    /// Highest sample of the mix before the limiter, in dBFS (may be above 0).
+    public var mixPeakDb: Double
+    /// Highest sample written, in dBFS.
+    public var peakDb: Double
+    /// RMS level of what was written, in dBFS.
+    public var rmsDb: Double
+    /// The most the limiter turned the mix down, in dB (0 if it never acted).
+    public var maxGainReductionDb: Double
+    /// How long the limiter was acting, in seconds.
+    public var limitedSeconds: Double
+    public var timings: RenderTimings
+}
+
+/// Wall-clock seconds per stage. `sources` is decoding and resampling streams plus copying loops
+/// and generating noise inside the loop; `encode` runs on its own thread, overlapping the rest.
+public struct RenderTimings: Sendable {
+    public var prepare: Double = 0
+    public var sources: Double = 0
+    public var mix: Double = 0
+    public var encode: Double = 0
+    public var wall: Double = 0
+}
+
+/// The block render loop: for each block of frames, every voice that sounds is rendered from its
+/// source at its absolute position, shaped by its gains, summed into its track, the track shaped
+/// and balanced into the master bus, the bus faded and limited, and the block written.
+///
+/// Everything the loop needs is allocated before it starts; a block allocates nothing (a playlist
+/// item opens its file when it starts, once per item).
+public final class Renderer {
+    public let plan: RenderPlan
+    public let blockFrames: Int
+
+    public init(plan: RenderPlan, blockFrames: Int = 4096) {
+        precondition(blockFrames > 0)
+        self.plan = plan
+        self.blockFrames = blockFrames
+    }
+
+    /// Renders the whole plan into `encoder` (which is finished at the end).
+    /// `progress` is called after each block with the frames written so far.
+    public func render(to encoder: AudioEncoder, progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var timings = RenderTimings()
+
+        let library = SourceLibrary(plan: plan)
+        try library.prepare()
+        timings.prepare = library.prepareSeconds
+
+        let channels = plan.channelCount
+        let capacity = blockFrames
+        let bus = AudioBlock(channelCount: channels, capacity: capacity)
+        let trackBlock = AudioBlock(channelCount: channels, capacity: capacity)
+        let voiceBlock = AudioBlock(channelCount: channels, capacity: capacity)
+        let gainBuffers = AudioBlock(channelCount: 3, capacity: capacity)
+        let gains = gainBuffers.channel(0).baseAddress!
+        let scratch = gainBuffers.channel(1).baseAddress!
+        let voiceGains = gainBuffers.channel(2).baseAddress!
+
+        let limiter = Limiter(channelCount: channels, sampleRate: plan.sampleRate, ceilingDb: plan.limiter.ceilingDb,
+                              lookaheadMs: plan.limiter.lookaheadMs, releaseMs: plan.limiter.releaseMs)
+        let latency = Int64(limiter.latency)
+        let writer = BlockWriter(encoder: encoder, channelCount: channels, blockFrames: capacity)
+
+        // Per track: the sources of the voices that are playing, and the first voice not yet over.
+        var sources: [[FrameSource?]] = plan.tracks.map { Array(repeating: nil, count: $0.voices.count) }
+        var firstVoice = Array(repeating: 0, count: plan.tracks.count)
+
+        var peak: Float = 0
+        var sumOfSquares: Double = 0
+        let total = plan.frameCount
+        let end = total + latency
+        var position: Int64 = 0
+
+        do {
+            while position < end {
+                let n = Int(min(Int64(capacity), end - position))
+                let blockEnd = position + Int64(n)
+                bus.clear(count: n)
+
+                for t in plan.tracks.indices {
+                    let track = plan.tracks[t]
+                    guard track.start < blockEnd && track.end > position else { continue }
+                    let lo = max(position, track.start), hi = min(blockEnd, track.end)
+                    let offset = Int(lo - position), count = Int(hi - lo)
+
+                    // Sum the voices of the track into trackBlock[offset ..< offset + count].
+                    let sourceStarted = clock.now
+                    trackBlock.clear(offset: offset, count: count)
+                    while firstVoice[t] < track.voices.count && track.voices[firstVoice[t]].end <= lo {
+                        sources[t][firstVoice[t]] = nil                 // over: let its decoder go
+                        firstVoice[t] += 1
+                    }
+                    var v = firstVoice[t]
+                    while v < track.voices.count && track.voices[v].start < hi {
+                        let voice = track.voices[v]
+                        if voice.end > lo {
+                            let vlo = max(lo, voice.start), vhi = min(hi, voice.end)
+                            let vOffset = Int(vlo - position), vCount = Int(vhi - vlo)
+                            if sources[t][v] == nil { sources[t][v] = try library.source(for: voice) }
+                            try sources[t][v]!.render(into: voiceBlock, offset: vOffset, count: vCount,
+                                                      at: vlo - voice.start + voice.sourceOffset)
+                            let g = voice.gains.render(into: voiceGains, scratch: scratch, count: vCount, at: vlo)
+                            for c in 0..<channels {
+                                let src = voiceBlock.channel(c).baseAddress! + vOffset
+                                let dst = trackBlock.channel(c).baseAddress! + vOffset
+                                if let g { Kernels.addScaled(src, by: g, into: dst, count: vCount) }
+                                else { Kernels.addProduct(src, gains: voiceGains, by: 1, into: dst, count: vCount) }
+                            }
+                        }
+                        v += 1
+                    }
+                    timings.sources += (clock.now - sourceStarted).seconds
+
+                    // Track gains and balance, into the bus.
+                    let mixStarted = clock.now
+                    let g = track.gains.render(into: gains, scratch: scratch, count: count, at: lo)
+                    for c in 0..<channels {
+                        let src = trackBlock.channel(c).baseAddress! + offset
+                        let dst = bus.channel(c).baseAddress! + offset
+                        if let g { Kernels.addScaled(src, by: g * track.balance[c], into: dst, count: count) }
+                        else { Kernels.addProduct(src, gains: gains, by: track.balance[c], into: dst, count: count) }
+                    }
+                    timings.mix += (clock.now - mixStarted).seconds
+                }
+
+                // Master gain and fades, then the limiter.
+                let mixStarted = clock.now
+                if let g = plan.master.render(into: gains, scratch: scratch, count: n, at: position) {
+                    for c in 0..<channels { Kernels.scale(bus.channel(c).baseAddress!, by: g, count: n) }
+                } else {
+                    for c in 0..<channels { Kernels.multiply(bus.channel(c).baseAddress!, by: gains, count: n) }
+                }
+                limiter.process(bus, count: n)
+
+                // The limiter delays by `latency`: bus frame i is output frame position + i - latency.
+                let first = max(position - latency, 0), last = min(blockEnd - latency, total)
+                if last > first {
+                    let offset = Int(first - (position - latency)), count = Int(last - first)
+                    for c in 0..<channels {
+                        let samples = bus.channel(c).baseAddress! + offset
+                        peak = max(peak, Kernels.peak(samples, count: count))
+                        sumOfSquares += Kernels.sumOfSquares(samples, count: count)
+                    }
+                    timings.mix += (clock.now - mixStarted).seconds
+                    try writer.write(bus, offset: offset, count: count)
+                    progress?(last)
+                } else {
+                    timings.mix += (clock.now - mixStarted).seconds
+                }
+                position = blockEnd
+            }
+            try writer.finish()
+        } catch {
+            try? writer.close()
+            throw error
+        }
+        timings.encode = writer.encodeSeconds
+        timings.wall = (clock.now - started).seconds
+
+        let samples = Double(total) * Double(channels)
+        return RenderSummary(
+            frameCount: total, sampleRate: plan.sampleRate,
+            mixPeakDb: decibels(fromGain: Double(limiter.inputPeak)),
+            peakDb: decibels(fromGain: Double(peak)),
+            rmsDb: decibels(fromGain: (sumOfSquares / max(samples, 1)).squareRoot()),
+            maxGainReductionDb: limiter.maximumReductionDb,
+            limitedSeconds: Double(limiter.limitedFrames) / Double(plan.sampleRate),
+            timings: timings)
+    }
+}

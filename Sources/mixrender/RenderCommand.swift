@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import MixDSP
+import MixEngine
+
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render a preset to an audio file (.ogg, .flac or .wav).")
+
+    @Argument(help: "The preset (JSON).")
+    var preset: String
+
+    @Option(name: .shortAndLong, help: "The output file; its extension picks the format.")
+    var output: String
+
+    @OptionGroup var overrides: OverrideOptions
+
+    @Flag(help: "Show progress even when stderr is not a terminal.")
+    var progress = false
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+    var quiet = false
+
+    @Option(help: .hidden)
+    var blockFrames = 4096
+
+    func validate() throws {
+        guard blockFrames > 0 && blockFrames <= 1 << 20 else {
+            throw ValidationError("--block-frames must be between 1 and 1048576")
+        }
+    }
+
+    func run() throws {
+        let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
+        _ = try job.outputSettings(for: output)        // a bad extension or format is found before rendering
+
+        let bar = ProgressBar(totalFrames: job.plan.frameCount, sampleRate: job.plan.sampleRate,
+                              isEnabled: !quiet && (progress || isatty(STDERR_FILENO) == 1))
+        let result = try job.render(to: output, blockFrames: blockFrames) { bar.update($0) }
+        bar.finish()
+        if !quiet { print(Report.summary(result)) }
+    }
+}
+
+/// Options that override the preset.
+struct OverrideOptions: ParsableArguments {
+    @Option(help: "Length of the render: seconds, or 90s, 45m, 8h, 1:30:00.")
+    var duration: String?
+
+    @Option(help: "Output sample rate in Hz.")
+    var sampleRate: Int?
+
+    @Option(help: "Ogg Vorbis quality, 0 to 1.")
+    var quality: Double?
+
+    @Option(help: "Resampler quality: best, medium or fast.")
+    var resampler: String?
+
+    func resolved() throws -> RenderOverrides {
+        var o = RenderOverrides()
+        if let duration {
+            guard let s = TimeParser.seconds(duration), s > 0 else {
+                throw ValidationError("--duration: '\(duration)' is not a length of time (seconds, or 90s, 45m, 8h, 1:30:00)")
+            }
+            o.durationSeconds = s
+        }
+        if let sampleRate {
+            guard (8000...192_000).contains(sampleRate) else { throw ValidationError("--sample-rate must be between 8000 and 192000 Hz") }
+            o.sampleRate = sampleRate
+        }
+        if let quality {
+            guard quality.isFinite && (0...1).contains(quality) else { throw ValidationError("--quality must be between 0 and 1") }
+            o.quality = quality
+        }
+        if let resampler {
+            guard let r = ResamplerQuality(rawValue: resampler) else {
+                throw ValidationError("--resampler: unknown quality '\(resampler)'; expected best, medium or fast")
+            }
+            o.resampler = r
+        }
+        return o
+    }
+}

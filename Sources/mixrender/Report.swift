@@ -1,0 +1,64 @@
+import Foundation
+import MixEngine
+import MixIO
+
+/// Text the CLI prints: summaries and file descriptions.
+enum Report {
+    static func summary(_ result: RenderResult) -> String {
+        let s = result.summary
+        let speed = s.timings.wall > 0 ? s.durationSeconds / s.timings.wall : 0
+        var lines = [
+            "wrote     \(result.outputPath)",
+            "duration  \(clock(s.durationSeconds)) (\(s.frameCount) frames at \(s.sampleRate) Hz)",
+            "size      \(bytes(result.outputBytes))",
+            "peak      \(db(s.peakDb)) dBFS, RMS \(db(s.rmsDb)) dBFS",
+        ]
+        if s.maxGainReductionDb > 0.005 {
+            lines.append("limiter   mix peaked at \(db(s.mixPeakDb)) dBFS; reduced up to \(String(format: "%.1f", s.maxGainReductionDb)) dB for \(String(format: "%.2f", s.limitedSeconds)) s")
+        } else {
+            lines.append("limiter   idle (mix peak \(db(s.mixPeakDb)) dBFS)")
+        }
+        lines.append("speed     \(String(format: "%.0f", speed))x realtime (\(String(format: "%.2f", s.timings.wall)) s)")
+        return lines.joined(separator: "\n")
+    }
+
+    static func validation(_ job: RenderJob) -> String {
+        let plan = job.plan
+        var lines = ["\(job.presetPath): OK",
+                     "duration  \(clock(plan.durationSeconds)), \(plan.sampleRate) Hz, \(plan.channelCount == 1 ? "mono" : "stereo")"]
+        for track in plan.tracks {
+            let span = "\(clock(Double(track.start) / Double(plan.sampleRate)))-\(clock(Double(track.end) / Double(plan.sampleRate)))"
+            lines.append("track     \(track.name): \(span), \(track.voices.count) voice\(track.voices.count == 1 ? "" : "s")")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func info(_ info: AudioFileInfo) -> String {
+        [
+            "file      \(info.path)",
+            "format    \(info.formatName)",
+            "rate      \(info.sampleRate) Hz",
+            "channels  \(info.channelCount)",
+            "duration  \(clock(info.durationSeconds)) (\(info.frameCount) frames)",
+        ].joined(separator: "\n")
+    }
+
+    static func db(_ value: Double) -> String {
+        value.isFinite ? String(format: "%.1f", value) : "-inf"
+    }
+
+    /// h:mm:ss.mmm, or m:ss.mmm under an hour.
+    static func clock(_ seconds: Double) -> String {
+        let ms = Int64((seconds * 1000).rounded())
+        let h = ms / 3_600_000, m = ms / 60_000 % 60, s = ms / 1000 % 60, f = ms % 1000
+        return h > 0 ? String(format: "%lld:%02lld:%02lld.%03lld", h, m, s, f) : String(format: "%lld:%02lld.%03lld", m, s, f)
+    }
+
+    static func bytes(_ n: Int64) -> String {
+        let d = Double(n)
+        if d >= 1_073_741_824 { return String(format: "%.2f GiB", d / 1_073_741_824) }
+        if d >= 1_048_576 { return String(format: "%.1f MiB", d / 1_048_576) }
+        if d >= 1024 { return String(format: "%.1f KiB", d / 1024) }
+        return "\(n) bytes"
+    }
+}
