@@ -38,8 +38,8 @@ public final class NoiseGenerator: FrameSource {
 
     // Scale factors that bring each colour to about -18 dBFS RMS (0.126); measured, see the tests.
     static let whiteScale = 0.218
-    static let pinkScale = 0.0563
-    static let brownScale = 0.3355
+    static let pinkScale = 0.0709
+    static let brownScale = 2.188
 
     public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
         if position < nextPosition {
@@ -87,7 +87,7 @@ public final class NoiseGenerator: FrameSource {
                     for i in 0..<count {
                         let w = NoiseGenerator.white(seed: seed, frame: start + Int64(i), channel: c)
                         b = (b + 0.02 * w) / 1.02
-                        out[i] = Float(b * NoiseGenerator.brownScale * 3.5)
+                        out[i] = Float(b * NoiseGenerator.brownScale)
                     }
                     s[0] = b
                 }
