@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the C libraries mixrender builds on (Debian 12 package names).
+set -euo pipefail
+packages=(pkg-config libsndfile1-dev libsamplerate0-dev libfftw3-dev libpng-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update
+$sudo apt-get install -y "${missing[@]}"

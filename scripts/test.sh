@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs the system packages and runs every test: unit, golden and end-to-end CLI tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+swift build --build-tests
+swift test --skip-build
