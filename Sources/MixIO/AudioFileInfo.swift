@@ -1,0 +1,37 @@
+/// What libsndfile reports about an audio file when it opens it (`sf_open` fills `SF_INFO`).
+public struct AudioFileInfo: Sendable, Equatable {
+    /// The file as the caller named it.
+    public var path: String
+    /// A human name for container and encoding: "Ogg Vorbis", "FLAC 24-bit", "WAV 16-bit PCM", "MP3".
+    public var formatName: String
+    public var sampleRate: Int
+    public var channelCount: Int
+    /// Frames as the container reports them (`SF_INFO.frames`). For lossy formats the decoded
+    /// length may differ; read until `read` returns 0 rather than trusting this.
+    public var frameCount: Int64
+    /// Whether `sf_seek` works on this file.
+    public var isSeekable: Bool
+    /// Title, artist and comment, if the file carries them (`sf_get_string`).
+    public var tags: AudioTags
+
+    public init(path: String, formatName: String, sampleRate: Int, channelCount: Int, frameCount: Int64,
+                isSeekable: Bool = true, tags: AudioTags = AudioTags()) {
+        self.path = path
+        self.formatName = formatName
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.frameCount = frameCount
+        self.isSeekable = isSeekable
+        self.tags = tags
+    }
+
+    /// `frameCount / sampleRate`.
+    public var durationSeconds: Double {
+        sampleRate > 0 ? Double(frameCount) / Double(sampleRate) : 0
+    }
+
+    /// Opens the file with `sf_open`, reads its header and closes it again.
+    public static func read(path: String) throws -> AudioFileInfo {
+        try SoundFileReader(path: path).info
+    }
+}

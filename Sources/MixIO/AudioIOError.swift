@@ -1,0 +1,25 @@
+/// An error from one of the C libraries MixIO wraps, written for a person at a terminal:
+/// `cannot open 'rain.ogg': malformed file (sf_open)`.
+public struct AudioIOError: Error, CustomStringConvertible, Sendable {
+    /// The file as the caller named it; empty when no file is involved (resampler, FFT).
+    public var path: String
+    /// The C function that failed, e.g. `sf_open`.
+    public var function: String
+    /// Why, in plain words (libsndfile's and libsamplerate's messages, made readable).
+    public var reason: String
+    /// What was being done, as a verb phrase: `open`, `create`, `read`, `write`, `seek in`, ...
+    /// When `path` is empty it names the object too (`create a resampler for 44100 Hz -> 48000 Hz`).
+    public var operation: String
+
+    public init(path: String, function: String, reason: String, operation: String = "open") {
+        self.path = path
+        self.function = function
+        self.reason = reason
+        self.operation = operation
+    }
+
+    public var description: String {
+        let target = path.isEmpty ? operation : "\(operation) '\(path)'"
+        return "cannot \(target): \(reason) (\(function))"
+    }
+}

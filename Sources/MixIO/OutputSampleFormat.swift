@@ -1,0 +1,9 @@
+/// How samples are stored in lossless output (ignored by Ogg Vorbis, which stores no samples).
+public enum OutputSampleFormat: String, Sendable, CaseIterable {
+    /// Signed 16-bit integers (`SF_FORMAT_PCM_16`); clipped, not wrapped.
+    case pcm16
+    /// Signed 24-bit integers (`SF_FORMAT_PCM_24`); clipped, not wrapped.
+    case pcm24
+    /// 32-bit floats (`SF_FORMAT_FLOAT`); WAV only.
+    case float32
+}

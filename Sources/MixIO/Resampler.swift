@@ -1,0 +1,85 @@
+import CSampleRate
+import MixDSP
+
+/// A streaming sample-rate converter on interleaved `Float` frames, using libsamplerate's sinc converters.
+public final class Resampler: SampleRateConverter {
+    public let channelCount: Int
+    public let inputRate: Int
+    public let outputRate: Int
+    public let quality: ResamplerQuality
+    /// `outputRate / inputRate`.
+    public let ratio: Double
+    private let state: OpaquePointer
+
+    /// Creates the converter with `src_new` (`SRC_SINC_BEST_QUALITY`, `SRC_SINC_MEDIUM_QUALITY` or
+    /// `SRC_SINC_FASTEST`); throws if the rates or channel count are out of libsamplerate's range.
+    public init(channelCount: Int, inputRate: Int, outputRate: Int, quality: ResamplerQuality = .default) throws {
+        self.channelCount = channelCount
+        self.inputRate = inputRate
+        self.outputRate = outputRate
+        self.quality = quality
+        let what = "create a \(quality.rawValue) resampler from \(inputRate) Hz to \(outputRate) Hz"
+        guard inputRate > 0, outputRate > 0, channelCount > 0, channelCount <= 128 else {
+            throw AudioIOError(path: "", function: "src_new",
+                               reason: "rates must be positive and channels 1...128 (got \(channelCount))",
+                               operation: what)
+        }
+        ratio = Double(outputRate) / Double(inputRate)
+        guard src_is_valid_ratio(ratio) != 0 else {
+            throw AudioIOError(path: "", function: "src_is_valid_ratio",
+                               reason: "the ratio \(ratio) is outside 1/256...256", operation: what)
+        }
+        let converter: Int
+        switch quality {
+        case .best: converter = SRC_SINC_BEST_QUALITY
+        case .medium: converter = SRC_SINC_MEDIUM_QUALITY
+        case .fast: converter = SRC_SINC_FASTEST
+        }
+        var error: Int32 = 0
+        guard let state = src_new(Int32(converter), Int32(channelCount), &error) else {
+            throw AudioIOError(path: "", function: "src_new", reason: Self.reason(error), operation: what)
+        }
+        self.state = state
+    }
+
+    /// Calls `src_delete`.
+    deinit { src_delete(state) }
+
+    /// Calls `src_process` once with an `SRC_DATA`: converts as much of `input` as fits in `output`.
+    /// After the last input, keep calling with `endOfInput: true` (and no input) until it produces 0 frames.
+    public func process(input: UnsafePointer<Float>, inputFrames: Int,
+                        output: UnsafeMutablePointer<Float>, outputCapacity: Int,
+                        endOfInput: Bool) throws -> (consumed: Int, produced: Int) {
+        precondition(inputFrames >= 0 && outputCapacity >= 0, "frame counts must not be negative")
+        var data = SRC_DATA()
+        data.data_in = input
+        data.input_frames = inputFrames
+        data.data_out = output
+        data.output_frames = outputCapacity
+        data.src_ratio = ratio
+        data.end_of_input = endOfInput ? 1 : 0
+        let error = src_process(state, &data)
+        if error != 0 {
+            throw AudioIOError(path: "", function: "src_process", reason: Self.reason(error),
+                               operation: "resample \(inputRate) Hz to \(outputRate) Hz")
+        }
+        return (Int(data.input_frames_used), Int(data.output_frames_gen))
+    }
+
+    /// Calls `src_reset`: forgets all history, as if newly made.
+    public func reset() throws {
+        let error = src_reset(state)
+        if error != 0 {
+            throw AudioIOError(path: "", function: "src_reset", reason: Self.reason(error),
+                               operation: "reset the resampler")
+        }
+    }
+
+    /// Calls `src_strerror`.
+    private static func reason(_ error: Int32) -> String {
+        guard let message = src_strerror(error) else { return "error \(error)" }
+        var text = String(cString: message)
+        while text.hasSuffix(".") { text.removeLast() }
+        return text.prefix(1).lowercased() + text.dropFirst()
+    }
+}

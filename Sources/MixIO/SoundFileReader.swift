@@ -1,0 +1,63 @@
+import CSndFile
+import MixDSP
+
+/// Decodes an audio file with libsndfile (WAV, AIFF, FLAC, Ogg Vorbis, Ogg Opus, MP3) into
+/// interleaved `Float` frames normalised to [-1, 1]. Lossy decoders (Vorbis, Opus, MP3) may overshoot
+/// full scale slightly: libsndfile does not clip what they decode.
+public final class SoundFileReader: AudioDecoder {
+    public let info: AudioFileInfo
+    private let handle: OpaquePointer
+
+    /// Opens `path` with `sf_open` (`SFM_READ`) and sets the read behaviour explicitly:
+    /// `SFC_SET_NORM_FLOAT` on (integer files scale to [-1, 1]), `SFC_SET_SCALE_FLOAT_INT_READ` off.
+    public init(path: String) throws {
+        var sfInfo = SF_INFO()
+        handle = try SndFile.open(path: path, mode: Int32(SFM_READ), info: &sfInfo)
+        SndFile.setFlag(handle, SFC_SET_NORM_FLOAT, true)
+        SndFile.setFlag(handle, SFC_SET_SCALE_FLOAT_INT_READ, false)
+        let tags = AudioTags(title: SndFile.string(handle, SF_STR_TITLE),
+                             artist: SndFile.string(handle, SF_STR_ARTIST),
+                             comment: SndFile.string(handle, SF_STR_COMMENT))
+        info = AudioFileInfo(path: path, formatName: SndFile.formatName(sfInfo.format),
+                             sampleRate: Int(sfInfo.samplerate), channelCount: Int(sfInfo.channels),
+                             frameCount: sfInfo.frames, isSeekable: sfInfo.seekable != 0, tags: tags)
+        guard info.channelCount > 0, info.sampleRate > 0 else {  // deinit closes the handle
+            throw AudioIOError(path: path, function: "sf_open",
+                               reason: "the file reports \(info.channelCount) channels at \(info.sampleRate) Hz")
+        }
+    }
+
+    /// Calls `sf_close`.
+    deinit { sf_close(handle) }
+
+    public var sampleRate: Int { info.sampleRate }
+    public var channelCount: Int { info.channelCount }
+    public var frameCount: Int64 { info.frameCount }
+    public var tags: AudioTags { info.tags }
+
+    /// Calls `sf_readf_float`. Returns fewer frames than asked only at the end of the file, and 0 after it;
+    /// the container's `frameCount` may differ from what decodes, so read until 0.
+    public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
+        precondition(frames >= 0, "frames must not be negative")
+        guard frames > 0 else { return 0 }
+        let count = sf_readf_float(handle, buffer, sf_count_t(frames))
+        if count <= 0 && sf_error(handle) != Int32(SF_ERR_NO_ERROR) {
+            throw AudioIOError(path: info.path, function: "sf_readf_float",
+                               reason: SndFile.lastReason(handle), operation: "read")
+        }
+        return Int(max(count, 0))
+    }
+
+    /// Calls `sf_seek(..., SF_SEEK_SET)`; throws if the file is not seekable or `frame` is out of range.
+    public func seek(to frame: Int64) throws {
+        guard info.isSeekable else {
+            throw AudioIOError(path: info.path, function: "sf_seek",
+                               reason: "the file is not seekable", operation: "seek in")
+        }
+        if sf_seek(handle, frame, Int32(SF_SEEK_SET)) < 0 {
+            throw AudioIOError(path: info.path, function: "sf_seek",
+                               reason: "cannot go to frame \(frame): \(SndFile.lastReason(handle))",
+                               operation: "seek in")
+        }
+    }
+}
