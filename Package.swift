@@ -43,6 +43,7 @@ let package = Package(
         .testTarget(name: "MixIOTests", dependencies: ["MixIO", "MixDSP"]),
         .testTarget(name: "MixEngineTests", dependencies: ["MixEngine", "MixIO", "MixDSP"]),
         .testTarget(name: "CLITests", dependencies: ["MixEngine", "MixIO", "mixrender"]),
+        .testTarget(name: "GoldenTests", dependencies: ["MixEngine", "MixIO", "MixDSP"]),
     ],
     swiftLanguageModes: [.v5]
 )

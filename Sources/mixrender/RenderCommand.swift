@@ -35,7 +35,7 @@ struct RenderCommand: ParsableCommand {
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
         _ = try job.outputSettings(for: output)        // a bad extension or format is found before rendering
 
-        let bar = ProgressBar(totalFrames: job.plan.frameCount, sampleRate: job.plan.sampleRate,
+        let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               isEnabled: !quiet && (progress || isatty(STDERR_FILENO) == 1))
         let result = try job.render(to: output, blockFrames: blockFrames) { bar.update($0) }
         bar.finish()
@@ -57,6 +57,12 @@ struct OverrideOptions: ParsableArguments {
     @Option(help: "Resampler quality: best, medium or fast.")
     var resampler: String?
 
+    @Option(help: "Render only from this time of the timeline on (fades and envelopes stay where the preset puts them).")
+    var start: String?
+
+    @Option(help: "Render only up to this time of the timeline.")
+    var end: String?
+
     func resolved() throws -> RenderOverrides {
         var o = RenderOverrides()
         if let duration {
@@ -64,6 +70,13 @@ struct OverrideOptions: ParsableArguments {
                 throw ValidationError("--duration: '\(duration)' is not a length of time (seconds, or 90s, 45m, 8h, 1:30:00)")
             }
             o.durationSeconds = s
+        }
+        for (name, value) in [("--start", start), ("--end", end)] {
+            guard let value else { continue }
+            guard let s = TimeParser.seconds(value) else {
+                throw ValidationError("\(name): '\(value)' is not a time (seconds, or 90s, 45m, 8h, 1:30:00)")
+            }
+            if name == "--start" { o.startSeconds = s } else { o.endSeconds = s }
         }
         if let sampleRate {
             guard (8000...192_000).contains(sampleRate) else { throw ValidationError("--sample-rate must be between 8000 and 192000 Hz") }

@@ -8,6 +8,9 @@ public struct RenderOverrides: Sendable {
     public var sampleRate: Int?
     public var quality: Double?
     public var resampler: ResamplerQuality?
+    /// Render only this part of the timeline, in seconds: `[start, end)`.
+    public var startSeconds: Double?
+    public var endSeconds: Double?
     public init(durationSeconds: Double? = nil, sampleRate: Int? = nil, quality: Double? = nil, resampler: ResamplerQuality? = nil) {
         self.durationSeconds = durationSeconds; self.sampleRate = sampleRate
         self.quality = quality; self.resampler = resampler
@@ -37,6 +40,14 @@ public struct RenderJob: Sendable {
         self.presetPath = presetPath
         self.preset = preset
         self.plan = try Planner(presetFile: presetPath).plan(preset)
+        let rate = Double(plan.sampleRate)
+        let first = Int64(((overrides.startSeconds ?? 0) * rate).rounded())
+        let last = overrides.endSeconds.map { Int64(($0 * rate).rounded()) } ?? plan.frameCount
+        guard first < plan.frameCount else {
+            throw OutputError(message: "--start \(overrides.startSeconds ?? 0) s is not before the end of the render (\(plan.durationSeconds) s)")
+        }
+        guard last > first else { throw OutputError(message: "--end must be after --start") }
+        self.range = first..<min(last, plan.frameCount)
     }
 
     /// The file format and settings for writing to `path`, checked before anything is rendered.
@@ -60,14 +71,19 @@ public struct RenderJob: Sendable {
         return settings
     }
 
+    /// The frames to render: all of them, or the part the overrides ask for.
+    public let range: Range<Int64>
+
     /// Renders to `path` through a temporary file beside it, renamed into place when complete.
-    public func render(to path: String, blockFrames: Int = 4096,
+    /// `extraSinks` receive the same interleaved frames as the file (a waveform analyser, say).
+    public func render(to path: String, blockFrames: Int = 4096, extraSinks: [AudioEncoder] = [],
                        progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
         let settings = try outputSettings(for: path)
         let output = try AtomicOutputFile(destination: path)
         do {
             let writer = try SoundFileWriter(path: output.temporaryPath, settings: settings)
-            let summary = try Renderer(plan: plan, blockFrames: blockFrames).render(to: writer, progress: progress)
+            let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
+            let summary = try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, progress: progress)
             try output.commit()
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
             return RenderResult(summary: summary, outputPath: path, outputBytes: size)

@@ -44,9 +44,20 @@ public final class Renderer {
         self.blockFrames = blockFrames
     }
 
-    /// Renders the whole plan into `encoder` (which is finished at the end).
+    /// Frames of mix rendered before a partial render's first frame, so the limiter arrives there in
+    /// the state a full render would have (its look-ahead plus ten release time constants).
+    public var warmUpFrames: Int64 {
+        Int64((plan.limiter.lookaheadMs + 10 * plan.limiter.releaseMs) / 1000 * Double(plan.sampleRate)) + 1
+    }
+
+    /// Renders frames `range` of the plan (all of it by default) into `encoder`, which is finished
+    /// at the end. Positions are the plan's: a partial render is the same slice of the full render
+    /// (exactly, unless the limiter was acting within `warmUpFrames` before the range starts).
     /// `progress` is called after each block with the frames written so far.
-    public func render(to encoder: AudioEncoder, progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
+    public func render(to encoder: AudioEncoder, range: Range<Int64>? = nil,
+                       progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
+        let range = range ?? 0..<plan.frameCount
+        precondition(range.lowerBound >= 0 && range.upperBound <= plan.frameCount, "the range must lie within the render")
         let clock = ContinuousClock()
         let started = clock.now
         var timings = RenderTimings()
@@ -76,9 +87,8 @@ public final class Renderer {
 
         var peak: Float = 0
         var sumOfSquares: Double = 0
-        let total = plan.frameCount
-        let end = total + latency
-        var position: Int64 = 0
+        let end = range.upperBound + latency
+        var position: Int64 = max(0, range.lowerBound - warmUpFrames)
 
         do {
             while position < end {
@@ -142,7 +152,7 @@ public final class Renderer {
                 limiter.process(bus, count: n)
 
                 // The limiter delays by `latency`: bus frame i is output frame position + i - latency.
-                let first = max(position - latency, 0), last = min(blockEnd - latency, total)
+                let first = max(position - latency, range.lowerBound), last = min(blockEnd - latency, range.upperBound)
                 if last > first {
                     let offset = Int(first - (position - latency)), count = Int(last - first)
                     for c in 0..<channels {
@@ -152,7 +162,7 @@ public final class Renderer {
                     }
                     timings.mix += (clock.now - mixStarted).seconds
                     try writer.write(bus, offset: offset, count: count)
-                    progress?(last)
+                    progress?(last - range.lowerBound)
                 } else {
                     timings.mix += (clock.now - mixStarted).seconds
                 }
@@ -166,9 +176,9 @@ public final class Renderer {
         timings.encode = writer.encodeSeconds
         timings.wall = (clock.now - started).seconds
 
-        let samples = Double(total) * Double(channels)
+        let samples = Double(range.count) * Double(channels)
         return RenderSummary(
-            frameCount: total, sampleRate: plan.sampleRate,
+            frameCount: Int64(range.count), sampleRate: plan.sampleRate,
             mixPeakDb: decibels(fromGain: Double(limiter.inputPeak)),
             peakDb: decibels(fromGain: Double(peak)),
             rmsDb: decibels(fromGain: (sumOfSquares / max(samples, 1)).squareRoot()),
