@@ -1,6 +1,7 @@
 import MixDSP
 
 /// A mix preset, version 1, as loaded and validated from JSON (see docs/presets.md).
+/// `PresetLoader.load(path:)` makes one from a file; problems are reported as `PresetError`s.
 ///
 /// All times are in seconds here; the planner turns them into integer frame positions at the
 /// output rate. Everything in a `Preset` has been checked: numbers are finite and in range,

@@ -1,0 +1,47 @@
+import Foundation
+
+/// A problem with a preset, found when it is loaded, before any audio is rendered.
+///
+/// `description` is one line, written for a person at a terminal:
+///
+///     presets/night.json: tracks[2].fadeIn.curve: unknown curve 'cubic'; expected one of linear, equalPower, sCurve, logarithmic, exponential
+///     presets/night.json: missing required key 'duration' (the length of the render, e.g. "8h")
+///
+/// The JSON path part is left out when the problem is with the whole document (`jsonPath` is empty).
+public struct PresetError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The preset's path, as it was given to the loader.
+    public var file: String
+    /// Where in the document the problem is, e.g. `tracks[2].fadeIn.curve`; empty for the whole document.
+    public var jsonPath: String
+    /// What is wrong, and what would be right.
+    public var message: String
+
+    public init(file: String, jsonPath: String, message: String) {
+        self.file = file
+        self.jsonPath = jsonPath
+        self.message = message
+    }
+
+    /// `file: jsonPath: message`, without the parts that are empty; always a single line.
+    public var description: String {
+        var parts: [String] = []
+        if !file.isEmpty { parts.append(file) }
+        if !jsonPath.isEmpty { parts.append(jsonPath) }
+        parts.append(message)
+        return PresetError.singleLine(parts.joined(separator: ": "))
+    }
+
+    /// Replaces line breaks and other control characters, so a message never spans lines.
+    static func singleLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            out.append(scalar.properties.generalCategory == .control ? " " : scalar)
+        }
+        return String(out)
+    }
+}
+
+extension PresetError: LocalizedError {
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Loads preset files (format version 1, see docs/presets.md) into validated `Preset` values.
+///
+/// Every problem is a `PresetError` naming the file and the JSON path:
+/// `presets/night.json: tracks[2].fadeIn.curve: unknown curve 'cubic'; expected one of ...`.
+/// Source files are resolved against the preset's folder but not opened: whether they exist and can be
+/// decoded is checked when the engine opens them.
+public enum PresetLoader {
+    /// Reads and validates the preset at `path`; relative source paths in it are resolved against the
+    /// folder `path` is in (so they stay relative if `path` is).
+    public static func load(path: String) throws -> Preset {
+        guard !path.isEmpty else {
+            throw PresetError(file: "", jsonPath: "", message: "no preset file given")
+        }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw PresetError(file: path, jsonPath: "", message: "cannot read preset: no such file")
+        }
+        guard !isFolder.boolValue else {
+            throw PresetError(file: path, jsonPath: "", message: "cannot read preset: it is a folder, not a file")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as CocoaError where error.code == .fileReadNoPermission {
+            throw PresetError(file: path, jsonPath: "", message: "cannot read preset: permission denied")
+        } catch {
+            throw PresetError(file: path, jsonPath: "", message: "cannot read preset: \(error.localizedDescription)")
+        }
+        return try parse(data, file: path, baseDirectory: folder(of: path))
+    }
+
+    /// Parses and validates a preset held in memory.
+    ///
+    /// - Parameters:
+    ///   - data: the JSON document, UTF-8.
+    ///   - file: the name errors give for the document (usually its path).
+    ///   - baseDirectory: the folder relative source paths are resolved against; empty leaves them as written.
+    public static func parse(_ data: Data, file: String, baseDirectory: String) throws -> Preset {
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(data)
+        } catch let error as JSONSyntaxError {
+            throw PresetError(file: file, jsonPath: error.jsonPath, message: error.message)
+        }
+        return try PresetReader(baseDirectory: baseDirectory).preset(JSONCursor(root, file: file))
+    }
+
+    /// The folder part of `path`: `presets` for `presets/night.json`, empty for `night.json`, `/` for `/night.json`.
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `path` resolved against `baseDirectory` unless it is absolute, with `.` parts and doubled slashes
+    /// removed (`..` is kept: folding it away would be wrong across symbolic links). `~` is not expanded.
+    static func resolve(_ path: String, against baseDirectory: String) -> String {
+        let joined = path.hasPrefix("/") || baseDirectory.isEmpty ? path : baseDirectory + "/" + path
+        let parts = joined.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        let body = parts.joined(separator: "/")
+        if joined.hasPrefix("/") { return "/" + body }
+        return body.isEmpty ? "." : body
+    }
+}

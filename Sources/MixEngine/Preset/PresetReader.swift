@@ -1,0 +1,265 @@
+import MixDSP
+
+/// Walks a parsed preset document (format version 1) and builds the validated `Preset`.
+/// The format is documented in docs/presets.md and docs/preset.schema.json; keep all three in step.
+struct PresetReader {
+    /// Relative source paths are resolved against this folder.
+    let baseDirectory: String
+
+    /// The keys each kind of object allows, in the order error messages list them.
+    enum Keys {
+        static let root = ["$schema", "version", "name", "duration", "output", "master", "tracks"]
+        static let output = ["sampleRate", "channels", "quality", "bitDepth", "resampler", "tags"]
+        static let tags = ["title", "artist", "comment"]
+        static let master = ["gainDb", "fadeIn", "fadeOut", "limiter"]
+        static let limiter = ["ceilingDb", "lookaheadMs", "releaseMs"]
+        static let fade = ["duration", "curve"]
+        static let track = ["name", "file", "generator", "playlist", "gainDb", "pan", "start", "end",
+                            "loop", "fadeIn", "fadeOut", "envelope"]
+        static let sources = ["file", "generator", "playlist"]
+        static let generator = ["type", "seed"]
+        static let playlist = ["files", "crossfade"]
+        static let loop = ["crossfade"]
+        static let envelopePoint = ["time", "gainDb", "curve"]
+    }
+
+    /// The only format version there is.
+    static let version = 1
+    /// Noise seeds are whole numbers up to 2^53, the largest range JSON numbers carry exactly.
+    static let maximumSeed = 9_007_199_254_740_992.0
+    static let defaultFadeCurve = Curve.sCurve
+    static let defaultCrossfadeCurve = Curve.equalPower
+    static let defaultPlaylistCrossfade = FadeSpec(seconds: 3, curve: .equalPower)
+
+    // MARK: - Document
+
+    func preset(_ root: JSONCursor) throws -> Preset {
+        guard case .object = root.value else {
+            throw root.error("a preset is a JSON object ({ ... }), not \(root.value.summary)")
+        }
+        let document = try root.object(allowing: Keys.root)
+        if let schema = document["$schema"] { _ = try schema.string() }
+        if let version = document["version"] {
+            let number = try version.wholeNumber()
+            guard number == Double(PresetReader.version) else {
+                throw version.error("unsupported preset version \(JSONValue.format(number)); this mixrender reads version \(PresetReader.version)")
+            }
+        }
+        let name = try document["name"]?.string()
+        let duration = try document.required("duration", hint: "the length of the render, e.g. \"8h\"")
+            .time(allowingZero: false)
+        let output = try document["output"].map(output) ?? OutputSpec()
+        let master = try document["master"].map { try self.master($0, duration: duration) } ?? MasterSpec()
+
+        let tracksCursor = try document.required("tracks", hint: "a list of at least one track")
+        let trackCursors = try tracksCursor.array()
+        guard !trackCursors.isEmpty else { throw tracksCursor.error("a preset needs at least one track") }
+        let tracks = try trackCursors.map { try track($0, duration: duration) }
+
+        return Preset(name: name, output: output, durationSeconds: duration, master: master, tracks: tracks)
+    }
+
+    // MARK: - Output
+
+    func output(_ cursor: JSONCursor) throws -> OutputSpec {
+        let object = try cursor.object(allowing: Keys.output)
+        var output = OutputSpec()
+        if let rate = object["sampleRate"] { output.sampleRate = Int(try rate.integer(in: 8000...192_000)) }
+        if let channels = object["channels"] {
+            let count = try channels.wholeNumber()
+            guard count == 1 || count == 2 else {
+                throw channels.error("unsupported channel count \(JSONValue.format(count)); expected 1 (mono) or 2 (stereo)")
+            }
+            output.channelCount = Int(count)
+        }
+        if let quality = object["quality"] { output.quality = try quality.number(in: 0...1) }
+        if let depth = object["bitDepth"] { output.sampleFormat = try sampleFormat(depth) }
+        if let resampler = object["resampler"] {
+            output.resampler = try resampler.choice("resampler", ["best": .best, "medium": .medium, "fast": .fast])
+        }
+        if let tags = object["tags"] {
+            let fields = try tags.object(allowing: Keys.tags)
+            output.tags = Tags(title: try fields["title"]?.string(),
+                               artist: try fields["artist"]?.string(),
+                               comment: try fields["comment"]?.string())
+        }
+        return output
+    }
+
+    /// `16`, `24` or `"float"`.
+    func sampleFormat(_ cursor: JSONCursor) throws -> SampleFormat {
+        switch cursor.value {
+        case .number(16): return .pcm16
+        case .number(24): return .pcm24
+        case .string("float"): return .float
+        case .number(let n): throw cursor.error("unsupported bit depth \(JSONValue.format(n)); expected 16, 24 or \"float\"")
+        case .string(let s): throw cursor.error("unsupported bit depth \(JSONValue.quote(s)); expected 16, 24 or \"float\"")
+        default: throw cursor.error("expected 16, 24 or \"float\", got \(cursor.value.summary)")
+        }
+    }
+
+    // MARK: - Master
+
+    func master(_ cursor: JSONCursor, duration: Double) throws -> MasterSpec {
+        let object = try cursor.object(allowing: Keys.master)
+        var master = MasterSpec()
+        if let gain = object["gainDb"] { master.gainDb = try gain.number(in: -60...24) }
+        if let fade = object["fadeIn"] { master.fadeIn = try self.fade(fade) }
+        if let fade = object["fadeOut"] { master.fadeOut = try self.fade(fade) }
+        try checkFadesFit(master.fadeIn, master.fadeOut, in: duration,
+                          what: "the render (\(TimeParser.string(fromSeconds: duration)))", object: object)
+        if let limiter = object["limiter"] {
+            let fields = try limiter.object(allowing: Keys.limiter)
+            if let ceiling = fields["ceilingDb"] { master.limiter.ceilingDb = try ceiling.number(in: -20...0) }
+            if let lookahead = fields["lookaheadMs"] { master.limiter.lookaheadMs = try lookahead.number(in: 0.5...50) }
+            if let release = fields["releaseMs"] { master.limiter.releaseMs = try release.number(in: 1...5000) }
+        }
+        return master
+    }
+
+    // MARK: - Fades
+
+    /// A fade: `"5s"`, `5`, or `{"duration": "5s", "curve": "sCurve"}`.
+    /// Crossfades also take the curve name `equalGain`, and (loop seams only) a duration of 0.
+    func fade(_ cursor: JSONCursor, defaultCurve: Curve = PresetReader.defaultFadeCurve,
+              isCrossfade: Bool = false, allowingZero: Bool = false) throws -> FadeSpec {
+        switch cursor.value {
+        case .number, .string:
+            return FadeSpec(seconds: try cursor.time(allowingZero: allowingZero), curve: defaultCurve)
+        case .object:
+            let object = try cursor.object(allowing: Keys.fade)
+            let seconds = try object.required("duration").time(allowingZero: allowingZero)
+            let curve = try object["curve"]?.curve(allowingEqualGain: isCrossfade) ?? defaultCurve
+            return FadeSpec(seconds: seconds, curve: curve)
+        default:
+            throw cursor.error("expected a fade (\"5s\", 5, or {\"duration\": \"5s\", \"curve\": \"\(defaultCurve.rawValue)\"}), got \(cursor.value.summary)")
+        }
+    }
+
+    /// A fade-in and a fade-out must each fit in `span`, and so must both together.
+    /// `what` names the span in messages, with its length: "the render (8h)".
+    func checkFadesFit(_ fadeIn: FadeSpec?, _ fadeOut: FadeSpec?, in span: Double, what: String,
+                       object: JSONObjectCursor) throws {
+        let t = TimeParser.string(fromSeconds:)
+        for (key, fade) in [("fadeIn", fadeIn), ("fadeOut", fadeOut)] {
+            if let fade, fade.seconds > span, let cursor = object[key] {
+                throw cursor.error("\(t(fade.seconds)) is longer than \(what)")
+            }
+        }
+        if let fadeIn, let fadeOut, fadeIn.seconds + fadeOut.seconds > span {
+            throw object.cursor.error("fadeIn (\(t(fadeIn.seconds))) and fadeOut (\(t(fadeOut.seconds))) together are longer than \(what)")
+        }
+    }
+
+    // MARK: - Tracks
+
+    func track(_ cursor: JSONCursor, duration: Double) throws -> TrackSpec {
+        let object = try cursor.object(allowing: Keys.track)
+        let t = TimeParser.string(fromSeconds:)
+
+        let given = Keys.sources.filter(object.has)
+        guard given.count == 1, let sourceKey = given.first, let sourceCursor = object[sourceKey] else {
+            if given.isEmpty {
+                throw cursor.error("a track needs a source: one of 'file', 'generator' or 'playlist'")
+            }
+            throw cursor.error("a track has exactly one source; found " + given.map { "'\($0)'" }.joined(separator: " and "))
+        }
+        var track = TrackSpec(name: try object["name"]?.string(), source: try source(sourceKey, sourceCursor))
+        let isGenerator: Bool
+        if case .noise = track.source { isGenerator = true } else { isGenerator = false }
+
+        if let gain = object["gainDb"] { track.gainDb = try gain.number(in: -96...24) }
+        if let pan = object["pan"] { track.pan = try pan.number(in: -1...1) }
+        if let start = object["start"] {
+            track.startSeconds = try start.time(allowingZero: true)
+            guard track.startSeconds < duration else {
+                throw start.error("starts at \(t(track.startSeconds)), not before the end of the render (\(t(duration)))")
+            }
+        }
+        if let end = object["end"] {
+            let seconds = try end.time(allowingZero: true)
+            guard seconds > track.startSeconds else {
+                throw end.error("\(t(seconds)) is not after the track's start (\(t(track.startSeconds)))")
+            }
+            track.endSeconds = seconds
+        }
+        if let loop = object["loop"] {
+            track.loop = try self.loop(loop)
+            if isGenerator, track.loop != nil {
+                throw loop.error("generators are endless and cannot loop; 'loop' is for 'file' and 'playlist' tracks")
+            }
+        }
+        if let fade = object["fadeIn"] { track.fadeIn = try self.fade(fade) }
+        if let fade = object["fadeOut"] { track.fadeOut = try self.fade(fade) }
+
+        // The fades must fit in the track wherever its length is known without opening its files.
+        if let end = track.endSeconds {
+            let span = end - track.startSeconds
+            try checkFadesFit(track.fadeIn, track.fadeOut, in: span,
+                              what: "the track (\(t(span)) from start to end)", object: object)
+        } else if isGenerator || track.loop != nil {
+            let span = duration - track.startSeconds
+            try checkFadesFit(track.fadeIn, track.fadeOut, in: span,
+                              what: "the track (\(t(span)) from its start to the end of the render)", object: object)
+        }
+
+        if let envelope = object["envelope"] { track.envelope = try self.envelope(envelope) }
+        return track
+    }
+
+    func source(_ key: String, _ cursor: JSONCursor) throws -> SourceSpec {
+        switch key {
+        case "file":
+            return .file(path: PresetLoader.resolve(try cursor.nonEmptyString(), against: baseDirectory))
+        case "generator":
+            let object = try cursor.object(allowing: Keys.generator)
+            let color = try object.required("type", hint: "white, pink or brown")
+                .choice("generator type", ["white": NoiseColor.white, "pink": .pink, "brown": .brown])
+            let seed = try object["seed"]?.integer(in: 0...PresetReader.maximumSeed) ?? 1
+            return .noise(color: color, seed: UInt64(seed))
+        default:
+            let object = try cursor.object(allowing: Keys.playlist)
+            let filesCursor = try object.required("files", hint: "a list of at least one audio file")
+            let files = try filesCursor.array()
+            guard !files.isEmpty else { throw filesCursor.error("a playlist needs at least one file") }
+            let paths = try files.map { PresetLoader.resolve(try $0.nonEmptyString(), against: baseDirectory) }
+            let crossfade = try object["crossfade"].map {
+                try fade($0, defaultCurve: PresetReader.defaultCrossfadeCurve, isCrossfade: true)
+            } ?? PresetReader.defaultPlaylistCrossfade
+            return .playlist(paths: paths, crossfade: crossfade)
+        }
+    }
+
+    /// `true`, `false`, or `{"crossfade": FADE}` (a crossfade of 0 is a hard seam).
+    func loop(_ cursor: JSONCursor) throws -> LoopSpec? {
+        switch cursor.value {
+        case .bool(let isLooping):
+            return isLooping ? LoopSpec() : nil
+        case .object:
+            let object = try cursor.object(allowing: Keys.loop)
+            guard let crossfade = object["crossfade"] else { return LoopSpec() }
+            return LoopSpec(crossfade: try fade(crossfade, defaultCurve: PresetReader.defaultCrossfadeCurve,
+                                                isCrossfade: true, allowingZero: true))
+        default:
+            throw cursor.error("expected true, false or {\"crossfade\": \"1s\"}, got \(cursor.value.summary)")
+        }
+    }
+
+    /// Breakpoints `{"time": "10m", "gainDb": -12, "curve": "exponential"}`, times strictly increasing.
+    func envelope(_ cursor: JSONCursor) throws -> [EnvelopePoint] {
+        var points: [EnvelopePoint] = []
+        for element in try cursor.array() {
+            let object = try element.object(allowing: Keys.envelopePoint)
+            let timeCursor = try object.required("time")
+            let seconds = try timeCursor.time(allowingZero: true)
+            if let previous = points.last, seconds <= previous.seconds {
+                let t = TimeParser.string(fromSeconds:)
+                throw timeCursor.error("\(t(seconds)) is not after the previous point's time (\(t(previous.seconds))); envelope times must increase")
+            }
+            let gain = try object.required("gainDb").number(in: -120...24)
+            let curve = try object["curve"]?.curve(allowingEqualGain: false) ?? .linear
+            points.append(EnvelopePoint(seconds: seconds, gainDb: gain, curve: curve))
+        }
+        return points
+    }
+}
