@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import MixDSP
+import MixEngine
+import MixIO
+
+@Suite struct PipelineTests {
+    @Test(arguments: [("best", 44100), ("medium", 44100), ("fast", 44100), ("medium", 22050), ("medium", 96000)])
+    func resampledSineKeepsFrequencyAndLevel(quality: String, inputRate: Int) throws {
+        let folder = try TemporaryFolder()
+        let seconds = 2
+        let wav = try folder.wav("sine.wav", rate: inputRate, channels: 1, frames: seconds * inputRate) { i, _ in
+            0.5 * Float(sin(2 * Double.pi * 1000 * Double(i) / Double(inputRate)))
+        }
+        let preset = try folder.preset("""
+            { "duration": \(seconds), "output": { "resampler": "\(quality)" },
+              "master": { "limiter": { "ceilingDb": 0 } },
+              "tracks": [ { "file": "\(wav)" } ] }
+            """)
+        let (out, summary, plan) = try renderToMemory(preset)
+        #expect(plan.frameCount == Int64(seconds * 48000))
+        #expect(out.channels[0].count == seconds * 48000)
+        let middle = out.channels[0][12_000..<84_000]
+        #expect(abs(frequency(middle, rate: 48000) - 1000) < 0.05)
+        // RMS of a 0.5 sine is -9.03 dBFS; within 0.05 dB (the converters' passband ripple is far below).
+        #expect(abs(dB(rms(middle)) - dB(0.5 / 2.0.squareRoot())) < 0.05)
+        // Mono goes to both sides at unity.
+        #expect(out.channels[0] == out.channels[1])
+        #expect(summary.maxGainReductionDb == 0)
+    }
+
+    @Test func hardSeamLoopResampledCircularlyIsSeamless() throws {
+        // 441 Hz at 44.1 kHz: exactly 100 samples a period, so a 1 s loop holds 441 whole periods and
+        // the looped stream is one continuous sine. Resampled circularly, the 48 kHz output must match
+        // a sine made at 48 kHz everywhere, seams included (a loop resampled with silence past its
+        // ends would click there at about -35 dBFS).
+        let folder = try TemporaryFolder()
+        let wav = try folder.wav("loop.wav", rate: 44100, channels: 2, frames: 44100) { i, _ in
+            0.5 * Float(sin(2 * Double.pi * 441 * Double(i) / 44100))
+        }
+        let preset = try folder.preset("""
+            { "duration": 4, "output": { "resampler": "best" },
+              "tracks": [ { "file": "\(wav)", "loop": { "crossfade": 0 } } ] }
+            """)
+        let (out, _, _) = try renderToMemory(preset)
+        var worst: Double = 0
+        for i in 0..<(4 * 48000) {
+            let expected = 0.5 * sin(2 * Double.pi * 441 * Double(i) / 48000)
+            worst = max(worst, abs(Double(out.channels[0][i]) - expected))
+        }
+        #expect(dB(worst) < -80, "largest error \(dB(worst)) dBFS")
+    }
+
+    @Test func stereoSourceKeepsItsSidesAndFoldsToMono() throws {
+        let folder = try TemporaryFolder()
+        let wav = try folder.wav("lr.wav", rate: 48000, channels: 2, frames: 4800) { _, c in c == 0 ? 0.5 : -0.25 }
+        let stereo = try renderToMemory(try folder.preset("""
+            { "duration": 0.1, "tracks": [ { "file": "\(wav)" } ] }
+            """, name: "stereo.json")).0
+        #expect(stereo.channels[0][100..<4000].allSatisfy { $0 == 0.5 })
+        #expect(stereo.channels[1][100..<4000].allSatisfy { $0 == -0.25 })
+        let mono = try renderToMemory(try folder.preset("""
+            { "duration": 0.1, "output": { "channels": 1 }, "tracks": [ { "file": "\(wav)" } ] }
+            """, name: "mono.json")).0
+        #expect(mono.channelCount == 1)
+        #expect(mono.channels[0][100..<4000].allSatisfy { $0 == 0.125 })
+    }
+
+    @Test func sixChannelSourceFoldsToStereo() throws {
+        let folder = try TemporaryFolder()
+        // L R C LFE Ls Rs = 0.1 0.2 0.3 0.4 0.05 0.06
+        let levels: [Float] = [0.1, 0.2, 0.3, 0.4, 0.05, 0.06]
+        let wav = try folder.wav("51.wav", rate: 48000, channels: 6, frames: 4800) { _, c in levels[c] }
+        let out = try renderToMemory(try folder.preset("""
+            { "duration": 0.1, "tracks": [ { "file": "\(wav)" } ] }
+            """)).0
+        let h: Float = 0.70710678
+        #expect(abs(out.channels[0][1000] - (0.1 + h * 0.3 + h * 0.05)) < 1e-6)
+        #expect(abs(out.channels[1][1000] - (0.2 + h * 0.3 + h * 0.06)) < 1e-6)
+    }
+
+    @Test func panIsABalance() throws {
+        let folder = try TemporaryFolder()
+        let wav = try folder.wav("dc.wav", rate: 48000, channels: 1, frames: 4800) { _, _ in 0.5 }
+        for (pan, left, right) in [(0.0, 0.5, 0.5), (1.0, 0.0, 0.5), (-0.5, 0.5, 0.5 * cos(Double.pi / 4))] {
+            let out = try renderToMemory(try folder.preset("""
+                { "duration": 0.1, "tracks": [ { "file": "\(wav)", "pan": \(pan) } ] }
+                """)).0
+            #expect(abs(Double(out.channels[0][1000]) - left) < 1e-6)
+            #expect(abs(Double(out.channels[1][1000]) - right) < 1e-6)
+        }
+    }
+
+    @Test func hotMixIsLimitedAndReported() throws {
+        let folder = try TemporaryFolder()
+        let preset = try folder.preset("""
+            { "duration": 2, "tracks": [ { "generator": { "type": "white", "seed": 1 }, "gainDb": 20 } ] }
+            """)
+        let (out, summary, _) = try renderToMemory(preset)
+        let ceiling = Float(pow(10, -1.0 / 20))
+        #expect(out.channels.allSatisfy { $0.allSatisfy { abs($0) <= ceiling } })
+        #expect(summary.mixPeakDb > 5)
+        #expect(summary.peakDb <= -1 + 1e-4)
+        #expect(summary.maxGainReductionDb > 5)
+        #expect(summary.limitedSeconds > 1)
+    }
+
+    @Test func playlistItemsCrossfadeAtPlannedFrames() throws {
+        let folder = try TemporaryFolder()
+        let a = try folder.wav("a.wav", rate: 48000, channels: 1, frames: 48000) { _, _ in 0.25 }
+        let b = try folder.wav("b.wav", rate: 48000, channels: 1, frames: 24000) { _, _ in 0.5 }
+        let preset = try folder.preset("""
+            { "duration": 3, "tracks": [ { "playlist": { "files": ["\(a)", "\(b)"], "crossfade": { "duration": 0.1, "curve": "equalGain" } } } ] }
+            """)
+        let (out, _, plan) = try renderToMemory(preset)
+        let voices = plan.tracks[0].voices
+        #expect(voices.map(\.start) == [0, 48000 - 4800])
+        #expect(voices.map(\.end) == [48000, 48000 - 4800 + 24000])
+        let x = out.channels[0]
+        #expect(x[10_000] == 0.25)
+        // An equal-gain crossfade of two constants moves linearly from one to the other.
+        #expect(abs(x[48000 - 2400] - 0.375) < 1e-3)
+        #expect(x[50_000] == 0.5)
+        #expect(x[48000 - 4800 + 24000] == 0)             // over after the second item
+    }
+
+    @Test func plansTimesAsExactFrames() throws {
+        let folder = try TemporaryFolder()
+        let preset = try folder.preset("""
+            { "duration": "1:00:00", "output": { "sampleRate": 44100 },
+              "master": { "fadeOut": "20m" },
+              "tracks": [ { "generator": { "type": "pink" }, "start": "90s", "end": "45m", "fadeIn": "1.5s" } ] }
+            """)
+        let plan = try RenderJob(presetPath: preset).plan
+        #expect(plan.frameCount == 3600 * 44100)
+        #expect(plan.tracks[0].start == 90 * 44100)
+        #expect(plan.tracks[0].end == 45 * 60 * 44100)
+        // The master fade-out ends exactly on the last frame.
+        #expect(plan.master.envelopes.last!.points.last!.position == 3600 * 44100)
+        #expect(plan.master.envelopes.last!.points.first!.position == 40 * 60 * 44100)
+    }
+}
