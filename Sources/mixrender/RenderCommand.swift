@@ -27,7 +27,7 @@ struct RenderCommand: ParsableCommand {
 
     func validate() throws {
         guard blockFrames > 0 && blockFrames <= 1 << 20 else {
-            throw ValidationError("--block-frames must be between 1 and 1048576")
+            throw CLIError("--block-frames must be between 1 and 1048576")
         }
     }
 
@@ -67,28 +67,28 @@ struct OverrideOptions: ParsableArguments {
         var o = RenderOverrides()
         if let duration {
             guard let s = TimeParser.seconds(duration), s > 0 else {
-                throw ValidationError("--duration: '\(duration)' is not a length of time (seconds, or 90s, 45m, 8h, 1:30:00)")
+                throw CLIError("--duration: '\(duration)' is not a length of time (seconds, or 90s, 45m, 8h, 1:30:00)")
             }
             o.durationSeconds = s
         }
         for (name, value) in [("--start", start), ("--end", end)] {
             guard let value else { continue }
             guard let s = TimeParser.seconds(value) else {
-                throw ValidationError("\(name): '\(value)' is not a time (seconds, or 90s, 45m, 8h, 1:30:00)")
+                throw CLIError("\(name): '\(value)' is not a time (seconds, or 90s, 45m, 8h, 1:30:00)")
             }
             if name == "--start" { o.startSeconds = s } else { o.endSeconds = s }
         }
         if let sampleRate {
-            guard (8000...192_000).contains(sampleRate) else { throw ValidationError("--sample-rate must be between 8000 and 192000 Hz") }
+            guard (8000...192_000).contains(sampleRate) else { throw CLIError("--sample-rate must be between 8000 and 192000 Hz") }
             o.sampleRate = sampleRate
         }
         if let quality {
-            guard quality.isFinite && (0...1).contains(quality) else { throw ValidationError("--quality must be between 0 and 1") }
+            guard quality.isFinite && (0...1).contains(quality) else { throw CLIError("--quality must be between 0 and 1") }
             o.quality = quality
         }
         if let resampler {
             guard let r = ResamplerQuality(rawValue: resampler) else {
-                throw ValidationError("--resampler: unknown quality '\(resampler)'; expected best, medium or fast")
+                throw CLIError("--resampler: unknown quality '\(resampler)'; expected best, medium or fast")
             }
             o.resampler = r
         }

@@ -71,7 +71,15 @@ public enum InterruptCleanup {
         lock.lock(); defer { lock.unlock() }
         if !isInstalled {
             slots.initialize(repeating: nil, count: slotCount)
-            for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, interruptHandler) }
+            // A parent may have started us with these signals blocked (the mask survives exec):
+            // unblock them, so Ctrl-C always cleans up.
+            var set = sigset_t()
+            sigemptyset(&set)
+            for sig in [SIGINT, SIGTERM, SIGHUP] {
+                signal(sig, interruptHandler)
+                sigaddset(&set, sig)
+            }
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
             isInstalled = true
         }
         for i in 0..<slotCount where slots[i] == nil { slots[i] = strdup(path); return }

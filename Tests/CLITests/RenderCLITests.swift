@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import MixIO
+
+@Suite struct RenderCLITests {
+    /// A 1 kHz sine WAV at 44.1 kHz, amplitude 0.5, made in code.
+    func sineWav(_ s: Scratch) throws -> String {
+        let p = s.path("sine.wav")
+        let w = try SoundFileWriter(path: p, settings: OutputSettings(format: .wav, sampleRate: 44100, channelCount: 1, sampleFormat: .float32))
+        let x = (0..<44100 * 4).map { 0.5 * Float(sin(2 * Double.pi * 1000 * Double($0) / 44100)) }
+        try x.withUnsafeBufferPointer { try w.write(interleaved: $0.baseAddress!, frames: x.count) }
+        try w.finish()
+        return p
+    }
+
+    func decode(_ path: String) throws -> (AudioFileInfo, [Float]) {
+        let r = try SoundFileReader(path: path)
+        var all = [Float](), chunk = [Float](repeating: 0, count: 4096 * r.channelCount)
+        while true {
+            let n = try chunk.withUnsafeMutableBufferPointer { try r.read(into: $0.baseAddress!, frames: 4096) }
+            if n == 0 { break }
+            all += chunk[0..<(n * r.channelCount)]
+        }
+        return (r.info, all)
+    }
+
+    @Test(arguments: ["out.flac", "out.wav", "out.ogg"])
+    func rendersAFileOfTheRightLengthRateChannelsAndLevel(name: String) throws {
+        let s = try Scratch()
+        let wav = try sineWav(s)
+        let preset = try s.write("mix.json", """
+            { "duration": "10s", "output": { "sampleRate": 48000, "channels": 2, "bitDepth": 24 },
+              "tracks": [ { "file": "\(URL(fileURLWithPath: wav).lastPathComponent)", "loop": true, "gainDb": -6 } ] }
+            """)
+        let r = try CLI.run([preset, "-o", s.path(name), "--duration", "3s"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("wrote"))
+        let (info, samples) = try decode(s.path(name))
+        #expect(info.frameCount == 3 * 48000)
+        #expect(info.sampleRate == 48000)
+        #expect(info.channelCount == 2)
+        // 0.5 sine at -6 dB: RMS = 20 log10(0.5 / sqrt 2) - 6 = -15.05 dBFS (lossless within 0.05 dB, Vorbis 0.5 dB).
+        let middle = samples[(48000 * 2)..<(48000 * 2 * 2)]
+        let rms = (middle.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(middle.count)).squareRoot()
+        let tolerance = name.hasSuffix(".ogg") ? 0.5 : 0.05
+        #expect(abs(20 * log10(rms) - -15.05) < tolerance, "RMS \(20 * log10(rms))")
+        // Nothing but the output beside it: the temporary file was renamed.
+        #expect(s.contents == ["mix.json", name, "sine.wav"].sorted())
+    }
+
+    @Test func renderSubcommandAndOverrides() throws {
+        let s = try Scratch()
+        let preset = try s.write("n.json", #"{ "duration": "1h", "tracks": [ { "generator": { "type": "pink" } } ] }"#)
+        let r = try CLI.run(["render", preset, "-o", s.path("n.wav"), "--duration", "2s", "--sample-rate", "22050", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+        let info = try AudioFileInfo.read(path: s.path("n.wav"))
+        #expect(info.frameCount == 44100 && info.sampleRate == 22050)
+    }
+
+    @Test func partialRenderWritesTheRange() throws {
+        let s = try Scratch()
+        let preset = try s.write("n.json", #"{ "duration": "1h", "tracks": [ { "generator": { "type": "brown" } } ] }"#)
+        let r = try CLI.run([preset, "-o", s.path("part.wav"), "--start", "30m", "--end", "30m1.5s"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try AudioFileInfo.read(path: s.path("part.wav")).frameCount == 72000)
+    }
+
+    @Test func validateAndInfo() throws {
+        let s = try Scratch()
+        let wav = try sineWav(s)
+        let preset = try s.write("v.json", #"{ "duration": "8h", "tracks": [ { "file": "sine.wav", "loop": true } ] }"#)
+        let v = try CLI.run(["validate", preset])
+        #expect(v.status == 0, "\(v.stderr)")
+        #expect(v.stdout.contains("OK"))
+        #expect(s.contents == ["sine.wav", "v.json"])
+        let i = try CLI.run(["info", wav])
+        #expect(i.status == 0)
+        #expect(i.stdout.contains("44100 Hz") && i.stdout.contains("channels  1") && i.stdout.contains("176400 frames"))
+    }
+
+    /// Each bad input: a one-line error naming the culprit, a non-zero exit, nothing written.
+    @Test(arguments: [
+        ("malformed JSON", #"{ "duration": 10, "tracks": [ }"#, "out.ogg", [String](), "malformed JSON"),
+        ("unknown key", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" }, "gian": 3 } ] }"#, "out.ogg", [], "tracks[0]: unknown key 'gian'"),
+        ("unknown curve", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" }, "fadeIn": { "duration": 1, "curve": "cubic" } } ] }"#, "out.ogg", [], "tracks[0].fadeIn.curve: unknown curve 'cubic'"),
+        ("negative number", #"{ "duration": -5, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.ogg", [], "duration"),
+        ("non-finite number", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" }, "gainDb": 1e999 } ] }"#, "out.ogg", [], "preset.json"),
+        ("missing source", #"{ "duration": 10, "tracks": [ { "file": "nowhere.ogg" } ] }"#, "out.ogg", [], "tracks[0].file"),
+        ("not audio", #"{ "duration": 10, "tracks": [ { "file": "notes.txt" } ] }"#, "out.ogg", [], "notes.txt"),
+        ("missing output folder", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "no/such/folder/out.ogg", [], "does not exist"),
+        ("unknown extension", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.mp3", [], "unknown output extension"),
+        ("bad duration option", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.ogg", ["--duration", "soon"], "--duration"),
+        ("bad quality option", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.ogg", ["--quality", "3"], "--quality"),
+        ("float FLAC", #"{ "duration": 10, "output": { "bitDepth": "float" }, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.flac", [], "FLAC"),
+    ])
+    func badInputFailsCleanly(what: String, json: String, output: String, extra: [String], fragment: String) throws {
+        let s = try Scratch()
+        _ = try s.write("notes.txt", "these are not sounds\n")
+        let preset = try s.write("preset.json", json)
+        let before = s.contents
+        let r = try CLI.run([preset, "-o", s.path(output)] + extra)
+        #expect(r.status != 0, "\(what): exit status 0")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(what): \(r.stderr)")
+        #expect(r.stderr.contains(fragment), "\(what): \(r.stderr)")
+        #expect(s.contents == before, "\(what): left \(s.contents)")
+    }
+
+    @Test func missingPresetIsNamed() throws {
+        let s = try Scratch()
+        let r = try CLI.run([s.path("absent.json"), "-o", s.path("x.ogg")])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("absent.json"))
+        #expect(s.contents.isEmpty)
+    }
+
+    @Test func interruptedRenderLeavesNothing() throws {
+        let s = try Scratch()
+        let preset = try s.write("long.json", #"{ "duration": "8h", "tracks": [ { "generator": { "type": "pink" } } ] }"#)
+        let p = Process()
+        p.executableURL = CLI.executable
+        p.arguments = [preset, "-o", s.path("long.wav"), "--quiet"]
+        try p.run()
+        // Wait until the render has started writing its temporary file, then press Ctrl-C.
+        let deadline = Date().addingTimeInterval(30)
+        while s.contents.count < 2 && Date() < deadline { usleep(20_000) }
+        #expect(s.contents.count == 2, "the render never started writing")
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 130)
+        #expect(s.contents == ["long.json"])
+    }
+}
