@@ -33,7 +33,8 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
-        _ = try job.outputSettings(for: output)        // a bad extension or format is found before rendering
+        _ = try job.outputSettings(for: output)
+        Report.warn(job.plan.warnings)        // a bad extension or format is found before rendering
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               isEnabled: !quiet && (progress || isatty(STDERR_FILENO) == 1))

@@ -4,6 +4,11 @@ import MixIO
 
 /// Text the CLI prints: summaries and file descriptions.
 enum Report {
+    /// Prints each planner warning as one line on stderr.
+    static func warn(_ warnings: [String]) {
+        for w in warnings { FileHandle.standardError.write("warning: \(w)\n".data(using: .utf8)!) }
+    }
+
     static func summary(_ result: RenderResult) -> String {
         let s = result.summary
         let speed = s.timings.wall > 0 ? s.durationSeconds / s.timings.wall : 0

@@ -139,4 +139,18 @@ import MixIO
         #expect(plan.master.envelopes.last!.points.last!.position == 3600 * 44100)
         #expect(plan.master.envelopes.last!.points.first!.position == 40 * 60 * 44100)
     }
+
+    @Test func adjustmentsAreReportedAsWarningsWithTheirPath() throws {
+        let folder = try TemporaryFolder()
+        let wav = try folder.wav("short.wav", rate: 48000, channels: 1, frames: 48000) { _, _ in 0.1 }
+        let preset = try folder.preset("""
+            { "duration": 10, "tracks": [ { "file": "\(wav)", "loop": { "crossfade": 0.8 } },
+                                          { "file": "\(wav)", "fadeIn": 0.7, "fadeOut": 0.7 } ] }
+            """)
+        let plan = try RenderJob(presetPath: preset).plan
+        #expect(plan.warnings.count == 2)
+        #expect(plan.warnings[0].contains("tracks[0].loop.crossfade: 0.8 s is longer than half the loop; using 0.5 s"))
+        #expect(plan.warnings[1].contains("tracks[1]: fade-in and fade-out overlap"))
+        if case .loop(_, let crossfade, _) = plan.tracks[0].voices[0].source { #expect(crossfade == 24000) }
+    }
 }

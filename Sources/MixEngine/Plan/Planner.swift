@@ -11,6 +11,8 @@ public struct Planner {
     public init(presetFile: String) { self.presetFile = presetFile }
 
     public func plan(_ preset: Preset) throws -> RenderPlan {
+        var warnings: [String] = []
+        func warn(_ path: String, _ message: String) { warnings.append("\(presetFile): \(path): \(message)") }
         let rate = preset.output.sampleRate
         let channels = preset.output.channelCount
         let total = frames(preset.durationSeconds, rate)
@@ -27,14 +29,21 @@ public struct Planner {
 
         var tracks: [PlannedTrack] = []
         for (index, spec) in preset.tracks.enumerated() {
-            if let track = try planTrack(spec, index: index, rate: rate, channels: channels, total: total) {
+            if let track = try planTrack(spec, index: index, rate: rate, channels: channels, total: total, warn: warn) {
                 tracks.append(track)
+            } else {
+                warn("tracks[\(index)]", "starts at or after the end of the render; it will not sound")
             }
         }
-        return RenderPlan(sampleRate: rate, channelCount: channels, frameCount: total,
-                          resampler: preset.output.resampler, tracks: tracks, master: master,
-                          limiter: preset.master.limiter)
+        var plan = RenderPlan(sampleRate: rate, channelCount: channels, frameCount: total,
+                              resampler: preset.output.resampler, tracks: tracks, master: master,
+                              limiter: preset.master.limiter)
+        plan.warnings = warnings
+        return plan
     }
+
+    /// "3.2 s", for messages.
+    func seconds(_ s: Double) -> String { "\((s * 1000).rounded() / 1000) s" }
 
     /// round(seconds x rate)
     func frames(_ seconds: Double, _ rate: Int) -> Int64 { Int64((seconds * Double(rate)).rounded()) }
@@ -51,7 +60,8 @@ public struct Planner {
         return StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: rate)
     }
 
-    func planTrack(_ spec: TrackSpec, index: Int, rate: Int, channels: Int, total: Int64) throws -> PlannedTrack? {
+    func planTrack(_ spec: TrackSpec, index: Int, rate: Int, channels: Int, total: Int64,
+                   warn: (String, String) -> Void) throws -> PlannedTrack? {
         let path = "tracks[\(index)]"
         let start = frames(spec.startSeconds, rate)
         let explicitEnd = spec.endSeconds.map { frames($0, rate) }
@@ -67,7 +77,12 @@ public struct Planner {
             let length = try self.length(of: file, jsonPath: "\(path).file", rate: rate)
             if let loop = spec.loop {
                 end = explicitEnd ?? total
-                let crossfade = Int(min(frames(loop.crossfade.seconds, rate), length / 2))
+                let requested = frames(loop.crossfade.seconds, rate)
+                if requested > length / 2 {
+                    warn("\(path).loop.crossfade", "\(seconds(loop.crossfade.seconds)) is longer than half the loop; "
+                         + "using \(seconds(Double(length / 2) / Double(rate)))")
+                }
+                let crossfade = Int(min(requested, length / 2))
                 voices.append(PlannedVoice(start: start, end: end, sourceOffset: 0,
                                            source: .loop(path: file, crossfadeFrames: crossfade, curve: loop.crossfade.curve),
                                            gains: GainStack()))
@@ -92,6 +107,10 @@ public struct Planner {
                 let next = (k + 1) % files.count
                 // The overlap with the next item: the crossfade, at most half of either item.
                 let overlap = isLast ? 0 : min(x, lengths[item] / 2, lengths[next] / 2)
+                if !isLast && overlap < x && k < files.count {
+                    warn("\(path).playlist.crossfade", "\(seconds(crossfade.seconds)) is longer than half of "
+                         + "files[\(item)] or files[\(next)]; using \(seconds(Double(overlap) / Double(rate))) there")
+                }
                 var envelopes: [Envelope] = []
                 if previousOverlap > 0 { envelopes.append(.fadeIn(start: position, length: previousOverlap, curve: crossfade.curve)) }
                 if overlap > 0 { envelopes.append(.fadeOut(end: position + lengths[item], length: overlap, curve: crossfade.curve)) }
@@ -118,6 +137,9 @@ public struct Planner {
             }))
         }
         let span = end - start
+        if frames((spec.fadeIn?.seconds ?? 0) + (spec.fadeOut?.seconds ?? 0), rate) > span {
+            warn(path, "fade-in and fade-out overlap in the track's \(seconds(Double(span) / Double(rate)))")
+        }
         if let f = spec.fadeIn { envelopes.append(.fadeIn(start: start, length: min(frames(f.seconds, rate), span), curve: f.curve)) }
         if let f = spec.fadeOut { envelopes.append(.fadeOut(end: end, length: min(frames(f.seconds, rate), span), curve: f.curve)) }
 

@@ -14,6 +14,9 @@ public struct RenderPlan: Sendable {
     /// Master gain, fade-in and the sleep-timer fade-out.
     public var master: GainStack
     public var limiter: LimiterSpec
+    /// Things the planner had to adjust (a crossfade longer than half a loop, say), one line each,
+    /// with the JSON path they concern. The render goes ahead; the CLI prints them on stderr.
+    public var warnings: [String] = []
 
     public var durationSeconds: Double { Double(frameCount) / Double(sampleRate) }
 }
