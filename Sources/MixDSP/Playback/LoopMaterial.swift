@@ -16,7 +16,7 @@ public enum LoopMaterial {
         let w = workChannelCount(sourceChannels: n, outputChannels: outputChannels)
         let inRate = decoder.sampleRate
 
-        // 1. Decode everything (the container's frame count can be off for lossy formats: read to the end).
+        // 1. Decode everything at the source rate (read to the end: a container's count can be off).
         var decoded = [Float]()
         decoded.reserveCapacity(Int(max(0, decoder.frameCount)) * n + 4096 * n)
         let chunk = 8192
@@ -45,44 +45,48 @@ public enum LoopMaterial {
         if inRate == outputRate {
             work.withUnsafeBufferPointer { Kernels.deinterleave($0.baseAddress!, channelCount: w, count: inFrames, into: audio) }
         } else {
-            // 3. Resample, with circular context for loops.
+            // 3. Resample in chunks, reading the material circularly for loops (context frames before
+            //    and after), and keep output frames [contextOut, contextOut + outLength).
             let g = gcd(inRate, outputRate)
             let unitIn = inRate / g, unitOut = outputRate / g
             let units = isCircular ? max(1, Int((contextSeconds * Double(inRate)).rounded(.up)) / unitIn + 1) : 0
-            let contextIn = units * unitIn, contextOut = units * unitOut
-            var extended = [Float]()
-            extended.reserveCapacity((inFrames + 2 * contextIn) * w)
-            if contextIn > 0 {
-                for k in 0..<contextIn {                       // the tail, wrapped as often as needed
-                    let f = ((inFrames - contextIn + k) % inFrames + inFrames) % inFrames
-                    extended.append(contentsOf: work[(f * w)..<((f + 1) * w)])
-                }
-            }
-            extended.append(contentsOf: work)
-            for k in 0..<contextIn {                           // the head
-                let f = k % inFrames
-                extended.append(contentsOf: work[(f * w)..<((f + 1) * w)])
-            }
-            work = []
+            let contextIn = units * unitIn, contextOut = Int64(units * unitOut)
+            let total = inFrames + 2 * contextIn
             let converter = try makeConverter(w, inRate, outputRate)
-            let total = extended.count / w
-            let capacity = Int(Double(total) * Double(outputRate) / Double(inRate)) + 4096
-            var out = [Float](repeating: 0, count: capacity * w)
-            var used = 0, made = 0
-            try extended.withUnsafeBufferPointer { src in
-                try out.withUnsafeMutableBufferPointer { dst in
-                    while true {
-                        let (u, m) = try converter.process(input: src.baseAddress! + used * w, inputFrames: total - used,
-                                                           output: dst.baseAddress! + made * w, outputCapacity: capacity - made,
-                                                           endOfInput: true)
-                        used += u; made += m
-                        if m == 0 && (used == total || made == capacity) { break }
+            let chunk = 8192
+            var input = [Float](repeating: 0, count: chunk * w)
+            var output = [Float](repeating: 0, count: chunk * w)
+            var fed = 0                // frames of the virtual (circular) input consumed
+            var produced: Int64 = 0    // output frames made so far
+            try work.withUnsafeBufferPointer { material in
+                try input.withUnsafeMutableBufferPointer { inBuf in
+                    try output.withUnsafeMutableBufferPointer { outBuf in
+                        var pending = 0, used = 0
+                        while true {
+                            if used == pending && fed < total {
+                                // Next chunk of the virtual input: frame v is material[(v - contextIn) mod inFrames].
+                                pending = min(chunk, total - fed); used = 0
+                                for k in 0..<pending {
+                                    let f = ((fed + k - contextIn) % inFrames + inFrames) % inFrames
+                                    for c in 0..<w { inBuf[k * w + c] = material[f * w + c] }
+                                }
+                                fed += pending
+                            }
+                            let isLast = fed == total
+                            let (u, made) = try converter.process(input: inBuf.baseAddress! + used * w, inputFrames: pending - used,
+                                                                  output: outBuf.baseAddress!, outputCapacity: chunk, endOfInput: isLast)
+                            used += u
+                            // Keep the part of this output that falls in [contextOut, contextOut + outLength).
+                            let lo = max(produced, contextOut), hi = min(produced + Int64(made), contextOut + Int64(outLength))
+                            if hi > lo {
+                                Kernels.deinterleave(outBuf.baseAddress! + Int(lo - produced) * w, channelCount: w,
+                                                     count: Int(hi - lo), into: audio, offset: Int(lo - contextOut))
+                            }
+                            produced += Int64(made)
+                            if isLast && used == pending && made == 0 { break }
+                        }
                     }
                 }
-            }
-            let available = max(0, min(outLength, made - contextOut))
-            out.withUnsafeBufferPointer {
-                Kernels.deinterleave($0.baseAddress! + contextOut * w, channelCount: w, count: available, into: audio)
             }
         }
         if w == 1 && outputChannels == 2 {
