@@ -1,0 +1,110 @@
+import Foundation
+import MixEngine
+import Testing
+
+/// One golden: a preset (or part of its timeline, at an output rate), and the reference it is compared with.
+struct GoldenCase: Sendable, CustomTestStringConvertible {
+    enum Tier: Sendable {
+        /// Rendered into memory as float, compared with a 24-bit FLAC golden (`LosslessTier`).
+        case lossless
+        /// Rendered to Ogg Vorbis through `RenderJob.render(to:)`, decoded, compared band by band (`SpectralTier`).
+        case lossy
+    }
+
+    /// File stem of the golden, and its name in messages and in `MIXRENDER_RECORD_GOLDENS`.
+    var name: String
+    /// The preset, relative to the package root.
+    var preset: String
+    /// Part of the timeline `[start, end)` in seconds (fades and envelopes stay where the preset puts them).
+    var start: Double? = nil
+    var end: Double? = nil
+    /// Output rate override, to keep the golden small.
+    var sampleRate: Int? = nil
+    var tier: Tier = .lossless
+    /// The golden file, relative to the package root.
+    var golden: String
+    /// What it guards.
+    var guards: String
+
+    var testDescription: String { name }
+
+    var presetPath: String { GoldenPaths.root.appendingPathComponent(preset).path }
+    var goldenPath: String { GoldenPaths.root.appendingPathComponent(golden).path }
+
+    var overrides: RenderOverrides { GoldenRender.overrides(start: start, end: end, sampleRate: sampleRate) }
+}
+
+/// Every golden in `golden/`. Presets are rendered over short stretches of their real timeline (the
+/// partial-render invariant test shows a stretch equals the same slice of the full render), mostly at
+/// 16 kHz to keep the files small; the features come from the tiny presets in `golden/features/`.
+///
+/// Lossless goldens are 24-bit FLAC (`.flac`): noise costs about 2.6 bytes a sample there against 4 in a
+/// float WAV. A window so quiet that 24-bit rounding alone would come near the SNR threshold (the end of a
+/// fade to silence) is stored as a float WAV (`.wav`), which holds the render exactly; the test
+/// `flacGoldensHaveHeadroomForTheSNRThreshold` keeps it that way.
+enum GoldenCatalog {
+    static func preset(_ name: String, _ label: String, start: Double, end: Double, sampleRate: Int? = 16_000,
+                       format: String = "flac", guards: String) -> GoldenCase {
+        GoldenCase(name: "\(name)-\(label)", preset: "presets/\(name).json", start: start, end: end,
+                   sampleRate: sampleRate, golden: "golden/presets/\(name)-\(label).\(format)", guards: guards)
+    }
+
+    static func feature(_ name: String, start: Double? = nil, end: Double? = nil, guards: String) -> GoldenCase {
+        GoldenCase(name: name, preset: "golden/features/\(name).json", start: start, end: end,
+                   golden: "golden/features/\(name).flac", guards: guards)
+    }
+
+    /// The example presets in `presets/`.
+    static let presets: [GoldenCase] = [
+        preset("night", "fade-in", start: 16, end: 19,
+               guards: "the end of the 20 s master sCurve fade-in, pink rain under its sCurve envelope, white hiss fading in"),
+        preset("night", "surf", start: 68.5, end: 71.5,
+               guards: "brown wind panned left fading in (equalPower), the surf loop fading in and its first 3 s seam crossfade at 69-72 s"),
+        preset("night", "end", start: 3598, end: 3600, sampleRate: 8000, format: "wav",
+               guards: "the last 2 s of the 20-minute exponential sleep-timer fade-out, an hour into the noise (below -80 dBFS: float WAV)"),
+        preset("seaside", "start", start: 0, end: 3,
+               guards: "master gain and equalPower fade-in, surf loop (44.1 kHz), rain (22.05 kHz mono, hard seam) under its envelope"),
+        preset("seaside", "gusts", start: 116.75, end: 120.75,
+               guards: "the rain loop's hard seam at 117 s, then at 120 s the wind loop (48 kHz, panned) starting with its sCurve fade-in and the surf loop's seam crossfade"),
+        preset("seaside", "fade-out", start: 2398, end: 2401,
+               guards: "the gusts' sCurve fade-out ending at 40 min inside the logarithmic master fade-out; rain envelope after its last point"),
+        preset("nap", "start", start: 1.5, end: 4.5,
+               guards: "pink bed, master fade-in, the looping playlist starting at 3 s with its fade-in"),
+        preset("nap", "crossfade", start: 13.5, end: 16.5,
+               guards: "the playlist's 4 s equalPower crossfade from wind.ogg (14 s) into surf.ogg at 13-17 s"),
+        preset("focus", "start", start: 0, end: 2, format: "wav",
+               guards: "mono output, brown and white noise, the exponential master fade-in from silence (quiet: float WAV)"),
+        preset("focus", "fade-out", start: 1455, end: 1457, sampleRate: nil,
+               guards: "at the preset's own 32 kHz: the 1-minute linear master fade-out, 25 minutes into the noise"),
+    ]
+
+    /// Tiny presets, one feature each.
+    static let features: [GoldenCase] = [
+        feature("curve-linear", guards: "fade-in and fade-out along g = t"),
+        feature("curve-equalPower", guards: "fade-in and fade-out along g = sin(t pi/2)"),
+        feature("curve-sCurve", guards: "fade-in and fade-out along g = (1 - cos(pi t)) / 2"),
+        feature("curve-logarithmic", guards: "fade-in and fade-out along g = log10(1 + 9 t)"),
+        feature("curve-exponential", guards: "fade-in and fade-out linear in dB over 60 dB"),
+        feature("envelope", guards: "a gain envelope with a segment of every curve, points 0.6 s apart"),
+        feature("loop-crossfade", start: 7.75, end: 9.25, guards: "a loop's 1 s equalGain seam crossfade (22.05 kHz mono source)"),
+        feature("loop-hard-seam", start: 11.9, end: 12.1, guards: "a hard-seam loop resampled circularly from 44.1 kHz"),
+        feature("playlist", start: 6.8, end: 9.2, guards: "a streamed playlist's 2 s equalPower crossfade"),
+        feature("resample-44k", start: 1, end: 1.25, guards: "a stereo 44.1 kHz file streamed through the medium resampler to 48 kHz"),
+        feature("resample-22k", start: 1, end: 1.25, guards: "a mono 22.05 kHz file streamed through the medium resampler to 48 kHz"),
+        feature("channels-stereo", start: 1, end: 2, guards: "mono and stereo sources, panned, into stereo"),
+        feature("channels-mono", start: 1, end: 2, guards: "the same sources into mono output (stereo averaged, pan ignored)"),
+        feature("generators", guards: "white, pink and brown noise from their seeds"),
+        feature("limiter", guards: "the limiter turning a hot mix down to its ceiling"),
+        feature("everything", start: 0, end: 2, guards: "every source, gain and fade at once (also used by the invariant tests)"),
+    ]
+
+    /// Ogg Vorbis goldens: the whole path to a lossy file, compared with the spectral measure.
+    static let lossy: [GoldenCase] = [
+        GoldenCase(name: "night-surf-ogg", preset: "presets/night.json", start: 66, end: 72, tier: .lossy,
+                   golden: "golden/presets/night-surf.ogg",
+                   guards: "night.json at 48 kHz through the Vorbis encoder (quality 0.4), surf loop seam included"),
+    ]
+
+    static let lossless: [GoldenCase] = presets + features
+    static let all: [GoldenCase] = lossless + lossy
+}

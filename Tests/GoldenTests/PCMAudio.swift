@@ -1,0 +1,122 @@
+import Foundation
+import MixDSP
+import MixEngine
+import MixIO
+
+/// Decoded audio: interleaved `Float` frames with their rate and channel count.
+/// Every comparison in the golden suite works on this, never on the bytes of an encoded file.
+struct PCMAudio {
+    var sampleRate: Int
+    var channelCount: Int
+    /// Interleaved: frame i, channel c is `samples[i * channelCount + c]`.
+    var samples: [Float]
+
+    var frameCount: Int { samples.count / channelCount }
+    var durationSeconds: Double { Double(frameCount) / Double(sampleRate) }
+
+    /// Decodes a whole file with libsndfile (`SoundFileReader`), reading until it returns 0 frames.
+    static func decode(path: String) throws -> PCMAudio {
+        let reader = try SoundFileReader(path: path)
+        let n = reader.channelCount
+        var samples = [Float]()
+        samples.reserveCapacity(Int(max(0, reader.frameCount)) * n)
+        var buffer = [Float](repeating: 0, count: 8192 * n)
+        while true {
+            let got = try buffer.withUnsafeMutableBufferPointer { try reader.read(into: $0.baseAddress!, frames: 8192) }
+            if got == 0 { break }
+            samples.append(contentsOf: buffer[0..<(got * n)])
+        }
+        return PCMAudio(sampleRate: reader.sampleRate, channelCount: n, samples: samples)
+    }
+
+    /// Writes the audio with libsndfile (`SoundFileWriter`): FLAC 24-bit, WAV float or Ogg Vorbis.
+    func write(to path: String, format: OutputFileFormat, sampleFormat: OutputSampleFormat = .pcm24,
+               vorbisQuality: Double = 0.4) throws {
+        let settings = OutputSettings(format: format, sampleRate: sampleRate, channelCount: channelCount,
+                                      sampleFormat: sampleFormat, vorbisQuality: vorbisQuality)
+        let writer = try SoundFileWriter(path: path, settings: settings)
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frameCount) }
+        try writer.finish()
+    }
+
+    /// Channel `c` as its own array.
+    func channel(_ c: Int) -> [Float] {
+        precondition(c >= 0 && c < channelCount)
+        return samples.withUnsafeBufferPointer { s in
+            (0..<frameCount).map { s[$0 * channelCount + c] }
+        }
+    }
+
+    /// Frames `[start, end)`.
+    func frames(_ range: Range<Int>) -> PCMAudio {
+        PCMAudio(sampleRate: sampleRate, channelCount: channelCount,
+                 samples: Array(samples[(range.lowerBound * channelCount)..<(range.upperBound * channelCount)]))
+    }
+
+    /// Largest |sample|.
+    var peak: Float { samples.withUnsafeBufferPointer { Kernels.peak($0.baseAddress!, count: $0.count) } }
+
+    /// RMS over all samples, in dBFS.
+    var rmsDb: Double {
+        guard !samples.isEmpty else { return -.infinity }
+        let sum = samples.withUnsafeBufferPointer { Kernels.sumOfSquares($0.baseAddress!, count: $0.count) }
+        return decibels(fromGain: (sum / Double(samples.count)).squareRoot())
+    }
+}
+
+/// An `AudioEncoder` that keeps the interleaved frames in memory: a render straight into a test.
+final class CaptureEncoder: AudioEncoder {
+    let sampleRate: Int
+    let channelCount: Int
+    private(set) var samples: [Float] = []
+    private(set) var isFinished = false
+
+    init(sampleRate: Int, channelCount: Int, expectedFrames: Int = 0) {
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        samples.reserveCapacity(expectedFrames * channelCount)
+    }
+
+    func write(interleaved: UnsafePointer<Float>, frames: Int) throws {
+        precondition(!isFinished, "write after finish")
+        samples.append(contentsOf: UnsafeBufferPointer(start: interleaved, count: frames * channelCount))
+    }
+
+    func finish() throws { isFinished = true }
+
+    var audio: PCMAudio { PCMAudio(sampleRate: sampleRate, channelCount: channelCount, samples: samples) }
+}
+
+/// What a render into memory produced.
+struct MemoryRender {
+    var audio: PCMAudio
+    var summary: RenderSummary
+    var job: RenderJob
+}
+
+enum GoldenRender {
+    /// Overrides for a part of the timeline, optionally at another output rate.
+    static func overrides(start: Double? = nil, end: Double? = nil, sampleRate: Int? = nil,
+                          resampler: ResamplerQuality? = nil) -> RenderOverrides {
+        var o = RenderOverrides(sampleRate: sampleRate, resampler: resampler)
+        o.startSeconds = start
+        o.endSeconds = end
+        return o
+    }
+
+    /// Plans `presetPath` with `overrides` and renders its range with `Renderer` into memory.
+    static func toMemory(_ presetPath: String, overrides: RenderOverrides = RenderOverrides(),
+                         blockFrames: Int = 4096) throws -> MemoryRender {
+        let job = try RenderJob(presetPath: presetPath, overrides: overrides)
+        return try toMemory(job, blockFrames: blockFrames)
+    }
+
+    static func toMemory(_ job: RenderJob, range: Range<Int64>? = nil, blockFrames: Int = 4096) throws -> MemoryRender {
+        let range = range ?? job.range
+        let capture = CaptureEncoder(sampleRate: job.plan.sampleRate, channelCount: job.plan.channelCount,
+                                     expectedFrames: range.count)
+        let summary = try Renderer(plan: job.plan, blockFrames: blockFrames).render(to: capture, range: range)
+        precondition(capture.isFinished, "the renderer did not finish its encoder")
+        return MemoryRender(audio: capture.audio, summary: summary, job: job)
+    }
+}
