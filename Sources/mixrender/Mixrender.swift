@@ -10,6 +10,6 @@ struct Mixrender: ParsableCommand {
             mixrender validate presets/night.json            check a preset, render nothing
             mixrender info rain.ogg                          what a file is
             """,
-        subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self],
+        subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, WaveformCommand.self],
         defaultSubcommand: RenderCommand.self)
 }

@@ -25,6 +25,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: .hidden)
     var blockFrames = 4096
 
+    @Option(help: "Also write the mix's waveform, made during the render: .json, .dat, .png or .svg (defaults of `mixrender waveform`).")
+    var waveform: String?
+
     func validate() throws {
         guard blockFrames > 0 && blockFrames <= 1 << 20 else {
             throw CLIError("--block-frames must be between 1 and 1048576")
@@ -38,9 +41,17 @@ struct RenderCommand: ParsableCommand {
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               isEnabled: !quiet && (progress || isatty(STDERR_FILENO) == 1))
-        let result = try job.render(to: output, blockFrames: blockFrames) { bar.update($0) }
+        // A bad waveform path is found before rendering, too; the waveform is written after the audio.
+        let recorder = try waveform.map {
+            WaveformRecorder(plan: try WaveformPlan(output: $0, options: WaveformOptions(), sampleRate: job.plan.sampleRate,
+                                                    channelCount: job.plan.channelCount, frameCount: Int64(job.range.count)))
+        }
+        let result = try job.render(to: output, blockFrames: blockFrames, extraSinks: recorder.map { [$0] } ?? []) {
+            bar.update($0)
+        }
         bar.finish()
-        if !quiet { print(Report.summary(result)) }
+        let waveforms = try recorder?.writeOutputs() ?? []
+        if !quiet { print(([Report.summary(result)] + waveforms.map { "waveform  \($0)" }).joined(separator: "\n")) }
     }
 }
 

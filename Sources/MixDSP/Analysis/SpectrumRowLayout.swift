@@ -1,62 +1,66 @@
 /// How FFT bins map to the rows of a spectrogram: `rowCount` rows, log-spaced in frequency from
 /// `lowestHz` to Nyquist. Row r spans [e_r, e_(r+1)) with e_r = lowest * (nyquist / lowest)^(r / rows).
-/// A row's value is the sum of the bins whose centre frequency k * rate / N lies in it (the energy in
-/// the row, so pink noise reads the same in every row); a row that holds no bin centre (low rows are
-/// narrower than a bin) takes the value interpolated linearly between the two bins around its centre
-/// frequency sqrt(e_r e_(r+1)), times its width in bins.
+///
+/// The bin values are read as a density that is piecewise linear between bin centres (each bin's value
+/// spread over a triangle one bin wide on either side of its centre, area 1), and a row's value is the
+/// integral of that density over the row: Σ_k w_(r,k) v_k with w_(r,k) = H(b - k) - H(a - k), where
+/// [a, b) is the row in bins and H the triangle's cumulative area (H(x) = (x + 1)² / 2 on [-1, 0],
+/// 1 - (1 - x)² / 2 on [0, 1]). Rows wide in bins sum their bins (the energy in the row, so pink noise
+/// reads the same in every row); rows narrower than a bin (low frequencies) get their share of the
+/// density, smoothly, with no stripes; every bin's value is shared out exactly once over the rows.
 public final class SpectrumRowLayout {
     public let rowCount: Int
     public let binCount: Int
-    private let first: UnsafeMutablePointer<Int>
-    private let count: UnsafeMutablePointer<Int>
-    private let fraction: UnsafeMutablePointer<Float>
-    private let width: UnsafeMutablePointer<Float>
+    /// Row r uses weights [offsets[r], offsets[r + 1]).
+    private let offsets: UnsafeMutablePointer<Int>
+    private let bins: UnsafeMutablePointer<Int>
+    private let weights: UnsafeMutablePointer<Float>
 
-    /// `fftSize` N gives N / 2 + 1 bins, `binHz` = rate / N apart.
+    /// `fftSize` N gives N / 2 + 1 bins, rate / N Hz apart.
     public init(rowCount: Int, fftSize: Int, sampleRate: Int, lowestHz: Double) {
         precondition(rowCount > 0 && fftSize >= 2 && lowestHz > 0)
         self.rowCount = rowCount
         let half = fftSize / 2
         binCount = half + 1
-        first = .allocate(capacity: rowCount)
-        count = .allocate(capacity: rowCount)
-        fraction = .allocate(capacity: rowCount)
-        width = .allocate(capacity: rowCount)
         let binHz = Double(sampleRate) / Double(fftSize)
         let nyquist = Double(sampleRate) / 2
         let lowest = min(lowestHz, nyquist / 2)
         let ratio = nyquist / lowest
-        func edge(_ r: Int) -> Double { lowest * _pow(ratio, Double(r) / Double(rowCount)) }
-        for r in 0..<rowCount {
-            let lower = edge(r), upper = edge(r + 1)
-            // Bins k with lower <= k * binHz < upper; the last row also takes the Nyquist bin.
-            let a = Int((lower / binHz).rounded(.up))
-            let b = r == rowCount - 1 ? half + 1 : min(Int((upper / binHz).rounded(.up)), half + 1)
-            width[r] = Float((upper - lower) / binHz)
-            if b > a {
-                first[r] = a; count[r] = b - a; fraction[r] = 0
-            } else {
-                let position = min((lower * upper).squareRoot() / binHz, Double(half) - 1e-9)
-                let k = Int(position)
-                first[r] = k; count[r] = 0; fraction[r] = Float(position - Double(k))
-            }
+        func edge(_ r: Int) -> Double { lowest * _pow(ratio, Double(r) / Double(rowCount)) / binHz }
+        func cumulative(_ x: Double) -> Double {
+            if x <= -1 { return 0 }
+            if x <= 0 { return (x + 1) * (x + 1) / 2 }
+            if x <= 1 { return 1 - (1 - x) * (1 - x) / 2 }
+            return 1
         }
+        var rowOffsets = [0], rowBins: [Int] = [], rowWeights: [Float] = []
+        for r in 0..<rowCount {
+            let a = edge(r), b = edge(r + 1)
+            let first = max(Int(a.rounded(.down)) - 1, 0), last = min(Int(b.rounded(.up)) + 1, half)
+            if first <= last {
+                for k in first...last {
+                    let w = cumulative(b - Double(k)) - cumulative(a - Double(k))
+                    if w > 0 { rowBins.append(k); rowWeights.append(Float(w)) }
+                }
+            }
+            rowOffsets.append(rowBins.count)
+        }
+        offsets = .allocate(capacity: rowOffsets.count)
+        offsets.initialize(from: rowOffsets, count: rowOffsets.count)
+        bins = .allocate(capacity: max(rowBins.count, 1))
+        bins.initialize(from: rowBins, count: rowBins.count)
+        weights = .allocate(capacity: max(rowWeights.count, 1))
+        weights.initialize(from: rowWeights, count: rowWeights.count)
     }
 
-    deinit { first.deallocate(); count.deallocate(); fraction.deallocate(); width.deallocate() }
+    deinit { offsets.deallocate(); bins.deallocate(); weights.deallocate() }
 
-    /// rows[r] = scale * (Σ values[k] over row r's bins, or the interpolated value times the row's width in bins).
+    /// rows[r] = scale * Σ_k w_(r,k) values[k].
     public func reduce(_ values: UnsafePointer<Float>, scale: Float, into rows: UnsafeMutablePointer<Float>) {
         for r in 0..<rowCount {
-            let k = first[r], n = count[r]
-            if n > 0 {
-                var s: Float = 0
-                for i in k..<(k + n) { s += values[i] }
-                rows[r] = scale * s
-            } else {
-                let t = fraction[r]
-                rows[r] = scale * (values[k] * (1 - t) + values[k + 1] * t) * width[r]
-            }
+            var s: Float = 0
+            for i in offsets[r]..<offsets[r + 1] { s += weights[i] * values[bins[i]] }
+            rows[r] = scale * s
         }
     }
 }

@@ -1,0 +1,128 @@
+import Foundation
+import MixDSP
+
+/// Holds the columns of one zoom level for the writers, in fixed-size records of `Float`s:
+/// per channel min, max, RMS; then low, mid, high, centroid (Hz); then the spectrogram rows.
+///
+/// Records collect in a 256 KiB chunk; when it fills, it goes to an anonymous temporary file (created
+/// in the temporary folder and unlinked at once, so nothing is left behind even after a crash). Memory
+/// therefore stays flat however long the audio: an hour at 256 samples per pixel is about 20 MB on disk.
+/// Writers read the columns back in order with `forEach`, as often as they need.
+public final class WaveformColumnStore: WaveformColumnSink {
+    public let samplesPerPixel: Int
+    public let channelCount: Int
+    public let rowCount: Int
+    /// Floats per column.
+    public let recordSize: Int
+    /// Columns held.
+    public private(set) var count = 0
+    /// Frames covered: the sum of the columns' frame counts.
+    public private(set) var frameCount: Int64 = 0
+
+    private let chunkRecords: Int
+    private let chunk: UnsafeMutablePointer<Float>
+    private var chunkUsed = 0
+    private var spill: UnsafeMutablePointer<FILE>?
+    private var spilledRecords = 0
+
+    public init(samplesPerPixel: Int, channelCount: Int, rowCount: Int) {
+        self.samplesPerPixel = samplesPerPixel
+        self.channelCount = channelCount
+        self.rowCount = rowCount
+        recordSize = 3 * channelCount + 4 + rowCount
+        chunkRecords = max(1, 65536 / recordSize)
+        chunk = .allocate(capacity: chunkRecords * recordSize)
+    }
+
+    deinit {
+        chunk.deallocate()
+        if let spill { fclose(spill) }
+    }
+
+    public func append(_ column: WaveformColumn) throws {
+        precondition(column.channels.count == channelCount && column.spectrum.count == rowCount)
+        if chunkUsed == chunkRecords { try spillChunk() }
+        let r = chunk + chunkUsed * recordSize
+        for (c, levels) in column.channels.enumerated() {
+            r[3 * c] = levels.min; r[3 * c + 1] = levels.max; r[3 * c + 2] = levels.rms
+        }
+        let b = r + 3 * channelCount
+        b[0] = column.bands.low; b[1] = column.bands.mid; b[2] = column.bands.high; b[3] = column.bands.centroidHz
+        if rowCount > 0 { (b + 4).update(from: column.spectrum.baseAddress!, count: rowCount) }
+        chunkUsed += 1
+        count += 1
+        frameCount += Int64(column.frameCount)
+    }
+
+    /// Calls `body` with every column, in order.
+    public func forEach(_ body: (StoredColumn) throws -> Void) throws {
+        if let spill {
+            try flushChunk()
+            rewind(spill)
+            let reading = UnsafeMutablePointer<Float>.allocate(capacity: chunkRecords * recordSize)
+            defer { reading.deallocate() }
+            var left = spilledRecords
+            while left > 0 {
+                let n = min(left, chunkRecords)
+                guard fread(reading, MemoryLayout<Float>.size * recordSize, n, spill) == n else {
+                    throw WaveformError("cannot read back waveform columns: \(String(cString: strerror(errno))) (fread)")
+                }
+                for i in 0..<n { try body(StoredColumn(base: reading + i * recordSize, channelCount: channelCount, rowCount: rowCount)) }
+                left -= n
+            }
+            fseek(spill, 0, SEEK_END)
+        } else {
+            for i in 0..<chunkUsed {
+                try body(StoredColumn(base: chunk + i * recordSize, channelCount: channelCount, rowCount: rowCount))
+            }
+        }
+    }
+
+    /// One stored column, valid during the `forEach` call that passes it.
+    public struct StoredColumn {
+        let base: UnsafePointer<Float>
+        let channelCount: Int
+        let rowCount: Int
+
+        public func min(_ channel: Int) -> Float { base[3 * channel] }
+        public func max(_ channel: Int) -> Float { base[3 * channel + 1] }
+        public func rms(_ channel: Int) -> Float { base[3 * channel + 2] }
+        public var low: Float { base[3 * channelCount] }
+        public var mid: Float { base[3 * channelCount + 1] }
+        public var high: Float { base[3 * channelCount + 2] }
+        public var centroidHz: Float { base[3 * channelCount + 3] }
+        public var spectrum: UnsafeBufferPointer<Float> {
+            UnsafeBufferPointer(start: base + 3 * channelCount + 4, count: rowCount)
+        }
+    }
+
+    private func spillChunk() throws {
+        if spill == nil { spill = try Self.anonymousFile() }
+        try flushChunk()
+    }
+
+    private func flushChunk() throws {
+        guard let spill, chunkUsed > 0 else { return }
+        guard fwrite(chunk, MemoryLayout<Float>.size * recordSize, chunkUsed, spill) == chunkUsed else {
+            throw WaveformError("cannot store waveform columns in the temporary folder: \(String(cString: strerror(errno))) (fwrite)")
+        }
+        spilledRecords += chunkUsed
+        chunkUsed = 0
+    }
+
+    /// A temporary file in the temporary folder (`TMPDIR`), unlinked as soon as it is open (`mkstemp`).
+    private static func anonymousFile() throws -> UnsafeMutablePointer<FILE> {
+        let folder = FileManager.default.temporaryDirectory.path
+        var template = Array("\(folder)/mixrender-waveform-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw WaveformError("cannot create a temporary file in '\(folder)': \(String(cString: strerror(errno))) (mkstemp)")
+        }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        guard let file = fdopen(fd, "w+b") else {
+            close(fd)
+            throw WaveformError("cannot open a temporary file: \(String(cString: strerror(errno))) (fdopen)")
+        }
+        return file
+    }
+}

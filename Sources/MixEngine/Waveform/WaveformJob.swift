@@ -1,0 +1,68 @@
+import Foundation
+import MixDSP
+import MixIO
+
+/// `mixrender waveform`: decodes an audio file in blocks, analyses it in one streaming pass, and writes
+/// the requested file(s) or leaves a preview to print.
+///
+/// Everything that can be wrong with the request is found in `init`, before any audio is decoded: the
+/// output's extension and folder, the options, the input (missing, empty, not audio, no frames).
+public final class WaveformJob {
+    public let inputPath: String
+    public let outputPath: String?
+    public let info: AudioFileInfo
+    public let plan: WaveformPlan
+    private let reader: SoundFileReader
+
+    /// Frames decoded per `read` call.
+    public static let blockFrames = 16384
+
+    public init(inputPath: String, outputPath: String?, options: WaveformOptions, previewWidth: Int = 80) throws {
+        if let outputPath {
+            try WaveformPlan.checkOutput(outputPath, options: options)
+            if Self.isSameFile(outputPath, inputPath) {
+                throw WaveformError("cannot write '\(outputPath)': it is the input file")
+            }
+        } else if let problem = options.problem {
+            throw WaveformError(problem)
+        }
+        reader = try SoundFileReader(path: inputPath)
+        info = reader.info
+        guard info.frameCount > 0 else {
+            throw WaveformError("cannot read '\(inputPath)': the file holds no audio (0 frames)")
+        }
+        self.inputPath = inputPath
+        self.outputPath = outputPath
+        plan = try WaveformPlan(output: outputPath, options: options, sampleRate: info.sampleRate,
+                                channelCount: info.channelCount, frameCount: info.frameCount, previewWidth: previewWidth)
+    }
+
+    /// Decodes the whole file into a `WaveformRecorder`, then writes the plan's files (none for a
+    /// preview). `progress` is called after each block with the frames decoded so far.
+    public func run(progress: ((Int64) -> Void)? = nil) throws -> WaveformRecorder {
+        let recorder = WaveformRecorder(plan: plan)
+        let channels = info.channelCount
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: Self.blockFrames * channels)
+        defer { buffer.deallocate() }
+        var decoded: Int64 = 0
+        while true {
+            let n = try reader.read(into: buffer, frames: Self.blockFrames)
+            if n == 0 { break }
+            try recorder.write(interleaved: buffer, frames: n)
+            decoded += Int64(n)
+            progress?(decoded)
+        }
+        try recorder.finish()
+        guard decoded > 0 else {
+            throw WaveformError("cannot read '\(inputPath)': no audio could be decoded")
+        }
+        try recorder.writeOutputs()
+        return recorder
+    }
+
+    private static func isSameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+}

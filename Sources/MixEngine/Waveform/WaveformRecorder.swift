@@ -1,0 +1,110 @@
+import Foundation
+import MixDSP
+import MixIO
+
+/// Analyses audio as it streams past, for a `WaveformPlan`: an `AudioEncoder`, so a render can pass it
+/// as an extra sink and it sees exactly the frames written to the output file. Columns collect in one
+/// `WaveformColumnStore` per zoom level; `writeOutputs()` writes the plan's files after `finish()`.
+public final class WaveformRecorder: AudioEncoder {
+    public let plan: WaveformPlan
+    public let stores: [WaveformColumnStore]
+    private let analyzer: WaveformAnalyzer
+
+    public init(plan: WaveformPlan) {
+        self.plan = plan
+        let analysis = plan.analysis
+        stores = analysis.samplesPerPixel.map {
+            WaveformColumnStore(samplesPerPixel: $0, channelCount: analysis.outputChannelCount, rowCount: analysis.spectrumRows)
+        }
+        analyzer = WaveformAnalyzer(settings: analysis, fft: FFTWRealFFT(size: analysis.fftSize), sinks: stores)
+    }
+
+    public func write(interleaved: UnsafePointer<Float>, frames: Int) throws {
+        try analyzer.process(interleaved: interleaved, frames: frames)
+    }
+
+    public func finish() throws {
+        try analyzer.finish()
+    }
+
+    /// Whole-stream measurements (complete after `finish()`).
+    public var totals: WaveformTotals { analyzer.totals }
+
+    /// The vertical scale images and the preview use: the style's, or 1 / peak for `auto`.
+    public var amplitudeScale: Float {
+        if let scale = plan.options.style.amplitudeScale { return Float(scale) }
+        let peak = totals.peak
+        return peak > 0 ? 1 / peak : 1
+    }
+
+    /// The first zoom level fitted to the plan's width (or to its column count), for a preview.
+    public func pixels(width: Int? = nil) throws -> WaveformPixels {
+        let store = stores[0]
+        return try WaveformPixels.fit(store, width: width ?? plan.width ?? max(store.count, 1))
+    }
+
+    /// Writes every file of the plan (one per zoom level), each through a temporary file beside it
+    /// renamed into place when complete. If one fails, the files this call already wrote are removed
+    /// too, so a failure leaves no output. Returns the paths written.
+    @discardableResult
+    public func writeOutputs() throws -> [String] {
+        precondition(analyzer.isFinished, "finish() the analysis first")
+        guard let format = plan.format else { return [] }
+        if stores[0].count == 0 {
+            throw WaveformError("cannot write '\(plan.destinations[0])': the audio holds no frames")
+        }
+        var written: [String] = []
+        do {
+            for (store, destination) in zip(stores, plan.destinations) {
+                let output = try AtomicOutputFile(destination: destination)
+                do {
+                    try write(store, format: format, to: output.temporaryPath, displayPath: destination)
+                    try output.commit()
+                } catch {
+                    output.discard()
+                    throw error
+                }
+                written.append(destination)
+            }
+        } catch {
+            for path in written { unlink(path) }
+            throw error
+        }
+        return written
+    }
+
+    private func write(_ store: WaveformColumnStore, format: WaveformFormat, to path: String, displayPath: String) throws {
+        let options = plan.options, rate = plan.sampleRate
+        switch format {
+        case .json:
+            try WaveformJSONWriter.write(store, sampleRate: rate, bits: options.bits, analysis: plan.analysis,
+                                         to: path, displayPath: displayPath)
+        case .dat:
+            try WaveformDatWriter.write(store, sampleRate: rate, bits: options.bits, to: path, displayPath: displayPath)
+        case .png, .svg:
+            let width = min(plan.width ?? max(store.count, 1), WaveformOptions.maximumImageWidth)
+            let height = options.style.height
+            if options.style.isSpectrogram {
+                let rgba = try SpectrogramRasterizer.draw(store, width: width)
+                try writePNG(rgba, width: width, height: height, to: path, displayPath: displayPath)
+                return
+            }
+            let pixels = try WaveformPixels.fit(store, width: width)
+            if format == .svg {
+                try WaveformSVGWriter.write(pixels, style: options.style, height: height, scale: amplitudeScale,
+                                            to: path, displayPath: displayPath)
+            } else {
+                let rgba = WaveformRasterizer.draw(pixels, style: options.style, height: height, scale: amplitudeScale)
+                try writePNG(rgba, width: width, height: height, to: path, displayPath: displayPath)
+            }
+        }
+    }
+
+    private func writePNG(_ rgba: [UInt8], width: Int, height: Int, to path: String, displayPath: String) throws {
+        do {
+            try rgba.withUnsafeBufferPointer { try PNGWriter.write(rgba: $0.baseAddress!, width: width, height: height, to: path) }
+        } catch let error as AudioIOError {
+            throw WaveformError("cannot write '\(displayPath)': \(error.reason) (\(error.function))")
+        }
+    }
+}
