@@ -7,7 +7,7 @@ import Testing
 /// Checks on feature goldens beyond the sample comparison: what the render says about itself.
 @Suite struct FeatureTests {
     /// JSON goldens compared as numbers (`JSONNumbers`), relative to the package root.
-    static let jsonGoldens = ["golden/features/limiter.summary.json"]
+    static let jsonGoldens = ["golden/features/limiter.summary.json", "golden/features/everything.waveform.json"]
 
     /// Levels and times in the summary are deterministic; 0.001 (dB or s) only absorbs printing and libm.
     static let summaryTolerance = JSONNumbers.Tolerance(absolute: 1e-3, relative: 0)
@@ -104,5 +104,33 @@ enum MixrenderExecutable {
             folder = folder.deletingLastPathComponent()
         }
         return nil
+    }
+}
+
+/// The waveform JSON (`render --waveform x.json`: audiowaveform's format plus RMS and band levels) of a
+/// render, compared as numbers: the values are integers on the 16-bit scale, so one step either way
+/// plus 0.1 % (0.009 dB; a centroid of 2 kHz may move 2 Hz) absorbs rounding on another machine, while
+/// a level 0.5 dB off (5.6 %) fails.
+@Suite struct WaveformGoldenTests {
+    static let tolerance = JSONNumbers.Tolerance(absolute: 1, relative: 1e-3)
+
+    @Test func waveformOfARenderMatchesItsGolden() throws {
+        let folder = try GoldenPaths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let golden = GoldenCatalog.features.first { $0.name == "everything" }!
+        let job = try RenderJob(presetPath: golden.presetPath, overrides: golden.overrides)
+        let json = folder.appendingPathComponent("everything.json").path
+        let recorder = WaveformRecorder(plan: try WaveformPlan(output: json, options: WaveformOptions(),
+                                                               sampleRate: job.plan.sampleRate, channelCount: job.plan.channelCount,
+                                                               frameCount: Int64(job.range.count)))
+        _ = try job.render(to: folder.appendingPathComponent("everything.wav").path, extraSinks: [recorder])
+        #expect(try recorder.writeOutputs() == [json])
+        guard case .object(let actual) = try JSONNumbers.parse(contentsOf: json) else {
+            Issue.record("the waveform JSON is not an object")
+            return
+        }
+        #expect(actual["length"] == .number(Double((job.range.count + 255) / 256)), "256 frames a column")
+        try GoldenCheck.json("everything.waveform", actual: try Data(contentsOf: URL(fileURLWithPath: json)),
+                             goldenPath: GoldenPaths.golden("features/everything.waveform.json"), tolerance: Self.tolerance)
     }
 }

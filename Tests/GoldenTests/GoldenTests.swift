@@ -28,7 +28,8 @@ import Testing
         var found: [String] = []
         let enumerator = FileManager.default.enumerator(atPath: GoldenPaths.golden.path)
         while let file = enumerator?.nextObject() as? String {
-            if file.hasSuffix(".flac") || file.hasSuffix(".ogg") || file.hasSuffix(".wav") || file.hasSuffix(".summary.json") {
+            if file.hasSuffix(".flac") || file.hasSuffix(".ogg") || file.hasSuffix(".wav")
+                || file.hasSuffix(".summary.json") || file.hasSuffix(".waveform.json") {
                 found.append("golden/" + file)
             }
         }
