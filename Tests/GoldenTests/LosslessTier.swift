@@ -23,9 +23,12 @@ enum ExactTier {
 /// Renders are deterministic, so the only expected difference is the golden's 24-bit rounding:
 /// at most half a step, 2^-24 = 6e-8 (-144 dBFS), and an SNR of at least 100 dB for every FLAC golden
 /// here (a float WAV golden holds the render exactly). The max-difference threshold leaves a margin of
-/// 16x (24 dB) and the SNR threshold 10 dB for libm and compiler differences between machines,
-/// and are far below any audible change: a track 0.5 dB quieter changes samples by about 6 % of that
-/// track's level (-45 dBFS and worse here), an envelope point one 4096-frame block later by -60 dBFS or more.
+/// 16x (24 dB) and the SNR threshold 10 dB for libm and compiler differences between machines.
+/// Both are far below any audible change, yet every regression this suite was tried with fails at least
+/// one golden by 7x or more: a 0.5 dB quieter track changes samples by 6 % of that track (SNR 25 dB on a
+/// golden where it is alone); an envelope point one 4096-frame block later by about -100 dBFS on the
+/// presets' slow envelopes (the smallest margin: 7.1e-6 in night-envelope) and -19 dBFS on
+/// golden/features/envelope.json.
 enum LosslessTier {
     /// 2^-20 = 9.5e-7, -120.4 dBFS: eight steps of 24-bit audio.
     static let maxAbsDifference: Double = 1.0 / 1_048_576
