@@ -104,8 +104,8 @@ enum GoldenCatalog {
 
     /// Ogg Vorbis goldens: the whole path to a lossy file, compared with the spectral measure.
     static let lossy: [GoldenCase] = [
-        GoldenCase(name: "night-surf-ogg", preset: "presets/night.json", start: 66, end: 72, tier: .lossy,
-                   golden: "golden/presets/night-surf.ogg",
+        GoldenCase(name: "night-surf-vorbis", preset: "presets/night.json", start: 66, end: 72, tier: .lossy,
+                   golden: "golden/presets/night-surf-vorbis.ogg",
                    guards: "night.json at 48 kHz through the Vorbis encoder (quality 0.4), surf loop seam included"),
     ]
 

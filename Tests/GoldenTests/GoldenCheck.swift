@@ -21,16 +21,16 @@ enum GoldenCheck {
             // A FLAC golden too quiet for the SNR threshold fails `flacGoldensHaveHeadroomForTheSNRThreshold`.
             let check = LosslessTier.compare(actual: actual, golden: try PCMAudio.decode(path: goldenPath))
             fail("recorded golden '\(name)' at \(shown) (\(actual.frameCount) frames, \(actual.sampleRate) Hz, "
-                         + "\(actual.channelCount) ch; as stored: \(check)). A recording run always fails: "
-                         + "run again without \(GoldenPaths.recordVariable) to compare.", sourceLocation)
+                 + "\(actual.channelCount) ch; as stored: \(check)). A recording run always fails: "
+                 + "run again without \(GoldenPaths.recordVariable) to compare.", sourceLocation)
             return
         }
         guard FileManager.default.fileExists(atPath: goldenPath) else {
             let actualPath = try GoldenPaths.failureFile(name, "actual.wav")
             try actual.write(to: actualPath, format: .wav, sampleFormat: .float32)
             fail("no golden '\(name)' at \(shown); record it with \(GoldenPaths.recordVariable)=\(name) "
-                         + "swift test --filter GoldenTests (actual render: \(GoldenPaths.display(actualPath)))",
-                         sourceLocation)
+                 + "swift test --filter GoldenTests (actual render: \(GoldenPaths.display(actualPath)))",
+                 sourceLocation)
             return
         }
         let golden = try PCMAudio.decode(path: goldenPath)
@@ -67,7 +67,7 @@ enum GoldenCheck {
             try? FileManager.default.removeItem(atPath: goldenPath)
             try FileManager.default.copyItem(atPath: actualOgg, toPath: goldenPath)
             fail("recorded golden '\(name)' at \(shown). A recording run always fails: "
-                         + "run again without \(GoldenPaths.recordVariable) to compare.", sourceLocation)
+                 + "run again without \(GoldenPaths.recordVariable) to compare.", sourceLocation)
             return
         }
         let keepActual = {
@@ -79,8 +79,8 @@ enum GoldenCheck {
         guard FileManager.default.fileExists(atPath: goldenPath) else {
             let kept = try keepActual()
             fail("no golden '\(name)' at \(shown); record it with \(GoldenPaths.recordVariable)=\(name) "
-                         + "swift test --filter GoldenTests (actual render: \(GoldenPaths.display(kept)))",
-                         sourceLocation)
+                 + "swift test --filter GoldenTests (actual render: \(GoldenPaths.display(kept)))",
+                 sourceLocation)
             return
         }
         let actual = try PCMAudio.decode(path: actualOgg)
@@ -120,14 +120,14 @@ enum GoldenCheck {
         if GoldenPaths.isRecording(name) {
             try data.write(to: URL(fileURLWithPath: goldenPath))
             fail("recorded golden '\(name)' at \(shown). A recording run always fails: "
-                         + "run again without \(GoldenPaths.recordVariable) to compare.", sourceLocation)
+                 + "run again without \(GoldenPaths.recordVariable) to compare.", sourceLocation)
             return
         }
         let actualPath = try GoldenPaths.failureFile(name, "actual.json")
         guard FileManager.default.fileExists(atPath: goldenPath) else {
             try data.write(to: URL(fileURLWithPath: actualPath))
             fail("no golden '\(name)' at \(shown); record it with \(GoldenPaths.recordVariable)=\(name) "
-                         + "(actual: \(GoldenPaths.display(actualPath)))", sourceLocation)
+                 + "(actual: \(GoldenPaths.display(actualPath)))", sourceLocation)
             return
         }
         let problems = JSONNumbers.differences(actual: try JSONNumbers.parse(data),
@@ -138,9 +138,9 @@ enum GoldenCheck {
         try (problems.joined(separator: "\n") + "\n").write(toFile: diffPath, atomically: true, encoding: .utf8)
         let shownProblems = problems.prefix(5).joined(separator: "; ") + (problems.count > 5 ? "; ..." : "")
         fail(("golden '\(name)' (\(shown)) differs beyond \(tolerance) in \(problems.count) "
-                             + "place(s): \(shownProblems). Actual: \(GoldenPaths.display(actualPath)); "
-                             + "differences: \(GoldenPaths.display(diffPath)). If intended, re-record with "
-                             + "\(GoldenPaths.recordVariable)=\(name)."), sourceLocation)
+                 + "place(s): \(shownProblems). Actual: \(GoldenPaths.display(actualPath)); "
+                 + "differences: \(GoldenPaths.display(diffPath)). If intended, re-record with "
+                 + "\(GoldenPaths.recordVariable)=\(name)."), sourceLocation)
     }
 
     /// Records a failure of the calling test.

@@ -52,7 +52,8 @@ enum GoldenPaths {
     /// Removes what an earlier failing run left for `name`.
     static func clearFailures(_ name: String) {
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: failures.path) else { return }
-        for file in files where file.hasPrefix(name + ".") {
+        // Only `<name>.actual.*` and `<name>.diff.*`: `everything.waveform.actual.json` is not `everything`'s.
+        for file in files where file.hasPrefix(name + ".actual.") || file.hasPrefix(name + ".diff.") {
             try? FileManager.default.removeItem(at: failures.appendingPathComponent(file))
         }
     }
