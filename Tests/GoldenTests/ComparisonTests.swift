@@ -117,7 +117,6 @@ import Testing
         try a.write(to: p2, format: .oggVorbis, vorbisQuality: 0.5)
         let d = SpectralTier.compare(actual: try PCMAudio.decode(path: p2), golden: try PCMAudio.decode(path: p1))
         #expect(d.isWithinThresholds, "\(d)")
-        print("Vorbis 0.5 vs 0.4 on white noise: \(d)")
     }
 
     // MARK: JSON

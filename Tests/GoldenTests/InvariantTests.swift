@@ -133,6 +133,5 @@ import Testing
         #expect(partial.audio.frameCount == range.count)
         let d = LosslessTier.compare(actual: partial.audio, golden: full.audio.frames(range))
         #expect(d.maxAbs <= 1e-4 && d.snrDb >= 80, "partial [\(start), \(end)) vs the full render: \(d)")
-        print("partial [\(start), \(end)) with the limiter: \(d)")
     }
 }
