@@ -12,22 +12,27 @@ public struct GainStack: Sendable {
     /// Renders the product for frames `[position, position + count)` into `gains`, using `scratch`
     /// (at least `count` floats) for the second and later envelopes. Returns the gain instead when it
     /// is the same for the whole block, and leaves `gains` undefined in that case.
+    ///
+    /// Every frame's gain is ((constant * e1) * e2) * ... in this order, whether an envelope happens
+    /// to be constant over the block or not, so the result does not depend on where blocks begin.
     public func render(into gains: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>,
                        count: Int, at position: Int64) -> Float? {
         var k = constant
         var isFilled = false
         for envelope in envelopes {
-            if let c = envelope.render(into: isFilled ? scratch : gains, count: count, at: position) {
+            let c = envelope.render(into: isFilled ? scratch : gains, count: count, at: position)
+            switch (c, isFilled) {
+            case (let c?, false):
                 k *= c
-            } else if isFilled {
-                Kernels.multiply(gains, by: scratch, count: count)
-            } else {
+            case (let c?, true):
+                Kernels.scale(gains, by: c, count: count)
+            case (nil, false):
+                Kernels.scale(gains, by: k, count: count)       // k * e[i] (multiplication commutes)
                 isFilled = true
+            case (nil, true):
+                Kernels.multiply(gains, by: scratch, count: count)
             }
-            if k == 0 { return 0 }
         }
-        if !isFilled { return k }
-        Kernels.scale(gains, by: k, count: count)
-        return nil
+        return isFilled ? nil : k
     }
 }

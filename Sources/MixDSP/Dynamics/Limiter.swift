@@ -29,7 +29,11 @@ public final class Limiter {
     private var averageIndex = 0
     private var averageSum: Double
 
-    // Statistics since creation.
+    /// The input frames (counted from the first frame processed) whose statistics count; the gain
+    /// statistics follow the output, `latency` frames later. Everything, unless narrowed.
+    public var statisticsWindow: Range<Int64> = 0..<Int64.max
+
+    // Statistics over `statisticsWindow`.
     /// Largest sample seen at the input, before limiting.
     public private(set) var inputPeak: Float = 0
     /// Smallest gain applied (1 = the limiter never acted).
@@ -70,7 +74,7 @@ public final class Limiter {
             // Needed gain of the incoming frame.
             var peak: Float = 0
             for c in 0..<channelCount { peak = max(peak, abs(block.channel(c)[offset + i])) }
-            inputPeak = max(inputPeak, peak)
+            if statisticsWindow.contains(frame) { inputPeak = max(inputPeak, peak) }
             let need: Float = peak > ceiling ? ceiling / peak : 1
 
             // Sliding minimum over the last `window` frames.
@@ -89,7 +93,9 @@ public final class Limiter {
             averageRing[averageIndex] = released
             averageIndex = (averageIndex + 1) % window
             let g = Float(min(1, averageSum / Double(window)))
-            if g < 1 { limitedFrames += 1; minimumGain = min(minimumGain, g) }
+            if g < 1 && statisticsWindow.contains(frame - Int64(latency)) {
+                limitedFrames += 1; minimumGain = min(minimumGain, g)
+            }
 
             // Output the delayed frame.
             for c in 0..<channelCount {

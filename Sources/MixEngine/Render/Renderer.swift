@@ -89,6 +89,8 @@ public final class Renderer {
         var sumOfSquares: Double = 0
         let end = range.upperBound + latency
         var position: Int64 = max(0, range.lowerBound - warmUpFrames)
+        // The summary speaks of the range only, not of the warm-up before it.
+        limiter.statisticsWindow = (range.lowerBound - position)..<(range.upperBound - position)
 
         do {
             while position < end {
