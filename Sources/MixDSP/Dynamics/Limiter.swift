@@ -38,10 +38,14 @@ public final class Limiter {
     public private(set) var inputPeak: Float = 0
     /// Smallest gain applied (1 = the limiter never acted).
     public private(set) var minimumGain: Float = 1
-    /// Frames the limiter turned down.
+    /// Frames the limiter turned down by more than 0.01 dB (the release approaches unity only
+    /// asymptotically, so a strict `g < 1` would count seconds of inaudible recovery).
     public private(set) var limitedFrames: Int64 = 0
     /// Samples the final safety clamp had to touch (expected 0).
     public private(set) var clampedSamples: Int64 = 0
+
+    /// -0.01 dB: below this gain a frame counts as limited.
+    static let audibleGain: Float = 0.998849
 
     public init(channelCount: Int, sampleRate: Int, ceilingDb: Double, lookaheadMs: Double, releaseMs: Double) {
         self.channelCount = channelCount
@@ -94,7 +98,8 @@ public final class Limiter {
             averageIndex = (averageIndex + 1) % window
             let g = Float(min(1, averageSum / Double(window)))
             if g < 1 && statisticsWindow.contains(frame - Int64(latency)) {
-                limitedFrames += 1; minimumGain = min(minimumGain, g)
+                minimumGain = min(minimumGain, g)
+                if g < Limiter.audibleGain { limitedFrames += 1 }
             }
 
             // Output the delayed frame.
