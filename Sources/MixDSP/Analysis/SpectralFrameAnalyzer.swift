@@ -79,16 +79,9 @@ public final class SpectralFrameAnalyzer {
         let half = fftSize / 2
         AnalysisKernels.multiply(input, by: window, count: fftSize)
         fft.forward(input, real: real, imaginary: imaginary)
-        var magnitude: Float = 0, weighted: Float = 0
-        for k in 0...half {
-            let p = real[k] * real[k] + imaginary[k] * imaginary[k]
-            power[k] = p
-            let m = p.squareRoot()
-            magnitude += m
-            weighted += Float(k) * m
-        }
-        magnitudeSum = magnitude
-        weightedFrequencySum = weighted * binHz
+        let sums = AnalysisKernels.powerSpectrum(real: real, imaginary: imaginary, into: power, count: half + 1)
+        magnitudeSum = sums.magnitudeSum
+        weightedFrequencySum = sums.binWeightedSum * binHz
         lowPower = bandPower(0, midFirstBin)
         midPower = bandPower(midFirstBin, highFirstBin)
         highPower = bandPower(highFirstBin, half + 1)
@@ -99,9 +92,7 @@ public final class SpectralFrameAnalyzer {
     private func bandPower(_ a: Int, _ b: Int) -> Float {
         guard b > a else { return 0 }
         let half = fftSize / 2
-        var s: Float = 0
-        for k in a..<b { s += power[k] }
-        s *= 2
+        var s = 2 * AnalysisKernels.sum(power + a, count: b - a)
         if a == 0 { s -= power[0] }
         if b == half + 1 { s -= power[half] }
         return s * powerScale

@@ -18,6 +18,8 @@ public final class WaveformColumnStore: WaveformColumnSink {
     public private(set) var count = 0
     /// Frames covered: the sum of the columns' frame counts.
     public private(set) var frameCount: Int64 = 0
+    /// The largest |min| or |max| of any column and channel: the peak of what is drawn.
+    public private(set) var peak: Float = 0
 
     private let chunkRecords: Int
     private let chunk: UnsafeMutablePointer<Float>
@@ -45,6 +47,7 @@ public final class WaveformColumnStore: WaveformColumnSink {
         let r = chunk + chunkUsed * recordSize
         for (c, levels) in column.channels.enumerated() {
             r[3 * c] = levels.min; r[3 * c + 1] = levels.max; r[3 * c + 2] = levels.rms
+            peak = max(peak, levels.peak)
         }
         let b = r + 3 * channelCount
         b[0] = column.bands.low; b[1] = column.bands.mid; b[2] = column.bands.high; b[3] = column.bands.centroidHz

@@ -37,19 +37,19 @@ public final class WaveformJob {
                                 channelCount: info.channelCount, frameCount: info.frameCount, previewWidth: previewWidth)
     }
 
-    /// Decodes the whole file into a `WaveformRecorder`, then writes the plan's files (none for a
-    /// preview). `progress` is called after each block with the frames decoded so far.
+    /// Decodes the whole file into a `WaveformRecorder` (decoding on a second thread, a few blocks ahead),
+    /// then writes the plan's files (none for a preview). `progress` is called after each block with
+    /// the frames analysed so far. Call once.
     public func run(progress: ((Int64) -> Void)? = nil) throws -> WaveformRecorder {
         let recorder = WaveformRecorder(plan: plan)
-        let channels = info.channelCount
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: Self.blockFrames * channels)
-        defer { buffer.deallocate() }
+        // Decoding runs a few blocks ahead on its own thread; the analysis here only waits for it.
+        let blocks = ReadAheadDecoder(reader, blockFrames: Self.blockFrames)
+        defer { blocks.cancel() }
         var decoded: Int64 = 0
-        while true {
-            let n = try reader.read(into: buffer, frames: Self.blockFrames)
-            if n == 0 { break }
-            try recorder.write(interleaved: buffer, frames: n)
-            decoded += Int64(n)
+        while let block = try blocks.next() {
+            try recorder.write(interleaved: block.samples, frames: block.frames)
+            blocks.release()
+            decoded += Int64(block.frames)
             progress?(decoded)
         }
         try recorder.finish()

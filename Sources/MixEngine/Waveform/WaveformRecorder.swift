@@ -30,10 +30,11 @@ public final class WaveformRecorder: AudioEncoder {
     /// Whole-stream measurements (complete after `finish()`).
     public var totals: WaveformTotals { analyzer.totals }
 
-    /// The vertical scale images and the preview use: the style's, or 1 / peak for `auto`.
+    /// The vertical scale images and the preview use: the style's, or for `auto` 1 / the peak of what
+    /// is drawn (the mono mix, or the loudest channel when channels are split).
     public var amplitudeScale: Float {
         if let scale = plan.options.style.amplitudeScale { return Float(scale) }
-        let peak = totals.peak
+        let peak = stores[0].peak
         return peak > 0 ? 1 / peak : 1
     }
 
