@@ -28,6 +28,9 @@ public final class Limiter {
     private let averageRing: UnsafeMutablePointer<Double>
     private var averageIndex = 0
     private var averageSum: Double
+    // Frames in a row (up to a window) after which the held gain was 1 and `released` did not move:
+    // once a whole window long, the ring holds `released` only and the sliding minimum only 1s.
+    private var settledFrames: Int
 
     /// The input frames (counted from the first frame processed) whose statistics count; the gain
     /// statistics follow the output, `latency` frames later. Everything, unless narrowed.
@@ -60,6 +63,7 @@ public final class Limiter {
         averageRing = .allocate(capacity: window)
         averageRing.initialize(repeating: 1, count: window)
         averageSum = Double(window)
+        settledFrames = window
     }
 
     deinit {
@@ -72,6 +76,7 @@ public final class Limiter {
     /// Limits `count` frames of `block` starting at `offset`, in place. The output is the input
     /// delayed by `latency` frames (the first `latency` frames out are the silence it started with).
     public func process(_ block: AudioBlock, offset: Int = 0, count: Int) {
+        if count > 0 && passThrough(block, offset: offset, count: count) { return }
         let window = latency + 1
         let capacity = window + 1
         for i in 0..<count {
@@ -81,21 +86,36 @@ public final class Limiter {
             if statisticsWindow.contains(frame) { inputPeak = max(inputPeak, peak) }
             let need: Float = peak > ceiling ? ceiling / peak : 1
 
-            // Sliding minimum over the last `window` frames.
-            while dequeCount > 0 && dequeValues[(dequeHead + dequeCount - 1) % capacity] >= need { dequeCount -= 1 }
-            dequeValues[(dequeHead + dequeCount) % capacity] = need
-            dequeFrames[(dequeHead + dequeCount) % capacity] = frame
+            // Sliding minimum over the last `window` frames. (Ring indices wrap by comparison: head and
+            // count are below `capacity`, so one subtraction does what `%` did, without a division.)
+            while dequeCount > 0 {
+                var back = dequeHead + dequeCount - 1
+                if back >= capacity { back -= capacity }
+                guard dequeValues[back] >= need else { break }
+                dequeCount -= 1
+            }
+            var slot = dequeHead + dequeCount
+            if slot >= capacity { slot -= capacity }
+            dequeValues[slot] = need
+            dequeFrames[slot] = frame
             dequeCount += 1
-            if dequeFrames[dequeHead] <= frame - Int64(window) { dequeHead = (dequeHead + 1) % capacity; dequeCount -= 1 }
+            if dequeFrames[dequeHead] <= frame - Int64(window) {
+                dequeHead += 1
+                if dequeHead == capacity { dequeHead = 0 }
+                dequeCount -= 1
+            }
             let held = Double(dequeValues[dequeHead])
 
             // Falls at once, recovers with the release time constant.
+            let previous = released
             released = held < released ? held : released + (held - released) * releaseCoefficient
+            settledFrames = held == 1 && released == previous ? min(settledFrames + 1, window) : 0
 
             // Moving average over the window.
             averageSum += released - averageRing[averageIndex]
             averageRing[averageIndex] = released
-            averageIndex = (averageIndex + 1) % window
+            averageIndex += 1
+            if averageIndex == window { averageIndex = 0 }
             let g = Float(min(1, averageSum / Double(window)))
             if g < 1 && statisticsWindow.contains(frame - Int64(latency)) {
                 minimumGain = min(minimumGain, g)
@@ -112,8 +132,64 @@ public final class Limiter {
                 if y > ceiling { y = ceiling; clampedSamples += 1 } else if y < -ceiling { y = -ceiling; clampedSamples += 1 }
                 ch[offset + i] = y
             }
-            delayIndex = (delayIndex + 1) % latency
+            delayIndex += 1
+            if delayIndex == latency { delayIndex = 0 }
             frame += 1
         }
+    }
+
+    /// The idle fast path. While the limiter is settled (for a whole window the held gain was 1 and the
+    /// release did not move, so the average's ring holds one value and the sliding minimum only 1s) and
+    /// no frame of the block needs limiting, every step of the loop above leaves the gain state as it
+    /// was, the gain it applies is the same for every frame, and here that gain is exactly 1: the block
+    /// only passes through the delay line. Does that and returns true, with the state and statistics
+    /// the loop would have left, bit for bit; returns false, changing nothing, otherwise.
+    private func passThrough(_ block: AudioBlock, offset: Int, count: Int) -> Bool {
+        let window = latency + 1
+        guard settledFrames >= window,
+              released + (1 - released) * releaseCoefficient == released,
+              Float(min(1, averageSum / Double(window))) == 1 else { return false }
+        // Needs: every frame's is 1 unless its peak is above the ceiling (NaN samples are ignored, as above).
+        var peak: Float = 0
+        for c in 0..<channelCount { peak = max(peak, Kernels.peak(block.channel(c).baseAddress! + offset, count: count)) }
+        if peak > ceiling { return false }
+
+        let end = frame + Int64(count)
+        if statisticsWindow.lowerBound <= frame && end <= statisticsWindow.upperBound {
+            inputPeak = max(inputPeak, peak)
+        } else {
+            let first = max(frame, statisticsWindow.lowerBound), last = min(end, statisticsWindow.upperBound)
+            if first < last {
+                for c in 0..<channelCount {
+                    let p = block.channel(c).baseAddress! + offset + Int(first - frame)
+                    inputPeak = max(inputPeak, Kernels.peak(p, count: Int(last - first)))
+                }
+            }
+        }
+        // Output the frame from `latency` ago, keep the new one: swap the block with the ring, run by run.
+        for c in 0..<channelCount {
+            let samples = block.channel(c).baseAddress! + offset
+            let line = delay.channel(c).baseAddress!
+            var i = 0, d = delayIndex
+            while i < count {
+                let run = min(count - i, latency - d)
+                for k in 0..<run {
+                    let x = samples[i + k]
+                    samples[i + k] = line[d + k]
+                    line[d + k] = x
+                }
+                i += run; d += run
+                if d == latency { d = 0 }
+            }
+        }
+        delayIndex = (delayIndex + count) % latency
+        // What the loop leaves: the sliding minimum holds the newest frame alone (at 1, in the head's
+        // slot); the ring entries it overwrote equalled `released`, so the sum did not move.
+        dequeValues[dequeHead] = 1
+        dequeFrames[dequeHead] = end - 1
+        dequeCount = 1
+        averageIndex = (averageIndex + count) % window
+        frame = end
+        return true
     }
 }

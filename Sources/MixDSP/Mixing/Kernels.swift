@@ -61,11 +61,81 @@ public enum Kernels {
         }
     }
 
-    /// max |src[i]|
+    /// dst[i] += term_1(i) + term_2(i) + ... + term_n(i), added one after another in the order given, where
+    /// term(i) = (scale * gains[i]) * source[i], or scale * source[i] for a term without gains.
+    ///
+    /// These are the operations, in the order and with the rounding, of calling `addProduct` (or
+    /// `addScaled`) once per term, so the result is bit-identical; but `dst` is read and written once
+    /// instead of once per term, and the sum stays in registers. Leave out terms whose scale is 0
+    /// (`addProduct` and `addScaled` skip them). Explicit `SIMD8<Float>`: two SSE or one AVX register.
+    @inlinable
+    public static func mix(_ terms: UnsafeBufferPointer<MixTerm>, into dst: UnsafeMutablePointer<Float>, count: Int) {
+        guard let base = terms.baseAddress else { return }
+        // At most 8 terms per pass: 16 or more input streams at once defeat the hardware prefetchers
+        // (measured: 16 tracks in one pass ran at half the speed of two passes of 8).
+        var start = 0
+        while start < terms.count {
+            let n = min(8, terms.count - start)
+            mixPass(base + start, n, into: dst, count: count)
+            start += n
+        }
+    }
+
+    @inlinable
+    static func mixPass(_ first: UnsafePointer<MixTerm>, _ n: Int, into dst: UnsafeMutablePointer<Float>, count: Int) {
+        typealias V = SIMD8<Float>
+        let width = V.scalarCount
+        var i = 0
+        // Two vectors per step: enough independent work to hide the latency of the adds.
+        while i + 2 * width <= count {
+            var a = UnsafeRawPointer(dst + i).loadUnaligned(as: V.self)
+            var b = UnsafeRawPointer(dst + i + width).loadUnaligned(as: V.self)
+            for t in 0..<n {
+                let term = first[t]
+                let s = UnsafeRawPointer(term.source + i)
+                if let gains = term.gains {
+                    let g = UnsafeRawPointer(gains + i)
+                    a += (term.scale * g.loadUnaligned(as: V.self)) * s.loadUnaligned(as: V.self)
+                    b += (term.scale * g.loadUnaligned(fromByteOffset: width * 4, as: V.self))
+                        * s.loadUnaligned(fromByteOffset: width * 4, as: V.self)
+                } else {
+                    a += term.scale * s.loadUnaligned(as: V.self)
+                    b += term.scale * s.loadUnaligned(fromByteOffset: width * 4, as: V.self)
+                }
+            }
+            UnsafeMutableRawPointer(dst + i).storeBytes(of: a, as: V.self)
+            UnsafeMutableRawPointer(dst + i + width).storeBytes(of: b, as: V.self)
+            i += 2 * width
+        }
+        while i < count {
+            var x = dst[i]
+            for t in 0..<n {
+                let term = first[t]
+                if let gains = term.gains { x += (term.scale * gains[i]) * term.source[i] } else { x += term.scale * term.source[i] }
+            }
+            dst[i] = x
+            i += 1
+        }
+    }
+
+    /// max |src[i]|, ignoring NaNs.
+    ///
+    /// Eight running maxima, then the largest of them: the maximum does not depend on the order, so
+    /// this is the value of the plain loop `m = max(m, abs(x))` (which the compiler does not vectorise).
     @inlinable
     public static func peak(_ src: UnsafePointer<Float>, count: Int) -> Float {
-        var m: Float = 0
-        for i in 0..<count { m = Swift.max(m, Swift.abs(src[i])) }
+        typealias V = SIMD8<Float>
+        let magnitude = SIMD8<UInt32>(repeating: 0x7FFF_FFFF)
+        var lanes = V()
+        var i = 0
+        while i + V.scalarCount <= count {
+            let x = UnsafeRawPointer(src + i).loadUnaligned(as: V.self)
+            let a = unsafeBitCast(unsafeBitCast(x, to: SIMD8<UInt32>.self) & magnitude, to: V.self)   // |x|
+            lanes.replace(with: a, where: lanes .< a)                   // a NaN compares false: ignored
+            i += V.scalarCount
+        }
+        var m = lanes.max()
+        while i < count { m = Swift.max(m, Swift.abs(src[i])); i += 1 }
         return m
     }
 
@@ -107,5 +177,19 @@ public enum Kernels {
             let d = block.channel(c).baseAddress! + offset
             for i in 0..<count { d[i] = src[i * n + c] }
         }
+    }
+}
+
+/// One input of `Kernels.mix`: a source, a constant scale and, optionally, a per-sample gain.
+@frozen
+public struct MixTerm {
+    public var source: UnsafePointer<Float>
+    /// Per-sample gains, or nil for a constant gain (`scale` alone).
+    public var gains: UnsafePointer<Float>?
+    public var scale: Float
+
+    @inlinable
+    public init(source: UnsafePointer<Float>, gains: UnsafePointer<Float>?, scale: Float) {
+        self.source = source; self.gains = gains; self.scale = scale
     }
 }

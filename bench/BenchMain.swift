@@ -1,0 +1,79 @@
+import Foundation
+import Glibc
+
+/// Runs the chosen sections in order and prints the report.
+enum BenchMain {
+    static func main(_ arguments: [String]) {
+        let options: BenchOptions
+        do { options = try BenchOptions.parse(arguments) } catch let error as UsageError {
+            if let message = error.message { fputs("bench: \(message)\n\(BenchOptions.usage)\n", stderr); exit(2) }
+            print(BenchOptions.usage); exit(0)
+        } catch { fatalError("\(error)") }
+
+        AllocationCounter.install()
+        let runs = options.runs ?? (options.isQuick ? 3 : 7)
+        var report = BenchReport(date: today(), mode: options.isQuick ? "quick" : "full", machine: .current(),
+                                 build: buildDescription())
+        let progress = Progress(isEnabled: !options.isJSON || isatty(2) != 0)
+        do {
+            for section in options.sections.sorted() {
+                progress.say("running \(section.rawValue) ...")
+                switch section {
+                case .mix:
+                    let timing = Timing(runs: runs, runSeconds: options.isQuick ? 0.01 : 0.05)
+                    let (result, ratio) = MixBench(timing: timing, isQuick: options.isQuick).run()
+                    report.sections.append(result)
+                    if let ratio { report.targets.append(Targets.mixing(ratio)) }
+                case .kernels:
+                    let timing = Timing(runs: runs, runSeconds: options.isQuick ? 0.005 : 0.03)
+                    report.sections.append(contentsOf: KernelBench(timing: timing).run())
+                case .resampler:
+                    report.sections.append(try ResamplerBench(runs: runs, isQuick: options.isQuick).run())
+                case .pipeline:
+                    let bench = PipelineBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 2 : 3),
+                                              seconds: options.nightSeconds ?? (options.isQuick ? 60 : 1800), progress: progress)
+                    let (sections, target) = try bench.run()
+                    report.sections.append(contentsOf: sections)
+                    if let target { report.targets.append(target) }
+                }
+            }
+        } catch {
+            fputs("bench: \(error)\n", stderr)
+            exit(1)
+        }
+        report.machine.loadAverageAtEnd = MachineInfo.loadAverage()
+        print(options.isJSON ? report.json() : report.table(), terminator: options.isJSON ? "\n" : "")
+    }
+
+    static func today() -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        return f.string(from: Date())
+    }
+
+    static func buildDescription() -> String {
+        var s = "release"
+        #if DEBUG
+        s = "DEBUG (numbers meaningless: use -c release)"
+        #endif
+        #if compiler(>=6.3)
+        s += ", Swift >= 6.3"
+        #endif
+        s += ", generic x86-64 target (SSE2; no -target-cpu), allocation counter "
+        s += AllocationCounter.isActive ? "active" : "INACTIVE"
+        return s
+    }
+}
+
+/// Progress messages on standard error.
+final class Progress {
+    let isEnabled: Bool
+    private let clock = ContinuousClock()
+    private let start: ContinuousClock.Instant
+    init(isEnabled: Bool) { self.isEnabled = isEnabled; start = clock.now }
+    func say(_ message: String) {
+        guard isEnabled else { return }
+        fputs("[\(fixed((clock.now - start).seconds, 1)) s] \(message)\n", stderr)
+    }
+}

@@ -1,0 +1,69 @@
+/// Command-line options of `bench`.
+struct BenchOptions {
+    /// A smoke run small enough for CI: fewer runs, smaller buffers, a 1-minute night mix.
+    var isQuick = false
+    /// Print JSON instead of the table.
+    var isJSON = false
+    /// Sections to run (all by default).
+    var sections: Set<BenchSection> = Set(BenchSection.allCases)
+    /// Counted runs per figure (after the warm-up); nil = the mode's default.
+    var runs: Int?
+    /// Length of the night mix in seconds; nil = 1800 (60 with --quick).
+    var nightSeconds: Double?
+
+    static let usage = """
+        usage: bench [--quick] [--json] [--only SECTION[,SECTION...]] [--runs N] [--night-seconds S]
+
+          --quick           smoke run for CI: a few seconds in all
+          --json            print the results as JSON instead of a table
+          --only            run some sections: \(BenchSection.allCases.map(\.rawValue).joined(separator: ", "))
+          --runs N          counted runs per figure, after one warm-up (default 7, or 3 with --quick;
+                            the night mix renders 3 times, or 2 with --quick)
+          --night-seconds S length of the night mix (default 1800, or 60 with --quick)
+        """
+
+    static func parse(_ arguments: [String]) throws -> BenchOptions {
+        var options = BenchOptions()
+        var rest = arguments[...]
+        func value(_ flag: String) throws -> String {
+            guard let v = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+            return v
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--quick": options.isQuick = true
+            case "--json": options.isJSON = true
+            case "--only":
+                var chosen = Set<BenchSection>()
+                for name in try value(argument).split(separator: ",") {
+                    guard let section = BenchSection(rawValue: String(name)) else {
+                        throw UsageError(message: "--only: unknown section '\(name)'")
+                    }
+                    chosen.insert(section)
+                }
+                options.sections = chosen
+            case "--runs":
+                guard let n = Int(try value(argument)), n >= 1 else { throw UsageError(message: "--runs needs a whole number >= 1") }
+                options.runs = n
+            case "--night-seconds":
+                guard let s = Double(try value(argument)), s >= 1 else { throw UsageError(message: "--night-seconds needs a number >= 1") }
+                options.nightSeconds = s
+            case "-h", "--help": throw UsageError(message: nil)
+            default: throw UsageError(message: "unknown argument '\(argument)'")
+            }
+        }
+        return options
+    }
+}
+
+enum BenchSection: String, CaseIterable, Comparable {
+    case mix, kernels, resampler, pipeline
+    static func < (a: BenchSection, b: BenchSection) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+struct UsageError: Error {
+    /// nil: just print the usage.
+    var message: String?
+}

@@ -1,0 +1,171 @@
+import Dispatch
+import Foundation
+import MixDSP
+import MixEngine
+import MixIO
+
+/// The reference night-mix workload, made in code: six looped sources at mixed rates, written once as
+/// Ogg Vorbis files into a temporary folder, mixed with per-track gains and linear master fades.
+///
+/// Like the peers' workload (../shared/peers: six stereo Vorbis q4 loops at 44.1, 48 and 22.05 kHz,
+/// gains -3 -6 -9 -12 -4 -8 dB, 20 s linear fade-in, 120 s linear fade-out, 48 kHz stereo out), except
+/// that the loops have unequal, non-commensurate lengths (47 ... 71 s, primes), so the mix never
+/// repeats and nothing can be mixed once and reused.
+struct NightMix {
+    struct Source {
+        var name: String
+        var sampleRate: Int
+        var seconds: Double
+        var gainDb: Double
+        var description: String
+    }
+
+    static let sources: [Source] = [
+        Source(name: "rain", sampleRate: 44_100, seconds: 47, gainDb: -3, description: "pink noise, 400 Hz-9 kHz"),
+        Source(name: "wind", sampleRate: 44_100, seconds: 53, gainDb: -6, description: "brown noise, 0.1 Hz swell"),
+        Source(name: "crickets", sampleRate: 44_100, seconds: 59, gainDb: -9, description: "4400/4450 Hz sines, chirping"),
+        Source(name: "surf", sampleRate: 48_000, seconds: 61, gainDb: -12, description: "white noise, 400-1000 Hz, 0.15 Hz swell"),
+        Source(name: "drone", sampleRate: 48_000, seconds: 67, gainDb: -4, description: "55/55.25 Hz sines"),
+        Source(name: "rumble", sampleRate: 22_050, seconds: 71, gainDb: -8, description: "brown noise below 150 Hz"),
+    ]
+
+    let folder: String
+    let sources: [Source]
+    let paths: [String]
+
+    /// Generates the six loops (a tenth of the length with `isQuick`) and writes them as Ogg Vorbis q4
+    /// (libsndfile quality 0.4) into `folder`, in parallel.
+    static func make(in folder: String, isQuick: Bool) throws -> NightMix {
+        let chosen = sources.map { s -> Source in var s = s; if isQuick { s.seconds /= 10 }; return s }
+        let paths = chosen.map { "\(folder)/\($0.name)_\($0.sampleRate / 1000)k.ogg" }
+        let failures = UnsafeMutableBufferPointer<Error?>.allocate(capacity: chosen.count)
+        failures.initialize(repeating: nil)
+        defer { failures.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: chosen.count) { k in
+            do { try write(chosen[k], index: k, to: paths[k]) } catch { failures[k] = error }
+        }
+        if let failure = failures.compactMap({ $0 }).first { throw failure }
+        return NightMix(folder: folder, sources: chosen, paths: paths)
+    }
+
+    /// The preset: every source looped with a hard seam (resampled circularly), its gain, master fades.
+    func preset(seconds: Double) -> Preset {
+        let tracks = zip(sources, paths).map { source, path -> TrackSpec in
+            var track = TrackSpec(name: source.name, source: .file(path: path))
+            track.gainDb = source.gainDb
+            track.loop = LoopSpec(crossfade: FadeSpec(seconds: 0, curve: .linear))
+            return track
+        }
+        var preset = Preset(name: "bench night mix", durationSeconds: seconds, tracks: tracks)
+        preset.output.sampleRate = 48_000
+        preset.output.channelCount = 2
+        preset.output.quality = 0.4
+        preset.output.sampleFormat = .pcm16
+        preset.master.fadeIn = FadeSpec(seconds: min(20, seconds / 4), curve: .linear)
+        preset.master.fadeOut = FadeSpec(seconds: min(120, seconds / 3), curve: .linear)
+        return preset
+    }
+
+    func plan(seconds: Double) throws -> RenderPlan {
+        try Planner(presetFile: "bench night mix").plan(preset(seconds: seconds))
+    }
+
+    /// Frames of 48 kHz stereo float the resampled loops hold in memory, in MiB.
+    var loopMemoryMiB: Double {
+        sources.reduce(0) { $0 + $1.seconds * 48_000 * 2 * 4 } / 1_048_576
+    }
+
+    // MARK: - Signals
+
+    private static func write(_ source: Source, index: Int, to path: String) throws {
+        let rate = source.sampleRate
+        let frames = Int(source.seconds * Double(rate))
+        let audio = AudioBlock(channelCount: 2, capacity: frames)
+        let seed = UInt64(1000 + index)
+        let time = { (i: Int) in Double(i) / Double(rate) }
+        switch source.name {
+        case "rain":
+            try NoiseGenerator(color: .pink, seed: seed, channelCount: 2).render(into: audio, offset: 0, count: frames, at: 0)
+            filter(audio, frames, rate, highpass: 400, lowpass: 9000, gain: 2)
+        case "wind":
+            try NoiseGenerator(color: .brown, seed: seed, channelCount: 2).render(into: audio, offset: 0, count: frames, at: 0)
+            filter(audio, frames, rate, highpass: 40, lowpass: 1200, gain: 1)
+            modulate(audio, frames) { i in Float(0.7 + 0.3 * sin(2 * Double.pi * 0.1 * time(i))) }
+        case "crickets":
+            for c in 0..<2 {
+                let f = c == 0 ? 4400.0 : 4450.0
+                let p = audio.channel(c)
+                for i in 0..<frames {
+                    let t = time(i)
+                    let chirp = max(0, sin(2 * Double.pi * 20 * t)) * (0.5 + 0.5 * sin(2 * Double.pi * 0.5 * t))
+                    p[i] = Float(0.2 * chirp * sin(2 * Double.pi * f * t))
+                }
+            }
+        case "surf":
+            try NoiseGenerator(color: .white, seed: seed, channelCount: 2).render(into: audio, offset: 0, count: frames, at: 0)
+            filter(audio, frames, rate, highpass: 400, lowpass: 1000, gain: 3)
+            modulate(audio, frames) { i in Float(0.6 + 0.4 * sin(2 * Double.pi * 0.15 * time(i))) }
+        case "drone":
+            for c in 0..<2 {
+                let f = c == 0 ? 55.0 : 55.25
+                let p = audio.channel(c)
+                for i in 0..<frames { p[i] = Float(0.3 * sin(2 * Double.pi * f * time(i))) }
+            }
+        default:
+            try NoiseGenerator(color: .brown, seed: seed, channelCount: 2).render(into: audio, offset: 0, count: frames, at: 0)
+            filter(audio, frames, rate, highpass: 25, lowpass: 150, gain: 2)
+        }
+        let writer = try SoundFileWriter(path: path, settings: OutputSettings(
+            format: .oggVorbis, sampleRate: rate, channelCount: 2, vorbisQuality: 0.4, title: source.name))
+        let chunk = 4096
+        let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: 2 * chunk)
+        defer { interleaved.deallocate() }
+        var done = 0
+        while done < frames {
+            let n = min(chunk, frames - done)
+            Kernels.interleave(audio, offset: done, count: n, into: interleaved)
+            try writer.write(interleaved: interleaved, frames: n)
+            done += n
+        }
+        try writer.finish()
+    }
+
+    /// One-pole high-pass then low-pass, and a gain.
+    private static func filter(_ audio: AudioBlock, _ frames: Int, _ rate: Int, highpass: Double, lowpass: Double, gain: Float) {
+        let a = Float(exp(-2 * Double.pi * highpass / Double(rate)))
+        let b = Float(1 - exp(-2 * Double.pi * lowpass / Double(rate)))
+        for c in 0..<2 {
+            let p = audio.channel(c)
+            var lowIn: Float = 0, high: Float = 0, previous: Float = 0
+            for i in 0..<frames {
+                let x = p[i]
+                high = a * (high + x - previous); previous = x
+                lowIn += b * (high - lowIn)
+                p[i] = gain * lowIn
+            }
+        }
+    }
+
+    private static func modulate(_ audio: AudioBlock, _ frames: Int, _ gain: (Int) -> Float) {
+        for i in 0..<frames {
+            let g = gain(i)
+            audio.channel(0)[i] *= g; audio.channel(1)[i] *= g
+        }
+    }
+}
+
+/// A folder under /tmp, removed when the value is dropped.
+final class TemporaryFolder {
+    let path: String
+    init() throws {
+        var template = Array("/tmp/mixrender-bench-XXXXXX".utf8CString)
+        guard let p = mkdtemp(&template) else { throw BenchError(message: "cannot create a temporary folder in /tmp") }
+        path = String(cString: p)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

@@ -1,0 +1,198 @@
+import Foundation
+
+/// How a figure is stored (in `unit`) and shown in the table.
+enum FigureFormat: String, Encodable {
+    case framesPerSecond      // stored in frames/s, shown in millions
+    case nanoseconds
+    case ratio                // a plain ratio, e.g. 0.83
+    case fraction             // stored 0...1, shown as a percentage
+    case seconds
+    case realtime             // x realtime
+    case count
+    case mebibytes
+    case gigabytesPerSecond
+
+    var unit: String {
+        switch self {
+        case .framesPerSecond: return "frames/s"
+        case .nanoseconds: return "ns"
+        case .ratio: return "ratio"
+        case .fraction: return "fraction"
+        case .seconds: return "s"
+        case .realtime: return "x realtime"
+        case .count: return "count"
+        case .mebibytes: return "MiB"
+        case .gigabytesPerSecond: return "GB/s"
+        }
+    }
+
+    func text(_ x: Double) -> String {
+        switch self {
+        case .framesPerSecond: return fixed(x / 1e6, x >= 1e8 ? 0 : 1)
+        case .nanoseconds: return fixed(x, x >= 100 ? 0 : x >= 10 ? 1 : 2)
+        case .ratio: return fixed(x, 2)
+        case .fraction: return fixed(100 * x, 1) + "%"
+        case .seconds: return fixed(x, x >= 10 ? 1 : 2)
+        case .realtime: return fixed(x, x >= 100 ? 0 : 1) + "x"
+        case .count: return x == x.rounded() ? String(Int(x)) : fixed(x, 2)
+        case .mebibytes: return fixed(x, 0)
+        case .gigabytesPerSecond: return fixed(x, 1)
+        }
+    }
+}
+
+func fixed(_ x: Double, _ decimals: Int) -> String {
+    guard x.isFinite else { return "\(x)" }
+    return String(format: "%.\(decimals)f", x)
+}
+
+struct Figure: Encodable {
+    var unit: String
+    var median: Double
+    var min: Double
+    var max: Double
+    var q1: Double
+    var q3: Double
+    var runs: Int
+    init(_ spread: Spread, _ format: FigureFormat) {
+        unit = format.unit
+        median = spread.median; min = spread.min; max = spread.max; q1 = spread.q1; q3 = spread.q3; runs = spread.runs
+    }
+}
+
+struct Column {
+    var key: String
+    var title: String
+    var format: FigureFormat
+}
+
+struct Row: Encodable {
+    var labels: [String: String]
+    var figures: [String: Figure]
+}
+
+struct Section: Encodable {
+    var id: String
+    var title: String
+    /// Label columns, in order.
+    var labelKeys: [String]
+    var rows: [Row] = []
+    var notes: [String] = []
+    /// Figure columns, in order (for the table; JSON carries each figure's unit).
+    var columns: [Column]
+
+    enum CodingKeys: String, CodingKey { case id, title, rows, notes }
+
+    init(id: String, title: String, labels: [String], columns: [Column]) {
+        self.id = id; self.title = title; self.labelKeys = labels; self.columns = columns
+    }
+
+    mutating func add(_ labels: [String], _ figures: [String: Spread]) {
+        var row = Row(labels: [:], figures: [:])
+        for (k, v) in zip(labelKeys, labels) { row.labels[k] = v }
+        for column in columns { if let s = figures[column.key] { row.figures[column.key] = Figure(s, column.format) } }
+        rows.append(row)
+    }
+}
+
+struct Target: Encodable {
+    var name: String
+    /// What is compared, and how.
+    var definition: String
+    var value: Figure
+    var threshold: Double
+    /// "atLeast" or "below"
+    var comparison: String
+    var isMet: Bool
+    /// What bounds the figure when the target is missed (or what it rests on).
+    var note: String
+}
+
+struct MachineInfo: Encodable {
+    var cpu: String
+    var cores: Int
+    var memoryGiB: Double
+    var loadAverageAtStart: String
+    var loadAverageAtEnd: String = ""
+
+    static func current() -> MachineInfo {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last!.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+        let meminfo = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? ""
+        let kib = meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }
+            .flatMap { Double($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        return MachineInfo(cpu: model, cores: ProcessInfo.processInfo.activeProcessorCount,
+                           memoryGiB: (kib / 1_048_576 * 10).rounded() / 10, loadAverageAtStart: loadAverage())
+    }
+
+    static func loadAverage() -> String {
+        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "")
+            .split(separator: " ").prefix(3).joined(separator: " ")
+    }
+}
+
+struct BenchReport: Encodable {
+    var date: String
+    var mode: String
+    var machine: MachineInfo
+    var build: String
+    var sections: [Section] = []
+    var targets: [Target] = []
+
+    func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+    }
+
+    func table() -> String {
+        var out = "mixrender bench, \(date), \(mode) mode\n"
+        out += "machine: \(machine.cpu), \(machine.cores) cores, \(fixed(machine.memoryGiB, 1)) GiB; "
+        out += "load average \(machine.loadAverageAtStart) at start, \(machine.loadAverageAtEnd) at end\n"
+        out += "build: \(build)\n"
+        out += "Figures: median [min-max] of the counted runs after a warm-up; ratios come from runs made in alternation.\n"
+        for section in sections { out += "\n" + render(section) }
+        if !targets.isEmpty {
+            out += "\n== Targets ==\n"
+            for t in targets {
+                let op = t.comparison == "atLeast" ? ">=" : "<"
+                let isPercent = t.definition.contains("share")
+                let show: (Double) -> String = { isPercent ? fixed(100 * $0, 1) + "%" : fixed($0, 2) }
+                out += "\(t.isMet ? "MET   " : "MISSED") \(t.name): \(show(t.value.median)) [\(show(t.value.min))-\(show(t.value.max))]"
+                out += " (target \(op) \(show(t.threshold)))\n"
+                out += "       \(t.definition)\n       \(t.note)\n"
+            }
+        }
+        return out
+    }
+
+    private func render(_ section: Section) -> String {
+        var header = section.labelKeys + section.columns.map(\.title)
+        var lines: [[String]] = []
+        for row in section.rows {
+            var cells = section.labelKeys.map { row.labels[$0] ?? "" }
+            for column in section.columns {
+                guard let f = row.figures[column.key] else { cells.append("-"); continue }
+                var cell = column.format.text(f.median)
+                if f.runs > 1 { cell += " [\(column.format.text(f.min))-\(column.format.text(f.max))]" }
+                cells.append(cell)
+            }
+            lines.append(cells)
+        }
+        if header.isEmpty { header = [""] }
+        var widths = header.map(\.count)
+        for cells in lines { for (k, c) in cells.enumerated() { widths[k] = max(widths[k], c.count) } }
+        let labelCount = section.labelKeys.count
+        func format(_ cells: [String]) -> String {
+            cells.enumerated().map { k, c in
+                let pad = String(repeating: " ", count: widths[k] - c.count)
+                return k < labelCount ? c + pad : pad + c
+            }.joined(separator: "  ")
+        }
+        var out = "== \(section.title) ==\n" + format(header) + "\n"
+        for cells in lines { out += format(cells) + "\n" }
+        for note in section.notes { out += "  * " + note + "\n" }
+        return out
+    }
+}

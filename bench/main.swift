@@ -1,0 +1,4 @@
+// `swift run -c release bench [--quick] [--json]`: see BenchOptions.usage and the README's Performance section.
+import Glibc
+
+BenchMain.main(Array(CommandLine.arguments.dropFirst()))
