@@ -8,11 +8,12 @@ struct WaveformCommand: ParsableCommand {
         commandName: "waveform",
         abstract: "Export or draw an audio file's waveform (.json, .dat, .png, .svg), or preview it in the terminal.",
         discussion: """
-            mixrender waveform rain.ogg                      preview in the terminal, and a summary
-            mixrender waveform rain.ogg -o rain.json         audiowaveform JSON (peaks.js, wavesurfer) + RMS and bands
-            mixrender waveform rain.ogg -o rain.dat --bits 8 --zoom 256,1024   one file per zoom level
-            mixrender waveform rain.ogg -o rain.png --width 1800 --height 280 --colors bands
+            mixrender waveform rain.ogg                    a preview and a summary
+            mixrender waveform rain.ogg -o rain.json       peaks for web and app players
+            mixrender waveform rain.ogg -o rain.dat --zoom 256,1024 --bits 8
+            mixrender waveform rain.ogg -o rain.png --width 1800 --colors bands
             mixrender waveform rain.ogg -o rain.png --spectrogram
+            See docs/waveform.md for the formats and formulas.
             """)
 
     @Argument(help: "The audio file (WAV, AIFF, FLAC, Ogg Vorbis, Opus, MP3).")

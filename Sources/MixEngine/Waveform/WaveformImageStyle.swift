@@ -1,0 +1,32 @@
+/// How a waveform image is drawn.
+public struct WaveformImageStyle: Sendable, Equatable {
+    public enum ColorMode: String, Sendable, CaseIterable {
+        /// One colour for peaks, a lighter one for RMS.
+        case solid
+        /// Each column coloured by its band levels (see `WaveformColor.bands`).
+        case bands
+    }
+
+    /// Image height in pixels (each channel gets an equal lane when channels are split).
+    public var height: Int = 240
+    public var colorMode: ColorMode = .solid
+    /// Peaks colour (solid mode).
+    public var color = WaveformColor(red: 0x2f, green: 0x6f, blue: 0xb5)
+    /// RMS colour; by default the peaks colour mixed 40 % towards white.
+    public var rmsColor: WaveformColor?
+    /// Background; by default white, or near-black in bands mode (DJ software's look).
+    public var background: WaveformColor?
+    /// Vertical gain: a sample of value v is drawn at v * scale of the lane's half height (clipped).
+    /// nil scales the file's peak to the full height.
+    public var amplitudeScale: Double? = 1
+    /// Draw a spectrogram instead of a waveform (PNG only).
+    public var isSpectrogram = false
+
+    public init() {}
+
+    public var resolvedBackground: WaveformColor {
+        background ?? (colorMode == .bands ? WaveformColor(red: 0x12, green: 0x12, blue: 0x16) : .white)
+    }
+
+    public var resolvedRMSColor: WaveformColor { rmsColor ?? color.mixed(with: .white, 0.4) }
+}
