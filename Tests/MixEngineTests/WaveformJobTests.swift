@@ -90,7 +90,7 @@ import Testing
         case .tooWideImage:
             output = scratch.path("wide.png")
             options.resolution = .samplesPerPixel([1])
-            expected = "cannot write '\(output!)': 48000 columns at 1 samples per pixel make an image wider than 32768 pixels; use --width"
+            expected = "cannot write '\(output!)': 48000 columns at 1 sample per pixel make an image wider than 32768 pixels; use --width"
         case .tooManyPixelsPerSecond:
             options.resolution = .pixelsPerSecond([50_000])
             expected = "--pixels-per-second 50000 is more than the sample rate (48000 Hz)"

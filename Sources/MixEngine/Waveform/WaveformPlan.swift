@@ -97,7 +97,8 @@ public struct WaveformPlan: Sendable {
             for spp in levels {
                 let columns = (frameCount + Int64(spp) - 1) / Int64(spp)
                 if columns > Int64(WaveformOptions.maximumImageWidth) {
-                    throw WaveformError("cannot write '\(output!)': \(columns) columns at \(spp) samples per pixel "
+                    let unit = spp == 1 ? "sample" : "samples"
+                    throw WaveformError("cannot write '\(output!)': \(columns) columns at \(spp) \(unit) per pixel "
                                         + "make an image wider than \(WaveformOptions.maximumImageWidth) pixels; use --width")
                 }
             }
