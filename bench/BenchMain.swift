@@ -4,6 +4,12 @@ import Glibc
 /// Runs the chosen sections in order and prints the report.
 enum BenchMain {
     static func main(_ arguments: [String]) {
+        if arguments.first == "--render-child" {
+            AllocationCounter.install()
+            guard let request = RenderChild.Request(Array(arguments.dropFirst())) else { fputs("bench: bad --render-child arguments\n", stderr); exit(2) }
+            do { try RenderChild.run(request) } catch { fputs("bench: render child: \(error)\n", stderr); exit(1) }
+            return
+        }
         let options: BenchOptions
         do { options = try BenchOptions.parse(arguments) } catch let error as UsageError {
             if let message = error.message { fputs("bench: \(message)\n\(BenchOptions.usage)\n", stderr); exit(2) }

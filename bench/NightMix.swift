@@ -37,15 +37,25 @@ struct NightMix {
     /// (libsndfile quality 0.4) into `folder`, in parallel.
     static func make(in folder: String, isQuick: Bool) throws -> NightMix {
         let chosen = sources.map { s -> Source in var s = s; if isQuick { s.seconds /= 10 }; return s }
-        let paths = chosen.map { "\(folder)/\($0.name)_\($0.sampleRate / 1000)k.ogg" }
+        let paths = chosen.map { path(for: $0, in: folder) }
         let failures = UnsafeMutableBufferPointer<Error?>.allocate(capacity: chosen.count)
         failures.initialize(repeating: nil)
-        defer { failures.deallocate() }
+        defer { _ = failures.deinitialize(); failures.deallocate() }
         DispatchQueue.concurrentPerform(iterations: chosen.count) { k in
             do { try write(chosen[k], index: k, to: paths[k]) } catch { failures[k] = error }
         }
         if let failure = failures.compactMap({ $0 }).first { throw failure }
         return NightMix(folder: folder, sources: chosen, paths: paths)
+    }
+
+    /// The loops `make` wrote into `folder` earlier (for a render in a child process).
+    static func existing(in folder: String, isQuick: Bool) -> NightMix {
+        let chosen = sources.map { s -> Source in var s = s; if isQuick { s.seconds /= 10 }; return s }
+        return NightMix(folder: folder, sources: chosen, paths: chosen.map { path(for: $0, in: folder) })
+    }
+
+    private static func path(for source: Source, in folder: String) -> String {
+        "\(folder)/\(source.name)_\(source.sampleRate / 1000)k.ogg"
     }
 
     /// The preset: every source looped with a hard seam (resampled circularly), its gain, master fades.

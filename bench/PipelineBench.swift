@@ -5,77 +5,39 @@ import MixIO
 
 /// The whole pipeline on the night mix: plan, prepare (decode and resample the loops once), the block
 /// loop (sources, mix, limiter) and the encoder on its own thread; rendered to Ogg Vorbis, to 16-bit WAV
-/// and to a null encoder, in alternation. Also counts allocations per block and measures peak RSS.
+/// and to a null encoder, in alternation, each render in a fresh child process. Also counts
+/// allocations per block and measures each render's peak RSS.
 struct PipelineBench {
     let isQuick: Bool
     let runs: Int
     let seconds: Double
     let progress: Progress
 
-    enum Output: String, CaseIterable {
-        case ogg = "Ogg Vorbis q4", wav = "WAV 16-bit", null = "null encoder"
-    }
-
-    struct RunResult {
-        var wall: Double
-        var timings: RenderTimings
-        var summary: RenderSummary
-        var blocks: Int
-        var renderAllocations: Int
-        var encoderAllocations: Int
-        var maxRenderAllocationsInABlock: Int
-        var peakMiB: Double
-    }
 
     func run() throws -> ([Section], Target?) {
         let folder = try TemporaryFolder()
         progress.say("pipeline: writing the six Ogg Vorbis loops into \(folder.path) ...")
-        let madeIn = try Timing.seconds { _ = try NightMix.make(in: folder.path, isQuick: isQuick) }
-        let mix = try NightMix.make(in: folder.path, isQuick: isQuick)
-        let plan = try mix.plan(seconds: seconds)
-        let warmUpPlan = try mix.plan(seconds: min(seconds, isQuick ? 10 : 30))
-
-        AllocationCounter.watchCurrentThread()
-        for output in Output.allCases {
-            progress.say("pipeline: warm-up render, \(output.rawValue), \(fixed(warmUpPlan.durationSeconds, 0)) s")
-            _ = try render(warmUpPlan, to: output, in: folder.path)
+        var made: NightMix?
+        let madeIn = try Timing.seconds { made = try NightMix.make(in: folder.path, isQuick: isQuick) }
+        let mix = made!
+        let outputs = RenderChild.Output.allCases
+        func request(_ output: RenderChild.Output, seconds: Double) -> RenderChild.Request {
+            RenderChild.Request(output: output, folder: folder.path, seconds: seconds, isQuick: isQuick)
         }
-        var results: [Output: [RunResult]] = [:]
+        for output in outputs {
+            let warmUp = min(seconds, isQuick ? 10 : 30)
+            progress.say("pipeline: warm-up render, \(output.title), \(fixed(warmUp, 0)) s")
+            _ = try RenderChild.spawn(request(output, seconds: warmUp))
+        }
+        var results: [RenderChild.Output: [RenderChild.Result]] = [:]
         for round in 0..<runs {
-            for output in Output.allCases {
-                progress.say("pipeline: run \(round + 1)/\(runs), \(output.rawValue), \(fixed(seconds, 0)) s of audio")
-                results[output, default: []].append(try render(plan, to: output, in: folder.path))
+            for output in outputs {
+                progress.say("pipeline: run \(round + 1)/\(runs), \(output.title), \(fixed(seconds, 0)) s of audio")
+                results[output, default: []].append(try RenderChild.spawn(request(output, seconds: seconds)))
             }
         }
         let components = try componentTimes(mix)
         return (sections(mix: mix, results: results, components: components, madeIn: madeIn), target(results[.ogg]!))
-    }
-
-    // MARK: - One render
-
-    private func render(_ plan: RenderPlan, to output: Output, in folder: String) throws -> RunResult {
-        let encoder: AudioEncoder
-        switch output {
-        case .ogg:
-            encoder = try SoundFileWriter(path: "\(folder)/night.ogg", settings: OutputSettings(
-                format: .oggVorbis, sampleRate: plan.sampleRate, channelCount: plan.channelCount, vorbisQuality: 0.4))
-        case .wav:
-            encoder = try SoundFileWriter(path: "\(folder)/night.wav", settings: OutputSettings(
-                format: .wav, sampleRate: plan.sampleRate, channelCount: plan.channelCount, sampleFormat: .pcm16))
-        case .null:
-            encoder = NullEncoder()
-        }
-        let probe = AllocationProbe()
-        ProcessMemory.resetPeak()
-        let renderer = Renderer(plan: plan)
-        var summary: RenderSummary?
-        let wall = try Timing.seconds {
-            summary = try renderer.render(to: encoder, progress: { _ in probe.tick() })
-        }
-        let peak = ProcessMemory.peakMiB
-        return RunResult(wall: wall, timings: summary!.timings, summary: summary!, blocks: max(0, probe.calls - 1),
-                         renderAllocations: probe.renderAllocations, encoderAllocations: probe.otherAllocations,
-                         maxRenderAllocationsInABlock: probe.maxInABlock, peakMiB: peak)
     }
 
     // MARK: - Components measured alone
@@ -133,15 +95,17 @@ struct PipelineBench {
 
     // MARK: - Report
 
-    private func sections(mix: NightMix, results: [Output: [RunResult]], components: Components, madeIn: Double) -> [Section] {
+    private func sections(mix: NightMix, results: [RenderChild.Output: [RenderChild.Result]],
+                          components: Components, madeIn: Double) -> [Section] {
         var time = Section(
-            id: "pipeline", title: "Whole pipeline: night mix, \(fixed(seconds / 60, 1)) min of 48 kHz stereo",
+            id: "pipeline", title: "Whole pipeline: night mix, \(fixed(seconds / 60, 1)) min of 48 kHz stereo, one process per render",
             labels: ["output"],
             columns: [Column(key: "wall", title: "wall s", format: .seconds),
                       Column(key: "realtime", title: "x realtime", format: .realtime),
                       Column(key: "prepare", title: "prepare", format: .fraction),
                       Column(key: "sources", title: "sources", format: .fraction),
                       Column(key: "mix", title: "mix", format: .fraction),
+                      Column(key: "write", title: "write/wait", format: .fraction),
                       Column(key: "encode", title: "encode", format: .fraction),
                       Column(key: "outsideEncoder", title: "outside encoder", format: .fraction)])
         var memory = Section(
@@ -149,19 +113,20 @@ struct PipelineBench {
             labels: ["output"],
             columns: [Column(key: "allocationsPerBlock", title: "allocs/block (render loop)", format: .count),
                       Column(key: "maxAllocationsInABlock", title: "max in one block", format: .count),
-                      Column(key: "encoderAllocationsPerBlock", title: "allocs/block (encoder thread)", format: .count),
+                      Column(key: "encoderAllocationsPerBlock", title: "allocs/block (other threads)", format: .count),
                       Column(key: "blocks", title: "blocks counted", format: .count),
                       Column(key: "peakMiB", title: "peak RSS MiB", format: .mebibytes)])
-        for output in Output.allCases {
+        for output in RenderChild.Output.allCases {
             let r = results[output]!
-            let share = { (f: (RunResult) -> Double) in Spread(r.map { f($0) / $0.timings.wall }) }
-            time.add([output.rawValue], [
-                "wall": Spread(r.map(\.timings.wall)),
-                "realtime": Spread(r.map { seconds / $0.timings.wall }),
-                "prepare": share(\.timings.prepare), "sources": share(\.timings.sources), "mix": share(\.timings.mix),
-                "encode": share(\.timings.encode), "outsideEncoder": share { $0.timings.wall - $0.timings.encode },
+            let share = { (f: (RenderChild.Result) -> Double) in Spread(r.map { f($0) / $0.wall }) }
+            let labels = [output.title]
+            time.add(labels, [
+                "wall": Spread(r.map(\.wall)),
+                "realtime": Spread(r.map { seconds / $0.wall }),
+                "prepare": share(\.prepare), "sources": share(\.sources), "mix": share(\.mix), "write": share(\.write),
+                "encode": share(\.encode), "outsideEncoder": share { $0.wall - $0.encode },
             ])
-            memory.add([output.rawValue], [
+            memory.add(labels, [
                 "allocationsPerBlock": Spread(r.map { Double($0.renderAllocations) / Double(max($0.blocks, 1)) }),
                 "maxAllocationsInABlock": Spread(exactly: Double(r.map(\.maxRenderAllocationsInABlock).max()!)),
                 "encoderAllocationsPerBlock": Spread(r.map { Double($0.encoderAllocations) / Double(max($0.blocks, 1)) }),
@@ -169,74 +134,50 @@ struct PipelineBench {
                 "peakMiB": Spread(r.map(\.peakMiB)),
             ])
         }
-        let summary = results[.ogg]![0].summary
+        let first = results[.ogg]![0]
         let list = mix.sources.map { "\($0.name) \(fixed(Double($0.sampleRate) / 1000, 2)) kHz \(fixed($0.seconds, 1)) s \(fixed($0.gainDb, 0)) dB" }
         time.notes = [
             "workload: " + list.joined(separator: ", ") + "; all stereo Ogg Vorbis q4 written by the bench (\(fixed(madeIn, 1)) s), "
                 + "looped with hard seams (resampled once, circularly, medium quality); master fades linear "
                 + "\(fixed(min(20, seconds / 4), 0)) s in, \(fixed(min(120, seconds / 3), 0)) s out; "
-                + "mix peak \(fixed(summary.mixPeakDb, 1)) dBFS, limiter (ceiling -1 dBFS) reduced \(fixed(summary.maxGainReductionDb, 2)) dB "
-                + "for \(fixed(summary.limitedSeconds, 2)) s.",
+                + "mix peak \(fixed(first.mixPeakDb, 1)) dBFS, limiter (ceiling -1 dBFS) reduced \(fixed(first.maxGainReductionDb, 2)) dB "
+                + "for \(fixed(first.limitedSeconds, 2)) s.",
             "shares are of the render's wall time (RenderTimings): prepare = decode + resample the loops once (both cores); "
-                + "sources = loops copied into the block; mix = gains, fades, sums, limiter, meters (render thread); "
-                + "encode = inside the encoder (its own thread, overlapping sources and mix). outside encoder = 1 - encode / wall.",
-            "runs alternate Ogg, WAV, null; one short warm-up render of each first.",
+                + "sources = loops copied into the block; mix = gains, fades, sums, limiter, meters; write/wait = handing blocks "
+                + "to the encoder thread, waiting when its queue is full (all on the render thread); encode = inside the encoder "
+                + "(its own thread, overlapping the rest). outside encoder = 1 - encode / wall.",
+            "runs alternate the rows, each render in a fresh process; one short warm-up render of each output first.",
         ]
         let decodeRT = components.decodedAudioSeconds / components.decodeSeconds
         let resampleRT = components.resampledAudioSeconds / components.resampleSeconds
-        let oggPrepare = Spread(results[.ogg]!.map(\.timings.prepare)).median
+        let oggPrepare = Spread(results[.ogg]!.map(\.prepare)).median
         time.notes.append("prepare, taken apart (each alone, one thread): decoding the six loops \(fixed(components.decodeSeconds, 2)) s "
             + "(\(fixed(decodeRT, 0))x realtime), resampling the \(mix.sources.filter { $0.sampleRate != 48_000 }.count) others "
             + "\(fixed(components.resampleSeconds, 2)) s (\(fixed(resampleRT, 0))x realtime); sum \(fixed(components.decodeSeconds + components.resampleSeconds, 2)) s "
             + "against \(fixed(oggPrepare, 2)) s of prepare wall time on two cores.")
-        let encodeRT = Spread(results[.ogg]!.map { seconds / $0.timings.encode })
+        let encodeRT = Spread(results[.ogg]!.map { seconds / $0.encode })
         time.notes.append("the Vorbis encoder alone ran at \(fixed(encodeRT.median, 0))x realtime [\(fixed(encodeRT.min, 0))-\(fixed(encodeRT.max, 0))] (seconds of audio / seconds inside encoder.write).")
         memory.notes = [
             "allocations: every malloc/calloc/realloc/aligned allocation, counted by patching the GOT of each loaded library; "
                 + "render loop = the thread that calls Renderer.render, from the end of the first block to the end of the last; "
-                + "encoder thread = all other threads over the same span (libsndfile and libvorbis inside the encoder).",
-            "peak RSS = VmHWM of the bench process, reset (/proc/self/clear_refs) before each render; the resampled loops alone "
-                + "hold \(fixed(mix.loopMemoryMiB, 0)) MiB of float frames.",
+                + "other threads = the same span on every other thread (the encoder thread: libsndfile and libvorbis).",
+            "peak RSS = VmHWM of the render's own process (about \(fixed(first.startMiB, 0)) MiB before the render starts); "
+                + "the resampled loops alone hold \(fixed(mix.loopMemoryMiB, 0)) MiB of float frames.",
         ]
         return [time, memory]
     }
 
-    private func target(_ ogg: [RunResult]) -> Target {
-        let outside = Spread(ogg.map { 1 - $0.timings.encode / $0.timings.wall })
-        let prepare = Spread(ogg.map { $0.timings.prepare / $0.timings.wall })
-        let rest = Spread(ogg.map { ($0.timings.wall - $0.timings.encode - $0.timings.prepare) / $0.timings.wall })
+    private func target(_ ogg: [RenderChild.Result]) -> Target {
+        let outside = Spread(ogg.map { 1 - $0.encode / $0.wall })
+        let prepare = Spread(ogg.map { $0.prepare / $0.wall })
+        let rest = Spread(ogg.map { ($0.wall - $0.encode - $0.prepare) / $0.wall })
         let isMet = outside.median < 0.15
         let note = "of the wall time, prepare (decode + resample, before the first block can be encoded) is "
-            + "\(fixed(100 * prepare.median, 1))% and the rest outside the encoder \(fixed(100 * rest.median, 1))% "
-            + "(encoder start-up, waiting for the first blocks, its final flush in sf_close, and the render thread taking "
-            + "CPU from the encoder when both cores are busy)."
+            + "\(fixed(100 * prepare.median, 1))%, the rest outside the encoder \(fixed(100 * rest.median, 1))% "
+            + "(the encoder thread waiting for blocks, its start-up and final flush)."
         return Target(name: "night mix to Ogg: time outside the Vorbis encoder",
                       definition: "share of wall time = 1 - (seconds inside the encoder) / (wall seconds of the render)",
                       value: Figure(outside, .fraction), threshold: 0.15, comparison: "below", isMet: isMet,
                       note: (isMet ? "" : "MISSED: ") + note)
     }
-}
-
-/// Takes the frames and throws them away: the pipeline without an encoder.
-final class NullEncoder: AudioEncoder {
-    private(set) var frames = 0
-    func write(interleaved: UnsafePointer<Float>, frames: Int) throws { self.frames += frames }
-    func finish() throws {}
-}
-
-/// Counts allocations between progress calls (one per block written). Allocates nothing itself.
-final class AllocationProbe {
-    private(set) var calls = 0
-    private var firstRender = 0, firstOther = 0, lastRender = 0, lastOther = 0
-    private(set) var maxInABlock = 0
-
-    func tick() {
-        let r = AllocationCounter.watched, o = AllocationCounter.others
-        if calls == 0 { firstRender = r; firstOther = o } else { maxInABlock = max(maxInABlock, r - lastRender) }
-        lastRender = r; lastOther = o
-        calls += 1
-    }
-
-    var renderAllocations: Int { lastRender - firstRender }
-    var otherAllocations: Int { lastOther - firstOther }
 }

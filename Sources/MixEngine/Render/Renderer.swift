@@ -20,11 +20,14 @@ public struct RenderSummary: Sendable {
 
 /// Wall-clock seconds per stage. `sources` is decoding and resampling streams plus copying loops
 /// and generating noise inside the loop; `encode` runs on its own thread, overlapping the rest.
+/// `write` is the render loop handing blocks to the encoder thread: interleaving, and waiting for a
+/// free buffer when the encoder is behind (most of a render to Ogg Vorbis, whose encoder is slowest).
 public struct RenderTimings: Sendable {
     public var prepare: Double = 0
     public var sources: Double = 0
     public var mix: Double = 0
     public var encode: Double = 0
+    public var write: Double = 0
     public var wall: Double = 0
 }
 
@@ -162,8 +165,10 @@ public final class Renderer {
                         peak = max(peak, Kernels.peak(samples, count: count))
                         sumOfSquares += Kernels.sumOfSquares(samples, count: count)
                     }
-                    timings.mix += (clock.now - mixStarted).seconds
+                    let writeStarted = clock.now
+                    timings.mix += (writeStarted - mixStarted).seconds
                     try writer.write(bus, offset: offset, count: count)
+                    timings.write += (clock.now - writeStarted).seconds
                     progress?(last - range.lowerBound)
                 } else {
                     timings.mix += (clock.now - mixStarted).seconds
