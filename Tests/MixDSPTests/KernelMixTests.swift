@@ -1,7 +1,8 @@
 import Testing
 import MixDSP
 
-/// `Kernels.mix` and `Kernels.peak` must give exactly what the plain per-term / per-sample loops give.
+/// `Kernels.mix`, `Kernels.peak` and the two-channel `sumOfSquares` must give exactly what the plain
+/// per-term / per-sample / per-channel loops give.
 @Suite struct KernelMixTests {
     /// Buffers of noise with a few awkward values (zeros of both signs, a denormal, large values).
     func buffer(_ n: Int, seed: UInt64, range: Float = 1) -> [Float] {
@@ -45,6 +46,19 @@ import MixDSP
             }
         }
         #expect(actual.map(\.bitPattern) == expected.map(\.bitPattern))
+    }
+
+    @Test func twoSumsOfSquaresEqualTwoCalls() {
+        for count in [0, 1, 5, 4096, 4099] {
+            let a = buffer(count + 1, seed: 7), b = buffer(count + 1, seed: 8)
+            a.withUnsafeBufferPointer { pa in
+                b.withUnsafeBufferPointer { pb in
+                    let (s, t) = Kernels.sumOfSquares(pa.baseAddress!, pb.baseAddress!, count: count)
+                    #expect(s.bitPattern == Kernels.sumOfSquares(pa.baseAddress!, count: count).bitPattern)
+                    #expect(t.bitPattern == Kernels.sumOfSquares(pb.baseAddress!, count: count).bitPattern)
+                }
+            }
+        }
     }
 
     @Test func peakEqualsThePlainLoop() {

@@ -147,6 +147,20 @@ public enum Kernels {
         return s
     }
 
+    /// The sums of squares of two buffers, each exactly as `sumOfSquares` computes it (in order, in
+    /// Double). The two sums are independent chains of additions; computing them side by side lets
+    /// each addition overlap the other chain's, twice the speed of two calls in a row.
+    @inlinable
+    public static func sumOfSquares(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> (Double, Double) {
+        var s: Double = 0, t: Double = 0
+        for i in 0..<count {
+            let x = Double(a[i]), y = Double(b[i])
+            s += x * x
+            t += y * y
+        }
+        return (s, t)
+    }
+
     /// dst[i * n + c] = channels[c][offset + i]
     @inlinable
     public static func interleave(_ block: AudioBlock, offset: Int = 0, count: Int, into dst: UnsafeMutablePointer<Float>) {
