@@ -29,7 +29,7 @@ enum BenchMain {
                     let timing = Timing(runs: runs, runSeconds: options.isQuick ? 0.01 : 0.05)
                     let (result, ratio) = MixBench(timing: timing, isQuick: options.isQuick).run()
                     report.sections.append(result)
-                    if let ratio { report.targets.append(Targets.mixing(ratio)) }
+                    if let ratio { report.targets.append(Targets.mixing(ratio, isQuick: options.isQuick)) }
                 case .kernels:
                     let timing = Timing(runs: runs, runSeconds: options.isQuick ? 0.005 : 0.03)
                     report.sections.append(contentsOf: KernelBench(timing: timing).run())

@@ -178,6 +178,8 @@ struct PipelineBench {
         return Target(name: "night mix to Ogg: time outside the Vorbis encoder",
                       definition: "share of wall time = 1 - (seconds inside the encoder) / (wall seconds of the render)",
                       value: Figure(outside, .fraction), threshold: 0.15, comparison: "below", isMet: isMet,
-                      note: (isMet ? "" : "MISSED: ") + note)
+                      status: isQuick ? "indicative" : isMet ? "met" : "missed",
+                      note: (isQuick ? "quick mode: loops a tenth as long but a mix 30 times shorter, so prepare weighs 3 times more than in the 30-minute mix; " : isMet ? "" : "MISSED: ")
+                        + note)
     }
 }

@@ -104,6 +104,8 @@ struct Target: Encodable {
     /// "atLeast" or "below"
     var comparison: String
     var isMet: Bool
+    /// "met", "missed", or "indicative" (a --quick run: too small to judge the target by).
+    var status: String
     /// What bounds the figure when the target is missed (or what it rests on).
     var note: String
 }
@@ -159,7 +161,8 @@ struct BenchReport: Encodable {
                 let op = t.comparison == "atLeast" ? ">=" : "<"
                 let isPercent = t.definition.contains("share")
                 let show: (Double) -> String = { isPercent ? fixed(100 * $0, 1) + "%" : fixed($0, 2) }
-                out += "\(t.isMet ? "MET   " : "MISSED") \(t.name): \(show(t.value.median)) [\(show(t.value.min))-\(show(t.value.max))]"
+                let label = t.status == "indicative" ? "(quick: indicative only)" : t.isMet ? "MET" : "MISSED"
+                out += "\(label) \(t.name): \(show(t.value.median)) [\(show(t.value.min))-\(show(t.value.max))]"
                 out += " (target \(op) \(show(t.threshold)))\n"
                 out += "       \(t.definition)\n       \(t.note)\n"
             }
