@@ -140,7 +140,7 @@ struct PipelineBench {
             "workload: " + list.joined(separator: ", ") + "; all stereo Ogg Vorbis q4 written by the bench (\(fixed(madeIn, 1)) s), "
                 + "looped with hard seams (resampled once, circularly, medium quality); master fades linear "
                 + "\(fixed(min(20, seconds / 4), 0)) s in, \(fixed(min(120, seconds / 3), 0)) s out; "
-                + "mix peak \(fixed(first.mixPeakDb, 1)) dBFS, limiter (ceiling -1 dBFS) reduced \(fixed(first.maxGainReductionDb, 2)) dB "
+                + "mix peak \(fixed(first.mixPeakDb, 1)) dBFS, limiter (ceiling -1 dBFS) reduced \(fixed(max(0, first.maxGainReductionDb), 2)) dB "
                 + "for \(fixed(first.limitedSeconds, 2)) s.",
             "shares are of the render's wall time (RenderTimings): prepare = decode + resample the loops once (both cores); "
                 + "sources = loops copied into the block; mix = gains, fades, sums, limiter, meters; write/wait = handing blocks "
