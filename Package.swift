@@ -37,7 +37,8 @@ let package = Package(
         .executableTarget(name: "mixrender",
                           dependencies: ["MixEngine",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .executableTarget(name: "bench", dependencies: ["MixEngine", "MixDSP", "MixIO"], path: "bench"),
+        .executableTarget(name: "bench", dependencies: ["MixEngine", "MixDSP", "MixIO"], path: "bench",
+                          exclude: ["peers"]),
 
         .testTarget(name: "MixDSPTests", dependencies: ["MixDSP"]),
         .testTarget(name: "MixIOTests", dependencies: ["MixIO", "MixDSP"]),
