@@ -1,3 +1,4 @@
+import MixIO
 /// Writes audiowaveform's binary format, version 2 (all values little-endian):
 ///
 /// | bytes | type | field |

@@ -1,3 +1,4 @@
+import MixIO
 import MixDSP
 
 /// Writes audiowaveform's JSON, version 2, with mixrender's extra fields after the standard ones:

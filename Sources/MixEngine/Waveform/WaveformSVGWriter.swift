@@ -1,3 +1,4 @@
+import MixIO
 /// Writes `WaveformPixels` as an SVG image: a background rectangle, then one `<path>` per colour made of
 /// a vertical one-pixel line per column for the peak spans, then the same for the RMS spans (the
 /// geometry of `WaveformPixels.spans`, the same as the PNG's).

@@ -5,26 +5,26 @@ import Darwin
 #endif
 
 /// Writes a file through a fixed 64 KiB buffer, with helpers for the text and little-endian binary
-/// that waveform files are made of. Every failure (`fopen`, `fwrite`, `fclose`) throws a
-/// `WaveformError` naming the file.
-final class BufferedFileWriter {
-    let path: String
+/// that waveform files are made of. Every failure (`fopen`, `fwrite`, `fclose`) throws an
+/// `AudioIOError` naming the file: `cannot write 'rain.json': No space left on device (fwrite)`.
+public final class BufferedFileWriter {
+    public let path: String
     /// The name errors use (the destination, when `path` is a temporary file beside it).
-    let displayPath: String
+    public let displayPath: String
     private var file: UnsafeMutablePointer<FILE>?
     private let buffer: UnsafeMutablePointer<UInt8>
     private let capacity = 1 << 16
     private var used = 0
 
     /// Creates (or truncates) `path` with `fopen`.
-    init(path: String, displayPath: String? = nil) throws {
+    public init(path: String, displayPath: String? = nil) throws {
         self.path = path
         self.displayPath = displayPath ?? path
         buffer = .allocate(capacity: capacity)
         guard let file = fopen(path, "wb") else {
             let reason = String(cString: strerror(errno))
             buffer.deallocate()
-            throw WaveformError("cannot write '\(displayPath ?? path)': \(reason) (fopen)")
+            throw AudioIOError(path: displayPath ?? path, function: "fopen", reason: reason, operation: "write")
         }
         self.file = file
     }
@@ -34,19 +34,19 @@ final class BufferedFileWriter {
         buffer.deallocate()
     }
 
-    func byte(_ b: UInt8) throws {
+    public func byte(_ b: UInt8) throws {
         if used == capacity { try flush() }
         buffer[used] = b
         used += 1
     }
 
-    func text(_ s: String) throws {
+    public func text(_ s: String) throws {
         var s = s
         try s.withUTF8 { for b in $0 { try byte(b) } }
     }
 
     /// Decimal digits of `value`, without allocating.
-    func integer(_ value: Int) throws {
+    public func integer(_ value: Int) throws {
         if used + 21 > capacity { try flush() }
         if value < 0 { buffer[used] = UInt8(ascii: "-"); used += 1 }
         var magnitude = value.magnitude
@@ -60,38 +60,38 @@ final class BufferedFileWriter {
         while i < j { (buffer[i], buffer[j]) = (buffer[j], buffer[i]); i += 1; j -= 1 }
     }
 
-    func int32LE(_ value: Int32) throws { try uint32LE(UInt32(bitPattern: value)) }
+    public func int32LE(_ value: Int32) throws { try uint32LE(UInt32(bitPattern: value)) }
 
-    func uint32LE(_ value: UInt32) throws {
+    public func uint32LE(_ value: UInt32) throws {
         for shift in stride(from: 0, to: 32, by: 8) { try byte(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }
 
-    func int16LE(_ value: Int16) throws {
+    public func int16LE(_ value: Int16) throws {
         let bits = UInt16(bitPattern: value)
         try byte(UInt8(truncatingIfNeeded: bits)); try byte(UInt8(truncatingIfNeeded: bits >> 8))
     }
 
-    func bytes(_ p: UnsafeRawBufferPointer) throws {
+    public func bytes(_ p: UnsafeRawBufferPointer) throws {
         for b in p { try byte(b) }
     }
 
     /// Writes what is buffered with `fwrite`.
-    func flush() throws {
+    public func flush() throws {
         guard used > 0 else { return }
-        guard let file else { throw WaveformError("cannot write '\(displayPath)': the file is closed") }
+        guard let file else { throw AudioIOError(path: displayPath, function: "fwrite", reason: "the file is closed", operation: "write") }
         if fwrite(buffer, 1, used, file) != used {
-            throw WaveformError("cannot write '\(displayPath)': \(String(cString: strerror(errno))) (fwrite)")
+            throw AudioIOError(path: displayPath, function: "fwrite", reason: String(cString: strerror(errno)), operation: "write")
         }
         used = 0
     }
 
     /// Flushes and closes with `fclose` (which reports a full disk, too).
-    func close() throws {
+    public func close() throws {
         try flush()
         guard let file else { return }
         self.file = nil
         if fclose(file) != 0 {
-            throw WaveformError("cannot write '\(displayPath)': \(String(cString: strerror(errno))) (fclose)")
+            throw AudioIOError(path: displayPath, function: "fclose", reason: String(cString: strerror(errno)), operation: "write")
         }
     }
 }
