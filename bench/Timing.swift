@@ -1,3 +1,5 @@
+import MixEngine
+
 /// Wall-clock timing with a warm-up, calibrated repetitions and alternating pairs.
 struct Timing {
     /// Counted runs per figure.
@@ -46,10 +48,6 @@ struct Timing {
         }
         return results
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }
 
 /// Keeps a value alive so the optimiser cannot drop the work that produced it. Not optimised, so

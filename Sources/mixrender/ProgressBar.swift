@@ -1,4 +1,5 @@
 import Foundation
+import MixEngine
 
 /// A one-line progress bar on stderr: percent, speed as x realtime, time left.
 final class ProgressBar {
@@ -39,8 +40,4 @@ final class ProgressBar {
         guard isEnabled && hasDrawn else { return }
         FileHandle.standardError.write("\r\u{1B}[K".data(using: .utf8)!)
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

@@ -93,7 +93,3 @@ final class SourceLibrary {
         }
     }
 }
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
-}
