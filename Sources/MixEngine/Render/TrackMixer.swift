@@ -1,0 +1,171 @@
+import MixDSP
+
+/// The first stage of a block: every track's voices rendered from their sources, summed and shaped
+/// by the track's gains and balance, and the tracks summed into the master bus; then the master gain
+/// and fades. It owns the per-track state that lives across blocks (which voices are playing, their
+/// sources) and every buffer it needs, all allocated in `init`.
+final class TrackMixer {
+    private let plan: RenderPlan
+    private let library: SourceLibrary
+    private let channelCount: Int
+    private let voiceBlock: AudioBlock
+    /// Every track has its own block and gain buffer, so that the tracks can be summed into the bus
+    /// together, in one pass (`Kernels.mix`), instead of one read-add-write of the bus per track.
+    private let trackBlocks: [AudioBlock]
+    private let trackGains: AudioBlock
+    private let gainBuffers: AudioBlock
+    private let busTerms: PendingBusMix
+    /// Per track: the sources of the voices that are playing, and the first voice not yet over.
+    private var sources: [[FrameSource?]]
+    private var firstVoice: [Int]
+    private let clock = ContinuousClock()
+
+    init(plan: RenderPlan, library: SourceLibrary, blockFrames: Int) {
+        self.plan = plan
+        self.library = library
+        channelCount = plan.channelCount
+        voiceBlock = AudioBlock(channelCount: channelCount, capacity: blockFrames)
+        trackBlocks = plan.tracks.map { _ in AudioBlock(channelCount: plan.channelCount, capacity: blockFrames) }
+        trackGains = AudioBlock(channelCount: max(plan.tracks.count, 1), capacity: blockFrames)
+        gainBuffers = AudioBlock(channelCount: 3, capacity: blockFrames)
+        busTerms = PendingBusMix(channelCount: channelCount, trackCount: plan.tracks.count)
+        sources = plan.tracks.map { Array(repeating: nil, count: $0.voices.count) }
+        firstVoice = Array(repeating: 0, count: plan.tracks.count)
+    }
+
+    private var gains: UnsafeMutablePointer<Float> { gainBuffers.channel(0).baseAddress! }
+    private var scratch: UnsafeMutablePointer<Float> { gainBuffers.channel(1).baseAddress! }
+    private var voiceGains: UnsafeMutablePointer<Float> { gainBuffers.channel(2).baseAddress! }
+
+    /// Mixes frames `[position, position + count)` of every track into `bus` (cleared first).
+    func mixTracks(into bus: AudioBlock, at position: Int64, count n: Int, timings: inout RenderTimings) throws {
+        bus.clear(count: n)
+        let blockEnd = position + Int64(n)
+        for t in plan.tracks.indices {
+            let track = plan.tracks[t]
+            guard track.start < blockEnd && track.end > position else { continue }
+            let lo = max(position, track.start), hi = min(blockEnd, track.end)
+
+            let sourceStarted = clock.now
+            try sumVoices(of: t, from: lo, to: hi, blockStart: position)
+            let mixStarted = clock.now
+            timings.sources += (mixStarted - sourceStarted).seconds
+            addToBus(t, from: lo, to: hi, blockStart: position, bus: bus)
+            timings.mix += (clock.now - mixStarted).seconds
+        }
+        let flushStarted = clock.now
+        busTerms.flush(into: bus)
+        timings.mix += (clock.now - flushStarted).seconds
+    }
+
+    /// Master gain and fades over frames `[position, position + count)` of `bus`.
+    func applyMaster(to bus: AudioBlock, at position: Int64, count n: Int) {
+        if let g = plan.master.render(into: gains, scratch: scratch, count: n, at: position) {
+            for c in 0..<channelCount { Kernels.scale(bus.channel(c).baseAddress!, by: g, count: n) }
+        } else {
+            for c in 0..<channelCount { Kernels.multiply(bus.channel(c).baseAddress!, by: gains, count: n) }
+        }
+    }
+
+    /// Sums track `t`'s voices over `[lo, hi)` into its block, each shaped by its own gains.
+    private func sumVoices(of t: Int, from lo: Int64, to hi: Int64, blockStart position: Int64) throws {
+        let track = plan.tracks[t]
+        let trackBlock = trackBlocks[t]
+        while firstVoice[t] < track.voices.count && track.voices[firstVoice[t]].end <= lo {
+            sources[t][firstVoice[t]] = nil                 // over: let its decoder go
+            firstVoice[t] += 1
+        }
+        var v = firstVoice[t]
+        if v < track.voices.count, track.voices[v].start <= lo, track.voices[v].end >= hi,
+           v + 1 == track.voices.count || track.voices[v + 1].start >= hi,
+           track.voices[v].gains.constant == 1 && track.voices[v].gains.envelopes.isEmpty {
+            // One voice at unity gain over the whole span: it renders straight into the track block.
+            // (Adding it to zeros would give the same values, except that -0 becomes +0, which the bus,
+            // cleared to +0, cannot tell apart.)
+            try render(t, v, into: trackBlock, offset: Int(lo - position), from: lo, to: hi)
+            return
+        }
+        trackBlock.clear(offset: Int(lo - position), count: Int(hi - lo))
+        while v < track.voices.count && track.voices[v].start < hi {
+            let voice = track.voices[v]
+            if voice.end > lo {
+                let vlo = max(lo, voice.start), vhi = min(hi, voice.end)
+                let offset = Int(vlo - position), count = Int(vhi - vlo)
+                try render(t, v, into: voiceBlock, offset: offset, from: vlo, to: vhi)
+                let g = voice.gains.render(into: voiceGains, scratch: scratch, count: count, at: vlo)
+                for c in 0..<channelCount {
+                    let src = voiceBlock.channel(c).baseAddress! + offset
+                    let dst = trackBlock.channel(c).baseAddress! + offset
+                    if let g { Kernels.addScaled(src, by: g, into: dst, count: count) }
+                    else { Kernels.addProduct(src, gains: voiceGains, by: 1, into: dst, count: count) }
+                }
+            }
+            v += 1
+        }
+    }
+
+    /// Renders voice `v` of track `t` over `[lo, hi)` into `block` at `offset`, opening its source
+    /// when the voice starts.
+    private func render(_ t: Int, _ v: Int, into block: AudioBlock, offset: Int, from lo: Int64, to hi: Int64) throws {
+        let voice = plan.tracks[t].voices[v]
+        if sources[t][v] == nil { sources[t][v] = try library.source(for: voice) }
+        try sources[t][v]!.render(into: block, offset: offset, count: Int(hi - lo), at: lo - voice.start + voice.sourceOffset)
+    }
+
+    /// Queues track `t` over `[lo, hi)`, with its gains and balance, as a term of the bus sum. Tracks
+    /// over the same frames are summed together, in track order; a track over other frames first
+    /// flushes those queued before it.
+    private func addToBus(_ t: Int, from lo: Int64, to hi: Int64, blockStart position: Int64, bus: AudioBlock) {
+        let track = plan.tracks[t]
+        let offset = Int(lo - position), count = Int(hi - lo)
+        let trackGain = trackGains.channel(t).baseAddress!
+        let g = track.gains.render(into: trackGain, scratch: scratch, count: count, at: lo)
+        if busTerms.offset != offset || busTerms.count != count { busTerms.flush(into: bus) }
+        busTerms.offset = offset; busTerms.count = count
+        for c in 0..<channelCount {
+            // The same products as Kernels.addScaled / addProduct; a zero gain adds nothing, as there.
+            let src = trackBlocks[t].channel(c).baseAddress! + offset
+            if let g {
+                let k = g * track.balance[c]
+                if k != 0 { busTerms.append(MixTerm(source: src, gains: nil, scale: k), channel: c) }
+            } else if track.balance[c] != 0 {
+                busTerms.append(MixTerm(source: src, gains: trackGain, scale: track.balance[c]), channel: c)
+            }
+        }
+    }
+}
+
+/// The terms of the bus sum waiting to be added: tracks over the same frames `[offset, offset + count)`
+/// of the block, per output channel, in track order. All memory is allocated in `init`.
+private final class PendingBusMix {
+    let channelCount: Int
+    let trackCount: Int
+    private let terms: UnsafeMutablePointer<MixTerm>
+    private let counts: UnsafeMutablePointer<Int>
+    var offset = 0
+    var count = 0
+
+    init(channelCount: Int, trackCount: Int) {
+        self.channelCount = channelCount
+        self.trackCount = max(trackCount, 1)
+        terms = .allocate(capacity: channelCount * self.trackCount)
+        counts = .allocate(capacity: channelCount)
+        counts.initialize(repeating: 0, count: channelCount)
+    }
+
+    deinit { terms.deallocate(); counts.deallocate() }
+
+    func append(_ term: MixTerm, channel c: Int) {
+        (terms + c * trackCount + counts[c]).initialize(to: term)
+        counts[c] += 1
+    }
+
+    /// Adds the waiting terms into `bus` and forgets them.
+    func flush(into bus: AudioBlock) {
+        for c in 0..<channelCount where counts[c] > 0 {
+            Kernels.mix(UnsafeBufferPointer(start: terms + c * trackCount, count: counts[c]),
+                        into: bus.channel(c).baseAddress! + offset, count: count)
+            counts[c] = 0
+        }
+    }
+}
