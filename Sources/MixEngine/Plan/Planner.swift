@@ -11,8 +11,7 @@ public struct Planner {
     public init(presetFile: String) { self.presetFile = presetFile }
 
     public func plan(_ preset: Preset) throws -> RenderPlan {
-        var warnings: [String] = []
-        func warn(_ path: String, _ message: String) { warnings.append("\(presetFile): \(path): \(message)") }
+        let notes = Notes(presetFile: presetFile)
         let rate = preset.output.sampleRate
         let channels = preset.output.channelCount
         let total = frames(preset.durationSeconds, rate)
@@ -29,17 +28,27 @@ public struct Planner {
 
         var tracks: [PlannedTrack] = []
         for (index, spec) in preset.tracks.enumerated() {
-            if let track = try planTrack(spec, index: index, rate: rate, channels: channels, total: total, warn: warn) {
+            if let track = try planTrack(spec, index: index, rate: rate, channels: channels, total: total, notes: notes) {
                 tracks.append(track)
             } else {
-                warn("tracks[\(index)]", "starts at or after the end of the render; it will not sound")
+                notes.warn("tracks[\(index)]", "starts at or after the end of the render; it will not sound")
             }
         }
         var plan = RenderPlan(sampleRate: rate, channelCount: channels, frameCount: total,
                               resampler: preset.output.resampler, tracks: tracks, master: master,
                               limiter: preset.master.limiter)
-        plan.warnings = warnings
+        plan.warnings = notes.warnings
+        plan.sourceFiles = notes.files
         return plan
+    }
+
+    /// What planning gathers besides the plan: warnings, and what each source file is.
+    final class Notes {
+        let presetFile: String
+        var warnings: [String] = []
+        var files: [String: AudioFileInfo] = [:]
+        init(presetFile: String) { self.presetFile = presetFile }
+        func warn(_ path: String, _ message: String) { warnings.append("\(presetFile): \(path): \(message)") }
     }
 
     /// "3.2 s", for messages.
@@ -48,11 +57,14 @@ public struct Planner {
     /// round(seconds x rate)
     func frames(_ seconds: Double, _ rate: Int) -> Int64 { Int64((seconds * Double(rate)).rounded()) }
 
-    /// Length of a file at the output rate, after opening it to check it is audio.
-    func length(of path: String, jsonPath: String, rate: Int) throws -> Int64 {
+    /// Length of a file at the output rate, after opening it (once per file) to check it is audio.
+    func length(of path: String, jsonPath: String, rate: Int, notes: Notes) throws -> Int64 {
         let info: AudioFileInfo
-        do { info = try AudioFileInfo.read(path: path) } catch {
-            throw PresetError(file: presetFile, jsonPath: jsonPath, message: "\(error)")
+        if let known = notes.files[path] { info = known } else {
+            do { info = try AudioFileInfo.read(path: path) } catch {
+                throw PresetError(file: presetFile, jsonPath: jsonPath, message: "\(error)")
+            }
+            notes.files[path] = info
         }
         guard info.frameCount > 0 else {
             throw PresetError(file: presetFile, jsonPath: jsonPath, message: "'\(path)' holds no audio (0 frames)")
@@ -61,7 +73,7 @@ public struct Planner {
     }
 
     func planTrack(_ spec: TrackSpec, index: Int, rate: Int, channels: Int, total: Int64,
-                   warn: (String, String) -> Void) throws -> PlannedTrack? {
+                   notes: Notes) throws -> PlannedTrack? {
         let path = "tracks[\(index)]"
         let start = frames(spec.startSeconds, rate)
         let explicitEnd = spec.endSeconds.map { frames($0, rate) }
@@ -74,12 +86,12 @@ public struct Planner {
             voices.append(PlannedVoice(start: start, end: end, sourceOffset: 0, source: .noise(color: color, seed: seed), gains: GainStack()))
 
         case .file(let file):
-            let length = try self.length(of: file, jsonPath: "\(path).file", rate: rate)
+            let length = try self.length(of: file, jsonPath: "\(path).file", rate: rate, notes: notes)
             if let loop = spec.loop {
                 end = explicitEnd ?? total
                 let requested = frames(loop.crossfade.seconds, rate)
                 if requested > length / 2 {
-                    warn("\(path).loop.crossfade", "\(seconds(loop.crossfade.seconds)) is longer than half the loop; "
+                    notes.warn("\(path).loop.crossfade", "\(seconds(loop.crossfade.seconds)) is longer than half the loop; "
                          + "using \(seconds(Double(length / 2) / Double(rate)))")
                 }
                 let crossfade = Int(min(requested, length / 2))
@@ -93,7 +105,7 @@ public struct Planner {
 
         case .playlist(let files, let crossfade):
             let lengths = try files.enumerated().map { k, file in
-                try self.length(of: file, jsonPath: "\(path).playlist.files[\(k)]", rate: rate)
+                try self.length(of: file, jsonPath: "\(path).playlist.files[\(k)]", rate: rate, notes: notes)
             }
             let isLooping = spec.loop != nil
             let limit = explicitEnd ?? (isLooping ? total : Int64.max)
@@ -108,7 +120,7 @@ public struct Planner {
                 // The overlap with the next item: the crossfade, at most half of either item.
                 let overlap = isLast ? 0 : min(x, lengths[item] / 2, lengths[next] / 2)
                 if !isLast && overlap < x && k < files.count {
-                    warn("\(path).playlist.crossfade", "\(seconds(crossfade.seconds)) is longer than half of "
+                    notes.warn("\(path).playlist.crossfade", "\(seconds(crossfade.seconds)) is longer than half of "
                          + "files[\(item)] or files[\(next)]; using \(seconds(Double(overlap) / Double(rate))) there")
                 }
                 var envelopes: [Envelope] = []
@@ -138,7 +150,7 @@ public struct Planner {
         }
         let span = end - start
         if frames((spec.fadeIn?.seconds ?? 0) + (spec.fadeOut?.seconds ?? 0), rate) > span {
-            warn(path, "fade-in and fade-out overlap in the track's \(seconds(Double(span) / Double(rate)))")
+            notes.warn(path, "fade-in and fade-out overlap in the track's \(seconds(Double(span) / Double(rate)))")
         }
         if let f = spec.fadeIn { envelopes.append(.fadeIn(start: start, length: min(frames(f.seconds, rate), span), curve: f.curve)) }
         if let f = spec.fadeOut { envelopes.append(.fadeOut(end: end, length: min(frames(f.seconds, rate), span), curve: f.curve)) }

@@ -1,4 +1,5 @@
 import MixDSP
+import MixIO
 
 /// What plays when, in frames: the preset resolved against its source files and the output rate.
 ///
@@ -17,6 +18,8 @@ public struct RenderPlan: Sendable {
     /// Things the planner had to adjust (a crossfade longer than half a loop, say), one line each,
     /// with the JSON path they concern. The render goes ahead; the CLI prints them on stderr.
     public var warnings: [String] = []
+    /// What each source file is (rate, channels, length), as the planner read it.
+    public var sourceFiles: [String: AudioFileInfo] = [:]
 
     public var durationSeconds: Double { Double(frameCount) / Double(sampleRate) }
 }

@@ -40,7 +40,7 @@ final class SourceLibrary {
         let converter = makeConverter
         let (rate, channels) = (plan.sampleRate, plan.channelCount)
         // Longest first, so that the last job a core picks up is a short one.
-        let costs = unique.map { SourceLibrary.estimatedCost($0, outputRate: rate) }
+        let costs = unique.map { estimatedCost($0) }
         let order = unique.indices.sorted { costs[$0] > costs[$1] }
         DispatchQueue.concurrentPerform(iterations: unique.count) { k in
             let i = order[k]
@@ -52,15 +52,14 @@ final class SourceLibrary {
 
     /// Roughly how long loading takes: seconds of audio, ten times more when it must be resampled
     /// (decoding Vorbis runs at about 600x realtime here, resampling at medium quality about 70x).
-    /// 0 when the file cannot be opened; loading it then reports why.
-    private static func estimatedCost(_ source: VoiceSource, outputRate: Int) -> Double {
+    private func estimatedCost(_ source: VoiceSource) -> Double {
         let path: String
         switch source {
         case .loop(let p, _, _), .memory(let p): path = p
         case .stream, .noise: return 0
         }
-        guard let info = try? AudioFileInfo.read(path: path) else { return 0 }
-        return info.durationSeconds * (info.sampleRate == outputRate ? 1 : 10)
+        guard let info = plan.sourceFiles[path] else { return 0 }
+        return info.durationSeconds * (info.sampleRate == plan.sampleRate ? 1 : 10)
     }
 
     private static func load(_ source: VoiceSource, rate: Int, channels: Int,
