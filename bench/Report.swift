@@ -46,17 +46,19 @@ func fixed(_ x: Double, _ decimals: Int) -> String {
     return String(format: "%.\(decimals)f", x)
 }
 
+/// A measured spread with its unit; reads and encodes as the spread's own fields plus `unit`.
+@dynamicMemberLookup
 struct Figure: Encodable {
+    var spread: Spread
     var unit: String
-    var median: Double
-    var min: Double
-    var max: Double
-    var q1: Double
-    var q3: Double
-    var runs: Int
-    init(_ spread: Spread, _ format: FigureFormat) {
-        unit = format.unit
-        median = spread.median; min = spread.min; max = spread.max; q1 = spread.q1; q3 = spread.q3; runs = spread.runs
+    init(_ spread: Spread, _ format: FigureFormat) { self.spread = spread; unit = format.unit }
+    subscript<T>(dynamicMember field: KeyPath<Spread, T>) -> T { spread[keyPath: field] }
+
+    private enum Keys: String, CodingKey { case unit }
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(unit, forKey: .unit)
+        try spread.encode(to: encoder)
     }
 }
 
