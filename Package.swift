@@ -1,5 +1,12 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// Each kind of source keeps its doc section (README.md) in its folder beside its code; they are
+// documentation, not resources.
+let engineFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Sources/MixEngine")
+let engineDocs = (FileManager.default.enumerator(atPath: engineFolder.path)?.allObjects as? [String] ?? [])
+    .filter { $0.hasSuffix(".md") }.sorted()
 
 // Direction of dependencies: mixrender (CLI) -> MixEngine -> (MixIO, MixDSP); MixIO -> MixDSP.
 // MixDSP is pure Swift (no C module, no Foundation); MixIO is the only target that imports C.
@@ -33,7 +40,8 @@ let package = Package(
         .target(name: "MixIO",
                 dependencies: ["MixDSP", "CSndFile", "CSampleRate", "CFFTW", "CPNG"]),
         .target(name: "MixEngine",
-                dependencies: ["MixDSP", "MixIO"]),
+                dependencies: ["MixDSP", "MixIO"],
+                exclude: engineDocs),
         .executableTarget(name: "mixrender",
                           dependencies: ["MixEngine",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),

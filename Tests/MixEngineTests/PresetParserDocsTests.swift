@@ -47,6 +47,29 @@ import Testing
         }
     }
 
+    /// Every registered kind of source has its doc section in its folder (`SourceKinds/<Kind>/README.md`)
+    /// with at least one complete preset using it, which parses; and the reference's table of kinds links it.
+    @Test func everyKindOfSourceIsDocumentedBesideItsCode() throws {
+        let kindsFolder = Self.docs.deletingLastPathComponent().appendingPathComponent("Sources/MixEngine/SourceKinds")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: kindsFolder.path)
+        let reference = try Self.reference()
+        for kind in SourceKinds.all {
+            let documented = try folders.compactMap { folder -> String? in
+                let readme = kindsFolder.appendingPathComponent(folder).appendingPathComponent("README.md")
+                guard let text = try? String(contentsOf: readme, encoding: .utf8), text.hasPrefix("# `\(kind.key)`") else { return nil }
+                let blocks = Self.jsonBlocks(in: text)
+                #expect(blocks.contains { $0.text.contains("\"\(kind.key)\"") }, "\(folder)/README.md has no example using '\(kind.key)'")
+                for block in blocks {
+                    _ = try PresetLoader.parse(Data(block.text.utf8), file: "\(folder)/README.md:\(block.line)", baseDirectory: "presets")
+                }
+                #expect(reference.contains("| `\(kind.key)` |") && reference.contains("SourceKinds/\(folder)/README.md"),
+                        "docs/presets.md's table of sources does not link \(folder)/README.md")
+                return folder
+            }
+            #expect(documented.count == 1, "kind '\(kind.key)' needs exactly one README.md starting '# `\(kind.key)`'")
+        }
+    }
+
     @Test func theExamplePresetsLoad() throws {
         let folder = Self.docs.deletingLastPathComponent().appendingPathComponent("presets")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
@@ -56,7 +79,7 @@ import Testing
             #expect(throws: Never.self, "presets/\(name)") {
                 let preset = try PresetLoader.load(path: path)
                 for track in preset.tracks {
-                    if case .file(let file) = track.source { #expect(file.hasPrefix(folder.path + "/")) }
+                    if let file = track.source.kind as? FileKind { #expect(file.path.hasPrefix(folder.path + "/")) }
                 }
             }
         }
@@ -76,7 +99,7 @@ import Testing
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg"}, {"file": "b.ogg", "fadeIn": {"duration": 5, "curve": "cubic"}}]}"#,
          "presets/night.json: tracks[1].fadeIn.curve: unknown curve 'cubic'; expected one of linear, equalPower, sCurve, logarithmic, exponential"),
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg", "gian": -6}]}"#,
-         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, gainDb, pan, start, end, loop, fadeIn, fadeOut, envelope"),
+         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, gainDb, pan, start, end, loop, fadeIn, fadeOut, envelope"),
         (#"{"tracks": [{"file": "a.ogg"}]}"#,
          #"presets/night.json: missing required key 'duration' (the length of the render, e.g. "8h")"#),
         ("{\n  \"duration\": \"8h\",\n  \"tracks\": [1, 2,, 3]\n}",
@@ -136,8 +159,7 @@ import Testing
             (["$defs", "crossfade", "oneOf", 1], PresetReader.Keys.fade),
             (["$defs", "seamCrossfade", "oneOf", 1], PresetReader.Keys.fade),
             (["$defs", "track"], PresetReader.Keys.track),
-            (["$defs", "generator"], PresetReader.Keys.generator),
-            (["$defs", "playlist"], PresetReader.Keys.playlist),
+        ] + SourceKinds.all.compactMap { kind in kind.settingsKeys.map { (["$defs", kind.key], $0) } } + [
             (["$defs", "track", "properties", "loop", "oneOf", 1], PresetReader.Keys.loop),
             (["$defs", "envelopePoint"], PresetReader.Keys.envelopePoint),
         ]

@@ -1,5 +1,6 @@
 import Foundation
 import MixDSP
+import MixIO
 @testable import MixEngine
 import Testing
 
@@ -93,9 +94,9 @@ import Testing
         output.sampleRate = 44100
         output.channelCount = 1
         output.quality = 0.7
-        output.sampleFormat = .float
+        output.sampleFormat = .float32
         output.resampler = .best
-        output.tags = Tags(title: "Rain", artist: "me", comment: "for sleeping")
+        output.tags = AudioTags(title: "Rain", artist: "me", comment: "for sleeping")
 
         var master = MasterSpec()
         master.gainDb = -3
@@ -148,7 +149,7 @@ import Testing
     }
 
     @Test func bitDepthsMapToSampleFormats() throws {
-        for (json, format) in [("16", SampleFormat.pcm16), ("24", .pcm24), (#""float""#, .float)] {
+        for (json, format) in [("16", OutputSampleFormat.pcm16), ("24", .pcm24), (#""float""#, .float32)] {
             let parsed = try Self.parse(Self.preset(extra: #""output": {"bitDepth": \#(json)}"#))
             #expect(parsed.output.sampleFormat == format)
         }
@@ -285,7 +286,7 @@ import Testing
 
     @Test func unknownTrackKey() {
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "gian": -6}"#), path: "tracks[0]",
-                         "unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, gainDb, pan, start, end, loop, fadeIn, fadeOut, envelope")
+                         "unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, gainDb, pan, start, end, loop, fadeIn, fadeOut, envelope")
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "fade_in": 5}"#), path: "tracks[0]", "(did you mean 'fadeIn'?)")
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "volume": 5}"#), path: "tracks[0]", "unknown key 'volume'; expected one of")
         Self.expectError(Self.preset(extra: #""master": {"limiter": {"ceiling": -1}}"#), path: "master.limiter",
@@ -378,7 +379,7 @@ import Testing
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "playlist": {"files": ["b.ogg"]}}"#),
                          path: "tracks[0]", "found 'file' and 'playlist'")
         Self.expectError(Self.preset(tracks: #"{"gainDb": -6}"#), path: "tracks[0]",
-                         "a track needs a source: one of 'file', 'generator' or 'playlist'")
+                         "a track needs a source: one of 'file', 'generator', 'playlist' or 'tone'")
         Self.expectError(Self.preset(tracks: #"{"playlist": {"files": []}}"#), path: "tracks[0].playlist.files",
                          "a playlist needs at least one file")
         Self.expectError(Self.preset(tracks: #"{"playlist": {"crossfade": 2}}"#), path: "tracks[0].playlist", "missing required key 'files'")

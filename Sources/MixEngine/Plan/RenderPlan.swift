@@ -3,8 +3,9 @@ import MixIO
 
 /// What plays when, in frames: the preset resolved against its source files and the output rate.
 ///
-/// A plan is plain data. It knows every position and gain as integers and envelopes, but holds no
-/// decoded audio; the `Renderer` turns its voices into sources when it prepares.
+/// A plan is plain data (a value, `Sendable`). It knows every position and gain as integers and envelopes,
+/// but holds no decoded audio: its voices name the material they need (`MaterialRequest`), which a
+/// `PreparedMaterial` makes before rendering, and the `Renderer` turns each voice into a source when it starts.
 public struct RenderPlan: Sendable {
     public var sampleRate: Int
     public var channelCount: Int
@@ -22,6 +23,23 @@ public struct RenderPlan: Sendable {
     public var sourceFiles: [String: AudioFileInfo] = [:]
 
     public var durationSeconds: Double { Double(frameCount) / Double(sampleRate) }
+
+    /// The format voices render in.
+    public var voiceContext: VoiceContext {
+        VoiceContext(sampleRate: sampleRate, channelCount: channelCount, resampler: resampler)
+    }
+
+    /// The material the plan's voices need prepared, once each (by key), in plan order.
+    public var materialRequests: [any MaterialRequest] {
+        var seen = Set<MaterialKey>()
+        var requests: [any MaterialRequest] = []
+        for track in tracks {
+            for voice in track.voices {
+                if let request = voice.material.preparation, seen.insert(request.key).inserted { requests.append(request) }
+            }
+        }
+        return requests
+    }
 }
 
 /// One track: its voices summed, then its own gains and balance applied.
@@ -37,25 +55,23 @@ public struct PlannedTrack: Sendable {
     public var balance: [Float]
 }
 
-/// One source placed on the timeline: plays `[start, end)`, reading the source from `sourceOffset`.
+/// One source placed on the timeline: plays `[start, end)`, reading its source from `sourceOffset`.
 public struct PlannedVoice: Sendable {
     public var start: Int64
     public var end: Int64
     public var sourceOffset: Int64
-    public var source: VoiceSource
+    /// What it plays (made into a `FrameSource` when the voice starts).
+    public var material: any VoiceMaterial
     /// The voice's own gains (a playlist item's crossfades); empty when none.
     public var gains: GainStack
-}
 
-/// Where a voice's frames come from.
-public enum VoiceSource: Sendable, Hashable {
-    /// A file decoded as it plays.
-    case stream(path: String)
-    /// A file decoded and resampled once, held in memory and played once (a looped playlist's item).
-    case memory(path: String)
-    /// A file decoded and resampled once (circularly) and repeated with a crossfaded seam.
-    case loop(path: String, crossfadeFrames: Int, curve: Curve)
-    case noise(color: NoiseColor, seed: UInt64)
+    public init(start: Int64, end: Int64, sourceOffset: Int64 = 0, material: any VoiceMaterial, gains: GainStack = GainStack()) {
+        self.start = start
+        self.end = end
+        self.sourceOffset = sourceOffset
+        self.material = material
+        self.gains = gains
+    }
 }
 
 /// Balance law: the centre leaves both sides at unity; towards one side the other side falls

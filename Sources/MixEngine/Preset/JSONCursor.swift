@@ -81,6 +81,13 @@ struct JSONCursor {
         return number
     }
 
+    /// A finite number greater than 0 and at most `maximum`.
+    func positiveNumber(upTo maximum: Double) throws -> Double {
+        let n = try number(in: 0...maximum)
+        guard n > 0 else { throw error("must be greater than 0") }
+        return n
+    }
+
     /// A whole number, of any size.
     func wholeNumber() throws -> Double {
         guard case .number(let number) = value else { throw mismatch("a whole number") }
@@ -140,11 +147,16 @@ struct JSONCursor {
 
     /// One of a fixed set of names.
     func choice<T>(_ kind: String, _ options: KeyValuePairs<String, T>) throws -> T {
+        try choice(kind, options.map { ($0.key, $0.value) })
+    }
+
+    /// One of a fixed set of names, in the order messages list them.
+    func choice<T>(_ kind: String, _ options: [(String, T)]) throws -> T {
         let name = try string()
-        guard let match = options.first(where: { $0.key == name }) else {
-            throw unknown(kind, name, expected: options.map(\.key))
+        guard let match = options.first(where: { $0.0 == name }) else {
+            throw unknown(kind, name, expected: options.map(\.0))
         }
-        return match.value
+        return match.1
     }
 
     /// `unknown curve 'cubic' (did you mean ...?); expected one of linear, equalPower, ...`

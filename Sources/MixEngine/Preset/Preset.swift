@@ -1,4 +1,5 @@
 import MixDSP
+import MixIO
 
 /// A mix preset, version 1, as loaded and validated from JSON (see docs/presets.md).
 /// `PresetLoader.load(path:)` makes one from a file; problems are reported as `PresetError`s.
@@ -25,29 +26,16 @@ public struct Preset: Sendable, Equatable {
     }
 }
 
-public enum SampleFormat: String, Sendable, Equatable {
-    case pcm16 = "16", pcm24 = "24", float = "float"
-}
-
 public struct OutputSpec: Sendable, Equatable {
     public var sampleRate: Int = 48000
     public var channelCount: Int = 2
     /// Ogg Vorbis quality, 0...1 (libsndfile's scale: 0.4 is about 92 kbit/s, 0.7 about 150).
     public var quality: Double = 0.5
-    /// Sample format for FLAC and WAV (FLAC takes 16 or 24).
-    public var sampleFormat: SampleFormat = .pcm16
+    /// Sample format for FLAC and WAV (FLAC takes 16 or 24); JSON `bitDepth` 16, 24 or "float".
+    public var sampleFormat: OutputSampleFormat = .pcm16
     public var resampler: ResamplerQuality = .default
-    public var tags = Tags()
+    public var tags = AudioTags()
     public init() {}
-}
-
-public struct Tags: Sendable, Equatable {
-    public var title: String?
-    public var artist: String?
-    public var comment: String?
-    public init(title: String? = nil, artist: String? = nil, comment: String? = nil) {
-        self.title = title; self.artist = artist; self.comment = comment
-    }
 }
 
 /// A fade: how long, and the curve it follows.
@@ -76,20 +64,6 @@ public struct MasterSpec: Sendable, Equatable {
     public init() {}
 }
 
-public enum NoiseColor: String, Sendable, Equatable, CaseIterable {
-    case white, pink, brown
-}
-
-/// Where a track's sound comes from.
-public enum SourceSpec: Sendable, Equatable {
-    /// An audio file, resolved to a path (relative paths in the JSON are relative to the preset's folder).
-    case file(path: String)
-    /// A noise generator; the same seed gives the same noise.
-    case noise(color: NoiseColor, seed: UInt64)
-    /// Files played one after another, each crossfaded into the next.
-    case playlist(paths: [String], crossfade: FadeSpec)
-}
-
 /// One breakpoint of a gain envelope: at `seconds` (on the render's timeline) the gain is `gainDb`;
 /// `curve` shapes the segment that ends at this point.
 public struct EnvelopePoint: Sendable, Equatable {
@@ -109,6 +83,7 @@ public struct LoopSpec: Sendable, Equatable {
 
 public struct TrackSpec: Sendable, Equatable {
     public var name: String?
+    /// Where its sound comes from: one of `SourceKinds.all` (a file, a playlist, noise, a tone, ...).
     public var source: SourceSpec
     public var gainDb: Double = 0
     /// Balance, -1 (left) ... 0 (centre) ... 1 (right).

@@ -1,4 +1,5 @@
 import MixDSP
+import MixIO
 
 /// Walks a parsed preset document (format version 1) and builds the validated `Preset`.
 /// The format is documented in docs/presets.md and docs/preset.schema.json; keep all three in step.
@@ -14,22 +15,17 @@ struct PresetReader {
         static let master = ["gainDb", "fadeIn", "fadeOut", "limiter"]
         static let limiter = ["ceilingDb", "lookaheadMs", "releaseMs"]
         static let fade = ["duration", "curve"]
-        static let track = ["name", "file", "generator", "playlist", "gainDb", "pan", "start", "end",
-                            "loop", "fadeIn", "fadeOut", "envelope"]
-        static let sources = ["file", "generator", "playlist"]
-        static let generator = ["type", "seed"]
-        static let playlist = ["files", "crossfade"]
+        /// A track's own keys; its source's key (one of `SourceKinds.keys`) comes after `name`.
+        static let trackSettings = ["gainDb", "pan", "start", "end", "loop", "fadeIn", "fadeOut", "envelope"]
+        static var track: [String] { ["name"] + SourceKinds.keys + trackSettings }
         static let loop = ["crossfade"]
         static let envelopePoint = ["time", "gainDb", "curve"]
     }
 
     /// The only format version there is.
     static let version = 1
-    /// Noise seeds are whole numbers up to 2^53, the largest range JSON numbers carry exactly.
-    static let maximumSeed = 9_007_199_254_740_992.0
     static let defaultFadeCurve = Curve.sCurve
     static let defaultCrossfadeCurve = Curve.equalPower
-    static let defaultPlaylistCrossfade = FadeSpec(seconds: 3, curve: .equalPower)
 
     // MARK: - Document
 
@@ -79,7 +75,7 @@ struct PresetReader {
         }
         if let tags = object["tags"] {
             let fields = try tags.object(allowing: Keys.tags)
-            output.tags = Tags(title: try fields["title"]?.string(),
+            output.tags = AudioTags(title: try fields["title"]?.string(),
                                artist: try fields["artist"]?.string(),
                                comment: try fields["comment"]?.string())
         }
@@ -87,11 +83,11 @@ struct PresetReader {
     }
 
     /// `16`, `24` or `"float"`.
-    func sampleFormat(_ cursor: JSONCursor) throws -> SampleFormat {
+    func sampleFormat(_ cursor: JSONCursor) throws -> OutputSampleFormat {
         switch cursor.value {
         case .number(16): return .pcm16
         case .number(24): return .pcm24
-        case .string("float"): return .float
+        case .string("float"): return .float32
         case .number(let n): throw cursor.error("unsupported bit depth \(JSONValue.format(n)); expected 16, 24 or \"float\"")
         case .string(let s): throw cursor.error("unsupported bit depth \(JSONValue.quote(s)); expected 16, 24 or \"float\"")
         default: throw cursor.error("expected 16, 24 or \"float\", got \(cursor.value.summary)")
@@ -157,16 +153,16 @@ struct PresetReader {
         let object = try cursor.object(allowing: Keys.track)
         let t = TimeParser.string(fromSeconds:)
 
-        let given = Keys.sources.filter(object.has)
-        guard given.count == 1, let sourceKey = given.first, let sourceCursor = object[sourceKey] else {
+        let given = SourceKinds.keys.filter(object.has)
+        guard given.count == 1, let sourceKey = given.first, let sourceCursor = object[sourceKey],
+              let kind = SourceKinds.kind(forKey: sourceKey) else {
             if given.isEmpty {
-                throw cursor.error("a track needs a source: one of 'file', 'generator' or 'playlist'")
+                throw cursor.error("a track needs a source: one of " + SourceKinds.list(SourceKinds.keys, joinedBy: "or"))
             }
             throw cursor.error("a track has exactly one source; found " + given.map { "'\($0)'" }.joined(separator: " and "))
         }
-        var track = TrackSpec(name: try object["name"]?.string(), source: try source(sourceKey, sourceCursor))
-        let isGenerator: Bool
-        if case .noise = track.source { isGenerator = true } else { isGenerator = false }
+        var track = TrackSpec(name: try object["name"]?.string(), source: SourceSpec(try kind.read(sourceCursor, reader: self)))
+        let isGenerator = kind.isEndless
 
         if let gain = object["gainDb"] { track.gainDb = try gain.number(in: -96...24) }
         if let pan = object["pan"] { track.pan = try pan.number(in: -1...1) }
@@ -186,7 +182,9 @@ struct PresetReader {
         if let loop = object["loop"] {
             track.loop = try self.loop(loop)
             if isGenerator, track.loop != nil {
-                throw loop.error("generators are endless and cannot loop; 'loop' is for 'file' and 'playlist' tracks")
+                let loopable = SourceKinds.all.filter { !$0.isEndless }.map { $0.key }
+                throw loop.error("generators are endless and cannot loop; 'loop' is for "
+                                 + SourceKinds.list(loopable, joinedBy: "and") + " tracks")
             }
         }
         if let fade = object["fadeIn"] { track.fadeIn = try self.fade(fade) }
@@ -207,27 +205,9 @@ struct PresetReader {
         return track
     }
 
-    func source(_ key: String, _ cursor: JSONCursor) throws -> SourceSpec {
-        switch key {
-        case "file":
-            return .file(path: PresetLoader.resolve(try cursor.nonEmptyString(), against: baseDirectory))
-        case "generator":
-            let object = try cursor.object(allowing: Keys.generator)
-            let color = try object.required("type", hint: "white, pink or brown")
-                .choice("generator type", ["white": NoiseColor.white, "pink": .pink, "brown": .brown])
-            let seed = try object["seed"]?.integer(in: 0...PresetReader.maximumSeed) ?? 1
-            return .noise(color: color, seed: UInt64(seed))
-        default:
-            let object = try cursor.object(allowing: Keys.playlist)
-            let filesCursor = try object.required("files", hint: "a list of at least one audio file")
-            let files = try filesCursor.array()
-            guard !files.isEmpty else { throw filesCursor.error("a playlist needs at least one file") }
-            let paths = try files.map { PresetLoader.resolve(try $0.nonEmptyString(), against: baseDirectory) }
-            let crossfade = try object["crossfade"].map {
-                try fade($0, defaultCurve: PresetReader.defaultCrossfadeCurve, isCrossfade: true)
-            } ?? PresetReader.defaultPlaylistCrossfade
-            return .playlist(paths: paths, crossfade: crossfade)
-        }
+    /// A source file's path, resolved against the preset's folder.
+    func path(_ cursor: JSONCursor) throws -> String {
+        PresetLoader.resolve(try cursor.nonEmptyString(), against: baseDirectory)
     }
 
     /// `true`, `false`, or `{"crossfade": FADE}` (a crossfade of 0 is a hard seam).

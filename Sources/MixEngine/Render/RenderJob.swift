@@ -55,15 +55,9 @@ public struct RenderJob: Sendable {
         guard let format = OutputFileFormat.from(path: path) else {
             throw OutputError(message: "cannot write '\(path)': unknown output extension; use .ogg, .flac or .wav")
         }
-        let sampleFormat: OutputSampleFormat
-        switch preset.output.sampleFormat {
-        case .pcm16: sampleFormat = .pcm16
-        case .pcm24: sampleFormat = .pcm24
-        case .float: sampleFormat = .float32
-        }
         let tags = preset.output.tags
         let settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,
-                                      sampleFormat: sampleFormat, vorbisQuality: preset.output.quality,
+                                      sampleFormat: preset.output.sampleFormat, vorbisQuality: preset.output.quality,
                                       title: tags.title ?? preset.name, artist: tags.artist, comment: tags.comment)
         if let problem = SoundFileWriter.validate(settings: settings) {
             throw OutputError(message: "cannot write '\(path)': \(problem)")
@@ -75,15 +69,19 @@ public struct RenderJob: Sendable {
     public let range: Range<Int64>
 
     /// Renders to `path` through a temporary file beside it, renamed into place when complete.
-    /// `extraSinks` receive the same interleaved frames as the file (a waveform analyser, say).
+    /// `extraSinks` receive the same interleaved frames as the file, on the encoder's thread (a waveform
+    /// analyser, say); `taps` listen at other points of the master chain. `material` shares decoded
+    /// sources with other renders (see `Renderer.render`).
     public func render(to path: String, blockFrames: Int = 4096, extraSinks: [AudioEncoder] = [],
+                       taps: [RenderTap] = [], material: PreparedMaterial? = nil,
                        progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
         let settings = try outputSettings(for: path)
         let output = try AtomicOutputFile(destination: path)
         do {
             let writer = try SoundFileWriter(path: output.temporaryPath, settings: settings)
             let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
-            let summary = try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, progress: progress)
+            let summary = try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, material: material,
+                                                                             taps: taps, progress: progress)
             try output.commit()
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
             return RenderResult(summary: summary, outputPath: path, outputBytes: size)

@@ -15,13 +15,21 @@ public struct RenderSummary: Sendable {
     public var maxGainReductionDb: Double
     /// How long the limiter was acting, in seconds.
     public var limitedSeconds: Double
+    /// Samples the limiter's final safety clamp had to cut to the ceiling (0 unless a peak outran the
+    /// look-ahead): clipping, counted and reported, never silent.
+    public var clippedSamples: Int64
+    /// What preparing the material did: entries made for this render, and entries another render had made.
+    public var materialMade: Int
+    public var materialReused: Int
     public var timings: RenderTimings
 }
 
-/// Wall-clock seconds per stage. `sources` is decoding and resampling streams plus copying loops
-/// and generating noise inside the loop; `encode` runs on its own thread, overlapping the rest.
-/// `write` is the render loop handing blocks to the encoder thread: interleaving, and waiting for a
-/// free buffer when the encoder is behind (most of a render to Ogg Vorbis, whose encoder is slowest).
+/// Wall-clock seconds per stage. `prepare` is making the material the plan needs that the given
+/// `PreparedMaterial` did not hold yet (0 when another render had made it); `sources` is decoding and
+/// resampling streams plus copying loops and generating noise inside the loop; `encode` runs on its own
+/// thread, overlapping the rest. `write` is the render loop handing blocks to the encoder thread:
+/// interleaving, and waiting for a free buffer when the encoder is behind (most of a render to Ogg
+/// Vorbis, whose encoder is slowest).
 public struct RenderTimings: Sendable {
     public var prepare: Double = 0
     public var sources: Double = 0
@@ -33,10 +41,12 @@ public struct RenderTimings: Sendable {
 
 /// The block render loop: for each block of frames, every voice that sounds is rendered from its
 /// source at its absolute position, shaped by its gains, summed into its track, the track shaped
-/// and balanced into the master bus, the bus faded and limited, and the block written.
+/// and balanced into the master bus (`TrackMixer`), and the bus run through the master chain (gain and
+/// fades, limiter, meters, taps, the output encoder: `MasterChain`).
 ///
 /// Everything the loop needs is allocated before it starts; a block allocates nothing (a playlist
-/// item opens its file when it starts, once per item).
+/// item opens its file when it starts, once per item). A `Renderer` is a value-like description (plan
+/// and block size); each `render` call builds its own state, so one renderer may render several times.
 public final class Renderer {
     public let plan: RenderPlan
     public let blockFrames: Int
@@ -56,29 +66,35 @@ public final class Renderer {
     /// Renders frames `range` of the plan (all of it by default) into `encoder`, which is finished
     /// at the end. Positions are the plan's: a partial render is the same slice of the full render
     /// (exactly, unless the limiter was acting within `warmUpFrames` before the range starts).
-    /// `progress` is called after each block with the frames written so far.
-    public func render(to encoder: AudioEncoder, range: Range<Int64>? = nil,
-                       progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
+    ///
+    /// - Parameters:
+    ///   - material: decoded material shared with other renders; what the plan needs and it lacks is
+    ///     made first. Without one, the render makes its own and drops it at the end.
+    ///   - taps: listeners at points of the master chain (before the limiter, at the output, ...).
+    ///   - progress: called after each block with the frames written so far.
+    public func render(to encoder: AudioEncoder, range: Range<Int64>? = nil, material: PreparedMaterial? = nil,
+                       taps: [RenderTap] = [], progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
         let range = range ?? 0..<plan.frameCount
         precondition(range.lowerBound >= 0 && range.upperBound <= plan.frameCount, "the range must lie within the render")
         let clock = ContinuousClock()
         let started = clock.now
         var timings = RenderTimings()
 
-        let library = SourceLibrary(plan: plan)
-        try library.prepare()
-        timings.prepare = library.prepareSeconds
+        let material = material ?? PreparedMaterial()
+        let preparation = try material.prepare(for: plan)
+        timings.prepare = preparation.made > 0 ? preparation.seconds : 0
 
         let channels = plan.channelCount
         let bus = AudioBlock(channelCount: channels, capacity: blockFrames)
-        let mixer = TrackMixer(plan: plan, library: library, blockFrames: blockFrames)
+        let mixer = TrackMixer(plan: plan, material: material, blockFrames: blockFrames)
         let limiter = Limiter(channelCount: channels, sampleRate: plan.sampleRate, ceilingDb: plan.limiter.ceilingDb,
                               lookaheadMs: plan.limiter.lookaheadMs, releaseMs: plan.limiter.releaseMs)
-        let latency = Int64(limiter.latency)
-        let writer = BlockWriter(encoder: encoder, channelCount: channels, blockFrames: blockFrames)
-        var meter = LevelMeter()
+        let meter = LevelTap()
+        let output = EncoderTap(encoder, channelCount: channels, blockFrames: blockFrames)
+        let chain = MasterChain.standard(gains: GainStage(plan.master, blockFrames: blockFrames), limiter: LimiterStage(limiter),
+                                         meter: meter, output: output, taps: taps, range: range)
 
-        let end = range.upperBound + latency
+        let end = range.upperBound + Int64(chain.latency)
         var position: Int64 = max(0, range.lowerBound - warmUpFrames)
         // The summary speaks of the range only, not of the warm-up before it.
         limiter.statisticsWindow = (range.lowerBound - position)..<(range.upperBound - position)
@@ -87,42 +103,32 @@ public final class Renderer {
             while position < end {
                 let n = Int(min(Int64(blockFrames), end - position))
                 try mixer.mixTracks(into: bus, at: position, count: n, timings: &timings)
-
-                let mixStarted = clock.now
-                mixer.applyMaster(to: bus, at: position, count: n)
-                limiter.process(bus, count: n)
-
-                // The limiter delays by `latency`: bus frame i is output frame position + i - latency.
-                let first = max(position - latency, range.lowerBound)
-                let last = min(position + Int64(n) - latency, range.upperBound)
-                if last > first {
-                    let offset = Int(first - (position - latency)), count = Int(last - first)
-                    meter.measure(bus, offset: offset, count: count)
-                    let writeStarted = clock.now
-                    timings.mix += (writeStarted - mixStarted).seconds
-                    try writer.write(bus, offset: offset, count: count)
-                    timings.write += (clock.now - writeStarted).seconds
-                    progress?(last - range.lowerBound)
-                } else {
-                    timings.mix += (clock.now - mixStarted).seconds
-                }
+                let chainStarted = clock.now
+                try chain.process(bus, count: n, at: position)
+                timings.mix += (clock.now - chainStarted).seconds
                 position += Int64(n)
+                let written = min(position - Int64(chain.latency), range.upperBound) - range.lowerBound
+                if written > 0 && position - Int64(n) - Int64(chain.latency) < range.upperBound { progress?(written) }
             }
-            try writer.finish()
+            try chain.finish()
         } catch {
-            try? writer.close()
+            chain.abandon()
             throw error
         }
-        timings.encode = writer.encodeSeconds
+        timings.write = output.writeSeconds
+        timings.mix -= output.writeSeconds
+        timings.encode = output.encodeSeconds
         timings.wall = (clock.now - started).seconds
 
         return RenderSummary(
             frameCount: Int64(range.count), sampleRate: plan.sampleRate,
             mixPeakDb: decibels(fromGain: Double(limiter.inputPeak)),
-            peakDb: decibels(fromGain: Double(meter.peak)),
-            rmsDb: decibels(fromGain: meter.rms),
+            peakDb: decibels(fromGain: Double(meter.meter.peak)),
+            rmsDb: decibels(fromGain: meter.meter.rms),
             maxGainReductionDb: limiter.maximumReductionDb,
             limitedSeconds: Double(limiter.limitedFrames) / Double(plan.sampleRate),
+            clippedSamples: limiter.clampedSamples,
+            materialMade: preparation.made, materialReused: preparation.reused,
             timings: timings)
     }
 }

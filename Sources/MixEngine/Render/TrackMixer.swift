@@ -1,12 +1,13 @@
 import MixDSP
 
 /// The first stage of a block: every track's voices rendered from their sources, summed and shaped
-/// by the track's gains and balance, and the tracks summed into the master bus; then the master gain
-/// and fades. It owns the per-track state that lives across blocks (which voices are playing, their
+/// by the track's gains and balance, and the tracks summed into the master bus (the master chain takes
+/// it from there). It owns the per-track state that lives across blocks (which voices are playing, their
 /// sources) and every buffer it needs, all allocated in `init`.
 final class TrackMixer {
     private let plan: RenderPlan
-    private let library: SourceLibrary
+    private let material: PreparedMaterial
+    private let context: VoiceContext
     private let channelCount: Int
     private let voiceBlock: AudioBlock
     /// Every track has its own block and gain buffer, so that the tracks can be summed into the bus
@@ -20,9 +21,11 @@ final class TrackMixer {
     private var firstVoice: [Int]
     private let clock = ContinuousClock()
 
-    init(plan: RenderPlan, library: SourceLibrary, blockFrames: Int) {
+    /// `material` must hold what the plan's voices need (`PreparedMaterial.prepare(for:)`).
+    init(plan: RenderPlan, material: PreparedMaterial, blockFrames: Int) {
         self.plan = plan
-        self.library = library
+        self.material = material
+        context = plan.voiceContext
         channelCount = plan.channelCount
         voiceBlock = AudioBlock(channelCount: channelCount, capacity: blockFrames)
         trackBlocks = plan.tracks.map { _ in AudioBlock(channelCount: plan.channelCount, capacity: blockFrames) }
@@ -33,7 +36,6 @@ final class TrackMixer {
         firstVoice = Array(repeating: 0, count: plan.tracks.count)
     }
 
-    private var gains: UnsafeMutablePointer<Float> { gainBuffers.channel(0).baseAddress! }
     private var scratch: UnsafeMutablePointer<Float> { gainBuffers.channel(1).baseAddress! }
     private var voiceGains: UnsafeMutablePointer<Float> { gainBuffers.channel(2).baseAddress! }
 
@@ -56,15 +58,6 @@ final class TrackMixer {
         let flushStarted = clock.now
         busTerms.flush(into: bus)
         timings.mix += (clock.now - flushStarted).seconds
-    }
-
-    /// Master gain and fades over frames `[position, position + count)` of `bus`.
-    func applyMaster(to bus: AudioBlock, at position: Int64, count n: Int) {
-        if let g = plan.master.render(into: gains, scratch: scratch, count: n, at: position) {
-            for c in 0..<channelCount { Kernels.scale(bus.channel(c).baseAddress!, by: g, count: n) }
-        } else {
-            for c in 0..<channelCount { Kernels.multiply(bus.channel(c).baseAddress!, by: gains, count: n) }
-        }
     }
 
     /// Sums track `t`'s voices over `[lo, hi)` into its block, each shaped by its own gains.
@@ -108,7 +101,11 @@ final class TrackMixer {
     /// when the voice starts.
     private func render(_ t: Int, _ v: Int, into block: AudioBlock, offset: Int, from lo: Int64, to hi: Int64) throws {
         let voice = plan.tracks[t].voices[v]
-        if sources[t][v] == nil { sources[t][v] = try library.source(for: voice) }
+        if sources[t][v] == nil {
+            // Prepared material is shared (read-only); everything else is made for this voice.
+            let prepared = voice.material.preparation.map { material.source(for: $0.key)! }
+            sources[t][v] = try voice.material.makeSource(context, prepared: prepared)
+        }
         try sources[t][v]!.render(into: block, offset: offset, count: Int(hi - lo), at: lo - voice.start + voice.sourceOffset)
     }
 

@@ -1,0 +1,74 @@
+import MixDSP
+
+/// Something that listens to the mix at a point of the master chain without changing it: a meter,
+/// the output encoder, a waveform recorder, a loudness meter.
+///
+/// A tap receives exactly the frames of the render's range (not the warm-up before a partial render,
+/// not the limiter's flush after it), in timeline order, planar, on the render thread. It must not
+/// change `block`. Work that is slow (encoding) belongs on another thread: `EncoderTap` hands blocks
+/// to one.
+public protocol MixTap: AnyObject {
+    /// Frames `[offset, offset + count)` of `block` are frames `[position, position + count)` of the timeline.
+    func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws
+    /// The range is over; flush and close.
+    func finish() throws
+    /// The render failed: stop without finishing (close threads and files), ignoring errors.
+    func abandon()
+}
+
+extension MixTap {
+    public func finish() throws {}
+    public func abandon() {}
+}
+
+/// Where on the master chain a tap listens.
+public enum TapPoint: Sendable {
+    /// The bus as the tracks sum into it, before any master stage.
+    case mix
+    /// After the master gain and fades, before the limiter: where the level scales linearly with gain
+    /// (where a loudness pass measures).
+    case beforeLimiter
+    /// What is written: after the limiter.
+    case output
+}
+
+/// A tap and where it listens.
+public struct RenderTap {
+    public var point: TapPoint
+    public var tap: MixTap
+    public init(_ point: TapPoint, _ tap: MixTap) { self.point = point; self.tap = tap }
+}
+
+/// Sample peak and RMS of what passes (`LevelMeter` in MixDSP).
+public final class LevelTap: MixTap {
+    public private(set) var meter = LevelMeter()
+    public init() {}
+    public func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
+        meter.measure(block, offset: offset, count: count)
+    }
+}
+
+/// Hands what passes to an `AudioEncoder` running on its own thread (`BlockWriter`: a fixed ring of
+/// interleaved buffers), so encoding overlaps mixing. The output file is such a tap.
+public final class EncoderTap: MixTap {
+    private let writer: BlockWriter
+    /// Seconds the render thread spent handing blocks over (interleaving, and waiting for a free buffer
+    /// when the encoder is behind).
+    public private(set) var writeSeconds: Double = 0
+    /// Seconds the encoder thread spent encoding.
+    public var encodeSeconds: Double { writer.encodeSeconds }
+    private let clock = ContinuousClock()
+
+    public init(_ encoder: AudioEncoder, channelCount: Int, blockFrames: Int) {
+        writer = BlockWriter(encoder: encoder, channelCount: channelCount, blockFrames: blockFrames)
+    }
+
+    public func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
+        let started = clock.now
+        try writer.write(block, offset: offset, count: count)
+        writeSeconds += (clock.now - started).seconds
+    }
+
+    public func finish() throws { try writer.finish() }
+    public func abandon() { try? writer.close() }
+}

@@ -1,0 +1,45 @@
+import MixDSP
+
+/// `"generator": {"type": "pink", "seed": 7}`: endless white, pink or brown noise from a seed, made as it
+/// is rendered (`NoiseGenerator` in MixDSP). See README.md beside this file.
+public struct NoiseKind: ReadableSourceKind {
+    public static let key = "generator"
+    public static let settingsKeys: [String]? = ["type", "seed"]
+    public static let isEndless = true
+    /// Seeds are whole numbers up to 2^53, the largest range JSON numbers carry exactly.
+    public static let maximumSeed = 9_007_199_254_740_992.0
+
+    public var color: NoiseGenerator.Color
+    public var seed: UInt64
+    public init(color: NoiseGenerator.Color, seed: UInt64 = 1) { self.color = color; self.seed = seed }
+
+    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> NoiseKind {
+        let object = try cursor.object(allowing: settingsKeys!)
+        let names = NoiseGenerator.Color.allCases.map(\.rawValue)
+        let color = try object.required("type", hint: names.dropLast().joined(separator: ", ") + " or " + names.last!)
+            .choice("generator type", NoiseGenerator.Color.allCases.map { ($0.rawValue, $0) })
+        let seed = try object["seed"]?.integer(in: 0...maximumSeed) ?? 1
+        return NoiseKind(color: color, seed: UInt64(seed))
+    }
+
+    public func plan(_ track: TrackPlanning) throws -> SourcePlan {
+        let end = track.explicitEnd ?? track.frameCount
+        return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: NoiseVoice(kind: self))], end: end)
+    }
+}
+
+/// Noise made as it plays; nothing to prepare.
+struct NoiseVoice: VoiceMaterial {
+    let kind: NoiseKind
+    var preparation: (any MaterialRequest)? { nil }
+    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+        NoiseGenerator(color: kind.color, seed: kind.seed, channelCount: context.channelCount)
+    }
+}
+
+extension SourceSpec {
+    /// Noise from a seed (`NoiseKind`).
+    public static func noise(color: NoiseGenerator.Color, seed: UInt64) -> SourceSpec {
+        SourceSpec(NoiseKind(color: color, seed: seed))
+    }
+}

@@ -1,0 +1,77 @@
+import MixDSP
+
+/// `"playlist": {"files": [...], "crossfade": "8s"}`: files played one after another, each crossfaded
+/// into the next; with the track's `loop`, the last crossfades back into the first. See README.md beside
+/// this file.
+public struct PlaylistKind: ReadableSourceKind {
+    public static let key = "playlist"
+    public static let settingsKeys: [String]? = ["files", "crossfade"]
+    public static let defaultCrossfade = FadeSpec(seconds: 3, curve: .equalPower)
+
+    /// Resolved against the preset's folder.
+    public var paths: [String]
+    public var crossfade: FadeSpec
+    public init(paths: [String], crossfade: FadeSpec = PlaylistKind.defaultCrossfade) {
+        self.paths = paths
+        self.crossfade = crossfade
+    }
+
+    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> PlaylistKind {
+        let object = try cursor.object(allowing: settingsKeys!)
+        let filesCursor = try object.required("files", hint: "a list of at least one audio file")
+        let files = try filesCursor.array()
+        guard !files.isEmpty else { throw filesCursor.error("a playlist needs at least one file") }
+        let paths = try files.map { try reader.path($0) }
+        let crossfade = try object["crossfade"].map {
+            try reader.fade($0, defaultCurve: PresetReader.defaultCrossfadeCurve, isCrossfade: true)
+        } ?? defaultCrossfade
+        return PlaylistKind(paths: paths, crossfade: crossfade)
+    }
+
+    /// Item k starts where item k-1 starts its fade-out; each overlap is the crossfade, at most half of
+    /// either item. A looping playlist holds its items in memory (each plays many times); one that plays
+    /// once streams them.
+    public func plan(_ track: TrackPlanning) throws -> SourcePlan {
+        let lengths = try paths.enumerated().map { k, path in try track.length(of: path, key: "\(Self.key).files[\(k)]") }
+        let isLooping = track.loop != nil
+        let held = isLooping
+            ? try paths.enumerated().map { k, path in
+                HeldFile(file: try track.file(path, key: "\(Self.key).files[\(k)]"), context: track.context) }
+            : []
+        let limit = track.explicitEnd ?? (isLooping ? track.frameCount : Int64.max)
+        let x = track.frames(crossfade.seconds)
+        var voices: [PlannedVoice] = []
+        var position = track.start
+        var k = 0
+        var previousOverlap: Int64 = 0
+        while position < min(limit, track.frameCount) {
+            let item = k % paths.count
+            let isLast = !isLooping && k == paths.count - 1
+            let next = (k + 1) % paths.count
+            // The overlap with the next item: the crossfade, at most half of either item.
+            let overlap = isLast ? 0 : min(x, lengths[item] / 2, lengths[next] / 2)
+            if !isLast && overlap < x && k < paths.count {
+                track.warn("\(Self.key).crossfade", "\(track.seconds(crossfade.seconds)) is longer than half of "
+                           + "files[\(item)] or files[\(next)]; using \(track.seconds(frames: overlap)) there")
+            }
+            var envelopes: [Envelope] = []
+            if previousOverlap > 0 { envelopes.append(.fadeIn(start: position, length: previousOverlap, curve: crossfade.curve)) }
+            if overlap > 0 { envelopes.append(.fadeOut(end: position + lengths[item], length: overlap, curve: crossfade.curve)) }
+            let material: any VoiceMaterial = isLooping ? held[item] : StreamedFile(path: paths[item])
+            voices.append(PlannedVoice(start: position, end: position + lengths[item], material: material,
+                                       gains: GainStack(envelopes: envelopes)))
+            position += lengths[item] - overlap
+            previousOverlap = overlap
+            k += 1
+            if isLast { break }
+        }
+        return SourcePlan(voices: voices, end: min(limit, voices.last.map { $0.end } ?? track.start))
+    }
+}
+
+extension SourceSpec {
+    /// Files played one after another (`PlaylistKind`).
+    public static func playlist(paths: [String], crossfade: FadeSpec) -> SourceSpec {
+        SourceSpec(PlaylistKind(paths: paths, crossfade: crossfade))
+    }
+}

@@ -1,0 +1,60 @@
+import MixDSP
+
+/// A kind of source a track can play (a file, a playlist, noise, a tone, ...): its settings as read from
+/// the preset, and how they become voices on the timeline.
+///
+/// Everything about a kind lives in its folder under `SourceKinds/`: this conformance (reading and
+/// checking its JSON with JSON paths, planning it into frames), the `VoiceMaterial` its voices play (DSP
+/// that is pure goes in MixDSP), and its `README.md`, the doc section that docs/presets.md links to.
+/// A kind becomes known to the preset reader and the planner by one line in `SourceKinds.all`.
+///
+/// A conforming type is a value (its settings), `Sendable` and `Equatable`; it holds no audio.
+public protocol SourceKind: Sendable, Equatable {
+    /// The track key that selects this kind and holds its settings: `file`, `generator`, `playlist`, `tone`.
+    static var key: String { get }
+    /// The keys its settings object allows, in the order messages list them; nil when the settings are
+    /// not an object (`file` takes a path).
+    static var settingsKeys: [String]? { get }
+    /// Whether it sounds for ever (a generator): it cannot loop, and its fades are checked against the
+    /// rest of the render when the track has no `end`.
+    static var isEndless: Bool { get }
+
+    /// Places the track's voices on the timeline, in frames. `track` says where the track starts and
+    /// may end, whether it loops, and gives the planning services (frames from seconds, source files
+    /// opened once, warnings).
+    func plan(_ track: TrackPlanning) throws -> SourcePlan
+}
+
+/// The part of a kind that reads the preset (internal, because the JSON cursor is): every registered kind
+/// conforms to it.
+protocol ReadableSourceKind: SourceKind {
+    /// Reads and checks the settings at `cursor` (the track's member `key`); problems are `PresetError`s
+    /// naming the JSON path. `reader` resolves paths and reads the shared shapes (fades, times).
+    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> Self
+}
+
+/// A kind's voices for one track, and where the track's sound ends (before the render's end is applied).
+public struct SourcePlan: Sendable {
+    public var voices: [PlannedVoice]
+    public var end: Int64
+    public init(voices: [PlannedVoice], end: Int64) { self.voices = voices; self.end = end }
+}
+
+extension SourceKind {
+    public static var settingsKeys: [String]? { nil }
+    public static var isEndless: Bool { false }
+
+    /// Whether `other` is the same kind with the same settings.
+    func isEqual(to other: any SourceKind) -> Bool { (other as? Self) == self }
+}
+
+/// A track's source: one kind's settings (type-erased so `TrackSpec` can hold any kind).
+public struct SourceSpec: Sendable, Equatable {
+    public let kind: any SourceKind
+    public init(_ kind: some SourceKind) { self.kind = kind }
+
+    /// The JSON key of its kind.
+    public var key: String { type(of: kind).key }
+
+    public static func == (a: SourceSpec, b: SourceSpec) -> Bool { a.kind.isEqual(to: b.kind) }
+}

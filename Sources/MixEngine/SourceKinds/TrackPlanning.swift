@@ -1,0 +1,85 @@
+import MixDSP
+import MixIO
+
+/// What a kind needs to plan one track: where the track sits on the timeline, and the planner's services.
+/// Made by the `Planner` for each track; a kind reads it and returns a `SourcePlan`.
+public struct TrackPlanning {
+    /// The track's JSON path, `tracks[2]`; a kind names its own keys below it (`tracks[2].file`).
+    public let jsonPath: String
+    /// The track's first frame.
+    public let start: Int64
+    /// The frame the preset's `end` gives, if it gives one.
+    public let explicitEnd: Int64?
+    /// The track's `loop`, if it loops.
+    public let loop: LoopSpec?
+    /// The render's length in frames, and its format.
+    public let frameCount: Int64
+    public let sampleRate: Int
+    public let channelCount: Int
+    /// The output format voices render in (rate, channels, resampler): what prepared material is keyed by.
+    public let context: VoiceContext
+    let session: PlanningSession
+
+    /// round(seconds x rate)
+    public func frames(_ seconds: Double) -> Int64 { session.frames(seconds) }
+
+    /// "3.2 s", for warnings.
+    public func seconds(frames: Int64) -> String { session.seconds(Double(frames) / Double(sampleRate)) }
+    public func seconds(_ s: Double) -> String { session.seconds(s) }
+
+    /// A warning about `key` below the track (`loop.crossfade`): the render goes ahead.
+    public func warn(_ key: String, _ message: String) { session.warn("\(jsonPath).\(key)", message) }
+
+    /// An error about `key` below the track (`tone.frequencyHz`).
+    public func error(_ key: String, _ message: String) -> PresetError { session.error("\(jsonPath).\(key)", message) }
+
+    /// What the file at `path` is (opened once per render plan, however many tracks use it); its absence
+    /// or a decoding problem is a `PresetError` at `tracks[i].<key>`.
+    public func file(_ path: String, key: String) throws -> AudioFileInfo {
+        try session.file(path, jsonPath: "\(jsonPath).\(key)")
+    }
+
+    /// The length at the output rate of the file at `path` (at least one frame, or an error at `key`).
+    public func length(of path: String, key: String) throws -> Int64 {
+        let info = try file(path, key: key)
+        guard info.frameCount > 0 else {
+            throw session.error("\(jsonPath).\(key)", "'\(path)' holds no audio (0 frames)")
+        }
+        return StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: sampleRate)
+    }
+}
+
+/// What planning one preset gathers besides the plan: warnings, and what each source file is.
+final class PlanningSession {
+    let presetFile: String
+    let sampleRate: Int
+    var warnings: [String] = []
+    var files: [String: AudioFileInfo] = [:]
+
+    init(presetFile: String, sampleRate: Int) {
+        self.presetFile = presetFile
+        self.sampleRate = sampleRate
+    }
+
+    func warn(_ path: String, _ message: String) { warnings.append("\(presetFile): \(path): \(message)") }
+
+    func error(_ path: String, _ message: String) -> PresetError {
+        PresetError(file: presetFile, jsonPath: path, message: message)
+    }
+
+    /// round(seconds x rate)
+    func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(sampleRate)).rounded()) }
+
+    /// "3.2 s", for messages.
+    func seconds(_ s: Double) -> String { "\((s * 1000).rounded() / 1000) s" }
+
+    func file(_ path: String, jsonPath: String) throws -> AudioFileInfo {
+        if let known = files[path] { return known }
+        let info: AudioFileInfo
+        do { info = try AudioFileInfo.read(path: path) } catch {
+            throw PresetError(file: presetFile, jsonPath: jsonPath, message: "\(error)")
+        }
+        files[path] = info
+        return info
+    }
+}

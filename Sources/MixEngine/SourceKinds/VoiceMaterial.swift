@@ -1,0 +1,87 @@
+import MixDSP
+import MixIO
+
+/// What a planned voice plays. A kind's planner puts one in each `PlannedVoice`; when the voice starts,
+/// the render loop asks it for a `FrameSource`.
+///
+/// Material that is expensive to make (a file decoded and resampled whole, for a loop) is not made by
+/// the voice: the voice names it with a `MaterialRequest`, `PreparedMaterial` makes it once before the
+/// render (on all cores) and keeps it for every render that shares that `PreparedMaterial`, and the voice
+/// gets it back in `makeSource`.
+///
+/// Conforming types are plain values (`Sendable`); `makeSource` runs on the render thread, once per voice.
+public protocol VoiceMaterial: Sendable {
+    /// The prepared material this voice plays, or nil when it makes its source on its own (a stream
+    /// decoded as it plays, a generator).
+    var preparation: (any MaterialRequest)? { get }
+    /// The source for a voice about to start. `prepared` is what `preparation` made (nil without one);
+    /// prepared sources are shared, so they must be read-only while rendering.
+    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource
+}
+
+/// Material to make once before rendering and share between renders, such as a file decoded and
+/// resampled for a loop. Two requests with the same `key` make the same material.
+public protocol MaterialRequest: Sendable {
+    var key: MaterialKey { get }
+    /// Roughly how much work `load` is (seconds of audio, times ten when it must be resampled), so the
+    /// longest jobs start first.
+    var estimatedCost: Double { get }
+    /// Makes the material: a `FrameSource` whose `render` only reads (it is shared by every voice and every
+    /// render that plays it, possibly from several threads at once). Called on a worker thread.
+    func load(_ context: VoiceContext) throws -> FrameSource
+}
+
+/// What prepared material is, for sharing it: the same key is the same audio.
+public struct MaterialKey: Hashable, Sendable, CustomStringConvertible {
+    /// What it is made from: for a file, its path and identity (see `FileIdentity`).
+    public var origin: String
+    /// The output format it was made for.
+    public var sampleRate: Int
+    public var channelCount: Int
+    public var resampler: ResamplerQuality
+    /// How it is laid out for playing, in the words of the kind that made it: `once`, `loop 48000 equalPower`.
+    public var form: String
+
+    public init(origin: String, sampleRate: Int, channelCount: Int, resampler: ResamplerQuality, form: String) {
+        self.origin = origin
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.resampler = resampler
+        self.form = form
+    }
+
+    /// A file's origin: its path and what its header says (format, rate, channels, frames), so a file
+    /// replaced by different audio under the same name is not mistaken for the one prepared.
+    public static func origin(of file: AudioFileInfo) -> String {
+        "\(file.path) [\(file.formatName), \(file.sampleRate) Hz, \(file.channelCount) ch, \(file.frameCount) frames]"
+    }
+
+    public var description: String { "\(origin) at \(sampleRate) Hz, \(channelCount) ch, \(resampler.rawValue), \(form)" }
+}
+
+/// The output format voices render in, and how to make a resampler for it.
+public struct VoiceContext: Sendable {
+    public let sampleRate: Int
+    public let channelCount: Int
+    public let resampler: ResamplerQuality
+
+    public init(sampleRate: Int, channelCount: Int, resampler: ResamplerQuality) {
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.resampler = resampler
+    }
+
+    /// Makes libsamplerate converters at the context's quality.
+    public var makeConverter: ConverterFactory {
+        let quality = resampler
+        return { channels, inputRate, outputRate in
+            try Resampler(channelCount: channels, inputRate: inputRate, outputRate: outputRate, quality: quality)
+        }
+    }
+
+    /// The key of material made from `file` for this context.
+    public func key(file: AudioFileInfo, form: String) -> MaterialKey {
+        MaterialKey(origin: MaterialKey.origin(of: file), sampleRate: sampleRate, channelCount: channelCount,
+                    resampler: resampler, form: form)
+    }
+}
