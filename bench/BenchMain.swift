@@ -41,6 +41,12 @@ enum BenchMain {
                     let (sections, target) = try bench.run()
                     report.sections.append(contentsOf: sections)
                     if let target { report.targets.append(target) }
+                case .shared:
+                    let bench = SharedPreparationBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 2 : 3),
+                                                       seconds: options.nightSeconds ?? (options.isQuick ? 60 : 300), progress: progress)
+                    let (section, target) = try bench.run()
+                    report.sections.append(section)
+                    report.targets.append(target)
                 }
             }
         } catch {

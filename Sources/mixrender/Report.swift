@@ -23,6 +23,9 @@ enum Report {
         } else {
             lines.append("limiter   idle (mix peak \(db(s.mixPeakDb)) dBFS)")
         }
+        if s.clippedSamples > 0 {
+            lines.append("clipped   \(s.clippedSamples) sample\(s.clippedSamples == 1 ? "" : "s") cut to the ceiling (a peak outran the look-ahead)")
+        }
         lines.append("speed     \(String(format: "%.0f", speed))x realtime (\(String(format: "%.2f", s.timings.wall)) s)")
         return lines.joined(separator: "\n")
     }

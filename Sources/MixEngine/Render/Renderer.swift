@@ -25,7 +25,7 @@ public struct RenderSummary: Sendable {
 }
 
 /// Wall-clock seconds per stage. `prepare` is making the material the plan needs that the given
-/// `PreparedMaterial` did not hold yet (0 when another render had made it); `sources` is decoding and
+/// `PreparedMaterial` did not hold yet (only looking it up when another render had made it); `sources` is decoding and
 /// resampling streams plus copying loops and generating noise inside the loop; `encode` runs on its own
 /// thread, overlapping the rest. `write` is the render loop handing blocks to the encoder thread:
 /// interleaving, and waiting for a free buffer when the encoder is behind (most of a render to Ogg
@@ -82,7 +82,7 @@ public final class Renderer {
 
         let material = material ?? PreparedMaterial()
         let preparation = try material.prepare(for: plan)
-        timings.prepare = preparation.made > 0 ? preparation.seconds : 0
+        timings.prepare = preparation.seconds
 
         let channels = plan.channelCount
         let bus = AudioBlock(channelCount: channels, capacity: blockFrames)

@@ -51,7 +51,10 @@ public struct ToneKind: ReadableSourceKind {
                               "\(JSONValue.format(frequencyHz)) Hz is not below half the output rate (\(JSONValue.format(nyquist)) Hz at \(track.sampleRate) Hz)")
         }
         let end = track.explicitEnd ?? track.frameCount
-        return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: ToneVoice(kind: self))], end: end)
+        // The source is read at the timeline's position (offset by the start), so the wave is where it
+        // would be had it played from 0:00: `phase` is the phase at 0:00, wherever the track starts.
+        return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, sourceOffset: track.start,
+                                                material: ToneVoice(kind: self))], end: end)
     }
 }
 

@@ -1,0 +1,54 @@
+import Foundation
+import MixDSP
+@testable import MixEngine
+import MixIO
+import Testing
+
+/// Prepared material is a value renders share: made once, keyed by what it is.
+@Suite struct PreparedMaterialTests {
+    /// A preset looping `file` with a seam of `seam` seconds, and playing it as a looped playlist.
+    static func preset(_ file: String, seam: Double, rate: Int = 48000) -> String {
+        """
+        { "duration": 3, "output": { "sampleRate": \(rate), "bitDepth": "float" },
+          "tracks": [ { "file": "\(file)", "loop": { "crossfade": \(seam) } },
+                      { "playlist": { "files": ["\(file)"], "crossfade": 0.1 }, "loop": true, "gainDb": -6 } ] }
+        """
+    }
+
+    @Test func aSecondRenderPreparesNothingAndSoundsTheSame() throws {
+        let folder = try TemporaryFolder()
+        let wav = try folder.wav("loop.wav", rate: 44100, channels: 2, frames: 44100) { i, c in Float(sin(Double(i) * 0.01 * Double(c + 1))) * 0.2 }
+        let plan = try RenderJob(presetPath: try folder.preset(Self.preset(wav, seam: 0.25))).plan
+        #expect(plan.materialRequests.count == 2)   // the loop with its seam, the playlist item held once
+
+        let material = PreparedMaterial()
+        let first = CaptureEncoder(channelCount: 2), second = CaptureEncoder(channelCount: 2), alone = CaptureEncoder(channelCount: 2)
+        let one = try Renderer(plan: plan).render(to: first, material: material)
+        let two = try Renderer(plan: plan).render(to: second, material: material)
+        _ = try Renderer(plan: plan).render(to: alone)
+        #expect(one.materialMade == 2 && one.materialReused == 0)
+        #expect(two.materialMade == 0 && two.materialReused == 2)
+        #expect(first.channels == second.channels)
+        #expect(first.channels == alone.channels)
+        #expect(material.keys.count == 2)
+    }
+
+    @Test func materialIsKeyedByWhatItIs() throws {
+        let folder = try TemporaryFolder()
+        let wav = try folder.wav("loop.wav", rate: 44100, channels: 1, frames: 22050) { i, _ in Float(i % 100) / 100 }
+        let material = PreparedMaterial()
+        func prepare(_ json: String, name: String) throws -> PreparedMaterial.Report {
+            try material.prepare(for: try RenderJob(presetPath: try folder.preset(json, name: name)).plan)
+        }
+        #expect(try prepare(Self.preset(wav, seam: 0.25), name: "a.json").made == 2)
+        // Another preset with the same file and seam shares both entries.
+        #expect(try prepare(Self.preset(wav, seam: 0.25), name: "b.json").made == 0)
+        // Another seam is other audio (the seam is baked into the loop); the held playlist item is shared.
+        #expect(try prepare(Self.preset(wav, seam: 0.1), name: "c.json").made == 1)
+        // Another output rate is other audio throughout.
+        #expect(try prepare(Self.preset(wav, seam: 0.25, rate: 44100), name: "d.json").made == 2)
+        #expect(material.keys.count == 5)
+        let keys = material.keys.map(\.description)
+        #expect(keys.contains { $0.contains("loop.wav") && $0.contains("loop, 12000-frame equalPower seam") && $0.contains("48000 Hz") })
+    }
+}
