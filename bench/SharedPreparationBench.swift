@@ -43,6 +43,8 @@ struct SharedPreparationBench {
         section.add(["second (same PreparedMaterial)"], ["prepare": Spread(second), "wall": Spread(secondWall)])
         section.notes.append("second render's audio \(isSameAudio ? "identical to" : "DIFFERENT from") the first's (checksum of every sample's bits)")
         let ratio = Spread(ratios)
+        section.notes.append("second prepare \(fixed(Spread(second).median * 1e6, 0)) µs against \(fixed(Spread(first).median * 1e3, 1)) ms "
+            + "for the first: ratio \(String(format: "%.1e", ratio.median)) (median)")
         let isMet = ratio.median < 0.01 && isSameAudio
         let target = Target(name: "second render's preparation, against the first's",
                             definition: "second prepare seconds / first prepare seconds, per round, same PreparedMaterial",
