@@ -45,14 +45,22 @@ let package = Package(
         .executableTarget(name: "mixrender",
                           dependencies: ["MixEngine",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .executableTarget(name: "bench", dependencies: ["MixEngine", "MixDSP", "MixIO"], path: "bench",
+        // The bench's "before" rows run DSPTestSupport's reference kernels: the code the tests check the new kernels against.
+        .executableTarget(name: "bench", dependencies: ["MixEngine", "MixDSP", "MixIO", "DSPTestSupport"], path: "bench",
                           exclude: ["peers"]),
 
-        .testTarget(name: "MixDSPTests", dependencies: ["MixDSP"]),
-        .testTarget(name: "MixIOTests", dependencies: ["MixIO", "MixDSP"]),
-        .testTarget(name: "MixEngineTests", dependencies: ["MixEngine", "MixIO", "MixDSP"]),
-        .testTarget(name: "CLITests", dependencies: ["MixEngine", "MixIO", "mixrender"]),
-        .testTarget(name: "GoldenTests", dependencies: ["MixEngine", "MixIO", "MixDSP"]),
+        // Helpers shared by the tests: regular targets (under Tests/Support), so that test targets and the bench can use them.
+        // DSPTestSupport needs MixDSP only, so MixDSPTests still builds without a C library; TestSupport adds what
+        // needs MixIO and MixEngine (WAV files, renders into memory, waveform recorders, the CLI runner).
+        .target(name: "DSPTestSupport", dependencies: ["MixDSP"], path: "Tests/Support/DSPTestSupport"),
+        .target(name: "TestSupport", dependencies: ["DSPTestSupport", "MixDSP", "MixIO", "MixEngine"],
+                path: "Tests/Support/TestSupport"),
+
+        .testTarget(name: "MixDSPTests", dependencies: ["MixDSP", "DSPTestSupport"]),
+        .testTarget(name: "MixIOTests", dependencies: ["MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
+        .testTarget(name: "MixEngineTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["MixEngine", "MixIO", "mixrender", "DSPTestSupport", "TestSupport"]),
+        .testTarget(name: "GoldenTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,3 +1,4 @@
+import DSPTestSupport
 import MixDSP
 import MixEngine
 
@@ -145,11 +146,10 @@ struct KernelBench {
             }
         }
         let brown = NoiseGenerator(color: .brown, seed: 42, channelCount: 2)
-        var brownPosition: Int64 = 0, referencePosition: Int64 = 0
-        var referenceState = (0.0, 0.0)
+        let referenceBrown = ReferenceNoise(color: .brown, seed: 42, channelCount: 2)
+        var brownPosition: Int64 = 0
         compare("noise", "brown noise generator (channels one after the other vs side by side)", before: {
-            ReferenceKernels.brownNoise(seed: 42, into: block, count: n, at: referencePosition, state: &referenceState)
-            referencePosition += Int64(n)
+            referenceBrown.generate(into: block, count: n)
         }, after: {
             try! brown.render(into: block, offset: 0, count: n, at: brownPosition)
             brownPosition += Int64(n)
@@ -168,8 +168,9 @@ struct KernelBench {
         }
         blackHole(block.channel(0)[0] + interleaved[1])
         section.notes = [
-            "before rows run the code this bench replaced (bench/ReferenceKernels.swift), in alternation with the after rows. "
-                + "The limiter's before is a copy compiled into the bench: faster here (about 18 ns/frame) than it was inside "
+            "before rows run the code this bench replaced (Tests/Support/DSPTestSupport/Reference, the copies the tests "
+                + "check the new code against), in alternation with the after rows. "
+                + "The limiter's before keeps its statistics in internal properties: faster here than it was inside "
                 + "MixDSP (about 30 ns/frame), where every frame paid seven dynamic exclusivity checks on public properties.",
             "envelope render: Envelope.render through a 10-minute segment; every value from its absolute frame position.",
         ]

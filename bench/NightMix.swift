@@ -93,37 +93,38 @@ struct NightMix {
         let audio = AudioBlock(channelCount: 2, capacity: frames)
         let seed = UInt64(1000 + index)
         let time = { (i: Int) in Double(i) / Double(rate) }
+        /// Seeded noise, band-limited, with a gain; swelling (level base + depth sin(2π hz t)) if told.
+        func filteredNoise(_ color: NoiseGenerator.Color, highpass: Double, lowpass: Double, gain: Float,
+                           swell: (base: Double, depth: Double, hz: Double)? = nil) throws {
+            try NoiseGenerator(color: color, seed: seed, channelCount: 2).render(into: audio, offset: 0, count: frames, at: 0)
+            filter(audio, frames, rate, highpass: highpass, lowpass: lowpass, gain: gain)
+            if let swell {
+                modulate(audio, frames) { i in Float(swell.base + swell.depth * sin(2 * Double.pi * swell.hz * time(i))) }
+            }
+        }
+        /// Each sample from a formula of (channel, time in seconds).
+        func tone(_ sample: (Int, Double) -> Double) {
+            for c in 0..<2 {
+                let p = audio.channel(c)
+                for i in 0..<frames { p[i] = Float(sample(c, time(i))) }
+            }
+        }
         switch source.name {
         case "rain":
-            try NoiseGenerator(color: .pink, seed: seed, channelCount: 2).render(into: audio, offset: 0, count: frames, at: 0)
-            filter(audio, frames, rate, highpass: 400, lowpass: 9000, gain: 2)
+            try filteredNoise(.pink, highpass: 400, lowpass: 9000, gain: 2)
         case "wind":
-            try NoiseGenerator(color: .brown, seed: seed, channelCount: 2).render(into: audio, offset: 0, count: frames, at: 0)
-            filter(audio, frames, rate, highpass: 40, lowpass: 1200, gain: 1)
-            modulate(audio, frames) { i in Float(0.7 + 0.3 * sin(2 * Double.pi * 0.1 * time(i))) }
+            try filteredNoise(.brown, highpass: 40, lowpass: 1200, gain: 1, swell: (base: 0.7, depth: 0.3, hz: 0.1))
         case "crickets":
-            for c in 0..<2 {
-                let f = c == 0 ? 4400.0 : 4450.0
-                let p = audio.channel(c)
-                for i in 0..<frames {
-                    let t = time(i)
-                    let chirp = max(0, sin(2 * Double.pi * 20 * t)) * (0.5 + 0.5 * sin(2 * Double.pi * 0.5 * t))
-                    p[i] = Float(0.2 * chirp * sin(2 * Double.pi * f * t))
-                }
+            tone { c, t in
+                let chirp = max(0, sin(2 * Double.pi * 20 * t)) * (0.5 + 0.5 * sin(2 * Double.pi * 0.5 * t))
+                return 0.2 * chirp * sin(2 * Double.pi * (c == 0 ? 4400.0 : 4450.0) * t)
             }
         case "surf":
-            try NoiseGenerator(color: .white, seed: seed, channelCount: 2).render(into: audio, offset: 0, count: frames, at: 0)
-            filter(audio, frames, rate, highpass: 400, lowpass: 1000, gain: 3)
-            modulate(audio, frames) { i in Float(0.6 + 0.4 * sin(2 * Double.pi * 0.15 * time(i))) }
+            try filteredNoise(.white, highpass: 400, lowpass: 1000, gain: 3, swell: (base: 0.6, depth: 0.4, hz: 0.15))
         case "drone":
-            for c in 0..<2 {
-                let f = c == 0 ? 55.0 : 55.25
-                let p = audio.channel(c)
-                for i in 0..<frames { p[i] = Float(0.3 * sin(2 * Double.pi * f * time(i))) }
-            }
+            tone { c, t in 0.3 * sin(2 * Double.pi * (c == 0 ? 55.0 : 55.25) * t) }
         default:
-            try NoiseGenerator(color: .brown, seed: seed, channelCount: 2).render(into: audio, offset: 0, count: frames, at: 0)
-            filter(audio, frames, rate, highpass: 25, lowpass: 150, gain: 2)
+            try filteredNoise(.brown, highpass: 25, lowpass: 150, gain: 2)
         }
         let writer = try SoundFileWriter(path: path, settings: OutputSettings(
             format: .oggVorbis, sampleRate: rate, channelCount: 2, vorbisQuality: 0.4, title: source.name))
@@ -162,17 +163,6 @@ struct NightMix {
             audio.channel(0)[i] *= g; audio.channel(1)[i] *= g
         }
     }
-}
-
-/// A folder under /tmp, removed when the value is dropped.
-final class TemporaryFolder {
-    let path: String
-    init() throws {
-        var template = Array("/tmp/mixrender-bench-XXXXXX".utf8CString)
-        guard let p = mkdtemp(&template) else { throw BenchError(message: "cannot create a temporary folder in /tmp") }
-        path = String(cString: p)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
 struct BenchError: Error, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixEngine
@@ -15,14 +16,17 @@ struct PipelineBench {
 
 
     func run() throws -> ([Section], Target?) {
-        let folder = try TemporaryFolder()
-        progress.say("pipeline: writing the six Ogg Vorbis loops into \(folder.path) ...")
+        // Removed (with the loops) when `run` returns: every render below reads the loops from it.
+        let temporary = try TemporaryFolder(prefix: "mixrender-bench")
+        defer { withExtendedLifetime(temporary) {} }
+        let folder = temporary.url.path
+        progress.say("pipeline: writing the six Ogg Vorbis loops into \(folder) ...")
         var made: NightMix?
-        let madeIn = try Timing.seconds { made = try NightMix.make(in: folder.path, isQuick: isQuick) }
+        let madeIn = try Timing.seconds { made = try NightMix.make(in: folder, isQuick: isQuick) }
         let mix = made!
         let outputs = RenderChild.Output.allCases
         func request(_ output: RenderChild.Output, seconds: Double) -> RenderChild.Request {
-            RenderChild.Request(output: output, folder: folder.path, seconds: seconds, isQuick: isQuick)
+            RenderChild.Request(output: output, folder: folder, seconds: seconds, isQuick: isQuick)
         }
         for output in outputs {
             let warmUp = min(seconds, isQuick ? 10 : 30)

@@ -1,32 +1,23 @@
+import DSPTestSupport
 import Foundation
-import Testing
 import MixIO
+import TestSupport
+import Testing
 
 @Suite struct RenderCLITests {
     /// A 1 kHz sine WAV at 44.1 kHz, amplitude 0.5, made in code.
-    func sineWav(_ s: Scratch) throws -> String {
-        let p = s.path("sine.wav")
-        let w = try SoundFileWriter(path: p, settings: OutputSettings(format: .wav, sampleRate: 44100, channelCount: 1, sampleFormat: .float32))
-        let x = (0..<44100 * 4).map { 0.5 * Float(sin(2 * Double.pi * 1000 * Double($0) / 44100)) }
-        try x.withUnsafeBufferPointer { try w.write(interleaved: $0.baseAddress!, frames: x.count) }
-        try w.finish()
-        return p
+    func sineWav(_ s: TemporaryFolder) throws -> String {
+        try s.wav("sine.wav", rate: 44100, frames: 44100 * 4, TestSignals.sine(frequency: 1000, amplitude: 0.5, rate: 44100))
     }
 
     func decode(_ path: String) throws -> (AudioFileInfo, [Float]) {
         let r = try SoundFileReader(path: path)
-        var all = [Float](), chunk = [Float](repeating: 0, count: 4096 * r.channelCount)
-        while true {
-            let n = try chunk.withUnsafeMutableBufferPointer { try r.read(into: $0.baseAddress!, frames: 4096) }
-            if n == 0 { break }
-            all += chunk[0..<(n * r.channelCount)]
-        }
-        return (r.info, all)
+        return (r.info, try readAll(r))
     }
 
     @Test(arguments: ["out.flac", "out.wav", "out.ogg"])
     func rendersAFileOfTheRightLengthRateChannelsAndLevel(name: String) throws {
-        let s = try Scratch()
+        let s = try TemporaryFolder()
         let wav = try sineWav(s)
         let preset = try s.write("mix.json", """
             { "duration": "10s", "output": { "sampleRate": 48000, "channels": 2, "bitDepth": 24 },
@@ -41,15 +32,15 @@ import MixIO
         #expect(info.channelCount == 2)
         // 0.5 sine at -6 dB: RMS = 20 log10(0.5 / sqrt 2) - 6 = -15.05 dBFS (lossless within 0.05 dB, Vorbis 0.5 dB).
         let middle = samples[(48000 * 2)..<(48000 * 2 * 2)]
-        let rms = (middle.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(middle.count)).squareRoot()
+        let level = dB(rms(middle))
         let tolerance = name.hasSuffix(".ogg") ? 0.5 : 0.05
-        #expect(abs(20 * log10(rms) - -15.05) < tolerance, "RMS \(20 * log10(rms))")
+        #expect(abs(level - -15.05) < tolerance, "RMS \(level)")
         // Nothing but the output beside it: the temporary file was renamed.
         #expect(s.contents == ["mix.json", name, "sine.wav"].sorted())
     }
 
     @Test func renderSubcommandAndOverrides() throws {
-        let s = try Scratch()
+        let s = try TemporaryFolder()
         let preset = try s.write("n.json", #"{ "duration": "1h", "tracks": [ { "generator": { "type": "pink" } } ] }"#)
         let r = try CLI.run(["render", preset, "-o", s.path("n.wav"), "--duration", "2s", "--sample-rate", "22050", "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -59,7 +50,7 @@ import MixIO
     }
 
     @Test func partialRenderWritesTheRange() throws {
-        let s = try Scratch()
+        let s = try TemporaryFolder()
         let preset = try s.write("n.json", #"{ "duration": "1h", "tracks": [ { "generator": { "type": "brown" } } ] }"#)
         let r = try CLI.run([preset, "-o", s.path("part.wav"), "--start", "30m", "--end", "30m1.5s"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -67,7 +58,7 @@ import MixIO
     }
 
     @Test func validateAndInfo() throws {
-        let s = try Scratch()
+        let s = try TemporaryFolder()
         let wav = try sineWav(s)
         let preset = try s.write("v.json", #"{ "duration": "8h", "tracks": [ { "file": "sine.wav", "loop": true } ] }"#)
         let v = try CLI.run(["validate", preset])
@@ -95,7 +86,7 @@ import MixIO
         ("float FLAC", #"{ "duration": 10, "output": { "bitDepth": "float" }, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.flac", [], "FLAC"),
     ])
     func badInputFailsCleanly(what: String, json: String, output: String, extra: [String], fragment: String) throws {
-        let s = try Scratch()
+        let s = try TemporaryFolder()
         _ = try s.write("notes.txt", "these are not sounds\n")
         let preset = try s.write("preset.json", json)
         let before = s.contents
@@ -108,7 +99,7 @@ import MixIO
     }
 
     @Test func missingPresetIsNamed() throws {
-        let s = try Scratch()
+        let s = try TemporaryFolder()
         let r = try CLI.run([s.path("absent.json"), "-o", s.path("x.ogg")])
         #expect(r.status != 0)
         #expect(r.stderr.contains("absent.json"))
@@ -116,10 +107,10 @@ import MixIO
     }
 
     @Test func interruptedRenderLeavesNothing() throws {
-        let s = try Scratch()
+        let s = try TemporaryFolder()
         let preset = try s.write("long.json", #"{ "duration": "8h", "tracks": [ { "generator": { "type": "pink" } } ] }"#)
         let p = Process()
-        p.executableURL = CLI.executable
+        p.executableURL = try CLI.executable
         p.arguments = [preset, "-o", s.path("long.wav"), "--quiet"]
         try p.run()
         // Wait until the render has started writing its temporary file, then press Ctrl-C.

@@ -1,70 +1,16 @@
+import DSPTestSupport
 import Foundation
 import MixIO
+import TestSupport
 import Testing
 
 /// `mixrender waveform` and `render --waveform`, run as the user runs them: the built executable in a
 /// subprocess, with files made in code in a scratch folder.
 @Suite struct WaveformCLITests {
-    /// The `mixrender` beside the running test binary (/proc/self/exe), whatever the scratch path.
-    static var executable: URL {
-        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-                     ?? CommandLine.arguments[0])
-        var folder = me.deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("mixrender").path) && folder.path != "/" {
-            folder = folder.deletingLastPathComponent()
-        }
-        return folder.appendingPathComponent("mixrender")
-    }
-
-    struct Run { var status: Int32; var stdout: String; var stderr: String }
-
-    static func mixrender(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let p = Process()
-        p.executableURL = executable
-        p.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "COLUMNS")
-        for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
-    }
-
-    final class Folder {
-        let url: URL
-        init() throws {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("mixrender-waveform-cli-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        }
-        deinit { try? FileManager.default.removeItem(at: url) }
-        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-        var contents: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted() }
-
-        /// A 16-bit stereo WAV: a 441 Hz sine of amplitude 0.5 on the left (100 samples a period, so samples 25
-        /// and 75 of each are exactly ±0.5), a quarter of it on the right.
-        func sineWAV(_ name: String = "tone.wav", seconds: Double = 2) throws -> String {
-            let rate = 44_100, frames = Int(seconds * Double(rate)), p = path(name)
-            let writer = try SoundFileWriter(path: p, settings: OutputSettings(format: .wav, sampleRate: rate, channelCount: 2))
-            var data = [Float](repeating: 0, count: frames * 2)
-            for n in 0..<frames {
-                let s = Float(0.5 * sin(2 * Double.pi * 441 * Double(n) / Double(rate)))
-                data[2 * n] = s; data[2 * n + 1] = s / 4
-            }
-            try data.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
-            try writer.finish()
-            return p
-        }
-    }
-
     @Test func previewFitsTheTerminalAndSummarises() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let input = try folder.sineWAV()
-        let run = try Self.mixrender(["waveform", input], environment: ["COLUMNS": "40"])
+        let run = try CLI.run(["waveform", input], environment: ["COLUMNS": "40"])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         // Four rows of blocks, 40 characters; the preview scales the mono mix's peak to the full height.
@@ -78,8 +24,8 @@ import Testing
     }
 
     @Test func splitChannelsPreviewHasALanePerChannel() throws {
-        let folder = try Folder()
-        let run = try Self.mixrender(["waveform", try folder.sineWAV(), "--split-channels", "--width", "30"])
+        let folder = try TemporaryFolder()
+        let run = try CLI.run(["waveform", try folder.sineWAV(), "--split-channels", "--width", "30"])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         // Three rows per channel; scale auto = 1 / 0.5: the left fills its lane, the right (0.125) a quarter.
@@ -89,32 +35,32 @@ import Testing
     }
 
     @Test func writesJSONAndReportsIt() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let input = try folder.sineWAV()
         let output = folder.path("tone.json")
-        let run = try Self.mixrender(["waveform", input, "-o", output, "--bits", "8", "--pixels-per-second", "100"])
+        let run = try CLI.run(["waveform", input, "-o", output, "--bits", "8", "--pixels-per-second", "100"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.hasPrefix("wrote     \(output) (441 samples per pixel, 200 columns, 1 channel, 8-bit)\n"))
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as! [String: Any]
+        let json = try readJSONObject(output)
         #expect(json["version"] as? Int == 2 && json["bits"] as? Int == 8 && json["length"] as? Int == 200)
         #expect(json["samples_per_pixel"] as? Int == 441 && json["sample_rate"] as? Int == 44_100)
         // The mono mix peaks at (0.5 + 0.125) / 2 = 0.3125 -> 10240 / 256 = 40.
-        let data = (json["data"] as! [NSNumber]).map(\.intValue)
+        let data = ints(json["data"])
         #expect(data.max() == 40 && data.min() == -40)
         #expect(folder.contents == ["tone.json", "tone.wav"])
     }
 
     @Test func zoomLevelsAndImagesInOneGo() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let input = try folder.sineWAV()
-        let dat = try Self.mixrender(["waveform", input, "-o", folder.path("t.dat"), "--zoom", "256,1024", "-q"])
+        let dat = try CLI.run(["waveform", input, "-o", folder.path("t.dat"), "--zoom", "256,1024", "-q"])
         #expect(dat.status == 0 && dat.stdout.isEmpty, "\(dat.stderr)")
-        let png = try Self.mixrender(["waveform", input, "-o", folder.path("t.png"), "--width", "300", "--height", "60",
+        let png = try CLI.run(["waveform", input, "-o", folder.path("t.png"), "--width", "300", "--height", "60",
                                       "--colors", "bands", "--background", "transparent"])
         #expect(png.status == 0, "\(png.stderr)")
-        let svg = try Self.mixrender(["waveform", input, "-o", folder.path("t.svg"), "--color", "#ff0000", "--rms-color", "#00ff0080"])
+        let svg = try CLI.run(["waveform", input, "-o", folder.path("t.svg"), "--color", "#ff0000", "--rms-color", "#00ff0080"])
         #expect(svg.status == 0, "\(svg.stderr)")
-        let spectrogram = try Self.mixrender(["waveform", input, "-o", folder.path("s.png"), "--spectrogram", "--height", "128"])
+        let spectrogram = try CLI.run(["waveform", input, "-o", folder.path("s.png"), "--spectrogram", "--height", "128"])
         #expect(spectrogram.status == 0, "\(spectrogram.stderr)")
         #expect(folder.contents == ["s.png", "t.1024.dat", "t.256.dat", "t.png", "t.svg", "tone.wav"])
         let image = try PNGReader.read(path: folder.path("t.png"))
@@ -125,13 +71,12 @@ import Testing
 
     /// A preset rendered with --waveform writes the audio and, made from the same frames, its waveform.
     @Test func renderWithWaveform() throws {
-        let folder = try Folder()
-        let preset = folder.path("p.json")
-        try """
+        let folder = try TemporaryFolder()
+        let preset = try folder.preset("""
             {"version": 1, "name": "hiss", "duration": "3s", "output": {"sampleRate": 32000, "channels": 1},
              "tracks": [{"name": "white", "generator": {"type": "white", "seed": 3}, "gainDb": -6}]}
-            """.write(toFile: preset, atomically: true, encoding: .utf8)
-        let run = try Self.mixrender(["render", preset, "-o", folder.path("p.wav"), "--waveform", folder.path("p.json.dat")])
+            """, name: "p.json")
+        let run = try CLI.run(["render", preset, "-o", folder.path("p.wav"), "--waveform", folder.path("p.json.dat")])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("waveform  \(folder.path("p.json.dat"))"))
         let dat = try Data(contentsOf: URL(fileURLWithPath: folder.path("p.json.dat")))
@@ -139,7 +84,7 @@ import Testing
         #expect(dat.count == 24 + 375 * 4)
         #expect(folder.contents == ["p.json", "p.json.dat", "p.wav"])
 
-        let bad = try Self.mixrender(["render", preset, "-o", folder.path("q.wav"), "--waveform", folder.path("q.txt")])
+        let bad = try CLI.run(["render", preset, "-o", folder.path("q.wav"), "--waveform", folder.path("q.txt")])
         #expect(bad.status != 0)
         #expect(bad.stderr == "Error: cannot write '\(folder.path("q.txt"))': unknown extension '.txt'; use .json, .dat, .png or .svg\n")
         #expect(folder.contents == ["p.json", "p.json.dat", "p.wav"])
@@ -153,14 +98,13 @@ import Testing
     /// Each bad input: a non-zero exit, one line on stderr naming the file or the option, no file left.
     @Test(arguments: BadCase.allCases)
     func badInput(_ badCase: BadCase) throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let good = try folder.sineWAV("good.wav", seconds: 0.5)
         var arguments = ["waveform", good, "-o", folder.path("out.png")]
         var named = folder.path("out.png")
         switch badCase {
         case .notAudio:
-            let text = folder.path("readme.ogg")
-            try "not audio at all".write(toFile: text, atomically: true, encoding: .utf8)
+            let text = try folder.write("readme.ogg", "not audio at all")
             arguments[1] = text; named = text
         case .zeroLength:
             let empty = folder.path("empty.wav")
@@ -197,12 +141,23 @@ import Testing
             arguments += ["--amplitude-scale", "0"]; named = "--amplitude-scale"
         }
         let before = folder.contents
-        let run = try Self.mixrender(arguments)
+        let run = try CLI.run(arguments)
         #expect(run.status != 0, "\(badCase) was accepted")
         let lines = run.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(badCase): \(run.stderr)")
         #expect(run.stderr.hasPrefix("Error: ") && run.stderr.contains(named), "\(badCase): \(run.stderr)")
         #expect(run.stdout.isEmpty)
         #expect(folder.contents == before, "\(badCase) left \(folder.contents)")
+    }
+}
+
+extension TemporaryFolder {
+    /// A 16-bit stereo WAV: a 441 Hz sine of amplitude 0.5 on the left (100 samples a period, so samples 25
+    /// and 75 of each are exactly ±0.5), a quarter of it on the right.
+    func sineWAV(_ name: String = "tone.wav", seconds: Double = 2) throws -> String {
+        let rate = 44_100, sine = TestSignals.sine(frequency: 441, amplitude: 0.5, rate: rate)
+        return try wav(name, rate: rate, channels: 2, frames: Int(seconds * Double(rate)), format: .pcm16) { n, c in
+            c == 0 ? sine(n, c) : sine(n, c) / 4
+        }
     }
 }

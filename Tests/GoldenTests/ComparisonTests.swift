@@ -1,3 +1,4 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixIO
@@ -7,16 +8,9 @@ import Testing
 @Suite struct ComparisonTests {
     /// Seeded uniform noise, interleaved.
     static func noise(frames: Int, channels: Int, rate: Int = 48000, level: Float = 0.3, seed: UInt64 = 1) -> PCMAudio {
-        var state = seed
-        var samples = [Float](repeating: 0, count: frames * channels)
-        for i in samples.indices {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            samples[i] = level * (Float(z >> 40) / Float(1 << 24) * 2 - 1)
-        }
+        var noise = TestSignals.Noise(seed: seed)
+        // Uniform in [-1, 1) from the top 24 bits.
+        let samples = (0..<(frames * channels)).map { _ in level * (Float(noise.next() >> 40) / Float(1 << 24) * 2 - 1) }
         return PCMAudio(sampleRate: rate, channelCount: channels, samples: samples)
     }
 
@@ -38,10 +32,9 @@ import Testing
     }
 
     @Test func losslessTierPassesTheGoldensOwn24BitRounding() throws {
-        let folder = try GoldenPaths.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder()
         let a = Self.noise(frames: 48000, channels: 2, level: 0.9)
-        let path = folder.appendingPathComponent("a.flac").path
+        let path = folder.path("a.flac")
         try a.write(to: path, format: .flac, sampleFormat: .pcm24)
         let back = try PCMAudio.decode(path: path)
         #expect(ExactTier.mismatches(actual: a, golden: back).isEmpty)
@@ -82,7 +75,7 @@ import Testing
 
     @Test func bandLevelsReadASineAtItsLevel() {
         let rate = 48000
-        let samples = (0..<rate).map { Float(0.5 * sin(2 * Double.pi * 1000 * Double($0) / Double(rate))) }
+        let samples = TestSignals.sine(frequency: 1000, amplitude: 0.5, rate: rate, frames: rate)
         let levels = SpectralTier.analyse(PCMAudio(sampleRate: rate, channelCount: 1, samples: samples))
         let band = levels.centres.firstIndex { abs($0 - 1000) < 1 }!
         for segment in levels.levels {
@@ -109,10 +102,9 @@ import Testing
 
     @Test func spectralTierToleratesVorbisCodingNoiseOfTheSameSignal() throws {
         // The same noise encoded at two qualities: what a different libvorbis might do, and more.
-        let folder = try GoldenPaths.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder()
         let a = Self.noise(frames: 96000, channels: 2, level: 0.2)
-        let p1 = folder.appendingPathComponent("q4.ogg").path, p2 = folder.appendingPathComponent("q5.ogg").path
+        let p1 = folder.path("q4.ogg"), p2 = folder.path("q5.ogg")
         try a.write(to: p1, format: .oggVorbis, vorbisQuality: 0.4)
         try a.write(to: p2, format: .oggVorbis, vorbisQuality: 0.5)
         let d = SpectralTier.compare(actual: try PCMAudio.decode(path: p2), golden: try PCMAudio.decode(path: p1))

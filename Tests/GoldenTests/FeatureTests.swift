@@ -1,7 +1,9 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixEngine
 import MixIO
+import TestSupport
 import Testing
 
 /// Checks on feature goldens beyond the sample comparison: what the render says about itself.
@@ -37,22 +39,10 @@ import Testing
     /// The command line's printed summary reports the limiter too (the `mixrender` executable is built
     /// beside the test bundle by `swift build --build-tests`).
     @Test func commandLineSummaryReportsTheLimiter() throws {
-        guard let executable = MixrenderExecutable.url else {
-            Issue.record("the mixrender executable is not beside the test bundle; build with `swift build --build-tests`")
-            return
-        }
-        let folder = try GoldenPaths.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["render", GoldenPaths.golden("features/limiter.json"), "-o", folder.appendingPathComponent("hot.wav").path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let folder = try TemporaryFolder()
+        let run = try CLI.run(["render", GoldenPaths.golden("features/limiter.json"), "-o", folder.path("hot.wav")])
+        let text = run.stdout + run.stderr
+        #expect(run.status == 0, "\(text)")
         #expect(text.contains("limiter   mix peaked at"), "\(text)")
         #expect(text.contains("reduced up to"), "\(text)")
         #expect(!text.contains("idle"), "\(text)")
@@ -64,13 +54,11 @@ import Testing
     /// (A hard seam is for material cut to loop, which these noise sources are not: its golden guards it.)
     @Test(arguments: ["equalPower", "equalGain", "sCurve"])
     func crossfadedLoopSeamHasNoStepLargerThanTheMaterial(curve: String) throws {
-        let folder = try GoldenPaths.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let preset = folder.appendingPathComponent("seam.json").path
-        try """
+        let folder = try TemporaryFolder()
+        let preset = try folder.preset("""
             { "duration": 14, "tracks": [ { "file": "\(GoldenPaths.preset("sounds/surf.ogg"))",
               "loop": { "crossfade": { "duration": 2, "curve": "\(curve)" } } } ] }
-            """.write(toFile: preset, atomically: true, encoding: .utf8)
+            """, name: "seam.json")
         let audio = try GoldenRender.toMemory(preset, overrides: GoldenRender.overrides(start: 9, end: 13)).audio
         let rate = audio.sampleRate
         let seams = [rate, 3 * rate]                     // 10 s and 12 s, from 9 s
@@ -88,25 +76,6 @@ import Testing
     }
 }
 
-/// The `mixrender` executable in the build folder, found from the running test binary.
-enum MixrenderExecutable {
-    static var url: URL? {
-        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-                     ?? CommandLine.arguments[0])
-        var folder = me.deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("mixrender")
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate.path) {
-                return candidate
-            }
-            folder = folder.deletingLastPathComponent()
-        }
-        return nil
-    }
-}
-
 /// The waveform JSON (`render --waveform x.json`: audiowaveform's format plus RMS and band levels) of a
 /// render, compared as numbers: the values are integers on the 16-bit scale, so one step either way
 /// plus 0.1 % (0.009 dB; a centroid of 2 kHz may move 2 Hz) absorbs rounding on another machine, while
@@ -115,15 +84,14 @@ enum MixrenderExecutable {
     static let tolerance = JSONNumbers.Tolerance(absolute: 1, relative: 1e-3)
 
     @Test func waveformOfARenderMatchesItsGolden() throws {
-        let folder = try GoldenPaths.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder()
         let golden = GoldenCatalog.features.first { $0.name == "everything" }!
         let job = try RenderJob(presetPath: golden.presetPath, overrides: golden.overrides)
-        let json = folder.appendingPathComponent("everything.json").path
+        let json = folder.path("everything.json")
         let recorder = WaveformRecorder(plan: try WaveformPlan(output: json, options: WaveformOptions(),
                                                                sampleRate: job.plan.sampleRate, channelCount: job.plan.channelCount,
                                                                frameCount: Int64(job.range.count)))
-        _ = try job.render(to: folder.appendingPathComponent("everything.wav").path, extraSinks: [recorder])
+        _ = try job.render(to: folder.path("everything.wav"), extraSinks: [recorder])
         #expect(try recorder.writeOutputs() == [json])
         guard case .object(let actual) = try JSONNumbers.parse(contentsOf: json) else {
             Issue.record("the waveform JSON is not an object")

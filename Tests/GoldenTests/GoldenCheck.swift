@@ -7,11 +7,8 @@ enum GoldenCheck {
     /// Lossless tier: `actual` (a float render) against the 24-bit FLAC (or float WAV) at `goldenPath`.
     static func lossless(_ name: String, actual: PCMAudio, goldenPath: String,
                          sourceLocation: SourceLocation = #_sourceLocation) throws {
-        GoldenPaths.clearFailures(name)
         let shown = GoldenPaths.display(goldenPath)
-        if GoldenPaths.isRecording(name) {
-            try FileManager.default.createDirectory(atPath: (goldenPath as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
+        if try startRecording(name, goldenPath: goldenPath) {
             if goldenPath.hasSuffix(".wav") {
                 try actual.write(to: goldenPath, format: .wav, sampleFormat: .float32)
             } else {
@@ -20,9 +17,8 @@ enum GoldenCheck {
             // Reading it back shows what the comparison will see: only the 24-bit rounding may differ.
             // A FLAC golden too quiet for the SNR threshold fails `flacGoldensHaveHeadroomForTheSNRThreshold`.
             let check = LosslessTier.compare(actual: actual, golden: try PCMAudio.decode(path: goldenPath))
-            fail("recorded golden '\(name)' at \(shown) (\(actual.frameCount) frames, \(actual.sampleRate) Hz, "
-                 + "\(actual.channelCount) ch; as stored: \(check)). A recording run always fails: "
-                 + "run again without \(GoldenPaths.recordVariable) to compare.", sourceLocation)
+            recorded(name, at: goldenPath, " (\(actual.frameCount) frames, \(actual.sampleRate) Hz, "
+                     + "\(actual.channelCount) ch; as stored: \(check))", sourceLocation)
             return
         }
         guard FileManager.default.fileExists(atPath: goldenPath) else {
@@ -59,15 +55,11 @@ enum GoldenCheck {
     /// Lossy tier: the Ogg Vorbis file at `actualOgg` (just rendered) against the golden Ogg.
     static func lossy(_ name: String, actualOgg: String, goldenPath: String,
                       sourceLocation: SourceLocation = #_sourceLocation) throws {
-        GoldenPaths.clearFailures(name)
         let shown = GoldenPaths.display(goldenPath)
-        if GoldenPaths.isRecording(name) {
-            try FileManager.default.createDirectory(atPath: (goldenPath as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
+        if try startRecording(name, goldenPath: goldenPath) {
             try? FileManager.default.removeItem(atPath: goldenPath)
             try FileManager.default.copyItem(atPath: actualOgg, toPath: goldenPath)
-            fail("recorded golden '\(name)' at \(shown). A recording run always fails: "
-                 + "run again without \(GoldenPaths.recordVariable) to compare.", sourceLocation)
+            recorded(name, at: goldenPath, "", sourceLocation)
             return
         }
         let keepActual = {
@@ -115,12 +107,10 @@ enum GoldenCheck {
     /// JSON tier, for a document as a tool wrote it (recorded as it is, compared as numbers).
     static func json(_ name: String, actual data: Data, goldenPath: String, tolerance: JSONNumbers.Tolerance,
                      sourceLocation: SourceLocation = #_sourceLocation) throws {
-        GoldenPaths.clearFailures(name)
         let shown = GoldenPaths.display(goldenPath)
-        if GoldenPaths.isRecording(name) {
+        if try startRecording(name, goldenPath: goldenPath) {
             try data.write(to: URL(fileURLWithPath: goldenPath))
-            fail("recorded golden '\(name)' at \(shown). A recording run always fails: "
-                 + "run again without \(GoldenPaths.recordVariable) to compare.", sourceLocation)
+            recorded(name, at: goldenPath, "", sourceLocation)
             return
         }
         let actualPath = try GoldenPaths.failureFile(name, "actual.json")
@@ -141,6 +131,22 @@ enum GoldenCheck {
                  + "place(s): \(shownProblems). Actual: \(GoldenPaths.display(actualPath)); "
                  + "differences: \(GoldenPaths.display(diffPath)). If intended, re-record with "
                  + "\(GoldenPaths.recordVariable)=\(name)."), sourceLocation)
+    }
+
+    /// What every tier does first: removes what an earlier failing run left for `name` and, if this run records
+    /// `name`, makes the golden's folder. Returns whether this run records `name`.
+    private static func startRecording(_ name: String, goldenPath: String) throws -> Bool {
+        GoldenPaths.clearFailures(name)
+        guard GoldenPaths.isRecording(name) else { return false }
+        try FileManager.default.createDirectory(atPath: (goldenPath as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        return true
+    }
+
+    /// Fails the recording run (`detail` follows the golden's path in the message).
+    private static func recorded(_ name: String, at goldenPath: String, _ detail: String, _ sourceLocation: SourceLocation) {
+        fail("recorded golden '\(name)' at \(GoldenPaths.display(goldenPath))\(detail). A recording run always fails: "
+             + "run again without \(GoldenPaths.recordVariable) to compare.", sourceLocation)
     }
 
     /// Records a failure of the calling test.

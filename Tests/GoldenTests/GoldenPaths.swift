@@ -57,11 +57,4 @@ enum GoldenPaths {
             try? FileManager.default.removeItem(at: failures.appendingPathComponent(file))
         }
     }
-
-    /// A fresh temporary folder (for Ogg renders), removed by the caller.
-    static func temporaryFolder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("mixrender-golden-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
 }

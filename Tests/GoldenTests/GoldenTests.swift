@@ -1,3 +1,4 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixEngine
@@ -14,10 +15,9 @@ import Testing
 
     @Test("Ogg Vorbis golden", arguments: GoldenCatalog.lossy)
     func lossy(_ golden: GoldenCase) throws {
-        let folder = try GoldenPaths.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder()
         let job = try RenderJob(presetPath: golden.presetPath, overrides: golden.overrides)
-        let output = folder.appendingPathComponent("\(golden.name).ogg").path
+        let output = folder.path("\(golden.name).ogg")
         _ = try job.render(to: output)
         try GoldenCheck.lossy(golden.name, actualOgg: output, goldenPath: golden.goldenPath)
     }

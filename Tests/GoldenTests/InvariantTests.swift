@@ -1,3 +1,4 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixEngine
@@ -39,15 +40,13 @@ import Testing
     /// the envelope holds a constant value while the fade-in ramps. 4096-frame blocks straddle the
     /// envelope's first point (frame 8000), 1000-frame blocks do not.
     @Test func envelopeHoldingDuringAFadeIsTheSameForAnyBlockSize() throws {
-        let folder = try GoldenPaths.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let preset = folder.appendingPathComponent("envelope-over-fade.json").path
-        try """
+        let folder = try TemporaryFolder()
+        let preset = try folder.preset("""
             { "duration": 2, "output": { "sampleRate": 8000, "channels": 1 },
               "tracks": [ { "generator": { "type": "white" }, "gainDb": -3,
                             "fadeIn": { "duration": 1.5, "curve": "logarithmic" },
                             "envelope": [ { "time": 1, "gainDb": -6 }, { "time": 2, "gainDb": 0 } ] } ] }
-            """.write(toFile: preset, atomically: true, encoding: .utf8)
+            """, name: "envelope-over-fade.json")
         let job = try RenderJob(presetPath: preset)
         let reference = try GoldenRender.toMemory(job, blockFrames: 4096).audio
         let other = try GoldenRender.toMemory(job, blockFrames: 1000).audio
@@ -70,14 +69,12 @@ import Testing
     /// The same seed gives the same noise, another seed other noise (for every colour).
     @Test(arguments: ["white", "pink", "brown"])
     func seedDecidesTheNoise(color: String) throws {
-        let folder = try GoldenPaths.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder()
         func render(seed: UInt64) throws -> PCMAudio {
-            let path = folder.appendingPathComponent("\(color)-\(seed).json").path
-            try """
+            let path = try folder.preset("""
                 { "duration": 1, "output": { "sampleRate": 8000 },
                   "tracks": [ { "generator": { "type": "\(color)", "seed": \(seed) } } ] }
-                """.write(toFile: path, atomically: true, encoding: .utf8)
+                """, name: "\(color)-\(seed).json")
             return try GoldenRender.toMemory(path).audio
         }
         let a = try render(seed: 42), b = try render(seed: 42), c = try render(seed: 43)
@@ -117,15 +114,13 @@ import Testing
     /// drops 24 dB: ranges starting inside the hot part, and in the release tail after it.
     @Test(arguments: [(0.5, 1.0), (1.5, 2.5), (2.25, 3.25), (3.0, 4.0)])
     func partialRenderWhileTheLimiterActsIsCloseToTheSlice(start: Double, end: Double) throws {
-        let folder = try GoldenPaths.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let preset = folder.appendingPathComponent("hot-then-quiet.json").path
-        try """
+        let folder = try TemporaryFolder()
+        let preset = try folder.preset("""
             { "duration": 4, "output": { "sampleRate": 8000 },
               "master": { "limiter": { "ceilingDb": -1, "lookaheadMs": 5, "releaseMs": 100 } },
               "tracks": [ { "generator": { "type": "pink", "seed": 5 }, "gainDb": 12,
                             "envelope": [ { "time": 1, "gainDb": 0 }, { "time": 1.2, "gainDb": -24 } ] } ] }
-            """.write(toFile: preset, atomically: true, encoding: .utf8)
+            """, name: "hot-then-quiet.json")
         let full = try GoldenRender.toMemory(preset)
         #expect(full.summary.maxGainReductionDb > 3)
         let partial = try GoldenRender.toMemory(preset, overrides: GoldenRender.overrides(start: start, end: end))

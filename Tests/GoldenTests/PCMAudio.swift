@@ -2,6 +2,7 @@ import Foundation
 import MixDSP
 import MixEngine
 import MixIO
+import TestSupport
 
 /// Decoded audio: interleaved `Float` frames with their rate and channel count.
 /// Every comparison in the golden suite works on this, never on the bytes of an encoded file.
@@ -17,16 +18,8 @@ struct PCMAudio {
     /// Decodes a whole file with libsndfile (`SoundFileReader`), reading until it returns 0 frames.
     static func decode(path: String) throws -> PCMAudio {
         let reader = try SoundFileReader(path: path)
-        let n = reader.channelCount
-        var samples = [Float]()
-        samples.reserveCapacity(Int(max(0, reader.frameCount)) * n)
-        var buffer = [Float](repeating: 0, count: 8192 * n)
-        while true {
-            let got = try buffer.withUnsafeMutableBufferPointer { try reader.read(into: $0.baseAddress!, frames: 8192) }
-            if got == 0 { break }
-            samples.append(contentsOf: buffer[0..<(got * n)])
-        }
-        return PCMAudio(sampleRate: reader.sampleRate, channelCount: n, samples: samples)
+        return PCMAudio(sampleRate: reader.sampleRate, channelCount: reader.channelCount,
+                        samples: try readAll(reader, blockFrames: 8192))
     }
 
     /// Writes the audio with libsndfile (`SoundFileWriter`): FLAC 24-bit, WAV float or Ogg Vorbis.
@@ -64,26 +57,7 @@ struct PCMAudio {
     }
 }
 
-/// An `AudioEncoder` that keeps the interleaved frames in memory: a render straight into a test.
-final class CaptureEncoder: AudioEncoder {
-    let sampleRate: Int
-    let channelCount: Int
-    private(set) var samples: [Float] = []
-    private(set) var isFinished = false
-
-    init(sampleRate: Int, channelCount: Int, expectedFrames: Int = 0) {
-        self.sampleRate = sampleRate
-        self.channelCount = channelCount
-        samples.reserveCapacity(expectedFrames * channelCount)
-    }
-
-    func write(interleaved: UnsafePointer<Float>, frames: Int) throws {
-        precondition(!isFinished, "write after finish")
-        samples.append(contentsOf: UnsafeBufferPointer(start: interleaved, count: frames * channelCount))
-    }
-
-    func finish() throws { isFinished = true }
-
+extension CaptureEncoder {
     var audio: PCMAudio { PCMAudio(sampleRate: sampleRate, channelCount: channelCount, samples: samples) }
 }
 
@@ -112,11 +86,7 @@ enum GoldenRender {
     }
 
     static func toMemory(_ job: RenderJob, range: Range<Int64>? = nil, blockFrames: Int = 4096) throws -> MemoryRender {
-        let range = range ?? job.range
-        let capture = CaptureEncoder(sampleRate: job.plan.sampleRate, channelCount: job.plan.channelCount,
-                                     expectedFrames: range.count)
-        let summary = try Renderer(plan: job.plan, blockFrames: blockFrames).render(to: capture, range: range)
-        precondition(capture.isFinished, "the renderer did not finish its encoder")
+        let (capture, summary) = try renderToMemory(job, range: range, blockFrames: blockFrames)
         return MemoryRender(audio: capture.audio, summary: summary, job: job)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import DSPTestSupport
 import MixDSP
 
 @Suite struct CurveTests {

@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import DSPTestSupport
 import MixDSP
 
 @Suite struct LimiterTests {

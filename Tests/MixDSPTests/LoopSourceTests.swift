@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import DSPTestSupport
 import MixDSP
 
 @Suite struct LoopSourceTests {
@@ -73,7 +74,7 @@ import MixDSP
         // the RMS in every window through the crossfade stays within 0.5 dB of the input's.
         let n = 96_000
         var a = TestSignals.Noise(seed: 1), b = TestSignals.Noise(seed: 2)
-        let x = (0..<n).map { _ in a.next() }, y = (0..<n).map { _ in b.next() }
+        let x = (0..<n).map { _ in a.sample() }, y = (0..<n).map { _ in b.sample() }
         let out = AudioBlock(channelCount: 1, capacity: n)
         let o = out.channel(0)
         for i in 0..<n {
@@ -82,7 +83,7 @@ import MixDSP
         }
         let reference = (1.0 / 3.0).squareRoot()                 // RMS of uniform noise in [-1, 1)
         for w in stride(from: 0, to: n, by: 4800) {
-            let level = TestSignals.rms(o, w..<(w + 4800))
+            let level = rms(o[w..<(w + 4800)])
             #expect(abs(dB(level / reference)) < 0.5, "window at \(w): \(dB(level / reference)) dB")
         }
     }

@@ -1,4 +1,5 @@
 import Testing
+import DSPTestSupport
 import MixDSP
 
 @Suite struct NoiseGeneratorTests {
@@ -19,7 +20,7 @@ import MixDSP
     func eachColourIsAboutMinus18dBFS(color: NoiseGenerator.Color) throws {
         let g = NoiseGenerator(color: color, seed: 42, channelCount: 2)
         let out = try render(g, frames: 480_000, block: 4096)
-        let level = dB(TestSignals.rms(out.channel(0), 48_000..<480_000))
+        let level = dB(rms(out.channel(0)[48_000..<480_000]))
         #expect(abs(level - -18) < 1, "\(color): \(level) dBFS")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import DSPTestSupport
 import MixDSP
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
     /// on sin(π/2) = 1 and sin(3π/2) = -1: every column holding a whole period has min = -A and max = A exactly.
     @Test(arguments: [(0.5, 48), (0.8, 256), (0.25, 1000)])
     func sineOfKnownAmplitudeGivesExactPeaks(amplitude: Double, spp: Int) throws {
-        let signal = sineWave(frequency: 1000, amplitude: amplitude, sampleRate: Self.rate, frames: Self.rate)
+        let signal = TestSignals.sine(frequency: 1000, amplitude: amplitude, rate: Self.rate, frames: Self.rate)
         let (levels, totals) = try analyse(signal, settings: Self.settings(spp: [spp]))
         let columns = levels[0]
         #expect(columns.count == (Self.rate + spp - 1) / spp)
@@ -54,8 +55,8 @@ import Testing
         var signal = [Float](repeating: 0, count: frames * 2)
         for i in 0..<frames {
             let s = Float(0.3 * sin(2 * Double.pi * 440 * Double(i) / Double(Self.rate)))
-            signal[2 * i] = s + 0.1 * noise.next()
-            signal[2 * i + 1] = 0.5 * noise.next()
+            signal[2 * i] = s + 0.1 * noise.sample()
+            signal[2 * i + 1] = 0.5 * noise.sample()
         }
         let settings = Self.settings(channels: 2, split: true, spp: [100, 2048, 7000], rows: 16)
         let reference = try analyse(signal, settings: settings, blockFrames: 4096)
@@ -77,7 +78,7 @@ import Testing
     }
 
     @Test func splitChannelsOrTheirMonoMix() throws {
-        let left = sineWave(frequency: 1000, amplitude: 0.5, sampleRate: Self.rate, frames: 4800)
+        let left = TestSignals.sine(frequency: 1000, amplitude: 0.5, rate: Self.rate, frames: 4800)
         var stereo = [Float](repeating: 0, count: 9600)
         for i in 0..<4800 { stereo[2 * i] = left[i]; stereo[2 * i + 1] = left[i] / 2 }
         let split = try analyse(stereo, settings: Self.settings(channels: 2, split: true, spp: [480])).levels[0]
@@ -89,7 +90,7 @@ import Testing
 
     @Test func coarserLevelsAreMergesOfFinerOnes() throws {
         var noise = TestSignals.Noise(seed: 7)
-        let signal = (0..<20_000).map { _ in noise.next() * 0.7 }
+        let signal = (0..<20_000).map { _ in noise.sample() * 0.7 }
         let (levels, _) = try analyse(signal, settings: Self.settings(spp: [64, 256]))
         for coarse in levels[1] {
             let fine = levels[0][(coarse.index * 4)..<min(coarse.index * 4 + 4, levels[0].count)]
@@ -104,7 +105,7 @@ import Testing
 
     /// Band levels in the middle of a steady sine (away from the stream's edges, where frames see silence).
     static func steadyBands(frequency: Double, spp: Int = 2048) throws -> [BandLevels] {
-        let signal = sineWave(frequency: frequency, amplitude: 0.5, sampleRate: rate, frames: rate)
+        let signal = TestSignals.sine(frequency: frequency, amplitude: 0.5, rate: rate, frames: rate)
         let columns = try analyse(signal, settings: settings(spp: [spp])).levels[0]
         return columns.dropFirst(2).dropLast(2).map(\.bands)
     }
@@ -125,8 +126,8 @@ import Testing
     }
 
     @Test func wholeStreamTotalsNameTheDominantBand() throws {
-        let low = sineWave(frequency: 100, amplitude: 0.6, sampleRate: Self.rate, frames: Self.rate)
-        let high = sineWave(frequency: 8000, amplitude: 0.2, sampleRate: Self.rate, frames: Self.rate)
+        let low = TestSignals.sine(frequency: 100, amplitude: 0.6, rate: Self.rate, frames: Self.rate)
+        let high = TestSignals.sine(frequency: 8000, amplitude: 0.2, rate: Self.rate, frames: Self.rate)
         let (_, totals) = try analyse(zip(low, high).map { $0 + $1 }, settings: Self.settings(spp: [4800]))
         #expect(totals.dominantBand == .low)
         // Powers 0.18 and 0.02: shares 0.9 and 0.1.
@@ -143,7 +144,7 @@ import Testing
         #expect(mids.max()! - mids.min()! < 0.003 * mids.max()!)
 
         var signal = [Float](repeating: 0, count: 9600)
-        let tone = sineWave(frequency: 1000, amplitude: 0.5, sampleRate: Self.rate, frames: 4800)
+        let tone = TestSignals.sine(frequency: 1000, amplitude: 0.5, rate: Self.rate, frames: 4800)
         signal.replaceSubrange(4800..<9600, with: tone)
         let columns = try analyse(signal, settings: Self.settings(spp: [32])).levels[0]
         let rise = columns.map(\.bands.mid)
@@ -169,7 +170,7 @@ import Testing
         // Rows are log-spaced from 20 Hz to 24 kHz; take the bin (23.4375 Hz apart) nearest row 38's centre.
         let centre = 20 * pow(24_000.0 / 20, (Double(row) + 0.5) / Double(rows))
         let frequency = (centre / 23.4375).rounded() * 23.4375
-        let signal = sineWave(frequency: frequency, amplitude: 0.5, sampleRate: Self.rate, frames: Self.rate)
+        let signal = TestSignals.sine(frequency: frequency, amplitude: 0.5, rate: Self.rate, frames: Self.rate)
         let columns = try analyse(signal, settings: Self.settings(spp: [4800], rows: rows)).levels[0]
         for column in columns.dropFirst().dropLast() {
             #expect(column.spectrum.count == rows)

@@ -1,8 +1,10 @@
+import DSPTestSupport
 import Foundation
-import Testing
 import MixDSP
 @testable import MixEngine
 import MixIO
+import TestSupport
+import Testing
 
 @Suite struct PipelineTests {
     @Test(arguments: [("best", 44100), ("medium", 44100), ("fast", 44100), ("medium", 22050), ("medium", 96000)])

@@ -1,3 +1,4 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixIO
@@ -177,21 +178,18 @@ import Testing
     }
 
     @Test func loadReadsTheFileAndResolvesAgainstItsFolder() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("preset-parser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("night.json")
-        try Data(#"{"duration": "1h", "tracks": [{"file": "sounds/rain.ogg"}, {"playlist": {"files": ["/x.ogg"]}}]}"#.utf8)
-            .write(to: file)
+        let folder = try TemporaryFolder()
+        let file = try folder.preset(#"{"duration": "1h", "tracks": [{"file": "sounds/rain.ogg"}, {"playlist": {"files": ["/x.ogg"]}}]}"#,
+                                     name: "night.json")
 
-        let parsed = try PresetLoader.load(path: file.path)
-        #expect(parsed.tracks[0].source == .file(path: folder.path + "/sounds/rain.ogg"))
+        let parsed = try PresetLoader.load(path: file)
+        #expect(parsed.tracks[0].source == .file(path: folder.path("sounds/rain.ogg")))
         #expect(parsed.tracks[1].source == .playlist(paths: ["/x.ogg"], crossfade: FadeSpec(seconds: 3, curve: .equalPower)))
         #expect(parsed.durationSeconds == 3600)
 
         // A folder is not a preset.
-        #expect(throws: PresetError(file: folder.path, jsonPath: "", message: "cannot read preset: it is a folder, not a file")) {
-            try PresetLoader.load(path: folder.path)
+        #expect(throws: PresetError(file: folder.url.path, jsonPath: "", message: "cannot read preset: it is a folder, not a file")) {
+            try PresetLoader.load(path: folder.url.path)
         }
     }
 

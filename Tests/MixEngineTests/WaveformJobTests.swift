@@ -1,16 +1,18 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixEngine
 import MixIO
+import TestSupport
 import Testing
 
 /// `WaveformJob`: a file decoded and analysed end to end, and every bad input refused before anything
 /// is written.
 @Suite struct WaveformJobTests {
     @Test func aFileToJSONEndToEnd() throws {
-        let scratch = try WaveformScratch()
+        let scratch = try TemporaryFolder()
         // 16-bit PCM: a 0.5 sine reads back exactly 16384 / 32768.
-        let input = try scratch.wav("tone.wav", rate: 44_100, channels: 2, frames: 44_100 * 3) { n, c in
+        let input = try scratch.wav("tone.wav", rate: 44_100, channels: 2, frames: 44_100 * 3, format: .pcm16) { n, c in
             Float(0.5 * sin(2 * Double.pi * 441 * Double(n) / 44_100)) * (c == 0 ? 1 : 0.5)
         }
         var options = WaveformOptions()
@@ -30,8 +32,8 @@ import Testing
     }
 
     @Test func aPreviewWritesNothing() throws {
-        let scratch = try WaveformScratch()
-        let input = try scratch.wav("a.wav", frames: 4800) { n, _ in Float(n % 10) / 20 }
+        let scratch = try TemporaryFolder()
+        let input = try scratch.wav("a.wav", frames: 4800, format: .pcm16) { n, _ in Float(n % 10) / 20 }
         let job = try WaveformJob(inputPath: input, outputPath: nil, options: WaveformOptions(), previewWidth: 30)
         let recorder = try job.run()
         #expect(recorder.stores[0].count == 30)       // ceil(4800 / 160)
@@ -47,8 +49,8 @@ import Testing
     /// Each bad input gets a one-line error naming the file or the option, and leaves no file behind.
     @Test(arguments: Case.allCases)
     func badInputIsRefusedAndLeavesNothing(_ badCase: Case) throws {
-        let scratch = try WaveformScratch()
-        let good = try scratch.wav("good.wav", frames: 48_000) { n, _ in Float(n % 7) / 10 }
+        let scratch = try TemporaryFolder()
+        let good = try scratch.wav("good.wav", frames: 48_000, format: .pcm16) { n, _ in Float(n % 7) / 10 }
         var input = good, output: String? = scratch.path("out.json"), options = WaveformOptions()
         let expected: String
         switch badCase {
@@ -61,7 +63,7 @@ import Testing
             _ = FileManager.default.createFile(atPath: input, contents: Data())
             expected = "cannot open '\(input)': empty file (0 bytes)"
         case .noFrames:
-            input = try scratch.wav("silent.wav", frames: 0) { _, _ in 0 }
+            input = try scratch.wav("silent.wav", frames: 0, format: .pcm16) { _, _ in 0 }
             expected = "cannot read '\(input)': the file holds no audio (0 frames)"
         case .widthZero:
             options.resolution = .width(0)
@@ -111,8 +113,8 @@ import Testing
 
     /// A failure while writing the second of several zoom levels removes the first, too.
     @Test func aFailedLevelTakesTheOthersWithIt() throws {
-        let scratch = try WaveformScratch()
-        let input = try scratch.wav("a.wav", frames: 4800) { n, _ in Float(n % 10) / 20 }
+        let scratch = try TemporaryFolder()
+        let input = try scratch.wav("a.wav", frames: 4800, format: .pcm16) { n, _ in Float(n % 10) / 20 }
         var options = WaveformOptions()
         options.resolution = .samplesPerPixel([100, 200])
         let job = try WaveformJob(inputPath: input, outputPath: scratch.path("a.json"), options: options)

@@ -1,7 +1,9 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixEngine
 import MixIO
+import TestSupport
 import Testing
 
 /// The files: audiowaveform JSON and .dat, PNG and SVG images, zoom levels, the preview's pixels.
@@ -20,11 +22,11 @@ import Testing
     /// reads -16384, 16384 at 16 bits and -64, 64 at 8 bits (16384 / 256).
     @Test(arguments: [16, 8])
     func aSineOfKnownAmplitudeGivesExactPeaksInTheJSON(bits: Int) throws {
-        let scratch = try WaveformScratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.path("sine.json")
         let frames = Self.rate
         let plan = try Self.plan(path, frames: frames) { $0.resolution = .samplesPerPixel([480]); $0.bits = bits }
-        let recorder = try record(interleaved(channels: 1, frames: frames, waveformSine(1000, amplitude: 0.5, rate: Self.rate)), plan: plan)
+        let recorder = try record(TestSignals.sine(frequency: 1000, amplitude: 0.5, rate: Self.rate, frames: frames), plan: plan)
         #expect(try recorder.writeOutputs() == [path])
         let json = try readJSONObject(path)
         #expect(json["version"] as? Int == 2)
@@ -45,10 +47,10 @@ import Testing
     /// channels with a partial last column (and the columns spill to the temporary file: spp 7 gives
     /// 6858 columns, more than the store's in-memory chunk holds).
     @Test func jsonWrittenAndReadBackAgrees() throws {
-        let scratch = try WaveformScratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.path("mix.json")
         let frames = 48_000
-        let data = interleaved(channels: 2, frames: frames) { n, c in
+        let data = TestSignals.interleaved(channels: 2, frames: frames) { n, c in
             let t = Double(n) / Double(Self.rate)
             return c == 0 ? Float(0.6 * sin(2 * .pi * 200 * t)) : Float(0.3 * sin(2 * .pi * 5000 * t) * t)
         }
@@ -82,9 +84,9 @@ import Testing
     /// The .dat file is audiowaveform's version 2 layout, with the same values as the JSON.
     @Test(arguments: [16, 8])
     func datFileHasAudiowaveformsLayout(bits: Int) throws {
-        let scratch = try WaveformScratch()
+        let scratch = try TemporaryFolder()
         let frames = 10_000
-        let data = interleaved(channels: 2, frames: frames) { n, c in Float(c == 0 ? 0.5 : -0.25) * Float(n % 100) / 100 }
+        let data = TestSignals.interleaved(channels: 2, frames: frames) { n, c in Float(c == 0 ? 0.5 : -0.25) * Float(n % 100) / 100 }
         func write(_ name: String) throws -> String {
             let path = scratch.path(name)
             let plan = try Self.plan(path, channels: 2, frames: frames) {
@@ -116,12 +118,12 @@ import Testing
     /// pixels where there is sound (half the height, around the middle) and only the centre line where
     /// there is silence.
     @Test func pngOfAKnownInputHasItsSizeAndDrawnPixelsWhereThereIsSound() throws {
-        let scratch = try WaveformScratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.path("w.png")
         let frames = 96_000
         let plan = try Self.plan(path, frames: frames) { $0.resolution = .width(200); $0.style.height = 101 }
-        let sine = waveformSine(1000, amplitude: 0.5, rate: Self.rate)
-        let recorder = try record(interleaved(channels: 1, frames: frames) { n, c in n < frames / 2 ? 0 : sine(n, c) }, plan: plan)
+        let sine = TestSignals.sine(frequency: 1000, amplitude: 0.5, rate: Self.rate)
+        let recorder = try record(TestSignals.interleaved(channels: 1, frames: frames) { n, c in n < frames / 2 ? 0 : sine(n, c) }, plan: plan)
         try recorder.writeOutputs()
         let image = try PNGReader.read(path: path)
         #expect(image.width == 200 && image.height == 101)
@@ -141,12 +143,13 @@ import Testing
     }
 
     @Test func bandColoursFollowTheBands() throws {
-        let scratch = try WaveformScratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.path("bands.png")
         let frames = 48_000
         let plan = try Self.plan(path, frames: frames) { $0.resolution = .width(100); $0.style.height = 50; $0.style.colorMode = .bands }
-        let low = waveformSine(100, amplitude: 0.5, rate: Self.rate), high = waveformSine(8000, amplitude: 0.5, rate: Self.rate)
-        let recorder = try record(interleaved(channels: 1, frames: frames) { n, c in n < frames / 2 ? low(n, c) : high(n, c) }, plan: plan)
+        let low = TestSignals.sine(frequency: 100, amplitude: 0.5, rate: Self.rate)
+        let high = TestSignals.sine(frequency: 8000, amplitude: 0.5, rate: Self.rate)
+        let recorder = try record(TestSignals.interleaved(channels: 1, frames: frames) { n, c in n < frames / 2 ? low(n, c) : high(n, c) }, plan: plan)
         try recorder.writeOutputs()
         let image = try PNGReader.read(path: path)
         // Peaks of ±0.5 (100 Hz) span rows 12...37 of 50, of ±0.433 (8 kHz, six samples a period) rows
@@ -160,14 +163,14 @@ import Testing
     }
 
     @Test func svgHasItsSizeAndOneLinePerColumn() throws {
-        let scratch = try WaveformScratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.path("w.svg")
         let frames = 48_000
         let plan = try Self.plan(path, channels: 2, frames: frames) {
             $0.resolution = .width(120); $0.style.height = 80; $0.isSplittingChannels = true
             $0.style.background = WaveformColor(parsing: "#102030")
         }
-        try record(interleaved(channels: 2, frames: frames) { n, c in Float(c + 1) * 0.2 * Float(sin(Double(n) * 0.05)) }, plan: plan)
+        try record(TestSignals.interleaved(channels: 2, frames: frames) { n, c in Float(c + 1) * 0.2 * Float(sin(Double(n) * 0.05)) }, plan: plan)
             .writeOutputs()
         let svg = try String(contentsOfFile: path, encoding: .utf8)
         #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"120\" height=\"80\""))
@@ -178,7 +181,7 @@ import Testing
     }
 
     @Test func severalZoomLevelsWriteOneFilePerLevel() throws {
-        let scratch = try WaveformScratch()
+        let scratch = try TemporaryFolder()
         let frames = 10_000
         let plan = try Self.plan(scratch.path("z.json"), frames: frames) { $0.resolution = .samplesPerPixel([256, 1024, 256, 64]) }
         #expect(plan.samplesPerPixel == [256, 1024, 64])
@@ -206,14 +209,14 @@ import Testing
     }
 
     @Test func spectrogramImage() throws {
-        let scratch = try WaveformScratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.path("s.png")
         let frames = 48_000
         let plan = try Self.plan(path, frames: frames) { $0.resolution = .width(64); $0.style.height = 96; $0.style.isSpectrogram = true }
         #expect(plan.analysis.spectrumRows == 96)
         // A 1 kHz sine: the brightest row of every column is the one holding 1 kHz
         // (log rows from 20 Hz to 24 kHz, lowest at the bottom).
-        try record(interleaved(channels: 1, frames: frames, waveformSine(1000, amplitude: 0.5, rate: Self.rate)), plan: plan).writeOutputs()
+        try record(TestSignals.sine(frequency: 1000, amplitude: 0.5, rate: Self.rate, frames: frames), plan: plan).writeOutputs()
         let image = try PNGReader.read(path: path)
         #expect(image.width == 64 && image.height == 96)
         let row = 95 - Int(log(1000.0 / 20) / log(24_000.0 / 20) * 96)
@@ -229,7 +232,7 @@ import Testing
     @Test func previewLinesShowWhereThereIsSound() throws {
         let frames = 48_000
         let plan = try Self.plan(nil, frames: frames) { $0.resolution = .width(20) }
-        let recorder = try record(interleaved(channels: 1, frames: frames) { n, _ in n < frames / 2 ? 0 : (n % 2 == 0 ? 1 : -1) }, plan: plan)
+        let recorder = try record(TestSignals.interleaved(channels: 1, frames: frames) { n, _ in n < frames / 2 ? 0 : (n % 2 == 0 ? 1 : -1) }, plan: plan)
         let lines = WaveformTerminalPreview.lines(try recorder.pixels(), rows: 4, scale: 1, isColored: false)
         #expect(lines == Array(repeating: String(repeating: " ", count: 10) + String(repeating: "█", count: 10), count: 4))
         let half = WaveformTerminalPreview.lines(try recorder.pixels(), rows: 2, scale: 0.5, isColored: false)

@@ -1,7 +1,9 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixEngine
 import MixIO
+import TestSupport
 import Testing
 
 /// The FFT path (FFTW through `SpectralFrameAnalyzer`) against a plain DFT, and band placement through FFTW.
@@ -39,15 +41,11 @@ import Testing
     /// measured errors are about 1e-6), 1e-4 relative for the magnitude sums and the centroid.
     @Test(arguments: [(2048, 48_000), (1024, 22_050), (4096, 96_000)])
     func fftPathMatchesAPlainDFT(size: Int, rate: Int) {
-        var state: UInt64 = 0x5EED ^ UInt64(size)
-        func noise() -> Float {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Float(Int64(bitPattern: state >> 11) % 1_000_000) / 1_000_000
-        }
+        var noise = TestSignals.Noise(seed: 0x5EED ^ UInt64(size))
         // Noise plus a low and a high sine, so every band holds something.
         let x = (0..<size).map { i -> Float in
             let t = Double(i) / Double(rate)
-            return 0.3 * noise() + Float(0.4 * sin(2 * .pi * 120 * t) + 0.2 * sin(2 * .pi * 6000 * t))
+            return 0.3 * noise.sample() + Float(0.4 * sin(2 * .pi * 120 * t) + 0.2 * sin(2 * .pi * 6000 * t))
         }
         let frame = SpectralFrameAnalyzer(fft: FFTWRealFFT(size: size), sampleRate: rate, lowMidEdgeHz: 250, midHighEdgeHz: 4000)
         frame.input.update(from: x, count: size)
@@ -70,7 +68,7 @@ import Testing
         var options = WaveformOptions()
         options.resolution = .width(40)
         let plan = try WaveformPlan(output: nil, options: options, sampleRate: rate, channelCount: 1, frameCount: Int64(rate))
-        let data = interleaved(channels: 1, frames: rate, waveformSine(frequency, amplitude: 0.5, rate: rate))
+        let data = TestSignals.sine(frequency: frequency, amplitude: 0.5, rate: rate, frames: rate)
         let recorder = try record(data, plan: plan)
         let columns = try storedColumns(recorder.stores[0])
         #expect(columns.count == 40)

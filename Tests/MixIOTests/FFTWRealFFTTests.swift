@@ -1,4 +1,5 @@
 import Dispatch
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixIO
@@ -28,7 +29,7 @@ import Testing
 
     @Test(arguments: [256, 250, 17])
     func matchesPlainDFT(size: Int) {
-        var generator = SeededGenerator(state: 0x5EED + UInt64(size))
+        var generator = TestSignals.Noise(seed: 0x5EED + UInt64(size))
         let input = (0..<size).map { _ in Float.random(in: -1...1, using: &generator) }
         let (real, imaginary) = transform(FFTWRealFFT(size: size), input)
         var reference: [(Double, Double)] = []

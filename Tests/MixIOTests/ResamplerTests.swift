@@ -1,3 +1,4 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixIO
@@ -11,8 +12,8 @@ import Testing
     /// Resamples 1 s of a 1 kHz stereo sine in uneven blocks, then drains with `endOfInput`.
     private func resampleSine(_ quality: ResamplerQuality) throws -> [Float] {
         let channelCount = 2
-        let input = sine(frequency: 1000, amplitude: Self.amplitude, sampleRate: Self.inputRate,
-                         frames: Self.inputRate, channelCount: channelCount)
+        let input = TestSignals.sine(frequency: 1000, amplitude: Self.amplitude, rate: Self.inputRate,
+                                     frames: Self.inputRate, channels: channelCount)
         let resampler = try Resampler(channelCount: channelCount, inputRate: Self.inputRate,
                                       outputRate: Self.outputRate, quality: quality)
         #expect(resampler.ratio == 48_000.0 / 44_100.0)
@@ -43,8 +44,8 @@ import Testing
         // sine made at 48 kHz and its length is input x ratio give or take rounding. Measured here: 48000
         // frames when all input goes in one call, 48001 when fed in these 1000-frame blocks.
         #expect(abs(frames - Self.outputRate) <= 2, "\(frames) frames")
-        let ideal = sine(frequency: 1000, amplitude: Self.amplitude, sampleRate: Self.outputRate,
-                         frames: Self.outputRate, channelCount: 1)
+        let ideal = TestSignals.sine(frequency: 1000, amplitude: Self.amplitude, rate: Self.outputRate,
+                                     frames: Self.outputRate, channels: 1)
         let misalignment = (1_000..<47_000).map { abs(output[$0 * 2] - ideal[$0]) }.max()!
         #expect(misalignment < 1e-4, "max difference from a 48 kHz sine \(misalignment)")
 
@@ -68,18 +69,18 @@ import Testing
             return (re * re + im * im).squareRoot() / Double(count / 2)
         }
         let atTone = magnitude(1000)
-        #expect(abs(decibels(atTone / Self.amplitude)) < 0.1, "1 kHz at \(atTone)")
+        #expect(abs(dB(atTone / Self.amplitude)) < 0.1, "1 kHz at \(atTone)")
         for neighbour in [900.0, 980, 1020, 1100] {
-            #expect(decibels(magnitude(neighbour) / atTone) < -60, "\(neighbour) Hz")
+            #expect(dB(magnitude(neighbour) / atTone) < -60, "\(neighbour) Hz")
         }
 
         let rms = (left.reduce(0) { $0 + $1 * $1 } / Double(count)).squareRoot()
-        #expect(abs(decibels(rms / (Self.amplitude / 2.squareRoot()))) < 0.1, "RMS \(rms)")
+        #expect(abs(dB(rms / (Self.amplitude / 2.squareRoot()))) < 0.1, "RMS \(rms)")
     }
 
     @Test func resetForgetsHistory() throws {
         let resampler = try Resampler(channelCount: 1, inputRate: 44_100, outputRate: 48_000, quality: .fast)
-        let input = sine(frequency: 1000, amplitude: 0.5, sampleRate: 44_100, frames: 4410, channelCount: 1)
+        let input = TestSignals.sine(frequency: 1000, amplitude: 0.5, rate: 44_100, frames: 4410, channels: 1)
         var a = [Float](repeating: 0, count: 8000), b = a
         let runA = try resampler.process(input: input, inputFrames: 4410, output: &a, outputCapacity: 8000, endOfInput: true)
         try resampler.reset()

@@ -1,3 +1,4 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 @testable import MixIO
@@ -17,8 +18,7 @@ import Testing
     }
 
     @Test func missingFile() throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let path = folder.path("rain.ogg")
         let error = try #require(openError(path))
         #expect(error.function == "sf_open")
@@ -28,8 +28,7 @@ import Testing
     }
 
     @Test func textFileNamedWav() throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let path = folder.path("x.wav")
         try Data("hello".utf8).write(to: URL(fileURLWithPath: path))
         let error = try #require(openError(path))
@@ -37,8 +36,7 @@ import Testing
     }
 
     @Test func zeroLengthFile() throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let path = folder.path("empty.flac")
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         let error = try #require(openError(path))
@@ -46,16 +44,14 @@ import Testing
     }
 
     @Test func folderInsteadOfFile() throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let error = try #require(openError(folder.url.path))
         #expect(error.reason == "is a folder, not an audio file")
     }
 
     /// A 22-byte WAV header fragment whose RIFF size claims 2.3 MB and whose 'fmt ' chunk is cut short.
     @Test func truncatedWavHeader() throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let path = folder.path("broken.wav")
         let bytes: [UInt8] = Array("RIFF".utf8) + [0x46, 0xD8, 0x23, 0x00] + Array("WAVEfmt ".utf8)
             + [0x10, 0x00, 0x00, 0x00, 0x01, 0x00]
@@ -66,8 +62,7 @@ import Testing
     }
 
     @Test func writingIntoMissingFolder() throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let path = folder.path("no/such/folder/out.wav")
         let settings = OutputSettings(format: .wav, sampleRate: 48_000, channelCount: 2)
         let error = try #require(throws: AudioIOError.self) { try SoundFileWriter(path: path, settings: settings) }
@@ -77,8 +72,7 @@ import Testing
     }
 
     @Test func badSettingsAreRejectedBeforeAnythingIsWritten() throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let floatFlac = OutputSettings(format: .flac, sampleRate: 48_000, channelCount: 2, sampleFormat: .float32)
         #expect(SoundFileWriter.validate(settings: floatFlac) == "FLAC cannot store 32-bit float samples; use pcm16 or pcm24")
         let path = folder.path("float.flac")
@@ -103,8 +97,7 @@ import Testing
     }
 
     @Test func writeAfterFinishThrows() throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let writer = try SoundFileWriter(path: folder.path("done.wav"),
                                          settings: OutputSettings(format: .wav, sampleRate: 8000, channelCount: 1))
         try writer.finish()

@@ -1,11 +1,13 @@
+import DSPTestSupport
 import Foundation
 import MixDSP
 import MixIO
+import TestSupport
 import Testing
 
 @Suite struct SoundFileRoundTripTests {
     static let rate = 48_000
-    static let signal = sine(frequency: 440, amplitude: 0.5, sampleRate: rate, frames: rate, channelCount: 2)
+    static let signal = TestSignals.sine(frequency: 440, amplitude: 0.5, rate: rate, frames: rate, channels: 2)
 
     struct Case: Sendable, CustomStringConvertible {
         var file: String
@@ -31,8 +33,7 @@ import Testing
 
     @Test(arguments: cases)
     func writesAndReadsBack(_ testCase: Case) throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let path = folder.path(testCase.file)
         let settings = OutputSettings(format: testCase.format, sampleRate: Self.rate, channelCount: 2,
                                       sampleFormat: testCase.sampleFormat, vorbisQuality: 0.4)
@@ -64,8 +65,7 @@ import Testing
     }
 
     @Test func seeksToAFrame() throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let path = folder.path("seek.wav")
         let writer = try SoundFileWriter(path: path, settings: OutputSettings(
             format: .wav, sampleRate: Self.rate, channelCount: 2, sampleFormat: .float32))
@@ -83,8 +83,7 @@ import Testing
     }
 
     @Test func clipsIntegerOutputInsteadOfWrapping() throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let path = folder.path("loud.wav")
         let loud: [Float] = [1.5, -1.5, 0.25, -0.25]
         let writer = try SoundFileWriter(path: path, settings: OutputSettings(
@@ -99,8 +98,7 @@ import Testing
 
     @Test(arguments: [OutputFileFormat.flac, .oggVorbis, .wav])
     func tagsRoundTrip(_ format: OutputFileFormat) throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let path = folder.path("tagged.\(format.fileExtension)")
         let settings = OutputSettings(format: format, sampleRate: Self.rate, channelCount: 2,
                                       sampleFormat: .pcm16, title: "Night Rain", artist: "mixrender",
@@ -117,11 +115,10 @@ import Testing
     /// libvorbis puts a whole `sf_writef_float` call on the stack: 60 s in one call would crash
     /// without the writer's chunking. Ten such calls make a 10-minute file.
     @Test func longOggWritesInOneCallDoNotCrash() throws {
-        let folder = try TempFolder()
-        defer { folder.remove() }
+        let folder = try TemporaryFolder()
         let path = folder.path("long.ogg")
-        let minute = sine(frequency: 220, amplitude: 0.3, sampleRate: Self.rate, frames: 60 * Self.rate,
-                          channelCount: 2)
+        let minute = TestSignals.sine(frequency: 220, amplitude: 0.3, rate: Self.rate, frames: 60 * Self.rate,
+                                      channels: 2)
         let writer = try SoundFileWriter(path: path, settings: OutputSettings(
             format: .oggVorbis, sampleRate: Self.rate, channelCount: 2, vorbisQuality: 0.1))
         for _ in 0..<10 {
@@ -143,16 +140,5 @@ import Testing
         #expect(OutputFileFormat.from(path: "dir.wav/night") == nil)
         #expect(OutputFileFormat.from(path: ".wav") == nil)
         #expect(OutputFileFormat.allCases.map(\.fileExtension) == ["ogg", "flac", "wav"])
-    }
-}
-
-/// Reads until `read` returns 0, whatever the container claims.
-func readAll(_ reader: SoundFileReader, block: Int = 1000) throws -> [Float] {
-    var result: [Float] = []
-    var buffer = [Float](repeating: 0, count: block * reader.channelCount)
-    while true {
-        let count = try reader.read(into: &buffer, frames: block)
-        if count == 0 { return result }
-        result += buffer[0..<(count * reader.channelCount)]
     }
 }
