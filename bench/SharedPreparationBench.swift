@@ -1,3 +1,4 @@
+import DSPTestSupport
 import MixDSP
 import MixEngine
 
@@ -13,9 +14,10 @@ struct SharedPreparationBench {
     let progress: Progress
 
     func run() throws -> (Section, Target) {
-        let folder = try TemporaryFolder()
-        progress.say("shared preparation: writing the six Ogg Vorbis loops into \(folder.path) ...")
-        let mix = try NightMix.make(in: folder.path, isQuick: isQuick)
+        let temporary = try TemporaryFolder(prefix: "mixrender-bench")
+        defer { withExtendedLifetime(temporary) {} }
+        progress.say("shared preparation: writing the six Ogg Vorbis loops into \(temporary.url.path) ...")
+        let mix = try NightMix.make(in: temporary.url.path, isQuick: isQuick)
         let plan = try mix.plan(seconds: seconds)
         var first: [Double] = [], second: [Double] = [], ratios: [Double] = [], firstWall: [Double] = [], secondWall: [Double] = []
         var isSameAudio = true

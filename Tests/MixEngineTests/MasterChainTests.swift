@@ -2,7 +2,9 @@ import Foundation
 import MixDSP
 @testable import MixEngine
 import MixIO
+import DSPTestSupport
 import Testing
+import TestSupport
 
 /// Taps listen at points of the master chain, each told the timeline position of what it receives.
 @Suite struct MasterChainTests {
@@ -30,7 +32,7 @@ import Testing
         let plan = try RenderJob(presetPath: try folder.preset(Self.hot)).plan
         let range: Range<Int64> = 4000..<30000
         let mix = RecordingTap(channelCount: 2), beforeLimiter = RecordingTap(channelCount: 2), output = RecordingTap(channelCount: 2)
-        let capture = CaptureEncoder(channelCount: 2)
+        let capture = CaptureEncoder(sampleRate: plan.sampleRate, channelCount: 2)
         let summary = try Renderer(plan: plan, blockFrames: 1000).render(
             to: capture, range: range, taps: [RenderTap(.output, output), RenderTap(.beforeLimiter, beforeLimiter), RenderTap(.mix, mix)])
 
@@ -68,7 +70,7 @@ import Testing
         }
         let folder = try TemporaryFolder()
         let plan = try RenderJob(presetPath: try folder.preset(Self.hot)).plan
-        let capture = CaptureEncoder(channelCount: 2)
+        let capture = CaptureEncoder(sampleRate: plan.sampleRate, channelCount: 2)
         #expect(throws: FailingTap.Failure.self) {
             _ = try Renderer(plan: plan).render(to: capture, taps: [RenderTap(.beforeLimiter, FailingTap())])
         }

@@ -2,7 +2,9 @@ import Foundation
 import MixDSP
 @testable import MixEngine
 import MixIO
+import DSPTestSupport
 import Testing
+import TestSupport
 
 /// Prepared material is a value renders share: made once, keyed by what it is.
 @Suite struct PreparedMaterialTests {
@@ -22,7 +24,7 @@ import Testing
         #expect(plan.materialRequests.count == 2)   // the loop with its seam, the playlist item held once
 
         let material = PreparedMaterial()
-        let first = CaptureEncoder(channelCount: 2), second = CaptureEncoder(channelCount: 2), alone = CaptureEncoder(channelCount: 2)
+        let first = CaptureEncoder(sampleRate: plan.sampleRate, channelCount: 2), second = CaptureEncoder(sampleRate: plan.sampleRate, channelCount: 2), alone = CaptureEncoder(sampleRate: plan.sampleRate, channelCount: 2)
         let one = try Renderer(plan: plan).render(to: first, material: material)
         let two = try Renderer(plan: plan).render(to: second, material: material)
         _ = try Renderer(plan: plan).render(to: alone)

@@ -2,7 +2,9 @@ import Foundation
 import MixDSP
 @testable import MixEngine
 import MixIO
+import DSPTestSupport
 import Testing
+import TestSupport
 
 /// The `tone` kind end to end: preset -> plan -> render, as a new kind of source is meant to be added.
 @Suite struct ToneKindTests {
