@@ -168,11 +168,9 @@ struct NightMix {
 final class TemporaryFolder {
     let path: String
     init() throws {
-        var template = Array("/tmp/mixrender-bench-XXXXXX".utf8CString)
-        guard let p = mkdtemp(&template) else { throw BenchError(message: "cannot create a temporary folder in /tmp") }
-        path = String(cString: p)
+        path = try FileSystem.makeTemporaryFolder(prefix: "mixrender-bench-", in: "/tmp")
     }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    deinit { try? FileSystem.removeTree(path) }
 }
 
 struct BenchError: Error, CustomStringConvertible {

@@ -85,7 +85,7 @@ public struct RenderJob: Sendable {
             let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
             let summary = try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, progress: progress)
             try output.commit()
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+            let size = FileSystem.identity(of: path)?.size ?? 0
             return RenderResult(summary: summary, outputPath: path, outputBytes: size)
         } catch {
             output.discard()
