@@ -1,5 +1,6 @@
 import Foundation
-import Glibc
+import Glibc  // fputs, exit
+import MixIO
 
 /// Runs the chosen sections in order and prints the report.
 enum BenchMain {
@@ -20,7 +21,7 @@ enum BenchMain {
         let runs = options.runs ?? (options.isQuick ? 3 : 7)
         var report = BenchReport(date: today(), mode: options.isQuick ? "quick" : "full", machine: .current(),
                                  build: buildDescription())
-        let progress = Progress(isEnabled: !options.isJSON || isatty(2) != 0)
+        let progress = Progress(isEnabled: !options.isJSON || Terminal.isTerminal(Terminal.standardError))
         do {
             for section in options.sections.sorted() {
                 progress.say("running \(section.rawValue) ...")

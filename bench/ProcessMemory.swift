@@ -1,4 +1,4 @@
-import Glibc
+import MixIO
 
 /// Resident memory of this process, from /proc/self/status.
 enum ProcessMemory {
@@ -11,22 +11,14 @@ enum ProcessMemory {
     /// so the next `peakMiB` is the peak of what runs in between. Returns false if it cannot.
     @discardableResult
     static func resetPeak() -> Bool {
-        let fd = open("/proc/self/clear_refs", O_WRONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return write(fd, "5", 1) == 1
+        (try? FileSystem.writeFile(path: "/proc/self/clear_refs", bytes: [UInt8(ascii: "5")], mustExist: true)) != nil
     }
 
     private static func status(_ key: String) -> Double {
-        guard let file = fopen("/proc/self/status", "r") else { return .nan }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 256)
-        while fgets(&line, Int32(line.count), file) != nil {
-            let text = String(cString: line)
-            if text.hasPrefix(key) {
-                let kib = text.dropFirst(key.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Double($0) } ?? .nan
-                return kib / 1024
-            }
+        guard let bytes = try? FileSystem.readFile(path: "/proc/self/status") else { return .nan }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(key) {
+            let kib = line.dropFirst(key.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Double($0) } ?? .nan
+            return kib / 1024
         }
         return .nan
     }

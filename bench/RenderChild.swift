@@ -65,10 +65,10 @@ enum RenderChild {
         let encoder: AudioEncoder
         switch request.output {
         case .ogg:
-            encoder = try SoundFileWriter(path: "\(request.folder)/night-\(getpid()).ogg", settings: OutputSettings(
+            encoder = try SoundFileWriter(path: "\(request.folder)/night-\(CurrentProcess.id).ogg", settings: OutputSettings(
                 format: .oggVorbis, sampleRate: plan.sampleRate, channelCount: plan.channelCount, vorbisQuality: 0.4))
         case .wav:
-            encoder = try SoundFileWriter(path: "\(request.folder)/night-\(getpid()).wav", settings: OutputSettings(
+            encoder = try SoundFileWriter(path: "\(request.folder)/night-\(CurrentProcess.id).wav", settings: OutputSettings(
                 format: .wav, sampleRate: plan.sampleRate, channelCount: plan.channelCount, sampleFormat: .pcm16))
         case .null:
             encoder = NullEncoder()
@@ -84,7 +84,7 @@ enum RenderChild {
                             encoderAllocations: probe.otherAllocations, maxRenderAllocationsInABlock: probe.maxInABlock,
                             peakMiB: ProcessMemory.peakMiB, startMiB: startMiB, mixPeakDb: summary.mixPeakDb,
                             maxGainReductionDb: summary.maxGainReductionDb, limitedSeconds: summary.limitedSeconds)
-        try? FileManager.default.removeItem(atPath: "\(request.folder)/night-\(getpid()).\(request.output.rawValue)")
+        try? FileSystem.removeFile("\(request.folder)/night-\(CurrentProcess.id).\(request.output.rawValue)")
         print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
     }
 
@@ -105,10 +105,10 @@ enum RenderChild {
     }
 
     private static func executablePath() throws -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { throw BenchError(message: "cannot find the bench executable (/proc/self/exe)") }
-        return String(cString: buffer)
+        guard let path = try? FileSystem.symbolicLinkDestination(of: "/proc/self/exe"), !path.isEmpty else {
+            throw BenchError(message: "cannot find the bench executable (/proc/self/exe)")
+        }
+        return path
     }
 }
 

@@ -1,4 +1,3 @@
 // `swift run -c release bench [--quick] [--json]`: see BenchOptions.usage and the README's Performance section.
-import Glibc
 
 BenchMain.main(Array(CommandLine.arguments.dropFirst()))

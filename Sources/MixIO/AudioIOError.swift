@@ -10,12 +10,16 @@ public struct AudioIOError: Error, CustomStringConvertible, Sendable {
     /// What was being done, as a verb phrase: `open`, `create`, `read`, `write`, `seek in`, ...
     /// When `path` is empty it names the object too (`create a resampler for 44100 Hz -> 48000 Hz`).
     public var operation: String
+    /// The `errno` the C function reported, when it is a libc call (nil for libsndfile, libsamplerate, ...).
+    /// `cause` sorts the common ones for callers that word the message themselves.
+    public var code: Int32?
 
-    public init(path: String, function: String, reason: String, operation: String = "open") {
+    public init(path: String, function: String, reason: String, operation: String = "open", code: Int32? = nil) {
         self.path = path
         self.function = function
         self.reason = reason
         self.operation = operation
+        self.code = code
     }
 
     public var description: String {

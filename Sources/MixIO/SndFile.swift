@@ -1,9 +1,4 @@
 import CSndFile
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// The libsndfile calls shared by `SoundFileReader` and `SoundFileWriter`: opening, commands,
 /// strings, format names, and turning libsndfile's messages into readable reasons.
@@ -115,15 +110,14 @@ enum SndFile {
         return readable(message)
     }
 
-    /// What the file system says about a path (`FileManager.attributesOfItem`).
+    /// What the file system says about a path (`FileSystem.identity`, which calls `stat`).
     private struct FileFacts {
         var exists = false, isFolder = false, size: Int?
         init(_ path: String) {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return }
+            guard let identity = FileSystem.identity(of: path) else { return }
             exists = true
-            isFolder = (attributes[.type] as? FileAttributeType) == .typeDirectory
-            let size = attributes[.size]
-            self.size = (size as? Int) ?? (size as? UInt64).map(Int.init) ?? (size as? Int64).map(Int.init)
+            isFolder = identity.kind == .folder
+            size = Int(identity.size)
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MixDSP
 import MixEngine
+import MixIO
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,12 +36,13 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
+        try InterruptCleanup.install()   // Ctrl-C removes the temporary output file and exits 130
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
         _ = try job.outputSettings(for: output)
         Report.warn(job.plan.warnings)        // a bad extension or format is found before rendering
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
-                              isEnabled: !quiet && (progress || isatty(STDERR_FILENO) == 1))
+                              isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
         // A bad waveform path is found before rendering, too; the waveform is written after the audio.
         let recorder = try waveform.map {
             WaveformRecorder(plan: try WaveformPlan(output: $0, options: WaveformOptions(), sampleRate: job.plan.sampleRate,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MixDSP
 import MixEngine
+import MixIO
 
 struct WaveformCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -66,18 +67,19 @@ struct WaveformCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
+        try InterruptCleanup.install()   // Ctrl-C removes the temporary output files and exits 130
         let options = try waveformOptions()
         let previewWidth = width ?? Self.terminalWidth()
         let job = try WaveformJob(inputPath: input, outputPath: output, options: options, previewWidth: previewWidth)
         let bar = ProgressBar(totalFrames: job.info.frameCount, sampleRate: job.info.sampleRate,
-                              isEnabled: !quiet && (progress || isatty(STDERR_FILENO) == 1))
+                              isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
         let recorder = try job.run { bar.update($0) }
         bar.finish()
         if quiet { return }
         var lines: [String] = []
         if output == nil {
             let pixels = try recorder.pixels(width: previewWidth)
-            let isColored = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            let isColored = Terminal.isTerminal(Terminal.standardOutput) && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let rows = pixels.laneCount > 1 ? 3 : 4
             lines += WaveformTerminalPreview.lines(pixels, rows: rows, scale: recorder.amplitudeScale, isColored: isColored)
             lines.append(Self.timeAxis(seconds: recorder.totals.durationSeconds, width: previewWidth))
@@ -141,12 +143,10 @@ struct WaveformCommand: ParsableCommand {
         return values
     }
 
-    /// The COLUMNS variable, else the terminal's width (ioctl TIOCGWINSZ on stdout), else 80.
+    /// The COLUMNS variable, else the width of the terminal on stdout (`Terminal.width`), else 80.
     static func terminalWidth() -> Int {
         if let text = ProcessInfo.processInfo.environment["COLUMNS"], let n = Int(text), n > 0 { return n }
-        var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        return 80
+        return Terminal.width(of: Terminal.standardOutput) ?? 80
     }
 
     /// "0:00" at the left, the duration at the right.

@@ -99,7 +99,12 @@ extension JSONValue {
     /// turned here into a line and column); `JSONDecoder` then builds the value. Both quietly keep one of two
     /// equal keys in an object, so duplicates are looked for separately and are an error.
     static func parse(_ data: Data) throws -> JSONValue {
-        var bytes = [UInt8](data)
+        try parse([UInt8](data))
+    }
+
+    /// Parses a UTF-8 JSON document held as bytes (see `parse(_ data:)`).
+    static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+        var bytes = bytes
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }   // UTF-8 byte order mark
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             throw JSONSyntaxError(message: "malformed JSON: the file is empty")

@@ -1,4 +1,5 @@
-import Foundation
+import Foundation  // Data
+import MixIO
 
 /// Loads preset files (format version 1, see docs/presets.md) into validated `Preset` values.
 ///
@@ -13,22 +14,20 @@ public enum PresetLoader {
         guard !path.isEmpty else {
             throw PresetError(file: "", jsonPath: "", message: "no preset file given")
         }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw PresetError(file: path, jsonPath: "", message: "cannot read preset: no such file")
-        }
-        guard !isFolder.boolValue else {
-            throw PresetError(file: path, jsonPath: "", message: "cannot read preset: it is a folder, not a file")
-        }
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let error as CocoaError where error.code == .fileReadNoPermission {
-            throw PresetError(file: path, jsonPath: "", message: "cannot read preset: permission denied")
-        } catch {
-            throw PresetError(file: path, jsonPath: "", message: "cannot read preset: \(error.localizedDescription)")
+            bytes = try FileSystem.readFile(path: path)
+        } catch let error as AudioIOError {
+            let problem: String
+            switch error.cause {
+            case .noSuchFile: problem = "no such file"
+            case .isFolder: problem = "it is a folder, not a file"
+            case .permissionDenied: problem = "permission denied"
+            case .other: problem = "\(error.reason) (\(error.function))"
+            }
+            throw PresetError(file: path, jsonPath: "", message: "cannot read preset: \(problem)")
         }
-        return try parse(data, file: path, baseDirectory: folder(of: path))
+        return try parse(bytes, file: path, baseDirectory: folder(of: path))
     }
 
     /// Parses and validates a preset held in memory.
@@ -38,9 +37,14 @@ public enum PresetLoader {
     ///   - file: the name errors give for the document (usually its path).
     ///   - baseDirectory: the folder relative source paths are resolved against; empty leaves them as written.
     public static func parse(_ data: Data, file: String, baseDirectory: String) throws -> Preset {
+        try parse([UInt8](data), file: file, baseDirectory: baseDirectory)
+    }
+
+    /// Parses and validates a preset held in memory as UTF-8 bytes (see `parse(_:file:baseDirectory:)`).
+    public static func parse(_ bytes: [UInt8], file: String, baseDirectory: String) throws -> Preset {
         let root: JSONValue
         do {
-            root = try JSONValue.parse(data)
+            root = try JSONValue.parse(bytes)
         } catch let error as JSONSyntaxError {
             throw PresetError(file: file, jsonPath: error.jsonPath, message: error.message)
         }

@@ -1,59 +1,54 @@
-import Foundation
+import Foundation  // Thread
 import MixDSP
 
 /// Hands rendered blocks to an encoder running on its own thread, so that encoding (the slowest
-/// stage of an Ogg render) overlaps mixing. A fixed ring of interleaved buffers goes back and forth
-/// between the two threads: nothing is allocated per block, and memory is bounded by the ring.
+/// stage of an Ogg render) overlaps mixing. The renderer is the producer and the encoder thread the
+/// consumer of a `BufferRing`.
+///
+/// **Memory layout.** A `BufferRing` of `depth` interleaved buffers of `blockFrames * channelCount`
+/// floats each (frame-major: frame 0's channels, then frame 1's, ...), in one allocation; each slot's
+/// count is its number of frames. Memory is bounded by the ring whatever the length of the render.
+///
+/// **Allocation.** `init` allocates the ring and starts the thread; `write`, `finish` and `close`
+/// allocate nothing (an error is boxed only when one is thrown).
+///
+/// **Threads.** `write`, `finish`, `close` and `encodeSeconds` are called from one thread, the
+/// renderer's. `encoder.write` runs only on the encoder thread; `encoder.finish` on the renderer's
+/// thread, in `finish()`, after the encoder thread has ended. If the encoder fails, its thread stops
+/// taking blocks and the next `write` (or `close`) throws the encoder's error.
 final class BlockWriter {
     private let encoder: AudioEncoder
     private let channelCount: Int
     private let capacity: Int
-    private let buffers: [UnsafeMutablePointer<Float>]
-    private var frameCounts: [Int]
-    private let condition = NSCondition()
-    // Ring state, guarded by `condition`.
-    private var filled = 0          // buffers waiting for the encoder
-    private var head = 0            // next buffer the encoder takes
-    private var tail = 0            // next buffer the renderer fills
-    private var isClosed = false
-    private var failure: Error?
-    private var thread: Thread?
+    private let ring: BufferRing
+    private let drain: Drain
     private var isFinished = false
-    /// Seconds the encoder thread spent inside `encoder.write`.
-    private(set) var encodeSeconds: Double = 0
+
+    /// Seconds the encoder thread spent inside `encoder.write` (complete after `close()` or `finish()`).
+    var encodeSeconds: Double { drain.encodeSeconds }
 
     init(encoder: AudioEncoder, channelCount: Int, blockFrames: Int, depth: Int = 8) {
         self.encoder = encoder
         self.channelCount = channelCount
         self.capacity = blockFrames
-        self.buffers = (0..<depth).map { _ in .allocate(capacity: blockFrames * channelCount) }
-        self.frameCounts = Array(repeating: 0, count: depth)
-        let thread = Thread { [unowned self] in self.drain() }
+        ring = BufferRing(slotCount: depth, capacity: blockFrames * channelCount)
+        drain = Drain(encoder: encoder, ring: ring)
+        let drain = self.drain
+        let thread = Thread { drain.run() }
         thread.name = "mixrender-encoder"
         thread.stackSize = 8 << 20
-        self.thread = thread
         thread.start()
     }
 
-    deinit { buffers.forEach { $0.deallocate() } }
+    /// Lets the encoder thread write what is queued and end, if `close()` was never called.
+    deinit { ring.closeWriting() }
 
     /// Interleaves `count` frames of `block` from `offset` into the next free buffer and queues it.
     func write(_ block: AudioBlock, offset: Int, count: Int) throws {
         precondition(count <= capacity)
-        condition.lock()
-        while filled == buffers.count && failure == nil { condition.wait() }
-        if let failure { condition.unlock(); throw failure }
-        let index = tail
-        condition.unlock()
-
-        Kernels.interleave(block, offset: offset, count: count, into: buffers[index])
-        frameCounts[index] = count
-
-        condition.lock()
-        tail = (tail + 1) % buffers.count
-        filled += 1
-        condition.signal()
-        condition.unlock()
+        let buffer = try ring.reserve()
+        Kernels.interleave(block, offset: offset, count: count, into: buffer)
+        ring.publish(count: count)
     }
 
     /// Waits until every queued block is encoded, then finishes the encoder.
@@ -66,45 +61,39 @@ final class BlockWriter {
     func close() throws {
         guard !isFinished else { return }
         isFinished = true
-        condition.lock()
-        isClosed = true
-        condition.broadcast()
-        while thread != nil { condition.wait() }
-        let failure = self.failure
-        condition.unlock()
-        if let failure { throw failure }
+        ring.closeWriting()
+        if let failure = ring.waitUntilReadingClosed() { throw failure }
     }
 
-    private func drain() {
-        let clock = ContinuousClock()
-        while true {
-            condition.lock()
-            while filled == 0 && !isClosed { condition.wait() }
-            if filled == 0 || failure != nil {
-                thread = nil
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            let index = head
-            condition.unlock()
+    /// The encoder thread's side: holds what it needs itself, so the thread never outlives what it uses.
+    private final class Drain: @unchecked Sendable {
+        let encoder: AudioEncoder
+        let ring: BufferRing
+        // Written by the encoder thread only; read by the renderer after `waitUntilReadingClosed()`,
+        // whose lock orders the two.
+        var encodeSeconds: Double = 0
 
-            let started = clock.now
-            do {
-                try encoder.write(interleaved: buffers[index], frames: frameCounts[index])
-            } catch {
-                condition.lock()
-                failure = error
-                condition.broadcast()
-                condition.unlock()
-            }
-            encodeSeconds += (clock.now - started).seconds
+        init(encoder: AudioEncoder, ring: BufferRing) {
+            self.encoder = encoder
+            self.ring = ring
+        }
 
-            condition.lock()
-            head = (head + 1) % buffers.count
-            filled -= 1
-            condition.broadcast()
-            condition.unlock()
+        func run() {
+            let clock = ContinuousClock()
+            // The renderer never closes its end with a failure, so `next()` does not throw here.
+            while let block = try? ring.next() {
+                let started = clock.now
+                do {
+                    try encoder.write(interleaved: block.buffer, frames: block.count)
+                } catch {
+                    encodeSeconds += (clock.now - started).seconds
+                    ring.closeReading(failure: error)
+                    return
+                }
+                encodeSeconds += (clock.now - started).seconds
+                ring.release()
+            }
+            ring.closeReading()
         }
     }
 }

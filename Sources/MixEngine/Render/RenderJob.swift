@@ -83,7 +83,7 @@ public struct RenderJob: Sendable {
             let summary = try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, material: material,
                                                                              taps: taps, progress: progress)
             try output.commit()
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+            let size = FileSystem.identity(of: path)?.size ?? 0
             return RenderResult(summary: summary, outputPath: path, outputBytes: size)
         } catch {
             output.discard()

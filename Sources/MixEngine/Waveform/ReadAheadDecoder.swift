@@ -1,96 +1,69 @@
-import Foundation
+import Foundation  // Thread
 import MixDSP
 
 /// Decodes on a thread of its own, up to `slotCount` blocks ahead of the reader, so decoding and
-/// analysis overlap on two cores and the analysis waits only for the decoder. Buffers are allocated
-/// once; memory is `slotCount` blocks whatever the file's length.
+/// analysis overlap on two cores and the analysis waits only for the decoder. The decoding thread is
+/// the producer and the reader the consumer of a `BufferRing`.
+///
+/// **Memory layout.** A `BufferRing` of `slotCount` interleaved buffers of `blockFrames * channelCount`
+/// floats each (frame-major, as the decoder writes them), in one allocation; each slot's count is its
+/// number of frames. Memory is `slotCount` blocks whatever the file's length.
+///
+/// **Allocation.** `init` allocates the ring and starts the thread; `next`, `release` and `cancel`
+/// allocate nothing (an error is boxed only when one is thrown).
+///
+/// **Threads.** `next()`, `release()` and `cancel()` are called from one thread, the reader's. The
+/// decoder's `read` runs only on the decoding thread, which holds on to this object until it ends:
+/// call `cancel()` when done (`deinit` calls it too, but cannot run while the thread holds the object).
 final class ReadAheadDecoder: @unchecked Sendable {
     let channelCount: Int
     let blockFrames: Int
-    private let slotCount: Int
-    private let buffers: [UnsafeMutablePointer<Float>]
-    private var counts: [Int]
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var produced = 0, consumed = 0
-    private var isEnded = false, isCancelled = false
-    private var failure: Error?
-    private let exited = DispatchSemaphore(value: 0)
+    private let ring: BufferRing
 
-    /// Starts decoding `decoder` at once. Call `next()` / `release()` from one thread only, and `cancel()`
-    /// when done (the decoding thread holds on to this object until it ends).
+    /// Starts decoding `decoder` at once.
     init(_ decoder: AudioDecoder, blockFrames: Int, slotCount: Int = 4) {
         precondition(blockFrames > 0 && slotCount > 1)
         channelCount = decoder.channelCount
         self.blockFrames = blockFrames
-        self.slotCount = slotCount
-        buffers = (0..<slotCount).map { _ in .allocate(capacity: blockFrames * decoder.channelCount) }
-        counts = [Int](repeating: 0, count: slotCount)
+        ring = BufferRing(slotCount: slotCount, capacity: blockFrames * decoder.channelCount)
         let thread = Thread { [self] in decode(decoder) }
         thread.name = "mixrender waveform decoder"
         thread.stackSize = 8 << 20   // as the main thread's: decoders may keep large frames on the stack
         thread.start()
     }
 
-    deinit {
-        cancel()
-        for b in buffers { b.deallocate() }
-    }
+    deinit { cancel() }
 
     /// The next decoded block, waiting for it if needed; nil at the end of the file. Rethrows the
-    /// decoder's error. Call `release()` when done with the block.
+    /// decoder's error (after the blocks decoded before it). Call `release()` when done with the block.
     func next() throws -> (samples: UnsafePointer<Float>, frames: Int)? {
-        condition.lock()
-        defer { condition.unlock() }
-        while consumed == produced && !isEnded { condition.wait() }
-        if consumed < produced {
-            let slot = consumed % slotCount
-            return (UnsafePointer(buffers[slot]), counts[slot])
-        }
-        if let failure { throw failure }
-        return nil
+        guard let block = try ring.next() else { return nil }
+        return (UnsafePointer(block.buffer), block.count)
     }
 
     /// Frees the block `next()` returned.
     func release() {
-        condition.lock()
-        consumed += 1
-        condition.signal()
-        condition.unlock()
+        ring.release()
     }
 
-    /// Stops the decoder and waits for its thread to end (once).
+    /// Stops the decoder and waits for its thread to end. Later calls return at once.
     func cancel() {
-        condition.lock()
-        let wasRunning = !isCancelled
-        isCancelled = true
-        condition.signal()
-        condition.unlock()
-        if wasRunning { exited.wait() }
+        ring.closeReading()
+        _ = ring.waitUntilWritingClosed()
     }
 
     private func decode(_ decoder: AudioDecoder) {
-        defer { exited.signal() }
         while true {
-            condition.lock()
-            while produced - consumed == slotCount && !isCancelled { condition.wait() }
-            let stop = isCancelled
-            let slot = produced % slotCount
-            condition.unlock()
-            if stop { return }
-            var n = 0, error: Error?
-            do { n = try decoder.read(into: buffers[slot], frames: blockFrames) } catch let e { error = e }
-            condition.lock()
-            if n > 0 {
-                counts[slot] = n
-                produced += 1
-            } else {
-                failure = error
-                isEnded = true
+            let buffer: UnsafeMutablePointer<Float>
+            do { buffer = try ring.reserve() } catch { break }   // cancelled
+            var n = 0, failure: Error?
+            do { n = try decoder.read(into: buffer, frames: blockFrames) } catch { failure = error }
+            guard n > 0 else {
+                ring.closeWriting(failure: failure)
+                return
             }
-            condition.signal()
-            condition.unlock()
-            if n == 0 { return }
+            ring.publish(count: n)
         }
+        ring.closeWriting()
     }
 }

@@ -1,11 +1,12 @@
-import Foundation
 import MixDSP
+import MixIO
 
 /// Holds the columns of one zoom level for the writers, in fixed-size records of `Float`s:
 /// per channel min, max, RMS; then low, mid, high, centroid (Hz); then the spectrogram rows.
 ///
-/// Records collect in a 256 KiB chunk; when it fills, it goes to an anonymous temporary file (created
-/// in the temporary folder and unlinked at once, so nothing is left behind even after a crash). Memory
+/// Records collect in a 256 KiB chunk; when it fills, it goes to an anonymous temporary file (a MixIO
+/// `SpillFile`: created in the temporary folder and unlinked at once, so nothing is left behind even
+/// after a crash). Memory
 /// therefore stays flat however long the audio: an hour at 256 samples per pixel is about 20 MB on disk.
 /// Writers read the columns back in order with `forEach`, as often as they need.
 public final class WaveformColumnStore: WaveformColumnSink {
@@ -24,8 +25,9 @@ public final class WaveformColumnStore: WaveformColumnSink {
     private let chunkRecords: Int
     private let chunk: UnsafeMutablePointer<Float>
     private var chunkUsed = 0
-    private var spill: UnsafeMutablePointer<FILE>?
+    private var spill: SpillFile?
     private var spilledRecords = 0
+    private var recordBytes: Int { MemoryLayout<Float>.size * recordSize }
 
     public init(samplesPerPixel: Int, channelCount: Int, rowCount: Int) {
         self.samplesPerPixel = samplesPerPixel
@@ -36,10 +38,7 @@ public final class WaveformColumnStore: WaveformColumnSink {
         chunk = .allocate(capacity: chunkRecords * recordSize)
     }
 
-    deinit {
-        chunk.deallocate()
-        if let spill { fclose(spill) }
-    }
+    deinit { chunk.deallocate() }
 
     public func append(_ column: WaveformColumn) throws {
         precondition(column.channels.count == channelCount && column.spectrum.count == rowCount)
@@ -61,19 +60,20 @@ public final class WaveformColumnStore: WaveformColumnSink {
     public func forEach(_ body: (StoredColumn) throws -> Void) throws {
         if let spill {
             try flushChunk()
-            rewind(spill)
             let reading = UnsafeMutablePointer<Float>.allocate(capacity: chunkRecords * recordSize)
             defer { reading.deallocate() }
-            var left = spilledRecords
-            while left > 0 {
-                let n = min(left, chunkRecords)
-                guard fread(reading, MemoryLayout<Float>.size * recordSize, n, spill) == n else {
-                    throw WaveformError("cannot read back waveform columns: \(String(cString: strerror(errno))) (fread)")
+            var done = 0
+            while done < spilledRecords {
+                let n = min(spilledRecords - done, chunkRecords)
+                do {
+                    try spill.read(at: Int64(done) * Int64(recordBytes),
+                                   into: UnsafeMutableRawBufferPointer(start: reading, count: n * recordBytes))
+                } catch let error as AudioIOError {
+                    throw WaveformError("cannot read back waveform columns: \(error.reason) (\(error.function))")
                 }
                 for i in 0..<n { try body(StoredColumn(base: reading + i * recordSize, channelCount: channelCount, rowCount: rowCount)) }
-                left -= n
+                done += n
             }
-            fseek(spill, 0, SEEK_END)
         } else {
             for i in 0..<chunkUsed {
                 try body(StoredColumn(base: chunk + i * recordSize, channelCount: channelCount, rowCount: rowCount))
@@ -100,32 +100,24 @@ public final class WaveformColumnStore: WaveformColumnSink {
     }
 
     private func spillChunk() throws {
-        if spill == nil { spill = try Self.anonymousFile() }
+        if spill == nil {
+            do {
+                spill = try SpillFile(prefix: "mixrender-waveform-")
+            } catch let error as AudioIOError {
+                throw WaveformError(error.description)   // cannot create a temporary file in '/tmp': <reason> (<function>)
+            }
+        }
         try flushChunk()
     }
 
     private func flushChunk() throws {
         guard let spill, chunkUsed > 0 else { return }
-        guard fwrite(chunk, MemoryLayout<Float>.size * recordSize, chunkUsed, spill) == chunkUsed else {
-            throw WaveformError("cannot store waveform columns in the temporary folder: \(String(cString: strerror(errno))) (fwrite)")
+        do {
+            try spill.append(UnsafeRawBufferPointer(start: chunk, count: chunkUsed * recordBytes))
+        } catch let error as AudioIOError {
+            throw WaveformError("cannot store waveform columns in the temporary folder: \(error.reason) (\(error.function))")
         }
         spilledRecords += chunkUsed
         chunkUsed = 0
-    }
-
-    /// A temporary file in the temporary folder (`TMPDIR`), unlinked as soon as it is open (`mkstemp`).
-    private static func anonymousFile() throws -> UnsafeMutablePointer<FILE> {
-        let folder = FileManager.default.temporaryDirectory.path
-        var template = Array("\(folder)/mixrender-waveform-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw WaveformError("cannot create a temporary file in '\(folder)': \(String(cString: strerror(errno))) (mkstemp)")
-        }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        guard let file = fdopen(fd, "w+b") else {
-            close(fd)
-            throw WaveformError("cannot open a temporary file: \(String(cString: strerror(errno))) (fdopen)")
-        }
-        return file
     }
 }

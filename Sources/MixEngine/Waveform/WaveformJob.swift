@@ -1,4 +1,3 @@
-import Foundation
 import MixDSP
 import MixIO
 
@@ -60,9 +59,9 @@ public final class WaveformJob {
         return recorder
     }
 
+    /// Whether both paths name one file (`stat`: same device and inode), through links or `..`.
     private static func isSameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+        guard let fa = FileSystem.identity(of: a), let fb = FileSystem.identity(of: b) else { return false }
+        return fa.isSameFile(as: fb)
     }
 }

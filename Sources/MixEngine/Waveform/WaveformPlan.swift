@@ -1,4 +1,5 @@
 import MixDSP
+import MixIO
 
 /// A waveform request resolved against the audio it describes: the zoom levels, the files to write,
 /// the width of images, and the analysis settings. Everything wrong with the request is found here,

@@ -1,4 +1,3 @@
-import Foundation
 import MixDSP
 import MixIO
 
@@ -68,7 +67,7 @@ public final class WaveformRecorder: AudioEncoder {
                 written.append(destination)
             }
         } catch {
-            for path in written { unlink(path) }
+            for path in written { try? FileSystem.removeFile(path) }
             throw error
         }
         return written

@@ -1,0 +1,108 @@
+/// A file that appears at its path only when complete: written beside the destination under a hidden
+/// temporary name (`.<name>.<pid>.partial.<ext>`, the extension kept last so libsndfile and other tools
+/// see the same type), renamed over the destination on `commit`, removed on `discard`, when dropped
+/// uncommitted, or on Ctrl-C once the CLI has called `InterruptCleanup.install()`.
+///
+/// Nothing is created by `init`: whoever writes opens `temporaryPath` itself.
+public final class AtomicOutputFile {
+    public let destination: String
+    public let temporaryPath: String
+    private var isDone = false
+
+    /// Checks that the destination's folder exists and is writable and that the destination is not a
+    /// folder (`stat`, `access`), and registers the temporary path with `InterruptCleanup`.
+    /// Throws `DestinationError`.
+    public init(destination: String) throws {
+        let (folder, name) = Self.split(destination)
+        guard FileSystem.identity(of: folder)?.kind == .folder else {
+            throw DestinationError(path: destination, problem: .folderMissing(folder))
+        }
+        guard FileSystem.isWritable(folder) else {
+            throw DestinationError(path: destination, problem: .folderNotWritable(folder))
+        }
+        if FileSystem.identity(of: destination)?.kind == .folder {
+            throw DestinationError(path: destination, problem: .isFolder)
+        }
+        self.destination = destination
+        let temporaryName = ".\(name).\(CurrentProcess.id).partial.\(Self.pathExtension(name))"
+        temporaryPath = folder == "/" ? "/" + temporaryName : folder + "/" + temporaryName
+        InterruptCleanup.register(temporaryPath)
+    }
+
+    deinit { if !isDone { discard() } }
+
+    /// Moves the finished temporary file to the destination with `rename` (atomic on one file system).
+    /// On failure the temporary file is removed and the error reads `cannot write '<dest>': <reason> (rename)`.
+    public func commit() throws {
+        do {
+            try FileSystem.rename(temporaryPath, to: destination)
+        } catch {
+            discard()
+            throw error
+        }
+        isDone = true
+        InterruptCleanup.unregister(temporaryPath)
+    }
+
+    /// Removes the temporary file with `unlink`, if there is one.
+    public func discard() {
+        try? FileSystem.removeFile(temporaryPath)
+        isDone = true
+        InterruptCleanup.unregister(temporaryPath)
+    }
+
+    /// The folder a destination is in and its name: `("/home/me/out", "night.ogg")` for `out/night.ogg`.
+    /// A relative folder is made absolute with the current folder (so messages name it in full); nothing
+    /// else is rewritten (`..` and symbolic links are left for the kernel to follow). Trailing slashes
+    /// are ignored, as doubled ones before the name.
+    static func split(_ destination: String) -> (folder: String, name: String) {
+        let path = FileSystem.trimmingTrailingSlashes(destination)
+        let folder: String, name: String
+        if let slash = path.lastIndex(of: "/") {
+            name = String(path[path.index(after: slash)...])
+            let head = FileSystem.trimmingTrailingSlashes(String(path[...slash]))
+            folder = head
+        } else {
+            name = path
+            folder = ""
+        }
+        if folder.hasPrefix("/") { return (folder, name) }
+        guard let current = try? FileSystem.currentFolder() else { return (folder.isEmpty ? "." : folder, name) }
+        if folder.isEmpty { return (current, name) }
+        return (current == "/" ? "/" + folder : current + "/" + folder, name)
+    }
+
+    /// `ogg` for `night.ogg`, empty for `night`, `.hidden` and `night.`.
+    static func pathExtension(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+}
+
+/// A destination that cannot be written, found before anything is created:
+/// `cannot write 'out/night.ogg': folder '/home/me/out' does not exist`.
+public struct DestinationError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Problem: Sendable, Equatable {
+        case folderMissing(String)
+        case folderNotWritable(String)
+        /// The destination itself is a folder.
+        case isFolder
+    }
+
+    /// The destination as the caller named it.
+    public var path: String
+    public var problem: Problem
+
+    public init(path: String, problem: Problem) {
+        self.path = path
+        self.problem = problem
+    }
+
+    public var description: String {
+        switch problem {
+        case .folderMissing(let folder): return "cannot write '\(path)': folder '\(folder)' does not exist"
+        case .folderNotWritable(let folder): return "cannot write '\(path)': folder '\(folder)' is not writable"
+        case .isFolder: return "cannot write '\(path)': it is a folder"
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Glibc
+
+/// What `stat` says about a path: which file it is (device and inode), how big, and what kind.
+public struct FileIdentity: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case regular
+        case folder
+        /// A device, a pipe, a socket (a symbolic link is followed, never reported).
+        case other
+    }
+
+    /// `st_dev`: the file system the file is on.
+    public var device: UInt64
+    /// `st_ino`: the file within its file system.
+    public var inode: UInt64
+    /// `st_size`, in bytes (0 for files in /proc, which have no size until read).
+    public var size: Int64
+    public var kind: Kind
+
+    public init(device: UInt64, inode: UInt64, size: Int64, kind: Kind) {
+        self.device = device; self.inode = inode; self.size = size; self.kind = kind
+    }
+
+    init(_ s: CStat) {
+        let type = s.st_mode & S_IFMT
+        self.init(device: UInt64(s.st_dev), inode: UInt64(s.st_ino), size: Int64(s.st_size),
+                  kind: type == S_IFREG ? .regular : type == S_IFDIR ? .folder : .other)
+    }
+
+    /// True when both name the same file, whatever the paths (hard links, symbolic links, `..`).
+    public func isSameFile(as other: FileIdentity) -> Bool {
+        device == other.device && inode == other.inode
+    }
+}
+
+/// Files and folders, through libc. Failures throw `AudioIOError` naming the C function:
+/// `cannot read 'night.json': Permission denied (open)`; its `cause` sorts the common `errno`s.
+public enum FileSystem {
+    /// Calls `stat` (following symbolic links); nil when the path names nothing reachable.
+    public static func identity(of path: String) -> FileIdentity? {
+        try? status(of: path)
+    }
+
+    /// Calls `stat` (following symbolic links); throws when the path names nothing reachable.
+    public static func status(of path: String) throws -> FileIdentity {
+        FileIdentity(try LibC.stat(path, operation: "look at"))
+    }
+
+    /// Calls `access(path, W_OK)`: whether this process may create and remove files in a folder (or write a file).
+    public static func isWritable(_ path: String) -> Bool {
+        (try? LibC.access(path, W_OK, operation: "write to")) != nil
+    }
+
+    /// The whole file at `path`, read with `open`, `fstat`, `read` (until the end, so files in /proc work
+    /// too) and `close`. A folder throws `EISDIR` (`cause == .isFolder`) naming `read`.
+    public static func readFile(path: String) throws -> [UInt8] {
+        let operation = "read"
+        let fd = try LibC.open(path, flags: O_RDONLY | O_CLOEXEC, operation: operation)
+        var isOpen = true
+        defer { if isOpen { try? LibC.close(fd, path: path, operation: operation) } }
+        let status = FileIdentity(try LibC.fstat(fd, path: path, operation: operation))
+        if status.kind == .folder { throw LibC.failure("read", path: path, operation: operation, code: EISDIR) }
+
+        var bytes = [UInt8](repeating: 0, count: max(Int(status.size), 0) + 1)
+        var used = 0
+        while true {
+            if used == bytes.count { bytes += [UInt8](repeating: 0, count: max(bytes.count, 4096)) }
+            let n = try bytes.withUnsafeMutableBytes {
+                try LibC.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[used...]), path: path, operation: operation)
+            }
+            if n == 0 { break }
+            used += n
+        }
+        bytes.removeSubrange(used...)
+        isOpen = false
+        try LibC.close(fd, path: path, operation: operation)
+        return bytes
+    }
+
+    /// Writes `bytes` to `path` with `open`, `write` and `close`: creating or truncating the file, or, with
+    /// `mustExist`, writing into an existing one as it is (for files such as /proc/self/clear_refs).
+    public static func writeFile(path: String, bytes: [UInt8], mustExist: Bool = false) throws {
+        let operation = "write"
+        let flags = O_WRONLY | O_CLOEXEC | (mustExist ? 0 : O_CREAT | O_TRUNC)
+        let fd = try LibC.open(path, flags: flags, operation: operation)
+        var isOpen = true
+        defer { if isOpen { try? LibC.close(fd, path: path, operation: operation) } }
+        try bytes.withUnsafeBytes { all in
+            var done = 0
+            while done < all.count {
+                done += try LibC.write(fd, UnsafeRawBufferPointer(rebasing: all[done...]), path: path, operation: operation)
+            }
+        }
+        isOpen = false
+        try LibC.close(fd, path: path, operation: operation)
+    }
+
+    /// Calls `unlink`: removes a file (not a folder).
+    public static func removeFile(_ path: String) throws {
+        try LibC.unlink(path, operation: "remove")
+    }
+
+    /// Removes `path` and, if it is a folder, everything in it, without following symbolic links
+    /// (`lstat`, `opendir`/`readdir`/`closedir`, `unlink`, `rmdir`).
+    public static func removeTree(_ path: String) throws {
+        let operation = "remove"
+        let status = FileIdentity(try LibC.lstat(path, operation: operation))
+        if status.kind == .folder {
+            for name in try LibC.folderEntries(path, operation: operation) { try removeTree(path + "/" + name) }
+            try LibC.rmdir(path, operation: operation)
+        } else {
+            try LibC.unlink(path, operation: operation)
+        }
+    }
+
+    /// Calls `rename`: moves `from` over `to` (atomically, on one file system). Errors name `to`.
+    public static func rename(_ from: String, to: String) throws {
+        try LibC.rename(from, to: to, operation: "write")
+    }
+
+    /// Calls `readlink`: what the symbolic link at `path` points to, as written in it.
+    public static func symbolicLinkDestination(of path: String) throws -> String {
+        try LibC.readlink(path, operation: "read the link")
+    }
+
+    /// Calls `mkdtemp`: a new folder `<folder>/<prefix>XXXXXX` only this user can enter; returns its path.
+    public static func makeTemporaryFolder(prefix: String, in folder: String = temporaryFolder) throws -> String {
+        try LibC.mkdtemp("\(folder)/\(prefix)XXXXXX", displayPath: folder, operation: "create a folder in")
+    }
+
+    /// The folder for temporary files: `TMPDIR` (read with `getenv`), else `/tmp`; no trailing slash.
+    public static var temporaryFolder: String {
+        guard let folder = LibC.getenv("TMPDIR"), !folder.isEmpty else { return "/tmp" }
+        return trimmingTrailingSlashes(folder)
+    }
+
+    /// Calls `getcwd`: the current folder.
+    public static func currentFolder() throws -> String {
+        try LibC.getcwd()
+    }
+
+    /// `path` without slashes at its end, except a lone `/`.
+    static func trimmingTrailingSlashes(_ path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1 && path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
+    }
+}
+
+/// This process.
+public enum CurrentProcess {
+    /// Calls `getpid`.
+    public static var id: Int32 { LibC.getpid() }
+}

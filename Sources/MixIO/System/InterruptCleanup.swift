@@ -1,0 +1,81 @@
+import Foundation  // NSLock
+
+/// Removes registered temporary files when the process is interrupted (SIGINT, SIGTERM, SIGHUP), then
+/// exits with 128 + the signal number, as a shell reports it (130 for Ctrl-C).
+///
+/// Nothing happens on a signal until `install()` is called: the program decides (the CLI does it once,
+/// in the commands that write files); creating an `AtomicOutputFile` only registers its temporary path.
+/// Paths can be registered and unregistered whether or not the handler is installed.
+///
+/// The handler uses async-signal-safe calls only (`unlink`, `_exit`) on C strings copied at registration.
+public enum InterruptCleanup {
+    /// The signals handled.
+    public static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    // A render holds one output and at most one waveform file at a time; more slots cost 8 bytes each
+    // (tests in one process hold many at once). A path beyond the last slot is not removed on interruption.
+    private static let slotCount = 64
+    nonisolated(unsafe) private static let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+        let slots = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: slotCount)
+        slots.initialize(repeating: nil, count: slotCount)
+        return slots
+    }()
+    nonisolated(unsafe) private static var installed = false
+    private static let lock = NSLock()
+
+    /// Whether `install()` has run.
+    public static var isInstalled: Bool { lock.withLock { installed } }
+
+    /// Unblocks SIGINT, SIGTERM and SIGHUP for the calling thread (`pthread_sigmask`: a parent may have
+    /// started us with them blocked, and the mask survives exec; threads started later inherit it), then
+    /// installs the handler (`signal`). Call once at start-up, before other threads start; later calls do nothing.
+    public static func install() throws {
+        _ = slots   // made now, never inside the handler
+        try lock.withLock {
+            guard !installed else { return }
+            try LibC.unblockSignals(signals)
+            for number in signals { try LibC.signal(number, interruptHandler) }
+            installed = true
+        }
+    }
+
+    /// Adds `path` to the files removed on interruption.
+    public static func register(_ path: String) {
+        lock.withLock {
+            for i in 0..<slotCount where slots[i] == nil {
+                let utf8 = Array(path.utf8CString)
+                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count)
+                copy.initialize(from: utf8, count: utf8.count)
+                slots[i] = copy
+                return
+            }
+        }
+    }
+
+    /// Removes `path` from the files removed on interruption.
+    public static func unregister(_ path: String) {
+        lock.withLock {
+            for i in 0..<slotCount {
+                if let p = slots[i], String(cString: p) == path {
+                    slots[i] = nil
+                    p.deallocate()
+                }
+            }
+        }
+    }
+
+    /// The paths registered now.
+    public static var registeredPaths: [String] {
+        lock.withLock { (0..<slotCount).compactMap { slots[$0].map { String(cString: $0) } } }
+    }
+
+    /// Called by the signal handler: no locks, no allocation.
+    fileprivate static func removeAllInSignalHandler() {
+        for i in 0..<slotCount { if let p = slots[i] { LibC.unlinkInSignalHandler(p) } }
+    }
+}
+
+private func interruptHandler(_ signal: Int32) {
+    InterruptCleanup.removeAllInSignalHandler()
+    LibC.exitInSignalHandler(128 + signal)
+}

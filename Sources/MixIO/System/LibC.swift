@@ -1,0 +1,238 @@
+// Linux only, as the project is: the wrappers share the C functions' names, so they call them as `Glibc.open`.
+import Glibc
+
+/// `struct stat`, named apart from the `stat` function (and from `LibC.stat`).
+typealias CStat = Glibc.stat
+
+// Called at file scope, where `stat` can still mean the C function (inside `LibC` it is the wrapper,
+// and `Glibc.stat(...)` picks the struct's initializer).
+private func cStat(_ path: String, _ status: inout CStat) -> Int32 { stat(path, &status) }
+private func cLstat(_ path: String, _ status: inout CStat) -> Int32 { lstat(path, &status) }
+
+/// The libc calls MixIO makes for files, the process and the terminal: one small wrapper per C function,
+/// in the style of swift-system. Each says in its documentation which C function it calls, retries on
+/// `EINTR` where that is the right thing, and on failure throws an `AudioIOError` naming that function,
+/// with `strerror(errno)` as the reason and `errno` as the code. The caller says which path the user
+/// knows and what was being done, so messages read `cannot write 'night.ogg': No space left on device (write)`.
+///
+/// Everything outside MixIO reaches these through `FileSystem`, `SpillFile`, `AtomicOutputFile`,
+/// `InterruptCleanup`, `Terminal` and `CurrentProcess`.
+enum LibC {
+    /// `strerror(code)`, as Swift text.
+    static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// The error for a failed call to `function`, from `code` (by default the current `errno`).
+    static func failure(_ function: String, path: String, operation: String, code: Int32 = errno) -> AudioIOError {
+        AudioIOError(path: path, function: function, reason: describe(code), operation: operation, code: code)
+    }
+
+    // MARK: - File descriptors
+
+    /// Calls `open(path, flags, mode)`; returns the descriptor.
+    static func open(_ path: String, flags: Int32, mode: mode_t = 0o644, displayPath: String? = nil,
+                     operation: String) throws -> Int32 {
+        while true {
+            let fd = flags & O_CREAT != 0 ? Glibc.open(path, flags, mode) : Glibc.open(path, flags)
+            if fd >= 0 { return fd }
+            if errno != EINTR { throw failure("open", path: displayPath ?? path, operation: operation) }
+        }
+    }
+
+    /// Calls `close(fd)`. Not retried on `EINTR`: Linux has closed the descriptor by then.
+    static func close(_ fd: Int32, path: String, operation: String) throws {
+        if Glibc.close(fd) != 0 && errno != EINTR { throw failure("close", path: path, operation: operation) }
+    }
+
+    /// Calls `read(fd, buffer, count)` once; returns the bytes read, 0 at the end of the file.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String, operation: String) throws -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let n = Glibc.read(fd, base, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw failure("read", path: path, operation: operation) }
+        }
+    }
+
+    /// Calls `pread(fd, buffer, count, offset)` once; returns the bytes read, 0 at the end of the file.
+    static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64,
+                      path: String, operation: String) throws -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let n = Glibc.pread(fd, base, buffer.count, off_t(offset))
+            if n >= 0 { return n }
+            if errno != EINTR { throw failure("pread", path: path, operation: operation) }
+        }
+    }
+
+    /// Calls `write(fd, bytes, count)` once; returns the bytes written (possibly fewer than given).
+    static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String, operation: String) throws -> Int {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
+        while true {
+            let n = Glibc.write(fd, base, bytes.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw failure("write", path: path, operation: operation) }
+        }
+    }
+
+    /// Calls `fstat(fd)`.
+    static func fstat(_ fd: Int32, path: String, operation: String) throws -> CStat {
+        var status = CStat()
+        guard Glibc.fstat(fd, &status) == 0 else { throw failure("fstat", path: path, operation: operation) }
+        return status
+    }
+
+    // MARK: - Paths
+
+    /// Calls `stat(path)` (follows symbolic links).
+    static func stat(_ path: String, operation: String) throws -> CStat {
+        var status = CStat()
+        guard cStat(path, &status) == 0 else { throw failure("stat", path: path, operation: operation) }
+        return status
+    }
+
+    /// Calls `lstat(path)` (describes a symbolic link itself).
+    static func lstat(_ path: String, operation: String) throws -> CStat {
+        var status = CStat()
+        guard cLstat(path, &status) == 0 else { throw failure("lstat", path: path, operation: operation) }
+        return status
+    }
+
+    /// Calls `access(path, mode)`: throws unless the process may use `path` that way (`W_OK`, `R_OK`, ...).
+    static func access(_ path: String, _ mode: Int32, operation: String) throws {
+        guard Glibc.access(path, mode) == 0 else { throw failure("access", path: path, operation: operation) }
+    }
+
+    /// Calls `unlink(path)`.
+    static func unlink(_ path: String, displayPath: String? = nil, operation: String) throws {
+        guard Glibc.unlink(path) == 0 else { throw failure("unlink", path: displayPath ?? path, operation: operation) }
+    }
+
+    /// Calls `rmdir(path)`.
+    static func rmdir(_ path: String, operation: String) throws {
+        guard Glibc.rmdir(path) == 0 else { throw failure("rmdir", path: path, operation: operation) }
+    }
+
+    /// Calls `rename(from, to)`; errors name `displayPath` (by default `to`).
+    static func rename(_ from: String, to: String, displayPath: String? = nil, operation: String) throws {
+        guard Glibc.rename(from, to) == 0 else { throw failure("rename", path: displayPath ?? to, operation: operation) }
+    }
+
+    /// Calls `readlink(path)`: what a symbolic link points to, as written in it.
+    static func readlink(_ path: String, operation: String) throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = Glibc.readlink(path, &buffer, buffer.count - 1)
+        guard n >= 0 else { throw failure("readlink", path: path, operation: operation) }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Calls `mkstemp` on `template` (which ends in `XXXXXX`); returns the open descriptor and the path made.
+    static func mkstemp(_ template: String, displayPath: String, operation: String) throws -> (fd: Int32, path: String) {
+        var bytes = Array(template.utf8CString)
+        let fd = bytes.withUnsafeMutableBufferPointer { Glibc.mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw failure("mkstemp", path: displayPath, operation: operation) }
+        return (fd, String(cString: bytes))
+    }
+
+    /// Calls `mkdtemp` on `template` (which ends in `XXXXXX`); returns the folder made.
+    static func mkdtemp(_ template: String, displayPath: String, operation: String) throws -> String {
+        var bytes = Array(template.utf8CString)
+        let made = bytes.withUnsafeMutableBufferPointer { Glibc.mkdtemp($0.baseAddress!) }
+        guard made != nil else { throw failure("mkdtemp", path: displayPath, operation: operation) }
+        return String(cString: bytes)
+    }
+
+    /// Calls `opendir(path)`, `readdir` until the end and `closedir`; returns the names in the folder
+    /// without `.` and `..`.
+    static func folderEntries(_ path: String, operation: String) throws -> [String] {
+        guard let folder = Glibc.opendir(path) else { throw failure("opendir", path: path, operation: operation) }
+        defer { Glibc.closedir(folder) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = Glibc.readdir(folder) else {
+                if errno != 0 { throw failure("readdir", path: path, operation: operation) }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
+    /// Calls `getcwd`.
+    static func getcwd() throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard Glibc.getcwd(&buffer, buffer.count) != nil else {
+            throw failure("getcwd", path: "", operation: "find the current folder")
+        }
+        return String(cString: buffer)
+    }
+
+    // MARK: - Process and terminal
+
+    /// Calls `getenv(name)`.
+    static func getenv(_ name: String) -> String? { Glibc.getenv(name).map { String(cString: $0) } }
+
+    /// Calls `getpid()` (which cannot fail).
+    static func getpid() -> Int32 { Glibc.getpid() }
+
+    /// Calls `isatty(fd)`: false for anything but a terminal (`ENOTTY`) or a closed descriptor (`EBADF`).
+    static func isatty(_ fd: Int32) -> Bool { Glibc.isatty(fd) == 1 }
+
+    /// Calls `ioctl(fd, TIOCGWINSZ)`: the terminal's size in characters.
+    static func windowSize(_ fd: Int32) throws -> winsize {
+        var size = winsize()
+        guard Glibc.ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 else {
+            throw failure("ioctl", path: "", operation: "read the terminal's size")
+        }
+        return size
+    }
+
+    /// Calls `signal(number, handler)`.
+    static func signal(_ number: Int32, _ handler: @convention(c) (Int32) -> Void) throws {
+        let previous = Glibc.signal(number, handler)
+        // SIG_ERR is ((sighandler_t) -1), a macro Swift does not import.
+        if let previous, unsafeBitCast(previous, to: Int.self) == -1 {
+            throw failure("signal", path: "", operation: "handle signal \(number)")
+        }
+    }
+
+    /// Calls `pthread_sigmask(SIG_UNBLOCK, {numbers})` for the calling thread (new threads inherit it).
+    static func unblockSignals(_ numbers: [Int32]) throws {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in numbers { sigaddset(&set, number) }
+        let code = pthread_sigmask(SIG_UNBLOCK, &set, nil)   // returns the error rather than setting errno
+        if code != 0 { throw failure("pthread_sigmask", path: "", operation: "unblock signals", code: code) }
+    }
+
+    /// Calls `unlink(path)` from a signal handler: async-signal-safe, no Swift allocation, result ignored.
+    static func unlinkInSignalHandler(_ path: UnsafePointer<CChar>) { _ = Glibc.unlink(path) }
+
+    /// Calls `_exit(status)`: async-signal-safe, no atexit handlers, no stdio flushing.
+    static func exitInSignalHandler(_ status: Int32) -> Never { Glibc._exit(status) }
+}
+
+extension AudioIOError {
+    /// The common reasons a libc call fails, from `code`.
+    public enum Cause: Sendable, Equatable {
+        /// `ENOENT`, `ENOTDIR`: the path names nothing.
+        case noSuchFile
+        /// `EISDIR`: the path is a folder where a file was expected.
+        case isFolder
+        /// `EACCES`, `EPERM`.
+        case permissionDenied
+        /// Anything else, or not a libc error.
+        case other
+    }
+
+    public var cause: Cause {
+        switch code {
+        case ENOENT?, ENOTDIR?: return .noSuchFile
+        case EISDIR?: return .isFolder
+        case EACCES?, EPERM?: return .permissionDenied
+        default: return .other
+        }
+    }
+}

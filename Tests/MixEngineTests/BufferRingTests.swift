@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+import MixDSP
+@testable import MixEngine
+
+private struct Boom: Error, Equatable { var at: Int }
+
+/// Runs `body` on a thread of its own; `wait()` returns when it has ended.
+private final class Worker: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    init(_ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { [done] in body(); done.signal() }
+        thread.start()
+    }
+    func wait() { done.wait() }
+}
+
+/// Collects values from another thread.
+private final class Box<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
+}
+
+@Suite struct BufferRingTests {
+    /// Fills block `k` with k * 1000 + i for its first `count(k)` floats.
+    private static func count(_ k: Int) -> Int { 1 + (k * 37) % 100 }
+
+    @Test(arguments: [1, 2, 3, 8])
+    func passesEveryBlockInOrder(slots: Int) throws {
+        let ring = BufferRing(slotCount: slots, capacity: 100)
+        #expect(ring.stride % 16 == 0 && ring.stride >= 100)
+        let blocks = 500
+        let producer = Worker {
+            for k in 0..<blocks {
+                let buffer = try! ring.reserve()
+                for i in 0..<Self.count(k) { buffer[i] = Float(k * 1000 + i) }
+                ring.publish(count: Self.count(k))
+            }
+            ring.closeWriting()
+        }
+        var received = 0
+        while let block = try ring.next() {
+            #expect(block.count == Self.count(received))
+            let expected = (0..<block.count).map { Float(received * 1000 + $0) }
+            #expect(Array(UnsafeBufferPointer(start: block.buffer, count: block.count)) == expected)
+            ring.release()
+            received += 1
+        }
+        #expect(received == blocks)
+        #expect(try ring.next() == nil)   // stays at the end
+        ring.closeReading()
+        producer.wait()
+        #expect(ring.waitUntilReadingClosed() == nil)
+    }
+
+    @Test func producerFailureComesAfterThePublishedBlocks() throws {
+        let ring = BufferRing(slotCount: 4, capacity: 8)
+        let producer = Worker {
+            for k in 0..<10 {
+                let buffer = try! ring.reserve()
+                buffer[0] = Float(k)
+                ring.publish(count: 1)
+            }
+            ring.closeWriting(failure: Boom(at: 10))
+        }
+        var seen: [Float] = []
+        do {
+            while let block = try ring.next() { seen.append(block.buffer[0]); ring.release() }
+            Issue.record("expected the producer's failure")
+        } catch let error as Boom {
+            #expect(error == Boom(at: 10))
+        }
+        #expect(seen == (0..<10).map(Float.init))
+        #expect(ring.waitUntilWritingClosed() as? Boom == Boom(at: 10))
+        producer.wait()
+    }
+
+    @Test func consumerFailureStopsTheProducer() throws {
+        let ring = BufferRing(slotCount: 2, capacity: 4)
+        let thrown = Box<Error?>(nil), published = Box(0)
+        let producer = Worker {
+            do {
+                while true {
+                    _ = try ring.reserve()
+                    ring.publish(count: 1)
+                    published.value += 1
+                }
+            } catch { thrown.value = error }
+            ring.closeWriting()
+        }
+        for _ in 0..<3 { _ = try ring.next(); ring.release() }
+        ring.closeReading(failure: Boom(at: 3))
+        producer.wait()   // it would hang here if reserve() kept waiting for a free slot
+        #expect(thrown.value as? Boom == Boom(at: 3))
+        #expect(published.value >= 3 && published.value <= 5)
+        #expect(ring.waitUntilReadingClosed() as? Boom == Boom(at: 3))
+    }
+
+    @Test func consumerClosingWithoutFailureThrowsClosed() {
+        let ring = BufferRing(slotCount: 2, capacity: 4)
+        ring.closeReading()
+        #expect(throws: BufferRing.Closed.self) { try ring.reserve() }
+    }
+
+    // MARK: - BlockWriter and ReadAheadDecoder, built on the ring
+
+    /// Records frames (channel 0 of each interleaved frame); fails on block `failAt`.
+    private final class RecordingEncoder: AudioEncoder, @unchecked Sendable {
+        var frames: [Float] = []
+        var blocks = 0
+        var finished = 0
+        let failAt: Int?
+        init(failAt: Int? = nil) { self.failAt = failAt }
+        func write(interleaved: UnsafePointer<Float>, frames n: Int) throws {
+            if blocks == failAt { throw Boom(at: blocks) }
+            for i in 0..<n { frames.append(interleaved[2 * i]) }
+            blocks += 1
+        }
+        func finish() throws { finished += 1 }
+    }
+
+    @Test func blockWriterEncodesEveryBlockInOrder() throws {
+        let encoder = RecordingEncoder()
+        let writer = BlockWriter(encoder: encoder, channelCount: 2, blockFrames: 64, depth: 3)
+        let block = AudioBlock(channelCount: 2, capacity: 64)
+        var expected: [Float] = []
+        for k in 0..<200 {
+            let n = 1 + k % 64
+            for i in 0..<n { block.channel(0)[i] = Float(k * 100 + i); block.channel(1)[i] = -1 }
+            try writer.write(block, offset: 0, count: n)
+            expected += (0..<n).map { Float(k * 100 + $0) }
+        }
+        try writer.finish()
+        try writer.close()   // again: nothing more
+        #expect(encoder.frames == expected)
+        #expect(encoder.blocks == 200 && encoder.finished == 1)
+        #expect(writer.encodeSeconds >= 0)
+    }
+
+    @Test func blockWriterRethrowsTheEncodersFailure() throws {
+        let encoder = RecordingEncoder(failAt: 5)
+        let writer = BlockWriter(encoder: encoder, channelCount: 2, blockFrames: 16, depth: 2)
+        let block = AudioBlock(channelCount: 2, capacity: 16)
+        var failure: Error?
+        for _ in 0..<1000 {
+            do { try writer.write(block, offset: 0, count: 16) } catch { failure = error; break }
+        }
+        #expect(failure as? Boom == Boom(at: 5))
+        #expect(throws: Boom(at: 5)) { try writer.close() }
+        #expect(encoder.blocks == 5 && encoder.finished == 0)
+    }
+
+    /// Counts up from 0 in blocks of `frames` (the last one shorter), then ends or throws.
+    private final class CountingDecoder: AudioDecoder, @unchecked Sendable {
+        let sampleRate = 48_000, channelCount = 1
+        let frameCount: Int64
+        let failure: Error?
+        var position = 0
+        init(frames: Int, failure: Error? = nil) { frameCount = Int64(frames); self.failure = failure }
+        func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
+            let n = min(frames, Int(frameCount) - position)
+            if n == 0, let failure { throw failure }
+            for i in 0..<n { buffer[i] = Float(position + i) }
+            position += n
+            return n
+        }
+        func seek(to frame: Int64) throws { position = Int(frame) }
+    }
+
+    @Test func readAheadDecoderDeliversTheFileThenTheFailure() throws {
+        for failure in [nil, Boom(at: -1)] as [Boom?] {
+            let blocks = ReadAheadDecoder(CountingDecoder(frames: 10_000, failure: failure), blockFrames: 333, slotCount: 3)
+            var values: [Float] = []
+            do {
+                while let block = try blocks.next() {
+                    values += UnsafeBufferPointer(start: block.samples, count: block.frames)
+                    blocks.release()
+                }
+                #expect(failure == nil)
+            } catch let error as Boom {
+                #expect(error == failure)
+            }
+            blocks.cancel()
+            blocks.cancel()
+            #expect(values == (0..<10_000).map(Float.init))
+        }
+    }
+
+    @Test func readAheadDecoderCancelsEarly() throws {
+        let blocks = ReadAheadDecoder(CountingDecoder(frames: 1_000_000), blockFrames: 100, slotCount: 2)
+        let first = try #require(try blocks.next())
+        #expect(first.frames == 100 && first.samples[99] == 99)
+        blocks.release()
+        blocks.cancel()   // returns: the decoding thread has ended
+    }
+}

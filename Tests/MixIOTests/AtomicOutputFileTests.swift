@@ -1,0 +1,108 @@
+import DSPTestSupport
+import Foundation
+import Testing
+@testable import MixIO
+
+@Suite struct AtomicOutputFileTests {
+    private func contents(_ folder: TemporaryFolder) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+    }
+
+    @Test func temporaryFileIsHiddenBesideTheDestination() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let output = try AtomicOutputFile(destination: folder.path("night.ogg"))
+        #expect(output.temporaryPath == folder.path(".night.ogg.\(CurrentProcess.id).partial.ogg"))
+        #expect(try contents(folder).isEmpty)   // nothing is created before the writer opens it
+        #expect(InterruptCleanup.registeredPaths.contains(output.temporaryPath))
+        output.discard()
+        #expect(!InterruptCleanup.registeredPaths.contains(output.temporaryPath))
+    }
+
+    @Test func commitRenamesAndLeavesOnlyTheDestination() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let destination = folder.path("out.json")
+        try FileSystem.writeFile(path: destination, bytes: Array("old".utf8))   // replaced
+        let output = try AtomicOutputFile(destination: destination)
+        try FileSystem.writeFile(path: output.temporaryPath, bytes: Array("new".utf8))
+        try output.commit()
+        #expect(try contents(folder) == ["out.json"])
+        #expect(try FileSystem.readFile(path: destination) == Array("new".utf8))
+        #expect(!InterruptCleanup.registeredPaths.contains(output.temporaryPath))
+    }
+
+    @Test func discardAndDroppingLeaveNothing() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let output = try AtomicOutputFile(destination: folder.path("a.wav"))
+        try FileSystem.writeFile(path: output.temporaryPath, bytes: [1, 2, 3])
+        output.discard()
+        #expect(try contents(folder).isEmpty)
+
+        var temporary = ""
+        do {
+            let dropped = try AtomicOutputFile(destination: folder.path("b.wav"))
+            temporary = dropped.temporaryPath
+            try FileSystem.writeFile(path: temporary, bytes: [1, 2, 3])
+        }
+        #expect(try contents(folder).isEmpty)
+        #expect(!InterruptCleanup.registeredPaths.contains(temporary))
+    }
+
+    @Test func failedCommitRemovesTheTemporaryFile() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let destination = folder.path("c.flac")
+        let output = try AtomicOutputFile(destination: destination)
+        try FileSystem.writeFile(path: output.temporaryPath, bytes: [1])
+        // The destination becomes a non-empty folder: rename cannot replace it.
+        try FileManager.default.createDirectory(atPath: destination + "/inside", withIntermediateDirectories: true)
+        do {
+            try output.commit()
+            Issue.record("expected an error")
+        } catch let error as AudioIOError {
+            #expect(error.function == "rename")
+            #expect(error.description.hasPrefix("cannot write '\(destination)': "))
+            #expect(error.description.hasSuffix(" (rename)"))
+        }
+        #expect(try contents(folder) == ["c.flac"])
+    }
+
+    @Test func unusableDestinationsAreRefused() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let missing = folder.path("no/such/folder/out.ogg")
+        #expect(throws: DestinationError(path: missing, problem: .folderMissing(folder.path("no/such/folder")))) {
+            try AtomicOutputFile(destination: missing)
+        }
+        #expect(DestinationError(path: missing, problem: .folderMissing(folder.path("no/such/folder"))).description
+                == "cannot write '\(missing)': folder '\(folder.path("no/such/folder"))' does not exist")
+        #expect(throws: DestinationError(path: folder.url.path, problem: .isFolder)) {
+            try AtomicOutputFile(destination: folder.url.path)
+        }
+        #expect(DestinationError(path: "x", problem: .isFolder).description == "cannot write 'x': it is a folder")
+        #expect(DestinationError(path: "x", problem: .folderNotWritable("/y")).description
+                == "cannot write 'x': folder '/y' is not writable")
+        // A file where the folder should be.
+        try FileSystem.writeFile(path: folder.path("file"), bytes: [])
+        #expect(throws: DestinationError(path: folder.path("file/out.ogg"), problem: .folderMissing(folder.path("file")))) {
+            try AtomicOutputFile(destination: folder.path("file/out.ogg"))
+        }
+        #expect(try contents(folder) == ["file"])
+    }
+
+    @Test func relativeDestinationsNameTheirFolderInFull() {
+        let current = FileManager.default.currentDirectoryPath
+        #expect(AtomicOutputFile.split("night.ogg") == (current, "night.ogg"))
+        #expect(AtomicOutputFile.split("out/night.ogg") == (current + "/out", "night.ogg"))
+        #expect(AtomicOutputFile.split("out//night.ogg") == (current + "/out", "night.ogg"))
+        #expect(AtomicOutputFile.split("/night.ogg") == ("/", "night.ogg"))
+        #expect(AtomicOutputFile.split("/a/b/") == ("/a", "b"))
+        #expect(AtomicOutputFile.pathExtension("night.ogg") == "ogg")
+        #expect(AtomicOutputFile.pathExtension("night.tar.gz") == "gz")
+        #expect(AtomicOutputFile.pathExtension("night") == "")
+        #expect(AtomicOutputFile.pathExtension(".hidden") == "")
+        #expect(AtomicOutputFile.pathExtension("night.") == "")
+    }
+}

@@ -1,0 +1,206 @@
+import DSPTestSupport
+import Foundation
+import Testing
+@testable import MixIO
+
+@Suite struct FileSystemTests {
+    // MARK: - identity (stat)
+
+    @Test func identityFollowsHardAndSymbolicLinks() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let file = folder.path("a.bin"), hard = folder.path("hard.bin"), soft = folder.path("soft.bin")
+        try FileSystem.writeFile(path: file, bytes: [UInt8](repeating: 7, count: 1234))
+        try FileManager.default.linkItem(atPath: file, toPath: hard)
+        try FileManager.default.createSymbolicLink(atPath: soft, withDestinationPath: "a.bin")
+        let other = folder.path("other.bin")
+        try FileSystem.writeFile(path: other, bytes: [UInt8](repeating: 7, count: 1234))
+
+        let a = try #require(FileSystem.identity(of: file))
+        let h = try #require(FileSystem.identity(of: hard))
+        let s = try #require(FileSystem.identity(of: soft))
+        try FileManager.default.createDirectory(atPath: folder.path("sub"), withIntermediateDirectories: false)
+        let dotted = try #require(FileSystem.identity(of: folder.url.path + "/sub/../a.bin"))
+        #expect(a.isSameFile(as: h))
+        #expect(a.isSameFile(as: s))
+        #expect(a.isSameFile(as: dotted))
+        #expect(!a.isSameFile(as: try #require(FileSystem.identity(of: other))))
+        #expect(a.size == 1234 && s.size == 1234)
+        #expect(a.kind == .regular && s.kind == .regular)
+    }
+
+    @Test func identityKinds() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        #expect(FileSystem.identity(of: folder.url.path)?.kind == .folder)
+        #expect(FileSystem.identity(of: "/dev/null")?.kind == .other)
+        #expect(FileSystem.identity(of: folder.path("missing")) == nil)
+        // A dangling symbolic link names nothing.
+        try FileManager.default.createSymbolicLink(atPath: folder.path("dangling"), withDestinationPath: "missing")
+        #expect(FileSystem.identity(of: folder.path("dangling")) == nil)
+        do {
+            _ = try FileSystem.status(of: folder.path("missing"))
+            Issue.record("expected an error")
+        } catch let error as AudioIOError {
+            #expect(error.function == "stat" && error.cause == .noSuchFile && error.code == ENOENT)
+            #expect(error.description == "cannot look at '\(folder.path("missing"))': No such file or directory (stat)")
+        }
+    }
+
+    // MARK: - readFile, writeFile, removeFile, removeTree
+
+    @Test func readFileReturnsTheBytes() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try FileSystem.writeFile(path: folder.path("data"), bytes: bytes)
+        #expect(try FileSystem.readFile(path: folder.path("data")) == bytes)
+        try FileSystem.writeFile(path: folder.path("empty"), bytes: [])
+        #expect(try FileSystem.readFile(path: folder.path("empty")) == [])
+        // Files in /proc report size 0 but have content: read until the end.
+        #expect(FileSystem.identity(of: "/proc/self/status")?.size == 0)
+        let status = String(decoding: try FileSystem.readFile(path: "/proc/self/status"), as: UTF8.self)
+        #expect(status.contains("VmRSS:"))
+    }
+
+    @Test func readFileErrorsSayWhy() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let missing = folder.path("nothing.json")
+        #expect(throws: AudioIOError.self) { try FileSystem.readFile(path: missing) }
+        do {
+            _ = try FileSystem.readFile(path: missing)
+        } catch let error as AudioIOError {
+            #expect(error.cause == .noSuchFile)
+            #expect(error.description == "cannot read '\(missing)': No such file or directory (open)")
+        }
+        do {
+            _ = try FileSystem.readFile(path: folder.path("nothing/inside.json"))
+        } catch let error as AudioIOError {
+            #expect(error.cause == .noSuchFile)
+        }
+        do {
+            _ = try FileSystem.readFile(path: folder.url.path)
+            Issue.record("a folder was read")
+        } catch let error as AudioIOError {
+            #expect(error.cause == .isFolder && error.function == "read")
+            #expect(error.description == "cannot read '\(folder.url.path)': Is a directory (read)")
+        }
+        // errno says why, whoever runs the tests.
+        for (code, cause) in [(EACCES, AudioIOError.Cause.permissionDenied), (EPERM, .permissionDenied), (ENOENT, .noSuchFile),
+                              (ENOTDIR, .noSuchFile), (EISDIR, .isFolder), (EIO, .other)] {
+            #expect(AudioIOError(path: "x", function: "open", reason: "r", operation: "read", code: code).cause == cause)
+        }
+        // An unreadable file, for real: root reads everything, so this part runs as another user only.
+        if geteuid() != 0 {
+            let locked = folder.path("locked.json")
+            try FileSystem.writeFile(path: locked, bytes: Array("{}".utf8))
+            chmod(locked, 0)
+            do {
+                _ = try FileSystem.readFile(path: locked)
+                Issue.record("an unreadable file was read")
+            } catch let error as AudioIOError {
+                #expect(error.cause == .permissionDenied && error.function == "open")
+            }
+        }
+    }
+
+    @Test func removeFileAndTree() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let outside = folder.path("keep.txt")
+        try FileSystem.writeFile(path: outside, bytes: Array("keep".utf8))
+        let tree = folder.path("tree")
+        try FileManager.default.createDirectory(atPath: tree + "/a/b", withIntermediateDirectories: true)
+        try FileSystem.writeFile(path: tree + "/one", bytes: [1])
+        try FileSystem.writeFile(path: tree + "/a/b/two", bytes: [2])
+        try FileManager.default.createSymbolicLink(atPath: tree + "/a/link", withDestinationPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: tree + "/a/folderLink", withDestinationPath: folder.url.path)
+
+        try FileSystem.removeTree(tree)
+        #expect(FileSystem.identity(of: tree) == nil)
+        #expect(try FileSystem.readFile(path: outside) == Array("keep".utf8))   // links are removed, not followed
+
+        try FileSystem.removeFile(outside)
+        #expect(FileSystem.identity(of: outside) == nil)
+        do {
+            try FileSystem.removeFile(outside)
+            Issue.record("removed twice")
+        } catch let error as AudioIOError {
+            #expect(error.description == "cannot remove '\(outside)': No such file or directory (unlink)")
+        }
+    }
+
+    @Test func temporaryFoldersAndTheProcess() throws {
+        let made = try FileSystem.makeTemporaryFolder(prefix: "mixio-test-")
+        #expect(made.hasPrefix(FileSystem.temporaryFolder + "/mixio-test-"))
+        #expect(FileSystem.identity(of: made)?.kind == .folder)
+        try FileSystem.removeTree(made)
+        #expect(!FileSystem.temporaryFolder.hasSuffix("/"))
+        #expect(CurrentProcess.id == ProcessInfo.processInfo.processIdentifier)
+        #expect(try FileSystem.currentFolder() == FileManager.default.currentDirectoryPath)
+        #expect(try FileSystem.symbolicLinkDestination(of: "/proc/self/exe").hasPrefix("/"))
+    }
+
+    // MARK: - SpillFile
+
+    @Test func spillFileRoundTripLeavesNothing() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let spill = try SpillFile(in: folder.url.path, prefix: "spill-")
+        // Unlinked at once: the folder is empty while the file is in use.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+
+        var expected: [Float] = []
+        for chunk in 0..<5 {
+            let values = (0..<(10_000 + chunk * 333)).map { Float($0) * 0.5 + Float(chunk) }
+            try values.withUnsafeBytes { try spill.append($0) }
+            expected += values
+        }
+        #expect(spill.byteCount == Int64(expected.count * 4))
+
+        var back = [Float](repeating: .nan, count: expected.count)
+        try back.withUnsafeMutableBytes { try spill.read(at: 0, into: $0) }
+        #expect(back == expected)
+        // From the middle, twice (no read position to rewind).
+        for _ in 0..<2 {
+            var part = [Float](repeating: .nan, count: 777)
+            try part.withUnsafeMutableBytes { try spill.read(at: 4 * 12_345, into: $0) }
+            #expect(part == Array(expected[12_345..<(12_345 + 777)]))
+        }
+        // Past the end.
+        do {
+            var tooMuch = [Float](repeating: 0, count: 10)
+            try tooMuch.withUnsafeMutableBytes { try spill.read(at: spill.byteCount - 8, into: $0) }
+            Issue.record("read past the end")
+        } catch let error as AudioIOError {
+            #expect(error.function == "pread")
+            #expect(error.description.hasPrefix("cannot read back a temporary file in '\(folder.url.path)': "))
+        }
+        try spill.close()
+        #expect(throws: AudioIOError.self) { try spill.append(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+    }
+
+    @Test func spillFileInAMissingFolderNamesMkstemp() {
+        let folder = "/nonexistent-\(UUID().uuidString)"
+        do {
+            _ = try SpillFile(in: folder)
+            Issue.record("expected an error")
+        } catch let error as AudioIOError {
+            #expect(error.description == "cannot create a temporary file in '\(folder)': No such file or directory (mkstemp)")
+        } catch {
+            Issue.record("expected an AudioIOError, got \(error)")
+        }
+    }
+
+    // MARK: - Terminal
+
+    @Test func filesAreNotTerminals() throws {
+        let fd = open("/dev/null", O_RDONLY)
+        defer { close(fd) }
+        #expect(!Terminal.isTerminal(fd))
+        #expect(Terminal.width(of: fd) == nil)
+        #expect(!Terminal.isTerminal(-1))
+    }
+}
