@@ -1,9 +1,10 @@
 /// An error from one of the C libraries MixIO wraps, written for a person at a terminal:
 /// `cannot open 'rain.ogg': malformed file (sf_open)`.
-public struct AudioIOError: Error, CustomStringConvertible, Sendable {
+public struct AudioIOError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The file as the caller named it; empty when no file is involved (resampler, FFT).
     public var path: String
-    /// The C function that failed, e.g. `sf_open`.
+    /// The C function that failed, e.g. `sf_open`; empty when the error is a check that no single call
+    /// failed (a destination whose folder does not exist), which the message then does not name.
     public var function: String
     /// Why, in plain words (libsndfile's and libsamplerate's messages, made readable).
     public var reason: String
@@ -24,6 +25,6 @@ public struct AudioIOError: Error, CustomStringConvertible, Sendable {
 
     public var description: String {
         let target = path.isEmpty ? operation : "\(operation) '\(path)'"
-        return "cannot \(target): \(reason) (\(function))"
+        return function.isEmpty ? "cannot \(target): \(reason)" : "cannot \(target): \(reason) (\(function))"
     }
 }

@@ -12,4 +12,14 @@ struct Mixrender: ParsableCommand {
             """,
         subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, WaveformCommand.self],
         defaultSubcommand: RenderCommand.self)
+
+    /// ArgumentParser's main, with the engine's structured errors worded for the command line.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withError: ErrorMessage.translate(error))
+        }
+    }
 }

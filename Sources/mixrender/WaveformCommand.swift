@@ -97,7 +97,7 @@ struct WaveformCommand: ParsableCommand {
         var o = WaveformOptions()
         let given = [samplesPerPixel != nil, pixelsPerSecond != nil, width != nil].filter { $0 }.count
         if given > 1 {
-            throw WaveformError("use only one of --samples-per-pixel (--zoom), --pixels-per-second and --width")
+            throw CLIError("use only one of --samples-per-pixel (--zoom), --pixels-per-second and --width")
         }
         if let samplesPerPixel { o.resolution = .samplesPerPixel(try Self.list(samplesPerPixel, option: "--samples-per-pixel")) }
         if let pixelsPerSecond { o.resolution = .pixelsPerSecond(try Self.list(pixelsPerSecond, option: "--pixels-per-second")) }
@@ -106,13 +106,13 @@ struct WaveformCommand: ParsableCommand {
         o.isSplittingChannels = splitChannels
         o.style.height = height
         guard let mode = WaveformImageStyle.ColorMode(rawValue: colors) else {
-            throw WaveformError("--colors: unknown colouring '\(colors)'; expected solid or bands")
+            throw CLIError("--colors: unknown colouring '\(colors)'; expected solid or bands")
         }
         o.style.colorMode = mode
         func parse(_ text: String?, _ option: String) throws -> WaveformColor? {
             guard let text else { return nil }
             guard let c = WaveformColor(parsing: text) else {
-                throw WaveformError("\(option): '\(text)' is not a colour; use #rrggbb, #rrggbbaa or transparent")
+                throw CLIError("\(option): '\(text)' is not a colour; use #rrggbb, #rrggbbaa or transparent")
             }
             return c
         }
@@ -124,12 +124,12 @@ struct WaveformCommand: ParsableCommand {
         case "auto"?: o.style.amplitudeScale = nil
         case let text?:
             guard let scale = Double(text), scale.isFinite, scale > 0 else {
-                throw WaveformError("--amplitude-scale: '\(text)' is not a positive number or 'auto'")
+                throw CLIError("--amplitude-scale: '\(text)' is not a positive number or 'auto'")
             }
             o.style.amplitudeScale = scale
         }
         o.style.isSpectrogram = spectrogram
-        if spectrogram && output == nil { throw WaveformError("--spectrogram needs -o with a .png file") }
+        if spectrogram && output == nil { throw CLIError("--spectrogram needs -o with a .png file") }
         return o
     }
 
@@ -138,7 +138,7 @@ struct WaveformCommand: ParsableCommand {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         let values = parts.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !parts.isEmpty, values.count == parts.count else {
-            throw WaveformError("\(option): '\(text)' is not a number or a comma-separated list of numbers")
+            throw CLIError("\(option): '\(text)' is not a number or a comma-separated list of numbers")
         }
         return values
     }

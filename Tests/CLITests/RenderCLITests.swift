@@ -84,6 +84,13 @@ import Testing
         ("bad duration option", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.ogg", ["--duration", "soon"], "--duration"),
         ("bad quality option", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.ogg", ["--quality", "3"], "--quality"),
         ("float FLAC", #"{ "duration": 10, "output": { "bitDepth": "float" }, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.flac", [], "FLAC"),
+        // The engine names settings; the command line words them as its options.
+        ("start past the end", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.ogg", ["--start", "20"],
+         "Error: --start 20.0 s is not before the end of the render (10.0 s)"),
+        ("end before start", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.ogg", ["--start", "5", "--end", "4"],
+         "Error: --end must be after --start"),
+        ("tone above Nyquist", #"{ "duration": 10, "output": { "sampleRate": 8000 }, "tracks": [ { "tone": { "frequencyHz": 5000 } } ] }"#, "out.ogg", [],
+         "tracks[0].tone.frequencyHz: 5000 Hz is not below half the output rate (4000 Hz at 8000 Hz)"),
     ])
     func badInputFailsCleanly(what: String, json: String, output: String, extra: [String], fragment: String) throws {
         let s = try TemporaryFolder()

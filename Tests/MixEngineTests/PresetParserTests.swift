@@ -25,7 +25,7 @@ import Testing
         do {
             let preset = try parse(json)
             Issue.record("expected an error, got \(preset)", sourceLocation: sourceLocation)
-        } catch let error as PresetError {
+        } catch EngineError.preset(let error) {
             #expect(error.file == "night.json", sourceLocation: sourceLocation)
             #expect(!error.description.contains("\n"), sourceLocation: sourceLocation)
             return error
@@ -188,7 +188,7 @@ import Testing
         #expect(parsed.durationSeconds == 3600)
 
         // A folder is not a preset.
-        #expect(throws: PresetError(file: folder.url.path, jsonPath: "", message: "cannot read preset: it is a folder, not a file")) {
+        #expect(throws: EngineError.preset(PresetError(file: folder.url.path, jsonPath: "", message: "cannot read preset: it is a folder, not a file"))) {
             try PresetLoader.load(path: folder.url.path)
         }
     }
@@ -458,7 +458,7 @@ import Testing
         do {
             _ = try PresetLoader.load(path: path)
             Issue.record("expected an error")
-        } catch let error as PresetError {
+        } catch EngineError.preset(let error) {
             #expect(error == PresetError(file: path, jsonPath: "", message: "cannot read preset: no such file"))
             #expect(error.description == "\(path): cannot read preset: no such file")
         } catch {

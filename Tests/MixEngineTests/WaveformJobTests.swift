@@ -103,6 +103,11 @@ import Testing
             let job = try WaveformJob(inputPath: input, outputPath: output, options: options)
             _ = try job.run()
             Issue.record("\(badCase) was accepted")
+        } catch let error as EngineError {
+            // Worded as the command line words it: each setting as its option (--kebab-case).
+            message = error.words { setting in
+                "--" + setting.rawValue.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined()
+            }
         } catch {
             message = String(describing: error)
         }

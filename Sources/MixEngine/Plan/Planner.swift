@@ -15,7 +15,7 @@ public struct Planner {
         let channels = preset.output.channelCount
         let session = PlanningSession(presetFile: presetFile, sampleRate: rate)
         let total = session.frames(preset.durationSeconds)
-        guard total > 0 else { throw PresetError(file: presetFile, jsonPath: "duration", message: "the render is shorter than one frame") }
+        guard total > 0 else { throw EngineError.preset(PresetError(file: presetFile, jsonPath: "duration", message: "the render is shorter than one frame")) }
 
         var masterEnvelopes: [Envelope] = []
         if let f = preset.master.fadeIn {

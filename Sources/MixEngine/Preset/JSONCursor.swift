@@ -17,8 +17,8 @@ struct JSONCursor {
     }
 
     /// An error about this value.
-    func error(_ message: String) -> PresetError {
-        PresetError(file: file, jsonPath: path, message: message)
+    func error(_ message: String) -> EngineError {
+        .preset(PresetError(file: file, jsonPath: path, message: message))
     }
 
     /// `base.key`, or `key` at the top.
@@ -26,7 +26,7 @@ struct JSONCursor {
     /// `base[index]`.
     static func path(_ base: String, index: Int) -> String { base + "[\(index)]" }
 
-    private func mismatch(_ expected: String) -> PresetError {
+    private func mismatch(_ expected: String) -> EngineError {
         error("expected \(expected), got \(value.summary)")
     }
 
@@ -160,7 +160,7 @@ struct JSONCursor {
     }
 
     /// `unknown curve 'cubic' (did you mean ...?); expected one of linear, equalPower, ...`
-    func unknown(_ kind: String, _ name: String, expected names: [String]) -> PresetError {
+    func unknown(_ kind: String, _ name: String, expected names: [String]) -> EngineError {
         var message = "unknown \(kind) \(JSONValue.quote(name))"
         if let suggestion = NameSuggestion.closest(to: name, among: names) {
             message += " (did you mean '\(suggestion)'?)"

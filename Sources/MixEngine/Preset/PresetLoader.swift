@@ -12,7 +12,7 @@ public enum PresetLoader {
     /// folder `path` is in (so they stay relative if `path` is).
     public static func load(path: String) throws -> Preset {
         guard !path.isEmpty else {
-            throw PresetError(file: "", jsonPath: "", message: "no preset file given")
+            throw EngineError.preset(PresetError(file: "", jsonPath: "", message: "no preset file given"))
         }
         let bytes: [UInt8]
         do {
@@ -25,7 +25,7 @@ public enum PresetLoader {
             case .permissionDenied: problem = "permission denied"
             case .other: problem = "\(error.reason) (\(error.function))"
             }
-            throw PresetError(file: path, jsonPath: "", message: "cannot read preset: \(problem)")
+            throw EngineError.preset(PresetError(file: path, jsonPath: "", message: "cannot read preset: \(problem)"))
         }
         return try parse(bytes, file: path, baseDirectory: folder(of: path))
     }
@@ -46,7 +46,7 @@ public enum PresetLoader {
         do {
             root = try JSONValue.parse(bytes)
         } catch let error as JSONSyntaxError {
-            throw PresetError(file: file, jsonPath: error.jsonPath, message: error.message)
+            throw EngineError.preset(PresetError(file: file, jsonPath: error.jsonPath, message: error.message))
         }
         return try PresetReader(baseDirectory: baseDirectory).preset(JSONCursor(root, file: file))
     }

@@ -44,23 +44,23 @@ public struct RenderJob: Sendable {
         let first = Int64(((overrides.startSeconds ?? 0) * rate).rounded())
         let last = overrides.endSeconds.map { Int64(($0 * rate).rounded()) } ?? plan.frameCount
         guard first < plan.frameCount else {
-            throw OutputError(message: "--start \(overrides.startSeconds ?? 0) s is not before the end of the render (\(plan.durationSeconds) s)")
+            throw EngineError.setting(.start, reason: "\(overrides.startSeconds ?? 0) s is not before the end of the render (\(plan.durationSeconds) s)")
         }
-        guard last > first else { throw OutputError(message: "--end must be after --start") }
+        guard last > first else { throw EngineError.setting(.end, reason: "must be after \(setting: .start)") }
         self.range = first..<min(last, plan.frameCount)
     }
 
     /// The file format and settings for writing to `path`, checked before anything is rendered.
     public func outputSettings(for path: String) throws -> OutputSettings {
         guard let format = OutputFileFormat.from(path: path) else {
-            throw OutputError(message: "cannot write '\(path)': unknown output extension; use .ogg, .flac or .wav")
+            throw EngineError.output(path: path, reason: "unknown output extension; use .ogg, .flac or .wav")
         }
         let tags = preset.output.tags
         let settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,
                                       sampleFormat: preset.output.sampleFormat, vorbisQuality: preset.output.quality,
                                       title: tags.title ?? preset.name, artist: tags.artist, comment: tags.comment)
         if let problem = SoundFileWriter.validate(settings: settings) {
-            throw OutputError(message: "cannot write '\(path)': \(problem)")
+            throw EngineError.output(path: path, reason: "\(problem)")
         }
         return settings
     }

@@ -31,7 +31,7 @@ public struct TrackPlanning {
     public func warn(_ key: String, _ message: String) { session.warn("\(jsonPath).\(key)", message) }
 
     /// An error about `key` below the track (`tone.frequencyHz`).
-    public func error(_ key: String, _ message: String) -> PresetError { session.error("\(jsonPath).\(key)", message) }
+    public func error(_ key: String, _ message: String) -> EngineError { session.error("\(jsonPath).\(key)", message) }
 
     /// What the file at `path` is (opened once per render plan, however many tracks use it); its absence
     /// or a decoding problem is a `PresetError` at `tracks[i].<key>`.
@@ -63,8 +63,8 @@ final class PlanningSession {
 
     func warn(_ path: String, _ message: String) { warnings.append("\(presetFile): \(path): \(message)") }
 
-    func error(_ path: String, _ message: String) -> PresetError {
-        PresetError(file: presetFile, jsonPath: path, message: message)
+    func error(_ path: String, _ message: String) -> EngineError {
+        .preset(PresetError(file: presetFile, jsonPath: path, message: message))
     }
 
     /// round(seconds x rate)
@@ -77,7 +77,7 @@ final class PlanningSession {
         if let known = files[path] { return known }
         let info: AudioFileInfo
         do { info = try AudioFileInfo.read(path: path) } catch {
-            throw PresetError(file: presetFile, jsonPath: jsonPath, message: "\(error)")
+            throw EngineError.preset(PresetError(file: presetFile, jsonPath: jsonPath, message: "\(error)"))
         }
         files[path] = info
         return info

@@ -69,7 +69,8 @@ public final class WaveformColumnStore: WaveformColumnSink {
                     try spill.read(at: Int64(done) * Int64(recordBytes),
                                    into: UnsafeMutableRawBufferPointer(start: reading, count: n * recordBytes))
                 } catch let error as AudioIOError {
-                    throw WaveformError("cannot read back waveform columns: \(error.reason) (\(error.function))")
+                    throw AudioIOError(path: "", function: error.function, reason: error.reason,
+                                       operation: "read back waveform columns", code: error.code)
                 }
                 for i in 0..<n { try body(StoredColumn(base: reading + i * recordSize, channelCount: channelCount, rowCount: rowCount)) }
                 done += n
@@ -104,7 +105,7 @@ public final class WaveformColumnStore: WaveformColumnSink {
             do {
                 spill = try SpillFile(prefix: "mixrender-waveform-")
             } catch let error as AudioIOError {
-                throw WaveformError(error.description)   // cannot create a temporary file in '/tmp': <reason> (<function>)
+                throw error   // cannot create a temporary file in '/tmp': <reason> (<function>)
             }
         }
         try flushChunk()
@@ -115,7 +116,8 @@ public final class WaveformColumnStore: WaveformColumnSink {
         do {
             try spill.append(UnsafeRawBufferPointer(start: chunk, count: chunkUsed * recordBytes))
         } catch let error as AudioIOError {
-            throw WaveformError("cannot store waveform columns in the temporary folder: \(error.reason) (\(error.function))")
+            throw AudioIOError(path: "", function: error.function, reason: error.reason,
+                               operation: "store waveform columns in the temporary folder", code: error.code)
         }
         spilledRecords += chunkUsed
         chunkUsed = 0

@@ -14,7 +14,7 @@ enum WaveformDatWriter {
     static func write(_ store: WaveformColumnStore, sampleRate: Int, bits: Int, to path: String,
                       displayPath: String) throws {
         guard store.count <= Int(UInt32.max) else {
-            throw WaveformError("cannot write '\(displayPath)': \(store.count) columns do not fit the .dat format")
+            throw EngineError.output(path: displayPath, reason: "\(store.count) columns do not fit the .dat format")
         }
         let q = WaveformQuantizer(bits: bits)
         let out = try BufferedFileWriter(path: path, displayPath: displayPath)

@@ -20,15 +20,15 @@ public final class WaveformJob {
         if let outputPath {
             try WaveformPlan.checkOutput(outputPath, options: options)
             if Self.isSameFile(outputPath, inputPath) {
-                throw WaveformError("cannot write '\(outputPath)': it is the input file")
+                throw EngineError.output(path: outputPath, reason: "it is the input file")
             }
         } else if let problem = options.problem {
-            throw WaveformError(problem)
+            throw problem
         }
         reader = try SoundFileReader(path: inputPath)
         info = reader.info
         guard info.frameCount > 0 else {
-            throw WaveformError("cannot read '\(inputPath)': the file holds no audio (0 frames)")
+            throw EngineError.input(path: inputPath, reason: "the file holds no audio (0 frames)")
         }
         self.inputPath = inputPath
         self.outputPath = outputPath
@@ -53,7 +53,7 @@ public final class WaveformJob {
         }
         try recorder.finish()
         guard decoded > 0 else {
-            throw WaveformError("cannot read '\(inputPath)': no audio could be decoded")
+            throw EngineError.input(path: inputPath, reason: "no audio could be decoded")
         }
         try recorder.writeOutputs()
         return recorder

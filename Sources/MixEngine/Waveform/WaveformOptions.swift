@@ -17,27 +17,27 @@ public struct WaveformOptions: Sendable, Equatable {
     public static let maximumImageWidth = 32768
     public static let maximumImageHeight = 4096
 
-    /// Why these options cannot work whatever the file, naming the option; nil when they can.
-    public var problem: String? {
+    /// Why these options cannot work whatever the file, naming the setting; nil when they can.
+    public var problem: EngineError? {
         switch resolution {
         case .samplesPerPixel(let levels):
-            if levels.isEmpty { return "--samples-per-pixel needs at least one value" }
-            if let bad = levels.first(where: { $0 < 1 }) { return "--samples-per-pixel must be at least 1, not \(bad)" }
+            if levels.isEmpty { return .setting(.samplesPerPixel, reason: "needs at least one value") }
+            if let bad = levels.first(where: { $0 < 1 }) { return .setting(.samplesPerPixel, reason: "must be at least 1, not \(bad)") }
         case .pixelsPerSecond(let levels):
-            if levels.isEmpty { return "--pixels-per-second needs at least one value" }
-            if let bad = levels.first(where: { $0 < 1 }) { return "--pixels-per-second must be at least 1, not \(bad)" }
+            if levels.isEmpty { return .setting(.pixelsPerSecond, reason: "needs at least one value") }
+            if let bad = levels.first(where: { $0 < 1 }) { return .setting(.pixelsPerSecond, reason: "must be at least 1, not \(bad)") }
         case .width(let width):
-            if width < 1 { return "--width must be at least 1, not \(width)" }
-            if width > Self.maximumImageWidth { return "--width must be at most \(Self.maximumImageWidth), not \(width)" }
+            if width < 1 { return .setting(.width, reason: "must be at least 1, not \(width)") }
+            if width > Self.maximumImageWidth { return .setting(.width, reason: "must be at most \(Self.maximumImageWidth), not \(width)") }
         case .automatic:
             break
         }
-        if bits != 8 && bits != 16 { return "--bits must be 8 or 16, not \(bits)" }
+        if bits != 8 && bits != 16 { return .setting(.bits, reason: "must be 8 or 16, not \(bits)") }
         if style.height < 1 || style.height > Self.maximumImageHeight {
-            return "--height must be between 1 and \(Self.maximumImageHeight), not \(style.height)"
+            return .setting(.height, reason: "must be between 1 and \(Self.maximumImageHeight), not \(style.height)")
         }
         if let scale = style.amplitudeScale, !(scale.isFinite && scale > 0) {
-            return "--amplitude-scale must be a positive number or 'auto'"
+            return .setting(.amplitudeScale, reason: "must be a positive number or 'auto'")
         }
         return nil
     }

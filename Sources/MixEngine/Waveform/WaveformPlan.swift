@@ -24,14 +24,14 @@ public struct WaveformPlan: Sendable {
     /// output's folder exists. Returns the format.
     @discardableResult
     public static func checkOutput(_ path: String, options: WaveformOptions) throws -> WaveformFormat {
-        if let problem = options.problem { throw WaveformError(problem) }
+        if let problem = options.problem { throw problem }
         guard let format = WaveformFormat.from(path: path) else {
             let ext = WaveformFormat.extensionOf(path)
             let what = ext.isEmpty ? "no extension" : "unknown extension '.\(ext)'"
-            throw WaveformError("cannot write '\(path)': \(what); use .json, .dat, .png or .svg")
+            throw EngineError.output(path: path, reason: "\(what); use .json, .dat, .png or .svg")
         }
         if options.style.isSpectrogram && format != .png {
-            throw WaveformError("cannot write '\(path)': --spectrogram draws a PNG image; use a .png file")
+            throw EngineError.output(path: path, reason: "\(setting: .spectrogram) draws a PNG image; use a .png file")
         }
         try AtomicOutputFile(destination: path).discard()
         return format
@@ -42,9 +42,9 @@ public struct WaveformPlan: Sendable {
     public init(output: String?, options: WaveformOptions, sampleRate: Int, channelCount: Int,
                 frameCount: Int64, previewWidth: Int = 80) throws {
         let format = try output.map { try Self.checkOutput($0, options: options) }
-        if let problem = options.problem { throw WaveformError(problem) }
+        if let problem = options.problem { throw problem }
         guard sampleRate > 0, channelCount > 0 else {
-            throw WaveformError("the audio reports \(channelCount) channels at \(sampleRate) Hz")
+            throw EngineError.input(path: "", reason: "the audio reports \(channelCount) channels at \(sampleRate) Hz")
         }
         self.format = format
         self.options = options
@@ -53,14 +53,15 @@ public struct WaveformPlan: Sendable {
         expectedFrameCount = frameCount
 
         func fit(_ width: Int) throws -> [Int] {
-            guard frameCount > 0 else { throw WaveformError("the audio holds no frames to fit in a width") }
+            guard frameCount > 0 else { throw EngineError.input(path: "", reason: "the audio holds no frames to fit in a width") }
             return [Int(max(1, (frameCount + Int64(width) - 1) / Int64(width)))]
         }
         var resolution = options.resolution
         if format == nil {
             switch resolution {
             case .samplesPerPixel, .pixelsPerSecond:
-                throw WaveformError("--samples-per-pixel and --pixels-per-second need -o; the preview fits the terminal (or --width)")
+                let given: EngineSetting = { if case .samplesPerPixel = resolution { return .samplesPerPixel }; return .pixelsPerSecond }()
+                throw EngineError.setting(given, reason: "needs \(setting: .output); the preview fits the terminal (or \(setting: .width))")
             case .automatic:
                 resolution = .width(max(previewWidth, 1))
             case .width:
@@ -74,7 +75,7 @@ public struct WaveformPlan: Sendable {
             levels = spp
         case .pixelsPerSecond(let pps):
             if let tooMany = pps.first(where: { $0 > sampleRate }) {
-                throw WaveformError("--pixels-per-second \(tooMany) is more than the sample rate (\(sampleRate) Hz)")
+                throw EngineError.setting(.pixelsPerSecond, reason: "\(tooMany) is more than the sample rate (\(sampleRate) Hz)")
             }
             levels = pps.map { sampleRate / $0 }
         case .width(let w):
@@ -99,8 +100,8 @@ public struct WaveformPlan: Sendable {
                 let columns = (frameCount + Int64(spp) - 1) / Int64(spp)
                 if columns > Int64(WaveformOptions.maximumImageWidth) {
                     let unit = spp == 1 ? "sample" : "samples"
-                    throw WaveformError("cannot write '\(output!)': \(columns) columns at \(spp) \(unit) per pixel "
-                                        + "make an image wider than \(WaveformOptions.maximumImageWidth) pixels; use --width")
+                    let limit = WaveformOptions.maximumImageWidth
+                    throw EngineError.output(path: output!, reason: "\(columns) columns at \(spp) \(unit) per pixel make an image wider than \(limit) pixels; use \(setting: .width)")
                 }
             }
         }
@@ -115,6 +116,6 @@ public struct WaveformPlan: Sendable {
             sampleRate: sampleRate, channelCount: channelCount,
             isSplittingChannels: options.isSplittingChannels && !isSpectrogram,
             samplesPerPixel: levels, spectrumRows: isSpectrogram ? options.style.height : 0)
-        if let problem = analysis.problem { throw WaveformError(problem) }
+        if let problem = analysis.problem { throw EngineError.input(path: "", reason: "\(problem)") }
     }
 }

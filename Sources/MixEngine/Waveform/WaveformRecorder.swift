@@ -51,7 +51,7 @@ public final class WaveformRecorder: AudioEncoder {
         precondition(analyzer.isFinished, "finish() the analysis first")
         guard let format = plan.format else { return [] }
         if stores[0].count == 0 {
-            throw WaveformError("cannot write '\(plan.destinations[0])': the audio holds no frames")
+            throw EngineError.output(path: plan.destinations[0], reason: "the audio holds no frames")
         }
         var written: [String] = []
         do {
@@ -104,7 +104,7 @@ public final class WaveformRecorder: AudioEncoder {
         do {
             try rgba.withUnsafeBufferPointer { try PNGWriter.write(rgba: $0.baseAddress!, width: width, height: height, to: path) }
         } catch let error as AudioIOError {
-            throw WaveformError("cannot write '\(displayPath)': \(error.reason) (\(error.function))")
+            throw AudioIOError(path: displayPath, function: error.function, reason: error.reason, operation: "write", code: error.code)
         }
     }
 }

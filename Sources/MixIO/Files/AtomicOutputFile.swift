@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
 /// A file that appears at its path only when complete: written beside the destination under a hidden
 /// temporary name (`.<name>.<pid>.partial.<ext>`, the extension kept last so libsndfile and other tools
 /// see the same type), renamed over the destination on `commit`, removed on `discard`, when dropped
@@ -11,17 +17,20 @@ public final class AtomicOutputFile {
 
     /// Checks that the destination's folder exists and is writable and that the destination is not a
     /// folder (`stat`, `access`), and registers the temporary path with `InterruptCleanup`.
-    /// Throws `DestinationError`.
+    /// Throws an `AudioIOError` that names no function: `cannot write 'out/night.ogg': folder '/home/me/out'
+    /// does not exist` (with `code` ENOENT, EACCES or EISDIR, so its `cause` sorts it).
     public init(destination: String) throws {
         let (folder, name) = Self.split(destination)
         guard FileSystem.identity(of: folder)?.kind == .folder else {
-            throw DestinationError(path: destination, problem: .folderMissing(folder))
+            throw AudioIOError(path: destination, function: "", reason: "folder '\(folder)' does not exist",
+                               operation: "write", code: ENOENT)
         }
         guard FileSystem.isWritable(folder) else {
-            throw DestinationError(path: destination, problem: .folderNotWritable(folder))
+            throw AudioIOError(path: destination, function: "", reason: "folder '\(folder)' is not writable",
+                               operation: "write", code: EACCES)
         }
         if FileSystem.identity(of: destination)?.kind == .folder {
-            throw DestinationError(path: destination, problem: .isFolder)
+            throw AudioIOError(path: destination, function: "", reason: "it is a folder", operation: "write", code: EISDIR)
         }
         self.destination = destination
         let temporaryName = ".\(name).\(CurrentProcess.id).partial.\(Self.pathExtension(name))"
@@ -76,33 +85,5 @@ public final class AtomicOutputFile {
     static func pathExtension(_ name: String) -> String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         return String(name[name.index(after: dot)...])
-    }
-}
-
-/// A destination that cannot be written, found before anything is created:
-/// `cannot write 'out/night.ogg': folder '/home/me/out' does not exist`.
-public struct DestinationError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Problem: Sendable, Equatable {
-        case folderMissing(String)
-        case folderNotWritable(String)
-        /// The destination itself is a folder.
-        case isFolder
-    }
-
-    /// The destination as the caller named it.
-    public var path: String
-    public var problem: Problem
-
-    public init(path: String, problem: Problem) {
-        self.path = path
-        self.problem = problem
-    }
-
-    public var description: String {
-        switch problem {
-        case .folderMissing(let folder): return "cannot write '\(path)': folder '\(folder)' does not exist"
-        case .folderNotWritable(let folder): return "cannot write '\(path)': folder '\(folder)' is not writable"
-        case .isFolder: return "cannot write '\(path)': it is a folder"
-        }
     }
 }

@@ -1,6 +1,5 @@
-import Foundation
-
-/// A problem with a preset, found when it is loaded, before any audio is rendered.
+/// A problem with a preset, found when it is loaded or planned, before any audio is rendered; thrown as
+/// `EngineError.preset`.
 ///
 /// `description` is one line, written for a person at a terminal:
 ///
@@ -8,7 +7,7 @@ import Foundation
 ///     presets/night.json: missing required key 'duration' (the length of the render, e.g. "8h")
 ///
 /// The JSON path part is left out when the problem is with the whole document (`jsonPath` is empty).
-public struct PresetError: Error, CustomStringConvertible, Equatable, Sendable {
+public struct PresetError: CustomStringConvertible, Equatable, Sendable {
     /// The preset's path, as it was given to the loader.
     public var file: String
     /// Where in the document the problem is, e.g. `tracks[2].fadeIn.curve`; empty for the whole document.
@@ -32,7 +31,7 @@ public struct PresetError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 
     /// Replaces line breaks and other control characters, so a message never spans lines.
-    static func singleLine(_ text: String) -> String {
+    public static func singleLine(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -42,6 +41,3 @@ public struct PresetError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 }
 
-extension PresetError: LocalizedError {
-    public var errorDescription: String? { description }
-}

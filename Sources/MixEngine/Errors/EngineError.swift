@@ -1,0 +1,74 @@
+/// Every error the engine throws: the facts of what went wrong, for the caller to word.
+///
+/// Errors of the C libraries come from MixIO as `AudioIOError` and pass through unchanged; everything
+/// the engine finds itself is one of these cases. The engine never names a command-line flag: a
+/// setting is an `EngineSetting`, and a reason that mentions one carries it as a part of its
+/// `EngineReason`. The CLI turns each case into its one-line message (`ErrorMessage` in mixrender);
+/// `description` words it in the engine's own terms, for logs and tests.
+public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A problem in a preset (its file, the JSON path, the reason), found before any audio is written.
+    case preset(PresetError)
+    /// An output that cannot be written: `cannot write '<path>': <reason>`.
+    case output(path: String, reason: EngineReason)
+    /// An input that cannot be used: `cannot read '<path>': <reason>`.
+    case input(path: String, reason: EngineReason)
+    /// A setting the caller gave (a render range, a waveform resolution) that cannot work:
+    /// `<setting> <reason>`.
+    case setting(EngineSetting, reason: EngineReason)
+
+    public var description: String { words { $0.rawValue } }
+
+    /// The error in one line, each setting named by `name`.
+    public func words(naming name: (EngineSetting) -> String) -> String {
+        switch self {
+        case .preset(let error): return error.description
+        case .output(let path, let reason): return PresetError.singleLine("cannot write '\(path)': \(reason.words(naming: name))")
+        case .input(let path, let reason): return PresetError.singleLine("cannot read '\(path)': \(reason.words(naming: name))")
+        case .setting(let setting, let reason): return PresetError.singleLine("\(name(setting)) \(reason.words(naming: name))")
+        }
+    }
+}
+
+/// The settings a caller of the engine chooses besides the preset (the CLI maps each to its option).
+public enum EngineSetting: String, Sendable, Equatable, CaseIterable {
+    /// The render range.
+    case start, end
+    /// The output file.
+    case output
+    /// Waveform resolution and style.
+    case samplesPerPixel, pixelsPerSecond, width, bits, height, amplitudeScale, spectrogram
+}
+
+/// A reason, in words that may name settings: `"must be after \(setting: .start)"`.
+public struct EngineReason: Sendable, Equatable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    public enum Part: Sendable, Equatable {
+        case text(String)
+        case setting(EngineSetting)
+    }
+
+    public var parts: [Part]
+
+    public init(parts: [Part]) { self.parts = parts }
+    public init(stringLiteral value: String) { parts = [.text(value)] }
+    public init(stringInterpolation: StringInterpolation) { parts = stringInterpolation.parts }
+
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var parts: [Part] = []
+        public init(literalCapacity: Int, interpolationCount: Int) {}
+        public mutating func appendLiteral(_ literal: String) { if !literal.isEmpty { parts.append(.text(literal)) } }
+        public mutating func appendInterpolation<T>(_ value: T) { parts.append(.text("\(value)")) }
+        public mutating func appendInterpolation(setting: EngineSetting) { parts.append(.setting(setting)) }
+    }
+
+    /// The reason with each setting named by `name`.
+    public func words(naming name: (EngineSetting) -> String) -> String {
+        parts.map { part in
+            switch part {
+            case .text(let text): return text
+            case .setting(let setting): return name(setting)
+            }
+        }.joined()
+    }
+
+    public var description: String { words { $0.rawValue } }
+}
