@@ -145,6 +145,14 @@ struct KernelBench {
                 position += Int64(n)
             }
         }
+        for waveform in ToneGenerator.Waveform.allCases {
+            let tone = ToneGenerator(waveform: waveform, frequencyHz: 200, sampleRate: 48000, amplitude: 0.2, channelCount: 2)
+            var position: Int64 = 0
+            add("tone", "\(waveform.rawValue) tone generator, stereo (each sample from its position)") {
+                try! tone.render(into: block, offset: 0, count: n, at: position)
+                position += Int64(n)
+            }
+        }
         let brown = NoiseGenerator(color: .brown, seed: 42, channelCount: 2)
         let referenceBrown = ReferenceNoise(color: .brown, seed: 42, channelCount: 2)
         var brownPosition: Int64 = 0
