@@ -98,6 +98,7 @@ enum GoldenCatalog {
         feature("channels-stereo", start: 1, end: 2, guards: "mono and stereo sources, panned, into stereo"),
         feature("channels-mono", start: 1, end: 2, guards: "the same sources into mono output (stereo averaged, pan ignored)"),
         feature("generators", guards: "white, pink and brown noise from their seeds"),
+        feature("tone", guards: "sine and triangle tones from the timeline's position: a late start keeps the phase of 0:00, a phase, a fade"),
         feature("limiter", guards: "the limiter turning a hot mix down to its ceiling"),
         feature("everything", start: 0, end: 2, guards: "every source, gain and fade at once (also used by the invariant tests)"),
     ]
