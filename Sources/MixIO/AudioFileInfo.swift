@@ -13,9 +13,12 @@ public struct AudioFileInfo: Sendable, Equatable {
     public var isSeekable: Bool
     /// Title, artist and comment, if the file carries them (`sf_get_string`).
     public var tags: AudioTags
+    /// Which file it is on disk (device, inode, size, modification time), as `stat` saw it when the file
+    /// was opened; nil when it could not be seen.
+    public var identity: FileIdentity?
 
     public init(path: String, formatName: String, sampleRate: Int, channelCount: Int, frameCount: Int64,
-                isSeekable: Bool = true, tags: AudioTags = AudioTags()) {
+                isSeekable: Bool = true, tags: AudioTags = AudioTags(), identity: FileIdentity? = nil) {
         self.path = path
         self.formatName = formatName
         self.sampleRate = sampleRate
@@ -23,6 +26,7 @@ public struct AudioFileInfo: Sendable, Equatable {
         self.frameCount = frameCount
         self.isSeekable = isSeekable
         self.tags = tags
+        self.identity = identity
     }
 
     /// `frameCount / sampleRate`.

@@ -20,7 +20,8 @@ public final class SoundFileReader: AudioDecoder {
                              comment: SndFile.string(handle, SF_STR_COMMENT))
         info = AudioFileInfo(path: path, formatName: SndFile.formatName(sfInfo.format),
                              sampleRate: Int(sfInfo.samplerate), channelCount: Int(sfInfo.channels),
-                             frameCount: sfInfo.frames, isSeekable: sfInfo.seekable != 0, tags: tags)
+                             frameCount: sfInfo.frames, isSeekable: sfInfo.seekable != 0, tags: tags,
+                             identity: FileSystem.identity(of: path))
         guard info.channelCount > 0, info.sampleRate > 0 else {  // deinit closes the handle
             throw AudioIOError(path: path, function: "sf_open",
                                reason: "the file reports \(info.channelCount) channels at \(info.sampleRate) Hz")

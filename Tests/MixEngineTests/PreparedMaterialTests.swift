@@ -53,4 +53,20 @@ import TestSupport
         let keys = material.keys.map(\.description)
         #expect(keys.contains { $0.contains("loop.wav") && $0.contains("loop, 12000-frame equalPower seam") && $0.contains("48000 Hz") })
     }
+
+    @Test func oneFileByTwoPathsIsOneEntryAndARewrittenFileIsAnother() throws {
+        let folder = try TemporaryFolder()
+        let wav = try folder.wav("loop.wav", rate: 48000, channels: 1, frames: 24000) { i, _ in Float(i % 50) / 50 }
+        try FileManager.default.createSymbolicLink(atPath: folder.path("link.wav"), withDestinationPath: wav)
+        let material = PreparedMaterial()
+        func prepare(_ file: String, _ name: String) throws -> PreparedMaterial.Report {
+            try material.prepare(for: try RenderJob(presetPath: try folder.preset(Self.preset(file, seam: 0.1), name: name)).plan)
+        }
+        #expect(try prepare(wav, "a.json").made == 2)
+        #expect(try prepare(folder.path("link.wav"), "b.json").made == 0)
+        // The same name, rewritten with other samples (same length, same header): other audio.
+        Thread.sleep(forTimeInterval: 0.01)
+        _ = try folder.wav("loop.wav", rate: 48000, channels: 1, frames: 24000) { i, _ in -Float(i % 50) / 50 }
+        #expect(try prepare(wav, "c.json").made == 2)
+    }
 }

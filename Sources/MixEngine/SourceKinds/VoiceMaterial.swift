@@ -31,10 +31,14 @@ public protocol MaterialRequest: Sendable {
     func load(_ context: VoiceContext) throws -> FrameSource
 }
 
-/// What prepared material is, for sharing it: the same key is the same audio.
+/// What prepared material is, for sharing it: the same key is the same audio. A value; `label` (the path,
+/// for messages) takes no part in equality, so one file reached by two paths is one entry.
 public struct MaterialKey: Hashable, Sendable, CustomStringConvertible {
-    /// What it is made from: for a file, its path and identity (see `FileIdentity`).
+    /// What it is made from: for a file, which file it is on disk (device and inode, size, modification
+    /// time) and what its header says (format, rate, channels, frames).
     public var origin: String
+    /// A name for it in messages: the path it was planned from.
+    public var label: String
     /// The output format it was made for.
     public var sampleRate: Int
     public var channelCount: Int
@@ -42,21 +46,34 @@ public struct MaterialKey: Hashable, Sendable, CustomStringConvertible {
     /// How it is laid out for playing, in the words of the kind that made it: `once`, `loop 48000 equalPower`.
     public var form: String
 
-    public init(origin: String, sampleRate: Int, channelCount: Int, resampler: ResamplerQuality, form: String) {
+    public init(origin: String, label: String = "", sampleRate: Int, channelCount: Int, resampler: ResamplerQuality, form: String) {
         self.origin = origin
+        self.label = label
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.resampler = resampler
         self.form = form
     }
 
-    /// A file's origin: its path and what its header says (format, rate, channels, frames), so a file
-    /// replaced by different audio under the same name is not mistaken for the one prepared.
+    /// A file's origin: which file it is on disk and what its header says, so a file replaced or rewritten
+    /// is not mistaken for the one prepared (without `stat`'s answer, its path stands in).
     public static func origin(of file: AudioFileInfo) -> String {
-        "\(file.path) [\(file.formatName), \(file.sampleRate) Hz, \(file.channelCount) ch, \(file.frameCount) frames]"
+        let header = "[\(file.formatName), \(file.sampleRate) Hz, \(file.channelCount) ch, \(file.frameCount) frames]"
+        guard let id = file.identity else { return "path \(file.path) \(header)" }
+        return "file \(id.device):\(id.inode), \(id.size) bytes, modified \(id.modified) \(header)"
     }
 
-    public var description: String { "\(origin) at \(sampleRate) Hz, \(channelCount) ch, \(resampler.rawValue), \(form)" }
+    public static func == (a: MaterialKey, b: MaterialKey) -> Bool {
+        a.origin == b.origin && a.sampleRate == b.sampleRate && a.channelCount == b.channelCount
+            && a.resampler == b.resampler && a.form == b.form
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(origin); hasher.combine(sampleRate); hasher.combine(channelCount)
+        hasher.combine(resampler); hasher.combine(form)
+    }
+
+    public var description: String { "\(label) (\(origin)) at \(sampleRate) Hz, \(channelCount) ch, \(resampler.rawValue), \(form)" }
 }
 
 /// The output format voices render in, and how to make a resampler for it.
@@ -81,7 +98,7 @@ public struct VoiceContext: Sendable {
 
     /// The key of material made from `file` for this context.
     public func key(file: AudioFileInfo, form: String) -> MaterialKey {
-        MaterialKey(origin: MaterialKey.origin(of: file), sampleRate: sampleRate, channelCount: channelCount,
+        MaterialKey(origin: MaterialKey.origin(of: file), label: file.path, sampleRate: sampleRate, channelCount: channelCount,
                     resampler: resampler, form: form)
     }
 }

@@ -16,15 +16,18 @@ public struct FileIdentity: Sendable, Hashable {
     /// `st_size`, in bytes (0 for files in /proc, which have no size until read).
     public var size: Int64
     public var kind: Kind
+    /// `st_mtim`: when the contents last changed, in nanoseconds since 1970.
+    public var modified: Int64
 
-    public init(device: UInt64, inode: UInt64, size: Int64, kind: Kind) {
-        self.device = device; self.inode = inode; self.size = size; self.kind = kind
+    public init(device: UInt64, inode: UInt64, size: Int64, kind: Kind, modified: Int64 = 0) {
+        self.device = device; self.inode = inode; self.size = size; self.kind = kind; self.modified = modified
     }
 
     init(_ s: CStat) {
         let type = s.st_mode & S_IFMT
         self.init(device: UInt64(s.st_dev), inode: UInt64(s.st_ino), size: Int64(s.st_size),
-                  kind: type == S_IFREG ? .regular : type == S_IFDIR ? .folder : .other)
+                  kind: type == S_IFREG ? .regular : type == S_IFDIR ? .folder : .other,
+                  modified: Int64(s.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(s.st_mtim.tv_nsec))
     }
 
     /// True when both name the same file, whatever the paths (hard links, symbolic links, `..`).
