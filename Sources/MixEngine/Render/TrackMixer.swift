@@ -103,7 +103,10 @@ final class TrackMixer {
         let voice = plan.tracks[t].voices[v]
         if sources[t][v] == nil {
             // Prepared material is shared (read-only); everything else is made for this voice.
-            let prepared = voice.material.preparation.map { material.source(for: $0.key)! }
+            let prepared = voice.material.preparation.map { request -> FrameSource in
+                guard let source = material.source(for: request.key) else { preconditionFailure("\(request.key) was not prepared") }
+                return source
+            }
             sources[t][v] = try voice.material.makeSource(context, prepared: prepared)
         }
         try sources[t][v]!.render(into: block, offset: offset, count: Int(hi - lo), at: lo - voice.start + voice.sourceOffset)
