@@ -1,4 +1,6 @@
 /// What libsndfile reports about an audio file when it opens it (`sf_open` fills `SF_INFO`).
+/// A value: two `String`s, numbers, the tags and the file's identity; allocates only its strings when
+/// made (`read` opens and closes the file). `Sendable`, safe to share.
 public struct AudioFileInfo: Sendable, Equatable {
     /// The file as the caller named it.
     public var path: String

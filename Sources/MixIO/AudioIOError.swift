@@ -1,5 +1,8 @@
 /// An error from one of the C libraries MixIO wraps, written for a person at a terminal:
 /// `cannot open 'rain.ogg': malformed file (sf_open)`.
+///
+/// A value: four `String`s and an optional `errno`; allocates only its strings when made. `Sendable`,
+/// safe to share.
 public struct AudioIOError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The file as the caller named it; empty when no file is involved (resampler, FFT).
     public var path: String

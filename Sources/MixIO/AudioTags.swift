@@ -1,4 +1,5 @@
 /// The text tags mixrender writes and reads (libsndfile's `SF_STR_TITLE`, `SF_STR_ARTIST`, `SF_STR_COMMENT`).
+/// A value of three optional `String`s; allocates only those strings. `Sendable`, safe to share.
 public struct AudioTags: Sendable, Equatable {
     public var title: String?
     public var artist: String?

@@ -7,6 +7,10 @@ import Darwin
 /// Writes a file through a fixed 64 KiB buffer, with helpers for the text and little-endian binary
 /// that waveform files are made of. Every failure (`fopen`, `fwrite`, `fclose`) throws an
 /// `AudioIOError` naming the file: `cannot write 'rain.json': No space left on device (fwrite)`.
+///
+/// Layout: a C `FILE *` and its own 64 KiB byte buffer. Allocates the buffer in `init` (and `fopen`
+/// allocates stdio's); the writing methods allocate nothing, except an error's message. Not
+/// thread-safe: one thread at a time.
 public final class BufferedFileWriter {
     public let path: String
     /// The name errors use (the destination, when `path` is a temporary file beside it).

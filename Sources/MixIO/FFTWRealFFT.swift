@@ -4,6 +4,11 @@ import Foundation  // NSLock
 
 /// A real-to-complex forward FFT of a fixed size, using one FFTW single-precision plan.
 /// One instance is not safe to use from two threads at once (it owns its buffers); make one per thread.
+///
+/// Layout: an `fftwf_plan` and two `fftwf_malloc` buffers (`size` `Float`s in, `size / 2 + 1` complex
+/// bins out). Allocates and plans in `init`; `forward` allocates nothing. FFTW's planner is
+/// process-wide and not thread-safe, so `init` and `deinit` take a process-wide lock; `forward`
+/// (`fftwf_execute`) needs none, so instances on different threads run at once.
 public final class FFTWRealFFT: RealFFT {
     public let size: Int
     private let input: UnsafeMutablePointer<Float>

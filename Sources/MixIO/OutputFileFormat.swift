@@ -1,4 +1,5 @@
 /// A container and codec mixrender writes.
+/// A plain enum value (`Sendable`); allocates nothing, except a few temporary strings in `from(path:)`.
 public enum OutputFileFormat: String, Sendable, CaseIterable {
     case oggVorbis, flac, wav
 

@@ -1,4 +1,5 @@
 /// How samples are stored in lossless output (ignored by Ogg Vorbis, which stores no samples).
+/// A plain enum value (`Sendable`); allocates nothing.
 public enum OutputSampleFormat: String, Sendable, CaseIterable {
     /// Signed 16-bit integers (`SF_FORMAT_PCM_16`); clipped, not wrapped.
     case pcm16

@@ -1,4 +1,6 @@
 /// Everything `SoundFileWriter` needs to create a file; check with `SoundFileWriter.validate(settings:)`.
+/// A value: two enums, numbers and three optional tag `String`s; allocates only those strings.
+/// `Sendable`, safe to share.
 public struct OutputSettings: Sendable, Equatable {
     public var format: OutputFileFormat
     public var sampleRate: Int

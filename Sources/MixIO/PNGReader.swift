@@ -1,7 +1,10 @@
 import CPNG
 
 /// Reads PNG files into 8-bit RGBA pixels with libpng's simplified API; used to check written images.
+/// `read` allocates the image's pixel array (and libpng its own state, freed before it returns). No
+/// shared state: each call has its own `png_image`, so threads may read at once.
 public enum PNGReader {
+    /// A value: two `Int`s and the RGBA bytes in one array, allocated when read; `Sendable`, safe to share.
     public struct Image: Sendable {
         public var width: Int
         public var height: Int

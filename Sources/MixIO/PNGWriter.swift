@@ -4,6 +4,9 @@ import CPNG
 ///
 /// libpng's classic API reports errors by `longjmp`, which Swift cannot survive; the simplified API
 /// catches them itself and reports them in `png_image.warning_or_error` and `png_image.message`.
+///
+/// `write` allocates nothing in Swift but an error's message (libpng allocates its own state and frees
+/// it before returning). No shared state: each call has its own `png_image`, so threads may write at once.
 public enum PNGWriter {
     /// Writes `width` x `height` pixels of `rgba` (rows top to bottom, 4 bytes per pixel: red, green,
     /// blue, alpha; not premultiplied) to `path`. Throws an `AudioIOError` naming the file and libpng's

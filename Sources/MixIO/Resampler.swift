@@ -2,6 +2,10 @@ import CSampleRate
 import MixDSP
 
 /// A streaming sample-rate converter on interleaved `Float` frames, using libsamplerate's sinc converters.
+///
+/// Layout: an opaque libsamplerate `SRC_STATE` (filter history) and the rates. `init` allocates it
+/// (`src_new`); `process` and `reset` allocate nothing, except an error's message. Not thread-safe: one
+/// thread at a time; separate resamplers share no state and may run on separate threads at once.
 public final class Resampler: SampleRateConverter {
     public let channelCount: Int
     public let inputRate: Int

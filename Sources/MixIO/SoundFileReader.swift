@@ -4,6 +4,13 @@ import MixDSP
 /// Decodes an audio file with libsndfile (WAV, AIFF, FLAC, Ogg Vorbis, Ogg Opus, MP3) into
 /// interleaved `Float` frames normalised to [-1, 1]. Lossy decoders (Vorbis, Opus, MP3) may overshoot
 /// full scale slightly: libsndfile does not clip what they decode.
+///
+/// Layout: an opaque libsndfile handle (`SNDFILE *`, which holds the read position) and the
+/// `AudioFileInfo` read at opening. `init` allocates (libsndfile's state, the info's strings); `read` and
+/// `seek` allocate nothing in Swift, except an error's message. Not thread-safe: one thread at a time,
+/// not necessarily the one that opened it. Separate readers may run on separate threads, but a failed
+/// open takes its reason from libsndfile's process-wide last error (`sf_error(NULL)`), which another
+/// thread's failing open can overwrite.
 public final class SoundFileReader: AudioDecoder {
     public let info: AudioFileInfo
     private let handle: OpaquePointer

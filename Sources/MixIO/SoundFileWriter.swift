@@ -2,6 +2,12 @@ import CSndFile
 import MixDSP
 
 /// Encodes interleaved `Float` frames to Ogg Vorbis, FLAC or WAV with libsndfile.
+///
+/// Layout: an opaque libsndfile handle (nil once finished), the path, the settings and a frame count.
+/// `init` allocates (libsndfile's and the encoder's state); `write` allocates nothing in Swift, except
+/// an error's message. Not thread-safe: one thread at a time (in a render, `write` on the encoder thread,
+/// then `finish` on the render thread). As for the reader, a failed create's reason comes from
+/// libsndfile's process-wide last error.
 public final class SoundFileWriter: AudioEncoder {
     /// Frames per `sf_writef_float` call: libvorbis puts a whole call's frames on the stack.
     public static let maxFramesPerCall = 4096

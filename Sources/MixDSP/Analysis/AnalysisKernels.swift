@@ -3,6 +3,8 @@
 /// Reductions are written over `SIMD8<Float>` lanes: the optimiser does not vectorise a scalar float
 /// sum or min/max (it would change the order of operations), and the stdlib's generic `pointwiseMin`
 /// is not inlined (measured 8x slower than `replace(with:where:)`).
+///
+/// Stateless: any thread may call them at once, on buffers no other thread is writing.
 public enum AnalysisKernels {
     /// (min x[i], max x[i], Σ x[i]²) over `count` samples, in 8-wide SIMD lanes.
     /// An empty range gives (+inf, -inf, 0). The sum is accumulated in `Float` per lane: callers pass

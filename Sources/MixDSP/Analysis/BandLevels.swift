@@ -1,5 +1,7 @@
 /// The spectral content of one column of the mono mix (see `SpectralFrameAnalyzer` for the formulas
 /// and `SpectralColumnResolver` for how FFT frames become columns).
+///
+/// A value of four `Float`s; allocates nothing; `Sendable`, safe to share.
 public struct BandLevels: Equatable, Sendable {
     /// RMS amplitude in each band: sqrt(P_band), where P_band is the band's part of the mean-square
     /// level, so low² + mid² + high² equals the mono mix's rms² (for a stationary signal) and the

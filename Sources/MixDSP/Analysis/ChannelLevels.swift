@@ -1,4 +1,5 @@
 /// The level of one output channel over one waveform column.
+/// A value of three `Float`s; allocates nothing; `Sendable`, safe to share.
 public struct ChannelLevels: Equatable, Sendable {
     /// Lowest and highest sample of the column (full scale is ±1).
     public var min: Float

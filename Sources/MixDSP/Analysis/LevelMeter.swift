@@ -3,6 +3,9 @@
 /// The sum of squares is accumulated in `Double`, channel by channel in order, so the result does
 /// not depend on how the audio was cut into blocks. Stereo blocks use the paired kernel, which runs
 /// the two channels' (independent) chains of additions side by side.
+///
+/// A value (a `Float`, a `Double` and an `Int64`); allocates nothing, `measure` included. `Sendable`:
+/// a copy is a separate meter, and a mutating `measure` needs the usual exclusive access.
 public struct LevelMeter: Sendable {
     /// Largest |sample| measured.
     public private(set) var peak: Float = 0

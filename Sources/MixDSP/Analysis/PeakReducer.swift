@@ -4,6 +4,10 @@
 /// Closed columns wait in a ring until their spectral values are known (`SpectralColumnResolver`
 /// finishes a column up to N/2 + N/4 frames after it ends); `release` frees the oldest.
 /// All memory is allocated in `init`.
+///
+/// Layout: a ring of `maximumHeld` columns, each `channelCount` `ChannelLevels` side by side, with one frame
+/// count per column; plus per-channel running min, max and sum of squares for the open column. `reduce`,
+/// `finish`, `column` and `release` allocate nothing. Not thread-safe: use from one thread at a time.
 public final class PeakReducer {
     public let samplesPerPixel: Int
     public let channelCount: Int

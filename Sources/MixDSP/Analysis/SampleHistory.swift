@@ -1,5 +1,8 @@
 /// The most recent samples of a mono stream, addressed by absolute position: a ring buffer whose
 /// capacity is a power of two. Positions before 0 and from `written` on read as silence.
+///
+/// Layout: one buffer of `capacity` `Float`s and a count. Allocates it in `init`; `append` and `copy`
+/// allocate nothing. Not thread-safe: use from one thread at a time.
 public final class SampleHistory {
     public let capacity: Int
     private let mask: Int

@@ -9,6 +9,10 @@
 ///   t = (start + end) / 2: v = v_a + (v_b - v_a) (t - c_a) / (c_b - c_a).
 /// Band levels are then sqrt(P_band). Every column's values are known once the first frame centred at or
 /// after its end has been measured, N/2 + H frames after the column ends at the latest.
+///
+/// Layout: the running sums of the open column and the last frame's values, plus three buffers of
+/// `rowCount` (at least 1) values: row sums (`Double`), the last frame's rows and the resolved `rows`.
+/// Allocates them in `init`; `add` allocates nothing. Not thread-safe: use from one thread at a time.
 public final class SpectralColumnResolver {
     public let samplesPerPixel: Int
     public let rowCount: Int

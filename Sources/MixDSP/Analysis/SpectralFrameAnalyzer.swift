@@ -11,6 +11,10 @@
 ///   that holds its window's main lobe).
 ///
 /// All buffers are allocated in `init`; `analyze` allocates nothing.
+/// Layout: the window and `input` (N `Float`s each), real, imaginary and power spectra (N/2 + 1 each),
+/// `spectrum` (`rowCount`, at least 1), an optional `SpectrumRowLayout`, and a reference to the `RealFFT`
+/// it was given. Not thread-safe: use from one thread at a time, and do not use its `RealFFT` elsewhere
+/// meanwhile (the FFT has buffers of its own).
 public final class SpectralFrameAnalyzer {
     public let fftSize: Int
     public let sampleRate: Int

@@ -8,6 +8,11 @@
 /// 1 - (1 - x)² / 2 on [0, 1]). Rows wide in bins sum their bins (the energy in the row, so pink noise
 /// reads the same in every row); rows narrower than a bin (low frequencies) get their share of the
 /// density, smoothly, with no stripes; every bin's value is shared out exactly once over the rows.
+///
+/// Layout: a sparse matrix in three buffers: `rowCount + 1` row offsets, then a bin index and a `Float`
+/// weight per entry. Allocates them in `init` (building them in temporary arrays); `reduce` allocates
+/// nothing. Read-only after `init`, so `reduce` may run on several threads at once (it is not marked
+/// `Sendable`, though).
 public final class SpectrumRowLayout {
     public let rowCount: Int
     public let binCount: Int

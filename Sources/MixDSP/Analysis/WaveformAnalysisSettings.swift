@@ -1,4 +1,6 @@
 /// What `WaveformAnalyzer` computes: the zoom levels, the channel layout, the FFT and the bands.
+/// A value of numbers, a flag and the `samplesPerPixel` array; allocates only that array when made.
+/// `Sendable`, safe to share.
 public struct WaveformAnalysisSettings: Sendable, Equatable {
     public var sampleRate: Int
     /// Channels of the input frames.

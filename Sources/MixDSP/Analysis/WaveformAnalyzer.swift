@@ -8,6 +8,13 @@
 /// Columns reach their sink in order, at most N/2 + H + 4096 frames after they end, and all of them by
 /// `finish()`. Memory is fixed at `init`: nothing grows with the stream's length, and `process`
 /// allocates nothing.
+///
+/// Layout: a planar `AudioBlock` of `blockCapacity` frames (more than one channel only), a mono buffer,
+/// a `SampleHistory` of at least N + `blockCapacity` samples, one `SpectralFrameAnalyzer`, and per zoom
+/// level a `PeakReducer`, a `SpectralColumnResolver` and its sink; per-channel totals. The sinks may
+/// allocate in `append` (a column store spilling to disk), and `totals` makes two arrays. Not
+/// thread-safe: use from one thread at a time; its `RealFFT` and sinks are called on that thread, and
+/// the `RealFFT` must not be in use elsewhere meanwhile.
 public final class WaveformAnalyzer {
     public let settings: WaveformAnalysisSettings
     /// Frames handled per inner step; `process` takes any count.

@@ -2,6 +2,9 @@
 /// output channel, band levels and, if asked for, a spectrogram column.
 ///
 /// The buffers are only valid during the `WaveformColumnSink.append` call that receives the column.
+///
+/// A value of two `Int`s, a `BandLevels` and two buffer pointers into the analyser's memory; allocates
+/// nothing. Not `Sendable` (it borrows the analyser's buffers): use it on the thread that receives it.
 public struct WaveformColumn {
     /// The column's number, from 0; it covers frames [index * samplesPerPixel, + frameCount).
     public var index: Int
@@ -25,6 +28,10 @@ public struct WaveformColumn {
 }
 
 /// Receives the columns of one zoom level, in order, as the analysis completes them.
+///
+/// `append` is called on the thread running the analysis, one column at a time; a conforming type must
+/// copy what it keeps (the column's buffers are reused), and must not allocate if the caller needs
+/// `WaveformAnalyzer.process` to stay allocation-free.
 public protocol WaveformColumnSink: AnyObject {
     func append(_ column: WaveformColumn) throws
 }

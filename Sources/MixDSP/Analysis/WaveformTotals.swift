@@ -1,6 +1,10 @@
 /// What a whole stream measured: its length, its sample peak and RMS, and how its energy divides
 /// between the bands.
+///
+/// A value: numbers and two per-channel arrays; allocates only those arrays when made. `Sendable`, safe
+/// to share.
 public struct WaveformTotals: Sendable, Equatable {
+    /// The three bands; a plain enum value (`Sendable`) that allocates nothing.
     public enum Band: String, Sendable, CaseIterable {
         case low, mid, high
     }

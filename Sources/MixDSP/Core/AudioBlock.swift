@@ -3,6 +3,12 @@
 /// All memory is allocated once, in `init`; nothing that reads or writes a block allocates.
 /// Channels are staggered by a few cache lines so that equal-sized channels of many blocks
 /// do not alias in the cache (measured: page-aligned identical buffers cost about 30 %).
+/// Layout: one allocation; channel c starts at float c * stride, stride = `capacity` rounded up to 16
+/// floats plus 16 more (one 64-byte cache line of stagger).
+///
+/// Not thread-safe: nothing guards the samples. A block being written must not be used by another
+/// thread at the same time; a block nobody writes any more (shared prepared material) may be read from
+/// several threads at once. Not `Sendable`.
 public final class AudioBlock {
     public let channelCount: Int
     public let capacity: Int

@@ -2,6 +2,10 @@
 /// libsndfile, libsamplerate and FFTW; tests implement them with signals made in code.
 
 /// Audio decoded from somewhere (a file), read as interleaved `Float` frames in [-1, 1].
+///
+/// A decoder keeps a read position, so callers use it from one thread at a time, though not always the
+/// thread that made it (a read-ahead thread, the render thread): a conforming type must not be tied to
+/// one thread. `read` runs once per block and should not allocate.
 public protocol AudioDecoder: AnyObject {
     var sampleRate: Int { get }
     var channelCount: Int { get }
@@ -15,6 +19,9 @@ public protocol AudioDecoder: AnyObject {
 }
 
 /// A streaming sample-rate converter working on interleaved `Float` frames.
+///
+/// It holds filter state, so callers use it from one thread at a time (separate converters may run on
+/// separate threads at once); `process` runs once per block on the render thread and should not allocate.
 public protocol SampleRateConverter: AnyObject {
     var channelCount: Int { get }
     /// Output rate divided by input rate.
@@ -29,6 +36,10 @@ public protocol SampleRateConverter: AnyObject {
 }
 
 /// Where rendered audio goes: interleaved `Float` frames, written in order.
+///
+/// Callers never call it from two threads at once, but may switch threads: in a render, `write` runs
+/// on the encoder thread and `finish` on the render thread after that thread has ended. A conforming
+/// type must not be tied to one thread.
 public protocol AudioEncoder: AnyObject {
     func write(interleaved: UnsafePointer<Float>, frames: Int) throws
     /// Flushes and closes; no writes after this.
@@ -36,6 +47,9 @@ public protocol AudioEncoder: AnyObject {
 }
 
 /// A real-to-complex forward FFT of a fixed size.
+///
+/// Callers use one instance from one thread at a time (an analyser owns its FFT); `forward` runs once per
+/// frame and should not allocate.
 public protocol RealFFT: AnyObject {
     var size: Int { get }
     /// Transforms `size` real samples into `size / 2 + 1` complex bins, written as separate
@@ -44,6 +58,7 @@ public protocol RealFFT: AnyObject {
 }
 
 /// Quality of sample-rate conversion; each maps to one of libsamplerate's sinc converters.
+/// A plain enum value (`Sendable`); allocates nothing.
 public enum ResamplerQuality: String, CaseIterable, Sendable {
     /// SRC_SINC_BEST_QUALITY: 97 dB SNR, 97 % bandwidth, about 21x realtime here.
     case best

@@ -5,6 +5,8 @@
 /// mirror image of a fade-in and a crossfade of the two keeps what the curve's name says:
 /// `linear` keeps gain constant (fadeIn + fadeOut = 1, for correlated material),
 /// `equalPower` keeps power constant (fadeIn^2 + fadeOut^2 = 1, for unrelated material).
+///
+/// A plain enum value (`Sendable`, safe to share); `shape` and `interpolate` allocate nothing.
 public enum Curve: String, CaseIterable, Sendable {
     case linear
     case equalPower

@@ -4,7 +4,11 @@
 /// the value at frame p depends on p and the breakpoints, never on what was rendered before, so
 /// the result is the same for any block size and an 8-hour render cannot drift.
 /// Before the first point the envelope holds the first value; after the last, the last value.
+///
+/// A value holding one array of points; allocates only that array when made (`value` and `render`
+/// allocate nothing). `Sendable`, safe to share.
 public struct Envelope: Sendable, Equatable {
+    /// A value: an `Int64`, a `Float` and a `Curve`; allocates nothing; `Sendable`.
     public struct Point: Sendable, Equatable {
         public var position: Int64
         public var value: Float

@@ -1,5 +1,8 @@
 /// A constant gain times any number of envelopes (a track's gain, its fades, its automation),
 /// rendered one block at a time into a gain buffer.
+///
+/// A value: a `Float` and an array of envelopes; allocates only that array when made (`render` writes
+/// into the caller's buffers and allocates nothing). `Sendable`, safe to share.
 public struct GainStack: Sendable {
     public var constant: Float
     public var envelopes: [Envelope]

@@ -8,6 +8,10 @@
 /// Every value in the average is at most the need of the frame being output, so the average is too:
 /// the output never exceeds the ceiling (a final clamp guards against rounding, and is counted).
 /// All memory is allocated in `init`.
+///
+/// Layout: a delay line (an `AudioBlock` of `latency` frames), the sliding minimum's two rings of
+/// L + 2 values and frames, the moving average's ring of L + 1 `Double`s, and scalar state and
+/// statistics. `process` allocates nothing. Not thread-safe: one thread at a time (the render thread).
 public final class Limiter {
     public let channelCount: Int
     public let ceiling: Float

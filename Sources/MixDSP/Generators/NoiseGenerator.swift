@@ -5,7 +5,12 @@
 /// noise filter it with recursive filters, so reading from an earlier position restarts the
 /// filters from frame 0 and reading ahead runs them forward (cheap: about 10 ns a sample).
 /// Every colour is scaled to about -18 dBFS RMS.
+///
+/// Layout: the settings, the next position and the filter state (7 `Double`s per channel, in one array).
+/// Allocates that array in `init`; `render` allocates nothing. Not thread-safe (the filter state
+/// changes as it renders): one thread at a time.
 public final class NoiseGenerator: FrameSource {
+    /// A plain enum value (`Sendable`); allocates nothing.
     public enum Color: String, Sendable, CaseIterable { case white, pink, brown }
 
     public let color: Color

@@ -6,6 +6,9 @@
 ///   (L R C LFE Ls Rs ...): the centre (channel 3) goes to both sides at -3 dB, the LFE (channel 4
 ///   of 6 or more) is dropped, further channels alternate left, right at -3 dB. Quad (4 channels)
 ///   is L R Ls Rs. To mono: the stereo fold, averaged.
+///
+/// A value: two counts and the coefficient matrix as nested arrays, allocated in `init`; `apply`
+/// allocates nothing. `Sendable`, safe to share.
 public struct ChannelMap: Sendable, Equatable {
     public let inputCount: Int
     public let outputCount: Int

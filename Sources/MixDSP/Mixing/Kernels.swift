@@ -3,6 +3,7 @@
 /// They are written as plain counted loops over unsafe pointers, which the optimiser turns
 /// into SIMD code (SSE on baseline x86-64, AVX with a wider target); `bench` measures them
 /// against a plain read-add-write baseline over the same buffers. None of them allocates.
+/// Stateless: any thread may call them at once, on buffers no other thread is writing.
 public enum Kernels {
     /// dst[i] = 0
     @inlinable
@@ -195,6 +196,8 @@ public enum Kernels {
 }
 
 /// One input of `Kernels.mix`: a source, a constant scale and, optionally, a per-sample gain.
+/// A value of two pointers and a `Float` (it owns none of the memory); allocates nothing. Not
+/// `Sendable`: it points at buffers the caller owns, so use it on the thread that made it.
 @frozen
 public struct MixTerm {
     public var source: UnsafePointer<Float>

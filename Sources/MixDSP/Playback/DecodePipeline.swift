@@ -10,6 +10,10 @@ public func workChannelCount(sourceChannels: Int, outputChannels: Int) -> Int {
 
 /// Decoder -> channel fold -> resampler, pulled in order: interleaved frames at the output rate,
 /// in `workChannels` channels. All buffers are allocated in `init`.
+///
+/// Layout: the decoder, an optional converter and channel fold, and two interleaved buffers of
+/// `chunkFrames` frames: decoded (source channels) and folded (work channels; the same buffer when
+/// there is no fold). `pull` and `rewind` allocate nothing. Not thread-safe: one thread at a time.
 public final class DecodePipeline {
     public let decoder: AudioDecoder
     public let workChannels: Int

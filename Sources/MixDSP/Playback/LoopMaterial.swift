@@ -5,6 +5,10 @@
 /// repeated stream, so the seam has no click from the filter seeing silence past the ends.
 /// (The context is a whole number of the rates' common period, so the middle starts on an exact
 /// output frame.)
+///
+/// `load` allocates: the whole decoded file (interleaved, at the source rate), a folded copy when the
+/// channel count changes, chunk buffers, a converter when the rates differ, and the planar `AudioBlock`
+/// it returns. Stateless: several threads may load at once, each with its own decoder.
 public enum LoopMaterial {
     /// Seconds of circular context on each side: comfortably longer than the longest sinc filter.
     public static let contextSeconds = 0.25

@@ -7,6 +7,11 @@
 /// and frame p of the source is m[p] for p < X (the first play starts clean) and c[p mod (L - X)]
 /// after that, so frame p depends only on p. With X = 0 the material repeats as it is; a seamless
 /// loop then needs material resampled circularly (see `LoopMaterial`).
+///
+/// Layout: the cycle (the material's `AudioBlock`, rewritten in place) and, with a crossfade, a block
+/// holding the first X frames as they were. `init` allocates only that head block; `render` allocates
+/// nothing. Read-only after `init`, so it may be rendered from several threads at once (as shared
+/// prepared material is).
 public final class LoopSource: FrameSource {
     public let channelCount: Int
     public var frameCount: Int64? { nil }

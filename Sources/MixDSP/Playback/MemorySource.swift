@@ -1,4 +1,8 @@
 /// Audio held in memory, played once from its first frame.
+///
+/// Layout: a planar `AudioBlock` it is given and a length. Allocates nothing itself; `render` allocates
+/// nothing. Read-only after `init`, so it may be rendered from several threads at once (as shared
+/// prepared material is).
 public final class MemorySource: FrameSource {
     public let audio: AudioBlock
     public let length: Int

@@ -2,6 +2,10 @@
 ///
 /// Its length is fixed up front as round(input frames x ratio), so a timeline can be planned in
 /// exact frames before anything is decoded; the resampler's output is cut or padded to it.
+///
+/// Layout: a `DecodePipeline` (decoder, fold, resampler) and an interleaved scratch buffer of
+/// `blockFrames` frames. `init` allocates them; `render` allocates nothing. Not thread-safe (it holds
+/// a read position): one thread at a time.
 public final class StreamingSource: FrameSource {
     public let channelCount: Int
     public let length: Int64

@@ -5,6 +5,8 @@
 /// setting is an `EngineSetting`, and a reason that mentions one carries it as a part of its
 /// `EngineReason`. The CLI turns each case into its one-line message (`ErrorMessage` in mixrender);
 /// `description` words it in the engine's own terms, for logs and tests.
+///
+/// A value (`Sendable`, safe to share); it allocates only the strings and reasons its cases hold.
 public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A problem in a preset (its file, the JSON path, the reason), found before any audio is written.
     case preset(PresetError)
@@ -30,6 +32,7 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The settings a caller of the engine chooses besides the preset (the CLI maps each to its option).
+/// A plain enum value (`Sendable`); allocates nothing.
 public enum EngineSetting: String, Sendable, Equatable, CaseIterable {
     /// The render range.
     case start, end
@@ -40,7 +43,9 @@ public enum EngineSetting: String, Sendable, Equatable, CaseIterable {
 }
 
 /// A reason, in words that may name settings: `"must be after \(setting: .start)"`.
+/// A value holding an array of parts; allocates only that array and its strings. `Sendable`, safe to share.
 public struct EngineReason: Sendable, Equatable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    /// A value: a `String` or a setting; allocates only its text. `Sendable`.
     public enum Part: Sendable, Equatable {
         case text(String)
         case setting(EngineSetting)
@@ -52,6 +57,8 @@ public struct EngineReason: Sendable, Equatable, ExpressibleByStringInterpolatio
     public init(stringLiteral value: String) { parts = [.text(value)] }
     public init(stringInterpolation: StringInterpolation) { parts = stringInterpolation.parts }
 
+    /// The parts of a literal being built: a value holding one growing array (it allocates as parts are
+    /// appended); not marked `Sendable`, it lives only while the literal is built, on one thread.
     public struct StringInterpolation: StringInterpolationProtocol {
         var parts: [Part] = []
         public init(literalCapacity: Int, interpolationCount: Int) {}

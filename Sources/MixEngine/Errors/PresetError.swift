@@ -7,6 +7,8 @@
 ///     presets/night.json: missing required key 'duration' (the length of the render, e.g. "8h")
 ///
 /// The JSON path part is left out when the problem is with the whole document (`jsonPath` is empty).
+///
+/// A value of three `String`s; allocates only those when made. `Sendable`, safe to share.
 public struct PresetError: CustomStringConvertible, Equatable, Sendable {
     /// The preset's path, as it was given to the loader.
     public var file: String

@@ -6,7 +6,10 @@ import MixDSP
 /// The chain keeps track of each stage's latency, so every tap is told the timeline position of the
 /// frames it receives, and receives only the frames of the render's range. Built before the render
 /// loop (nothing is allocated per block); used from the render thread only.
+/// Layout: an array of elements (each a reference to a stage or a tap), the range and the summed latency.
 public final class MasterChain {
+    /// A value holding one reference, to a stage or a tap; allocates nothing. Not `Sendable`: used on the
+    /// render thread.
     public enum Element {
         case stage(MasterStage)
         case tap(MixTap)

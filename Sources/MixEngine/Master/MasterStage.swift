@@ -15,6 +15,8 @@ public protocol MasterStage: AnyObject {
 
 /// Gains computed from the timeline position (the master gain, fade-in and sleep-timer fade-out).
 /// Two `blockFrames` buffers, allocated in `init`.
+/// Layout: the `GainStack` and one two-channel `AudioBlock` (gains, scratch). `process` allocates
+/// nothing. Not thread-safe (the buffers are scratch): the render thread only.
 public final class GainStage: MasterStage {
     public let gains: GainStack
     public var latency: Int { 0 }
@@ -36,6 +38,8 @@ public final class GainStage: MasterStage {
 }
 
 /// The look-ahead limiter (`Limiter` in MixDSP) as a stage: it delays the bus by its look-ahead.
+/// Holds a reference to the `Limiter` (which allocated its memory in its own `init`); allocates nothing.
+/// Not thread-safe: the render thread only.
 public final class LimiterStage: MasterStage {
     public let limiter: Limiter
     public var latency: Int { limiter.latency }

@@ -7,6 +7,7 @@ import MixDSP
 /// not the limiter's flush after it), in timeline order, planar, on the render thread. It must not
 /// change `block`. Work that is slow (encoding) belongs on another thread: `EncoderTap` hands blocks
 /// to one.
+/// `receive` runs once per block and should not allocate (a render block allocates nothing).
 public protocol MixTap: AnyObject {
     /// Frames `[offset, offset + count)` of `block` are frames `[position, position + count)` of the timeline.
     func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws
@@ -22,6 +23,7 @@ extension MixTap {
 }
 
 /// Where on the master chain a tap listens.
+/// A plain enum value (`Sendable`); allocates nothing.
 public enum TapPoint: Sendable {
     /// The bus as the tracks sum into it, before any master stage.
     case mix
@@ -33,6 +35,8 @@ public enum TapPoint: Sendable {
 }
 
 /// A tap and where it listens.
+/// A value: a `TapPoint` and a reference to the tap; allocates nothing. Not `Sendable`: the tap is
+/// called on the render thread.
 public struct RenderTap {
     public var point: TapPoint
     public var tap: MixTap
@@ -40,6 +44,8 @@ public struct RenderTap {
 }
 
 /// Sample peak and RMS of what passes (`LevelMeter` in MixDSP).
+/// Holds one `LevelMeter` value; allocates nothing. Not thread-safe: it receives on the render thread;
+/// read `meter` after the render.
 public final class LevelTap: MixTap {
     public private(set) var meter = LevelMeter()
     public init() {}
@@ -50,6 +56,11 @@ public final class LevelTap: MixTap {
 
 /// Hands what passes to an `AudioEncoder` running on its own thread (`BlockWriter`: a fixed ring of
 /// interleaved buffers), so encoding overlaps mixing. The output file is such a tap.
+///
+/// Layout: a `BlockWriter` (a ring of 8 interleaved buffers of `blockFrames` frames) and a timer.
+/// `init` allocates the ring and starts the encoder thread; `receive` allocates nothing. `receive`,
+/// `finish` and `abandon` are called from one thread, the render thread; the encoder's `write` runs on
+/// the encoder thread, its `finish` on the caller's after that thread has ended.
 public final class EncoderTap: MixTap {
     private let writer: BlockWriter
     /// Seconds the render thread spent handing blocks over (interleaving, and waiting for a free buffer

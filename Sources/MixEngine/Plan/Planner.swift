@@ -4,6 +4,9 @@ import MixIO
 /// Turns a validated `Preset` into a `RenderPlan`: every time becomes an integer frame position at
 /// the output rate, every fade an envelope, and every source file is opened once to learn its
 /// length, rate and channels, so a missing or broken file is reported before any audio is written.
+///
+/// A value holding one `String`; allocates nothing itself. `plan` allocates the plan (and opens each
+/// source file once) with state of its own, so several threads may plan at once.
 public struct Planner {
     /// The preset's file name, for error messages.
     public var presetFile: String

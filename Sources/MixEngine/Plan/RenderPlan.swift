@@ -6,6 +6,8 @@ import MixIO
 /// A plan is plain data (a value, `Sendable`). It knows every position and gain as integers and envelopes,
 /// but holds no decoded audio: its voices name the material they need (`MaterialRequest`), which a
 /// `PreparedMaterial` makes before rendering, and the `Renderer` turns each voice into a source when it starts.
+/// It allocates only its arrays and dictionary when made (and `materialRequests` a new array per call);
+/// safe to share between threads.
 public struct RenderPlan: Sendable {
     public var sampleRate: Int
     public var channelCount: Int
@@ -43,6 +45,8 @@ public struct RenderPlan: Sendable {
 }
 
 /// One track: its voices summed, then its own gains and balance applied.
+/// A value: a name, a span, an array of voices, a `GainStack` and a balance array; allocates only
+/// those when made. `Sendable`, safe to share.
 public struct PlannedTrack: Sendable {
     public var name: String
     /// The span `[start, end)` in which the track can sound.
@@ -56,6 +60,8 @@ public struct PlannedTrack: Sendable {
 }
 
 /// One source placed on the timeline: plays `[start, end)`, reading its source from `sourceOffset`.
+/// A value: three `Int64`s, an existential `VoiceMaterial` and a `GainStack`; allocates only
+/// those when made. `Sendable`, safe to share.
 public struct PlannedVoice: Sendable {
     public var start: Int64
     public var end: Int64

@@ -13,6 +13,11 @@ import MixDSP
 /// core (longest first) and returns at once when everything is there. Thread-safe: `prepare` and `source`
 /// may be called from several threads; entries are immutable once made, and the sources they hold only
 /// read while rendering.
+///
+/// Layout: a dictionary from `MaterialKey` to the shared `FrameSource` (for the built-in kinds a
+/// `LoopSource` or `MemorySource` holding the audio), guarded by a `Mutex`, and a second `Mutex` held
+/// for the whole of a `prepare`: two `prepare` calls run one after the other, even for unrelated
+/// material. `prepare` allocates the audio of what it makes; `source(for:)` allocates nothing.
 public final class PreparedMaterial: @unchecked Sendable {
     private let entries = Mutex<[MaterialKey: FrameSource]>([:])
     /// Held for the whole of a `prepare`, so two renders asking at once do not both make the same entry.
@@ -21,6 +26,7 @@ public final class PreparedMaterial: @unchecked Sendable {
     public init() {}
 
     /// What one `prepare` did.
+    /// A value of two `Int`s and a `Double`; allocates nothing. `Sendable`, safe to share.
     public struct Report: Sendable {
         /// Entries made by this call, and entries it found already made.
         public var made: Int

@@ -7,6 +7,9 @@ import MixIO
 /// All times are in seconds here; the planner turns them into integer frame positions at the
 /// output rate. Everything in a `Preset` has been checked: numbers are finite and in range,
 /// files are resolved to paths (relative to the preset's folder), curves are known.
+///
+/// A value (`Sendable`, safe to share): numbers, a name, nested specs and the array of tracks; it
+/// allocates only those when made.
 public struct Preset: Sendable, Equatable {
     public var version: Int = 1
     public var name: String?
@@ -26,6 +29,8 @@ public struct Preset: Sendable, Equatable {
     }
 }
 
+/// The output's format: a value of numbers, two enums and the tags; allocates only the tags' strings.
+/// `Sendable`, safe to share.
 public struct OutputSpec: Sendable, Equatable {
     public var sampleRate: Int = 48000
     public var channelCount: Int = 2
@@ -39,12 +44,14 @@ public struct OutputSpec: Sendable, Equatable {
 }
 
 /// A fade: how long, and the curve it follows.
+/// A value of a `Double` and a `Curve`; allocates nothing. `Sendable`, safe to share.
 public struct FadeSpec: Sendable, Equatable {
     public var seconds: Double
     public var curve: Curve
     public init(seconds: Double, curve: Curve) { self.seconds = seconds; self.curve = curve }
 }
 
+/// The master limiter's settings: a value of three `Double`s; allocates nothing. `Sendable`, safe to share.
 public struct LimiterSpec: Sendable, Equatable {
     /// The level no output sample exceeds, in dBFS.
     public var ceilingDb: Double = -1
@@ -55,6 +62,8 @@ public struct LimiterSpec: Sendable, Equatable {
     public init() {}
 }
 
+/// The master bus: a value of a gain, two optional fades and the limiter's settings; allocates nothing.
+/// `Sendable`, safe to share.
 public struct MasterSpec: Sendable, Equatable {
     public var gainDb: Double = 0
     public var fadeIn: FadeSpec?
@@ -66,6 +75,7 @@ public struct MasterSpec: Sendable, Equatable {
 
 /// One breakpoint of a gain envelope: at `seconds` (on the render's timeline) the gain is `gainDb`;
 /// `curve` shapes the segment that ends at this point.
+/// A value of two `Double`s and a `Curve`; allocates nothing. `Sendable`, safe to share.
 public struct EnvelopePoint: Sendable, Equatable {
     public var seconds: Double
     public var gainDb: Double
@@ -75,12 +85,15 @@ public struct EnvelopePoint: Sendable, Equatable {
     }
 }
 
+/// How a track loops: a value holding one `FadeSpec`; allocates nothing. `Sendable`, safe to share.
 public struct LoopSpec: Sendable, Equatable {
     /// Crossfade at the seam between the end of one repetition and the start of the next.
     public var crossfade: FadeSpec
     public init(crossfade: FadeSpec = FadeSpec(seconds: 1, curve: .equalPower)) { self.crossfade = crossfade }
 }
 
+/// One track of a preset: a value of a name, its source (`SourceSpec`), numbers, optional loop and fades,
+/// and an array of envelope points; allocates only those when made. `Sendable`, safe to share.
 public struct TrackSpec: Sendable, Equatable {
     public var name: String?
     /// Where its sound comes from: one of `SourceKinds.all` (a file, a playlist, noise, a tone, ...).

@@ -7,6 +7,9 @@ import MixIO
 /// `presets/night.json: tracks[2].fadeIn.curve: unknown curve 'cubic'; expected one of ...`.
 /// Source files are resolved against the preset's folder but not opened: whether they exist and can be
 /// decoded is checked when the engine opens them.
+///
+/// No state: any thread may load at once. Its functions allocate (the file's bytes, the JSON tree,
+/// the `Preset`).
 public enum PresetLoader {
     /// Reads and validates the preset at `path`; relative source paths in it are resolved against the
     /// folder `path` is in (so they stay relative if `path` is).

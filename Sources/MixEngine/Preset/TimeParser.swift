@@ -10,6 +10,9 @@
 ///   (`"1:02:03.5"`). Every field after the first has exactly two digits and is below 60.
 ///
 /// Negative, infinite and malformed times (`"-5s"`, `"abc"`, `"5x"`, `"1:99"`, `""`, `"m"`) are rejected.
+///
+/// No state: any thread may call it at once. `seconds` allocates a copy of the text's bytes, `string`
+/// the string it returns.
 public enum TimeParser {
     /// The time `text` stands for, in seconds; nil if it is not a valid time (see the type's documentation).
     /// Leading and trailing spaces are ignored.

@@ -3,6 +3,7 @@ import MixDSP
 import MixIO
 
 /// Settings given on the command line that take precedence over the preset.
+/// A value of optional numbers and a quality; allocates nothing. `Sendable`, safe to share.
 public struct RenderOverrides: Sendable {
     public var durationSeconds: Double?
     public var sampleRate: Int?
@@ -18,6 +19,7 @@ public struct RenderOverrides: Sendable {
 }
 
 /// What `mixrender render` produced.
+/// A value: the summary, the output's path and its size; allocates only the path. `Sendable`, safe to share.
 public struct RenderResult: Sendable {
     public var summary: RenderSummary
     public var outputPath: String
@@ -25,6 +27,10 @@ public struct RenderResult: Sendable {
 }
 
 /// A preset loaded, checked and planned: everything that can be wrong with it has been found.
+///
+/// A value (`Sendable`, safe to share): the preset's path, the `Preset`, the `RenderPlan` and the range.
+/// `init` allocates them (reading the preset, opening every source file once); each `render` builds its
+/// own state (see `Renderer`), so renders of one job to different paths may run on several threads.
 public struct RenderJob: Sendable {
     public let presetPath: String
     public let preset: Preset

@@ -1,6 +1,7 @@
 import MixDSP
 
 /// What a render did: its length, its levels, what the limiter did, and where the time went.
+/// A value of numbers; allocates nothing. `Sendable`, safe to share.
 public struct RenderSummary: Sendable {
     public var frameCount: Int64
     public var sampleRate: Int
@@ -30,6 +31,7 @@ public struct RenderSummary: Sendable {
 /// thread, overlapping the rest. `write` is the render loop handing blocks to the encoder thread:
 /// interleaving, and waiting for a free buffer when the encoder is behind (most of a render to Ogg
 /// Vorbis, whose encoder is slowest).
+/// A value of six `Double`s; allocates nothing. `Sendable`, safe to share.
 public struct RenderTimings: Sendable {
     public var prepare: Double = 0
     public var sources: Double = 0
@@ -47,6 +49,11 @@ public struct RenderTimings: Sendable {
 /// Everything the loop needs is allocated before it starts; a block allocates nothing (a playlist
 /// item opens its file when it starts, once per item). A `Renderer` is a value-like description (plan
 /// and block size); each `render` call builds its own state, so one renderer may render several times.
+///
+/// `render` allocates that state before its loop: the bus, the track mixer's blocks, the limiter, the
+/// master chain and the encoder's ring and thread. The object is read-only after `init` (though not
+/// marked `Sendable`); a `render` runs its loop on the calling thread and encodes on a thread it starts.
+/// A shared `PreparedMaterial` is thread-safe; the encoder and taps are used by that render only.
 public final class Renderer {
     public let plan: RenderPlan
     public let blockFrames: Int

@@ -9,6 +9,8 @@ import MixDSP
 /// A kind becomes known to the preset reader and the planner by one line in `SourceKinds.all`.
 ///
 /// A conforming type is a value (its settings), `Sendable` and `Equatable`; it holds no audio.
+/// `plan` may allocate and open files; it runs on the planning thread and must not keep or pass on its
+/// `TrackPlanning` (which shares the planner's unsynchronised state).
 public protocol SourceKind: Sendable, Equatable {
     /// The track key that selects this kind and holds its settings: `file`, `generator`, `playlist`, `tone`.
     static var key: String { get }
@@ -34,6 +36,7 @@ protocol ReadableSourceKind: SourceKind {
 }
 
 /// A kind's voices for one track, and where the track's sound ends (before the render's end is applied).
+/// A value: an array of voices and an `Int64`; allocates only the array. `Sendable`, safe to share.
 public struct SourcePlan: Sendable {
     public var voices: [PlannedVoice]
     public var end: Int64
@@ -49,6 +52,8 @@ extension SourceKind {
 }
 
 /// A track's source: one kind's settings (type-erased so `TrackSpec` can hold any kind).
+/// A value holding one existential `SourceKind`; allocates only what the kind holds (and a box when
+/// the kind is too large to store inline). `Sendable`, safe to share.
 public struct SourceSpec: Sendable, Equatable {
     public let kind: any SourceKind
     public init(_ kind: some SourceKind) { self.kind = kind }

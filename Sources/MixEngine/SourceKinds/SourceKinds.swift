@@ -1,5 +1,6 @@
 /// Every kind of source a track can play, in the order messages and docs list them.
 /// Registering a kind is one line here; nothing else in the engine names a kind.
+/// A constant table (a `static let`): any thread may read it. `keys` allocates a new array per call.
 public enum SourceKinds {
     static let all: [any ReadableSourceKind.Type] = [
         FileKind.self,

@@ -3,6 +3,11 @@ import MixIO
 
 /// What a kind needs to plan one track: where the track sits on the timeline, and the planner's services.
 /// Made by the `Planner` for each track; a kind reads it and returns a `SourcePlan`.
+///
+/// A value of the track's facts plus a reference to the planner's session (warnings and the files
+/// opened so far), which every copy shares and nothing guards: not `Sendable`, use it only on the
+/// thread running `Planner.plan`, during that call. Making one allocates nothing; its services allocate
+/// what they make (messages, file facts), and `file` and `length` open each file once.
 public struct TrackPlanning {
     /// The track's JSON path, `tracks[2]`; a kind names its own keys below it (`tracks[2].file`).
     public let jsonPath: String

@@ -21,6 +21,9 @@ public protocol VoiceMaterial: Sendable {
 
 /// Material to make once before rendering and share between renders, such as a file decoded and
 /// resampled for a loop. Two requests with the same `key` make the same material.
+///
+/// Conforming types are values (`Sendable`): `PreparedMaterial` calls `load` on worker threads, several
+/// requests at once, so `load` must share no mutable state. `load` allocates the material.
 public protocol MaterialRequest: Sendable {
     var key: MaterialKey { get }
     /// Roughly how much work `load` is (seconds of audio, times ten when it must be resampled), so the
@@ -33,6 +36,8 @@ public protocol MaterialRequest: Sendable {
 
 /// What prepared material is, for sharing it: the same key is the same audio. A value; `label` (the path,
 /// for messages) takes no part in equality, so one file reached by two paths is one entry.
+/// It holds three `String`s, two `Int`s and a quality, allocating only the strings when made;
+/// `Sendable`, safe to share.
 public struct MaterialKey: Hashable, Sendable, CustomStringConvertible {
     /// What it is made from: for a file, which file it is on disk (device and inode, size, modification
     /// time) and what its header says (format, rate, channels, frames).
@@ -77,6 +82,8 @@ public struct MaterialKey: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The output format voices render in, and how to make a resampler for it.
+/// A value of two `Int`s and a quality; making one allocates nothing (`makeConverter` makes a closure,
+/// which allocates a `Resampler` each time it is called). `Sendable`, safe to share.
 public struct VoiceContext: Sendable {
     public let sampleRate: Int
     public let channelCount: Int

@@ -1,4 +1,6 @@
 /// An 8-bit sRGB colour with alpha, written `#rrggbb` or `#rrggbbaa`.
+/// A value of four `UInt8`s; allocates nothing (parsing and `description` make strings). `Sendable`,
+/// safe to share.
 public struct WaveformColor: Sendable, Equatable, CustomStringConvertible {
     public var red: UInt8
     public var green: UInt8

@@ -9,6 +9,10 @@ import MixIO
 /// after a crash). Memory
 /// therefore stays flat however long the audio: an hour at 256 samples per pixel is about 20 MB on disk.
 /// Writers read the columns back in order with `forEach`, as often as they need.
+///
+/// Allocation: `init` allocates the chunk; `append` allocates nothing until the chunk first fills (then
+/// it creates the `SpillFile`); `forEach` allocates a chunk-sized read buffer once spilled. Not
+/// thread-safe: filled on the analysis thread, then read by the writers, one thread at a time.
 public final class WaveformColumnStore: WaveformColumnSink {
     public let samplesPerPixel: Int
     public let channelCount: Int
@@ -83,6 +87,8 @@ public final class WaveformColumnStore: WaveformColumnSink {
     }
 
     /// One stored column, valid during the `forEach` call that passes it.
+    /// A value: a pointer to its record in the store's buffer and two counts; allocates nothing. Not
+    /// `Sendable`: use it on the thread of that call.
     public struct StoredColumn {
         let base: UnsafePointer<Float>
         let channelCount: Int

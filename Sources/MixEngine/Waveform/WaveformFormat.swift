@@ -1,4 +1,5 @@
 /// What a waveform output file holds, chosen by its extension.
+/// A plain enum value (`Sendable`); allocates nothing, except temporary strings in `from(path:)`.
 public enum WaveformFormat: String, Sendable, CaseIterable {
     /// BBC audiowaveform's JSON, version 2, plus RMS and band levels per column.
     case json

@@ -1,5 +1,8 @@
 /// How a waveform image is drawn.
+/// A value: a height, a mode, colours, an optional scale and a flag; allocates nothing. `Sendable`,
+/// safe to share.
 public struct WaveformImageStyle: Sendable, Equatable {
+    /// A plain enum value (`Sendable`); allocates nothing.
     public enum ColorMode: String, Sendable, CaseIterable {
         /// One colour for peaks, a lighter one for RMS.
         case solid

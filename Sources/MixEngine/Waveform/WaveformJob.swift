@@ -6,6 +6,11 @@ import MixIO
 ///
 /// Everything that can be wrong with the request is found in `init`, before any audio is decoded: the
 /// output's extension and folder, the options, the input (missing, empty, not audio, no frames).
+///
+/// Layout: the paths, the input's `AudioFileInfo`, the `WaveformPlan` and the open `SoundFileReader`.
+/// `init` opens the input; `run` allocates the recorder, a read-ahead ring and its thread, and what the
+/// writers need. Not thread-safe: `run` once, from one thread; the reader is read on the decoding
+/// thread it starts and stops.
 public final class WaveformJob {
     public let inputPath: String
     public let outputPath: String?

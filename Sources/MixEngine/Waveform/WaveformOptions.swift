@@ -1,4 +1,6 @@
 /// Everything a user chooses about a waveform.
+/// A value: a resolution, two settings and a style; allocates only the resolution's array when made.
+/// `Sendable`, safe to share.
 public struct WaveformOptions: Sendable, Equatable {
     public var resolution: WaveformResolution = .automatic
     /// 8 or 16: the resolution of the values in .json and .dat files.

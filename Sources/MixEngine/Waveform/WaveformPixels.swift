@@ -4,6 +4,10 @@
 /// Column j (of C) goes to pixels [s_j, max(s_j + 1, s_(j+1))), s_j = floor(j W / C): with more columns
 /// than pixels each pixel merges several (min of mins, max of maxes, RMS and band levels as
 /// sqrt(mean of squares)); with fewer, each column widens over several pixels.
+///
+/// A value of six `Float` arrays: min, max and RMS of `laneCount x width` (lane-major), low, mid and
+/// high of `width`. `fit` allocates them (and a count per pixel); reading allocates nothing.
+/// `Sendable`, safe to share.
 public struct WaveformPixels: Sendable {
     public let width: Int
     public let laneCount: Int

@@ -4,6 +4,10 @@ import MixIO
 /// A waveform request resolved against the audio it describes: the zoom levels, the files to write,
 /// the width of images, and the analysis settings. Everything wrong with the request is found here,
 /// before any audio is decoded.
+///
+/// A value: the format, options, numbers, the zoom levels and destination paths (arrays) and the
+/// analysis settings; `init` allocates those (and checks each output folder, through a temporary
+/// `AtomicOutputFile` it discards). `Sendable`, safe to share.
 public struct WaveformPlan: Sendable {
     /// What is written; nil for a terminal preview.
     public let format: WaveformFormat?

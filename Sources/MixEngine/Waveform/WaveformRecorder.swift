@@ -4,6 +4,12 @@ import MixIO
 /// Analyses audio as it streams past, for a `WaveformPlan`: an `AudioEncoder`, so a render can pass it
 /// as an extra sink and it sees exactly the frames written to the output file. Columns collect in one
 /// `WaveformColumnStore` per zoom level; `writeOutputs()` writes the plan's files after `finish()`.
+///
+/// Layout: the plan, the stores and a `WaveformAnalyzer` with an `FFTWRealFFT` of its own. `init`
+/// allocates them (planning the FFT under FFTW's lock); `write` allocates nothing until a store first
+/// spills to disk; `writeOutputs` allocates what the files need. Not thread-safe: one thread at a time
+/// (as a render's extra sink, `write` runs on the encoder thread and `finish` then on the render
+/// thread); read the results after `finish()`.
 public final class WaveformRecorder: AudioEncoder {
     public let plan: WaveformPlan
     public let stores: [WaveformColumnStore]

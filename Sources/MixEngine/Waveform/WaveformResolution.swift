@@ -1,4 +1,5 @@
 /// How many frames each column of a waveform covers.
+/// A value (`Sendable`, safe to share); allocates only the array a case holds.
 public enum WaveformResolution: Sendable, Equatable {
     /// Frames per column, one zoom level each (audiowaveform's `--zoom`).
     case samplesPerPixel([Int])

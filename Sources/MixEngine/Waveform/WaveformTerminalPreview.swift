@@ -2,6 +2,8 @@
 /// one character per pixel, a bar from the bottom as tall as the pixel's peak (|min| or |max|) times
 /// `scale`, in eighths of a character (▁▂▃▄▅▆▇█); any sound shows at least an eighth. With `isColored`,
 /// each character takes its column's band colour as a 24-bit ANSI foreground colour.
+///
+/// No state but a constant table: any thread may call `lines`, which allocates the strings it returns.
 public enum WaveformTerminalPreview {
     static let blocks: [Character] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
 

@@ -10,6 +10,11 @@ import Darwin
 /// uncommitted, or on Ctrl-C once the CLI has called `InterruptCleanup.install()`.
 ///
 /// Nothing is created by `init`: whoever writes opens `temporaryPath` itself.
+///
+/// Layout: the two paths and a done flag. `init` allocates the paths and a C copy of the temporary one
+/// for `InterruptCleanup`, which `commit` or `discard` frees. Not thread-safe: one thread at a time
+/// (the cleanup registration itself is locked). The temporary name depends only on the destination and
+/// the process, so two at once for one destination in one process share it (and `discard` removes it).
 public final class AtomicOutputFile {
     public let destination: String
     public let temporaryPath: String

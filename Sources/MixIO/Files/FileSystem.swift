@@ -1,7 +1,9 @@
 import Glibc
 
 /// What `stat` says about a path: which file it is (device and inode), how big, and what kind.
+/// A value of four integers and a kind; allocates nothing. `Sendable`, safe to share.
 public struct FileIdentity: Sendable, Hashable {
+    /// A plain enum value (`Sendable`); allocates nothing.
     public enum Kind: Sendable, Hashable {
         case regular
         case folder
@@ -38,6 +40,10 @@ public struct FileIdentity: Sendable, Hashable {
 
 /// Files and folders, through libc. Failures throw `AudioIOError` naming the C function:
 /// `cannot read 'night.json': Permission denied (open)`; its `cause` sorts the common `errno`s.
+///
+/// No state of its own: any thread may call these at once (what they touch, the current folder and
+/// `TMPDIR`, is the process's). They allocate what they return (paths, `readFile`'s bytes) and
+/// errors' messages.
 public enum FileSystem {
     /// Calls `stat` (following symbolic links); nil when the path names nothing reachable.
     public static func identity(of path: String) -> FileIdentity? {
@@ -151,6 +157,7 @@ public enum FileSystem {
 }
 
 /// This process.
+/// `id` allocates nothing and may be read from any thread.
 public enum CurrentProcess {
     /// Calls `getpid`.
     public static var id: Int32 { LibC.getpid() }

@@ -8,6 +8,9 @@ import Glibc
 /// position to keep in step). Errors are `AudioIOError`s naming the folder:
 /// `cannot write a temporary file in '/tmp': No space left on device (write)`.
 /// One thread at a time.
+///
+/// Layout: a file descriptor, the folder's name and a byte count; the data lives in the file, not in
+/// memory. `init` allocates only the names; `append` and `read` allocate nothing, except an error.
 public final class SpillFile {
     /// The folder the file was created in.
     public let folder: String

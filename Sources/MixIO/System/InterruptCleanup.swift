@@ -8,6 +8,10 @@ import Foundation  // NSLock
 /// Paths can be registered and unregistered whether or not the handler is installed.
 ///
 /// The handler uses async-signal-safe calls only (`unlink`, `_exit`) on C strings copied at registration.
+///
+/// Layout: process-wide state, a fixed table of 64 slots for C strings, made once on first use. `register`
+/// allocates a C copy of its path, `unregister` frees it; the handler allocates nothing. Thread-safe:
+/// everything but the handler takes one `NSLock` (the handler reads the table without it).
 public enum InterruptCleanup {
     /// The signals handled.
     public static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]

@@ -216,6 +216,7 @@ enum LibC {
 
 extension AudioIOError {
     /// The common reasons a libc call fails, from `code`.
+    /// A plain enum value (`Sendable`); allocates nothing.
     public enum Cause: Sendable, Equatable {
         /// `ENOENT`, `ENOTDIR`: the path names nothing.
         case noSuchFile

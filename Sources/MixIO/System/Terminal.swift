@@ -1,4 +1,6 @@
 /// The terminal the process writes to, if any.
+/// No state of its own: any thread may call it. `isTerminal` allocates nothing; `width` only when
+/// `ioctl` fails (the error it discards).
 public enum Terminal {
     /// File descriptor 1.
     public static let standardOutput: Int32 = 1

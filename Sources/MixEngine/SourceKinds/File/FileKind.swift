@@ -2,6 +2,9 @@ import MixDSP
 
 /// `"file": "sounds/rain.ogg"`: one audio file, played once from its beginning, or looped with a
 /// crossfaded seam when the track has `loop`. See README.md beside this file.
+///
+/// A value holding one path `String`; allocates only that. `Sendable`, safe to share; `plan` runs on
+/// the planning thread.
 public struct FileKind: ReadableSourceKind {
     public static let key = "file"
 

@@ -2,6 +2,8 @@ import MixDSP
 
 /// `"generator": {"type": "pink", "seed": 7}`: endless white, pink or brown noise from a seed, made as it
 /// is rendered (`NoiseGenerator` in MixDSP). See README.md beside this file.
+///
+/// A value of a colour and a seed; allocates nothing. `Sendable`, safe to share.
 public struct NoiseKind: ReadableSourceKind {
     public static let key = "generator"
     public static let settingsKeys: [String]? = ["type", "seed"]

@@ -3,6 +3,9 @@ import MixDSP
 /// `"playlist": {"files": [...], "crossfade": "8s"}`: files played one after another, each crossfaded
 /// into the next; with the track's `loop`, the last crossfades back into the first. See README.md beside
 /// this file.
+///
+/// A value: an array of path `String`s and a `FadeSpec`; allocates only those. `Sendable`, safe to
+/// share; `plan` runs on the planning thread.
 public struct PlaylistKind: ReadableSourceKind {
     public static let key = "playlist"
     public static let settingsKeys: [String]? = ["files", "crossfade"]

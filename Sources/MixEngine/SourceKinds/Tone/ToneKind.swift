@@ -3,6 +3,8 @@ import MixDSP
 /// `"tone": {"frequencyHz": 200, "waveform": "sine"}`: an endless sine or triangle wave at a frequency,
 /// computed from the absolute frame position (`ToneGenerator` in MixDSP), so every block size and every
 /// partial render give the same samples. See README.md beside this file.
+///
+/// A value of a waveform and two `Double`s; allocates nothing. `Sendable`, safe to share.
 public struct ToneKind: ReadableSourceKind {
     public static let key = "tone"
     public static let settingsKeys: [String]? = ["waveform", "frequencyHz", "phase"]
