@@ -18,6 +18,7 @@ import RealModule
 /// `render` allocates nothing. It has no mutable state, so one generator may render from several threads at
 /// once.
 public final class ToneGenerator: FrameSource {
+    /// The shape of one cycle (a value, `Sendable`; its raw value is the preset's name for it).
     public enum Waveform: String, Sendable, CaseIterable {
         case sine, triangle
     }
