@@ -21,7 +21,8 @@
 /// thread, any number at once.
 ///
 /// **Limits.** Arrays and objects nest at most `maximumDepth` (512) deep; the 513th is an error, not a stack
-/// overflow (each level takes two stack frames, a few hundred bytes in an optimised build). Numbers are
+/// overflow. Each level takes two stack frames, about 200 bytes optimised and 1 KB in a debug build, so the
+/// deepest document fits in a 1 MiB thread stack even unoptimised (a test checks this). Numbers are
 /// `Double`s, so integers are exact up to 2^53; a literal beyond Double's range (`1e999`) is an error, and so
 /// is a non-zero literal that rounds to 0 (`1e-400`); subnormals are kept. Keys are `String`s, which compare
 /// by canonical equivalence: two spellings of `é` in one object are a duplicate key, as the tree could hold
@@ -75,6 +76,7 @@ struct JSONParser {
     }
 
     /// A value, after any whitespace.
+    @inline(never)
     private mutating func value() throws -> JSONValue {
         skipWhitespace()
         guard position < bytes.count else { throw endOfFile() }
@@ -87,100 +89,108 @@ struct JSONParser {
         }
     }
 
+    // object() and array() recurse through value(): they keep their frames small by leaving every step
+    // but the recursion itself to helpers that are not inlined.
+
     private mutating func object() throws -> JSONValue {
-        try open()
         var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-            position += 1
-            openings.removeLast()
-            return .object(members)
-        }
+        guard try open(closingWith: UInt8(ascii: "}")) else { return .object(members) }
         while true {
-            guard position < bytes.count else { throw endOfFile() }
-            guard bytes[position] == UInt8(ascii: "\"") else {
-                throw unexpected(members.isEmpty ? "expected a key (a string in double quotes) or '}'"
-                                                 : "expected a key (a string in double quotes) after ','", at: position)
-            }
-            let key = try string()
-            skipWhitespace()
-            guard position < bytes.count else { throw endOfFile() }
-            guard bytes[position] == UInt8(ascii: ":") else {
-                throw unexpected("expected ':' after the key \(JSONValue.quote(key))", at: position)
-            }
-            position += 1
-            path.append(.key(key))
+            let key = try memberKey(first: members.isEmpty)
             let member = try value()
-            path.removeLast()
-            if members.updateValue(member, forKey: key) != nil, duplicateKey == nil {
-                duplicateKey = JSONSyntaxError(jsonPath: currentPath(),
-                                               message: "duplicate key \(JSONValue.quote(key)); each key may appear once in an object")
-            }
-            skipWhitespace()
-            guard position < bytes.count else { throw endOfFile() }
-            switch bytes[position] {
-            case UInt8(ascii: ","):
-                let comma = position
-                position += 1
-                skipWhitespace()
-                if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-                    throw syntax("trailing comma after the last member of an object", at: comma)
-                }
-            case UInt8(ascii: "}"):
-                position += 1
-                openings.removeLast()
-                return .object(members)
-            default:
-                throw unexpected("expected ',' or '}' after an object member", at: position)
-            }
+            add(member, for: key, to: &members)
+            if try closes(UInt8(ascii: "}")) { return .object(members) }
         }
     }
 
     private mutating func array() throws -> JSONValue {
-        try open()
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-            position += 1
-            openings.removeLast()
-            return .array(elements)
-        }
-        path.append(.index(0))
+        guard try open(closingWith: UInt8(ascii: "]")) else { return .array(elements) }
         while true {
-            path[path.count - 1] = .index(elements.count)
-            elements.append(try value())
-            skipWhitespace()
-            guard position < bytes.count else { throw endOfFile() }
-            switch bytes[position] {
-            case UInt8(ascii: ","):
-                let comma = position
-                position += 1
-                skipWhitespace()
-                if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-                    throw syntax("trailing comma after the last element of an array", at: comma)
-                }
-            case UInt8(ascii: "]"):
-                position += 1
-                path.removeLast()
-                openings.removeLast()
-                return .array(elements)
-            default:
-                throw unexpected("expected ',' or ']' after an array element", at: position)
-            }
+            pushIndex(elements.count)
+            let element = try value()
+            append(element, to: &elements)
+            if try closes(UInt8(ascii: "]")) { return .array(elements) }
         }
     }
 
-    /// Steps into the array or object at `position`, if the nesting limit allows.
-    private mutating func open() throws {
-        guard openings.count < JSONParser.maximumDepth else {
-            throw syntax("arrays and objects nested too deep", at: position,
-                         hint: "the limit is \(JSONParser.maximumDepth) levels")
-        }
+    /// Steps into the array or object at `position`, if the nesting limit allows; false (and past it) if
+    /// it is empty.
+    @inline(never)
+    private mutating func open(closingWith close: UInt8) throws -> Bool {
+        guard openings.count < JSONParser.maximumDepth else { throw tooDeep(at: position) }
         openings.append(position)
         position += 1
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == close {
+            position += 1
+            openings.removeLast()
+            return false
+        }
+        return true
+    }
+
+    /// After an element or member: true (and past it) at the `close` that ends the array or object, false
+    /// past a comma that a value follows.
+    @inline(never)
+    private mutating func closes(_ close: UInt8) throws -> Bool {
+        skipWhitespace()
+        guard position < bytes.count else { throw endOfFile() }
+        switch bytes[position] {
+        case close:
+            position += 1
+            openings.removeLast()
+            return true
+        case UInt8(ascii: ","):
+            let comma = position
+            position += 1
+            skipWhitespace()
+            if position < bytes.count, bytes[position] == close { throw trailingComma(at: comma) }
+            return false
+        default:
+            throw expectedSeparator(at: position)
+        }
+    }
+
+    /// A member's key and its colon; its path goes on `path` (for `add` to take off).
+    @inline(never)
+    private mutating func memberKey(first: Bool) throws -> String {
+        if first { skipWhitespace() }   // after a comma, `closes` has skipped it
+        guard position < bytes.count else { throw endOfFile() }
+        guard bytes[position] == UInt8(ascii: "\"") else { throw expectedKey(at: position, afterComma: !first) }
+        let key = try string()
+        skipWhitespace()
+        guard position < bytes.count else { throw endOfFile() }
+        guard bytes[position] == UInt8(ascii: ":") else { throw expectedColon(at: position, after: key) }
+        position += 1
+        path.append(.key(key))
+        return key
+    }
+
+    /// Adds a member read after `memberKey`, noting the first duplicate key.
+    @inline(never)
+    private mutating func add(_ member: JSONValue, for key: String, to members: inout [String: JSONValue]) {
+        path.removeLast()
+        if members.updateValue(member, forKey: key) != nil, duplicateKey == nil {
+            duplicateKey = JSONSyntaxError(jsonPath: currentPath(),
+                                           message: "duplicate key \(JSONValue.quote(key)); each key may appear once in an object")
+        }
+    }
+
+    /// An element's index goes on `path` (for `append` to take off).
+    @inline(never)
+    private mutating func pushIndex(_ index: Int) {
+        path.append(.index(index))
+    }
+
+    @inline(never)
+    private mutating func append(_ element: JSONValue, to elements: inout [JSONValue]) {
+        path.removeLast()
+        elements.append(element)
     }
 
     /// `true`, `false` or `null`; anything else where a value should be is an invalid value.
+    @inline(never)
     private mutating func literal() throws -> JSONValue {
         let word = wordEnd(from: position)
         let text = bytes[position..<word]
@@ -201,6 +211,7 @@ struct JSONParser {
     // MARK: - Strings
 
     /// The string whose opening quote is at `position`, unescaped.
+    @inline(never)
     private mutating func string() throws -> String {
         let quote = position
         var i = quote + 1
@@ -361,6 +372,7 @@ struct JSONParser {
 
     /// The number at `position` (a `-` or a digit): its grammar checked here, its value converted by the
     /// standard library (correctly rounded).
+    @inline(never)
     private mutating func number() throws -> Double {
         let first = position
         var i = first
@@ -472,6 +484,38 @@ struct JSONParser {
         return text
     }
 
+    // The errors are built out of line (@inline(never)), so that the recursive functions keep small stack frames.
+
+    @inline(never)
+    private func expectedKey(at offset: Int, afterComma: Bool) -> JSONSyntaxError {
+        unexpected(afterComma ? "expected a key (a string in double quotes) after ','"
+                              : "expected a key (a string in double quotes) or '}'", at: offset)
+    }
+
+    @inline(never)
+    private func expectedColon(at offset: Int, after key: String) -> JSONSyntaxError {
+        unexpected("expected ':' after the key \(JSONValue.quote(key))", at: offset)
+    }
+
+    /// After an element or member: `expected ',' or ']' after an array element`, or for objects.
+    @inline(never)
+    private func expectedSeparator(at offset: Int) -> JSONSyntaxError {
+        unexpected(bytes[openings[openings.count - 1]] == UInt8(ascii: "[") ? "expected ',' or ']' after an array element"
+                                                                             : "expected ',' or '}' after an object member", at: offset)
+    }
+
+    /// The comma at `offset` is followed by the `]` or `}` closing its array or object.
+    @inline(never)
+    private func trailingComma(at offset: Int) -> JSONSyntaxError {
+        syntax(bytes[openings[openings.count - 1]] == UInt8(ascii: "[") ? "trailing comma after the last element of an array"
+                                                                         : "trailing comma after the last member of an object", at: offset)
+    }
+
+    @inline(never)
+    private func tooDeep(at offset: Int) -> JSONSyntaxError {
+        syntax("arrays and objects nested too deep", at: offset, hint: "the limit is \(JSONParser.maximumDepth) levels")
+    }
+
     /// `malformed JSON: <what> at line L, column C (<hint>, or near '<text>')`.
     private func syntax(_ what: String, at offset: Int, hint: String? = nil) -> JSONSyntaxError {
         var message = "malformed JSON: \(what) at \(lineAndColumn(of: offset))"
@@ -489,6 +533,7 @@ struct JSONParser {
     }
 
     /// Something other than what the grammar expects at `offset`: a comment, bad UTF-8, or `what`.
+    @inline(never)
     private func unexpected(_ what: String, at offset: Int) -> JSONSyntaxError {
         if bytes[offset] >= 0x80, let error = utf8Error(at: offset) { return error }
         if startsComment(at: offset) { return syntax("unexpected comment", at: offset, hint: "JSON has no comments") }
@@ -551,6 +596,7 @@ struct JSONParser {
     }
 
     /// The file ends inside an array or object (the innermost open one is named).
+    @inline(never)
     private func endOfFile() -> JSONSyntaxError {
         guard let opening = openings.last else { return syntax("unexpected end of file") }
         let kind = bytes[opening] == UInt8(ascii: "[") ? "array" : "object"
