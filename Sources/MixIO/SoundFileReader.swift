@@ -17,7 +17,15 @@ public final class SoundFileReader: AudioDecoder {
 
     /// Opens `path` with `sf_open` (`SFM_READ`) and sets the read behaviour explicitly:
     /// `SFC_SET_NORM_FLOAT` on (integer files scale to [-1, 1]), `SFC_SET_SCALE_FLOAT_INT_READ` off.
+    ///
+    /// Only regular files are opened: a pipe, a device or a socket (`/dev/stdin`, `/dev/zero`, a FIFO) would
+    /// block or never end, so it is refused first (`stat`), as is a path with a NUL character in it.
     public init(path: String) throws {
+        try FileSystem.checkPath(path, operation: "open")
+        if let identity = FileSystem.identity(of: path), identity.kind == .other {
+            throw AudioIOError(path: path, function: "", reason: "not a regular file (a pipe, a device or a socket); "
+                               + "mixrender reads audio files only", operation: "open")
+        }
         var sfInfo = SF_INFO()
         handle = try SndFile.open(path: path, mode: Int32(SFM_READ), info: &sfInfo)
         SndFile.setFlag(handle, SFC_SET_NORM_FLOAT, true)

@@ -44,6 +44,7 @@ struct RenderCommand: ParsableCommand {
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
         // A bad waveform path is found before rendering, too; the waveform is written after the audio.
+        if let waveform { try job.checkNotAnInput(waveform) }
         let recorder = try waveform.map {
             WaveformRecorder(plan: try WaveformPlan(output: $0, options: WaveformOptions(), sampleRate: job.plan.sampleRate,
                                                     channelCount: job.plan.channelCount, frameCount: Int64(job.range.count)))
@@ -83,12 +84,18 @@ struct OverrideOptions: ParsableArguments {
             guard let s = TimeParser.seconds(duration), s > 0 else {
                 throw CLIError("--duration: '\(duration)' is not a length of time (seconds, or 90s, 45m, 8h, 1:30:00)")
             }
+            guard s <= TimeParser.maximumSeconds else {
+                throw CLIError("--duration: '\(duration)' is longer than 100h, the longest time mixrender takes")
+            }
             o.durationSeconds = s
         }
         for (name, value) in [("--start", start), ("--end", end)] {
             guard let value else { continue }
             guard let s = TimeParser.seconds(value) else {
                 throw CLIError("\(name): '\(value)' is not a time (seconds, or 90s, 45m, 8h, 1:30:00)")
+            }
+            guard s <= TimeParser.maximumSeconds else {
+                throw CLIError("\(name): '\(value)' is longer than 100h, the longest time mixrender takes")
             }
             if name == "--start" { o.startSeconds = s } else { o.endSeconds = s }
         }

@@ -129,4 +129,71 @@ import Testing
         #expect(p.terminationStatus == 130)
         #expect(s.contents == ["long.json"])
     }
+
+    /// An output that is one of the render's inputs is refused, however it is named; nothing is written and
+    /// the input is untouched.
+    @Test func anOutputThatIsAnInputIsRefused() throws {
+        let s = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: s.path("sounds"), withIntermediateDirectories: false)
+        let source = s.path("sounds/surf.wav")
+        _ = try s.wav("sounds/surf.wav", rate: 8000, channels: 1, frames: 8000) { i, _ in Float(i % 80) / 100 }
+        let original = try Data(contentsOf: URL(fileURLWithPath: source))
+        try FileManager.default.createSymbolicLink(atPath: s.path("link.wav"), withDestinationPath: "sounds/surf.wav")
+        try FileManager.default.linkItem(atPath: source, toPath: s.path("hard.wav"))
+        let preset = try s.write("p.json", #"{ "duration": 2, "tracks": [ { "file": "sounds/surf.wav", "loop": { "crossfade": 0.2 } } ] }"#)
+        let before = s.contents
+        for output in ["sounds/surf.wav", "./sounds/../sounds/surf.wav", "link.wav", "hard.wav"] {
+            let r = try CLI.run([preset, "-o", output], in: s.url)
+            #expect(r.status != 0, "\(output)")
+            #expect(r.stderr == "Error: cannot write '\(output)': it is one of the render's sources ('\(source)'); writing there would destroy it\n",
+                    "\(output): \(r.stderr)")
+        }
+        let r = try CLI.run([preset, "-o", "out.wav", "--waveform", "p.json"], in: s.url)
+        #expect(r.stderr == "Error: cannot write 'p.json': it is the preset being rendered\n", "\(r.stderr)")
+        #expect(s.contents == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == original)
+    }
+
+    /// Sources that are not regular files would block or never end; a NUL in a path would be cut by C.
+    @Test func hostileSourcesAreRefusedWithoutHanging() throws {
+        let s = try TemporaryFolder()
+        #expect(mkfifo(s.path("fifo.wav"), 0o644) == 0)
+        for (file, fragment) in [(s.path("fifo.wav"), "not a regular file"), ("/dev/stdin", "not a regular file"),
+                                 ("/dev/zero", "not a regular file"), ("a\\u0000b.wav", "a path cannot contain a NUL character")] {
+            let preset = try s.write("p.json", #"{ "duration": 2, "tracks": [ { "file": "\#(file)" } ] }"#)
+            let r = try CLI.run(["validate", preset])
+            #expect(r.status != 0, "\(file)")
+            #expect(r.stderr.hasPrefix("Error: \(preset): tracks[0].file: ") && r.stderr.contains(fragment), "\(file): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    /// Times beyond what the engine represents are refused with the limit, in the preset and on the command line,
+    /// and an override is checked like the preset's own duration.
+    @Test func hugeTimesAndOverridesAreChecked() throws {
+        let s = try TemporaryFolder()
+        let cases: [(json: String, extra: [String], expected: String)] = [
+            (#"{ "duration": "99999999999999999999", "tracks": [ { "generator": { "type": "pink" } } ] }"#, [],
+             "duration: '99999999999999999999' is longer than 100h, the longest time mixrender takes"),
+            (#"{ "duration": 1e300, "tracks": [ { "generator": { "type": "pink" } } ] }"#, [],
+             "duration: 1e+300 is longer than 100h"),
+            (#"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" }, "end": "9999999999999999999999h" } ] }"#, [],
+             "tracks[0].end: '9999999999999999999999h' is longer than 100h"),
+            (#"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" }, "loop": false, "fadeIn": 1e19 } ] }"#, [],
+             "tracks[0].fadeIn: 1e+19 is longer than 100h"),
+            (#"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, ["--duration", "9999999999h"],
+             "Error: --duration: '9999999999h' is longer than 100h, the longest time mixrender takes"),
+            (#"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, ["--start", "999999999h"],
+             "Error: --start: '999999999h' is longer than 100h"),
+            (#"{ "duration": "1h", "master": { "fadeOut": "20m" }, "tracks": [ { "generator": { "type": "pink" } } ] }"#, ["--duration", "10m"],
+             "master.fadeOut: 20m is longer than the render (10m)"),
+        ]
+        for (json, extra, expected) in cases {
+            let preset = try s.write("p.json", json)
+            let r = try CLI.run([preset, "-o", s.path("out.wav")] + extra)
+            #expect(r.status != 0 && r.status < 128, "\(json) \(extra): status \(r.status)")
+            #expect(r.stderr.contains(expected) && r.stderr.split(separator: "\n").count == 1, "\(json) \(extra): \(r.stderr)")
+            #expect(s.contents == ["p.json"])
+        }
+    }
 }

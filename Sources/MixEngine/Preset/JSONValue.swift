@@ -24,6 +24,12 @@ enum JSONValue: Equatable, Sendable {
         }
     }
 
+    /// The string, if this is one.
+    var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
     /// A number as a person would write it: `48000`, not `48000.0`.
     static func format(_ n: Double) -> String {
         if n.isFinite, n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }

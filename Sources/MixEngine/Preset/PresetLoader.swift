@@ -13,7 +13,8 @@ import MixIO
 public enum PresetLoader {
     /// Reads and validates the preset at `path`; relative source paths in it are resolved against the
     /// folder `path` is in (so they stay relative if `path` is).
-    public static func load(path: String) throws -> Preset {
+    /// `durationSeconds`, when given, stands in for the document's `duration` and is checked as it would be.
+    public static func load(path: String, durationSeconds: Double? = nil) throws -> Preset {
         guard !path.isEmpty else {
             throw EngineError.preset(PresetError(file: "", jsonPath: "", message: "no preset file given"))
         }
@@ -26,11 +27,11 @@ public enum PresetLoader {
             case .noSuchFile: problem = "no such file"
             case .isFolder: problem = "it is a folder, not a file"
             case .permissionDenied: problem = "permission denied"
-            case .other: problem = "\(error.reason) (\(error.function))"
+            case .other: problem = error.function.isEmpty ? error.reason : "\(error.reason) (\(error.function))"
             }
             throw EngineError.preset(PresetError(file: path, jsonPath: "", message: "cannot read preset: \(problem)"))
         }
-        return try parse(bytes, file: path, baseDirectory: folder(of: path))
+        return try parse(bytes, file: path, baseDirectory: folder(of: path), durationSeconds: durationSeconds)
     }
 
     /// Parses and validates a preset held in memory.
@@ -44,14 +45,15 @@ public enum PresetLoader {
     }
 
     /// Parses and validates a preset held in memory as UTF-8 bytes (see `parse(_:file:baseDirectory:)`).
-    public static func parse(_ bytes: [UInt8], file: String, baseDirectory: String) throws -> Preset {
+    public static func parse(_ bytes: [UInt8], file: String, baseDirectory: String,
+                             durationSeconds: Double? = nil) throws -> Preset {
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes)
         } catch let error as JSONSyntaxError {
             throw EngineError.preset(PresetError(file: file, jsonPath: error.jsonPath, message: error.message))
         }
-        return try PresetReader(baseDirectory: baseDirectory).preset(JSONCursor(root, file: file))
+        return try PresetReader(baseDirectory: baseDirectory, durationOverride: durationSeconds).preset(JSONCursor(root, file: file))
     }
 
     /// The folder part of `path`: `presets` for `presets/night.json`, empty for `night.json`, `/` for `/night.json`.

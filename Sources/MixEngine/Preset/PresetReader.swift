@@ -6,6 +6,9 @@ import MixIO
 struct PresetReader {
     /// Relative source paths are resolved against this folder.
     let baseDirectory: String
+    /// A length given by the caller instead of the document's `duration` (the command line's override); the
+    /// preset is checked against it exactly as against its own (fades that fit, tracks that start in time).
+    var durationOverride: Double? = nil
 
     /// The keys each kind of object allows, in the order error messages list them.
     enum Keys {
@@ -42,8 +45,9 @@ struct PresetReader {
             }
         }
         let name = try document["name"]?.string()
-        let duration = try document.required("duration", hint: "the length of the render, e.g. \"8h\"")
+        let written = try document.required("duration", hint: "the length of the render, e.g. \"8h\"")
             .time(allowingZero: false)
+        let duration = durationOverride ?? written
         let output = try document["output"].map(output) ?? OutputSpec()
         let master = try document["master"].map { try self.master($0, duration: duration) } ?? MasterSpec()
 
@@ -207,7 +211,9 @@ struct PresetReader {
 
     /// A source file's path, resolved against the preset's folder.
     func path(_ cursor: JSONCursor) throws -> String {
-        PresetLoader.resolve(try cursor.nonEmptyString(), against: baseDirectory)
+        let text = try cursor.nonEmptyString()
+        guard !text.utf8.contains(0) else { throw cursor.error("a path cannot contain a NUL character (\\u0000)") }
+        return PresetLoader.resolve(text, against: baseDirectory)
     }
 
     /// `true`, `false`, or `{"crossfade": FADE}` (a crossfade of 0 is a hard seam).

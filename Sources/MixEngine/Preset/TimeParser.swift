@@ -14,6 +14,10 @@
 /// No state: any thread may call it at once. `seconds` allocates a copy of the text's bytes, `string`
 /// the string it returns.
 public enum TimeParser {
+    /// The longest time mixrender takes anywhere (a render's length, a position, a fade): 100 hours. Every
+    /// time is checked against it where it is read, so frame positions (at most 100 h x 192 kHz, 6.9e10)
+    /// stay far inside `Int64` whatever follows.
+    public static let maximumSeconds = 100.0 * 3600
     /// The time `text` stands for, in seconds; nil if it is not a valid time (see the type's documentation).
     /// Leading and trailing spaces are ignored.
     public static func seconds(_ text: String) -> Double? {

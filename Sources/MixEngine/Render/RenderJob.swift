@@ -38,8 +38,8 @@ public struct RenderJob: Sendable {
 
     /// Loads the preset, applies the overrides and plans it, opening every source file.
     public init(presetPath: String, overrides: RenderOverrides = RenderOverrides()) throws {
-        var preset = try PresetLoader.load(path: presetPath)
-        if let d = overrides.durationSeconds { preset.durationSeconds = d }
+        // The length is checked with the preset (fades that fit, tracks that start in time), as if written there.
+        var preset = try PresetLoader.load(path: presetPath, durationSeconds: overrides.durationSeconds)
         if let r = overrides.sampleRate { preset.output.sampleRate = r }
         if let q = overrides.quality { preset.output.quality = q }
         if let r = overrides.resampler { preset.output.resampler = r }
@@ -68,7 +68,23 @@ public struct RenderJob: Sendable {
         if let problem = SoundFileWriter.validate(settings: settings) {
             throw EngineError.output(path: path, reason: "\(problem)")
         }
+        try checkNotAnInput(path)
         return settings
+    }
+
+    /// Refuses an output that is one of the render's inputs (a source file or the preset), however it is
+    /// reached: the same path, through `..`, a symbolic link or a hard link (the same device and inode).
+    /// Writing there would replace the input with the render. A path that does not exist yet is fine.
+    public func checkNotAnInput(_ path: String) throws {
+        guard let output = FileSystem.identity(of: path) else { return }
+        if let preset = FileSystem.identity(of: presetPath), preset.isSameFile(as: output) {
+            throw EngineError.output(path: path, reason: "it is the preset being rendered")
+        }
+        for (source, info) in plan.sourceFiles.sorted(by: { $0.key < $1.key }) {
+            if let identity = info.identity, identity.isSameFile(as: output) {
+                throw EngineError.output(path: path, reason: "it is one of the render's sources ('\(source)'); writing there would destroy it")
+            }
+        }
     }
 
     /// The frames to render: all of them, or the part the overrides ask for.

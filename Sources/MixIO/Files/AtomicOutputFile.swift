@@ -25,6 +25,7 @@ public final class AtomicOutputFile {
     /// Throws an `AudioIOError` that names no function: `cannot write 'out/night.ogg': folder '/home/me/out'
     /// does not exist` (with `code` ENOENT, EACCES or EISDIR, so its `cause` sorts it).
     public init(destination: String) throws {
+        try FileSystem.checkPath(destination, operation: "write")
         let (folder, name) = Self.split(destination)
         guard FileSystem.identity(of: folder)?.kind == .folder else {
             throw AudioIOError(path: destination, function: "", reason: "folder '\(folder)' does not exist",

@@ -50,6 +50,14 @@ public enum FileSystem {
         try? status(of: path)
     }
 
+    /// Throws when `path` cannot name a file: it holds a NUL character, which C would take as its end (so
+    /// `a\0b` would quietly open `a`).
+    public static func checkPath(_ path: String, operation: String) throws {
+        if path.utf8.contains(0) {
+            throw AudioIOError(path: path, function: "", reason: "the path contains a NUL character", operation: operation)
+        }
+    }
+
     /// Calls `stat` (following symbolic links); throws when the path names nothing reachable.
     public static func status(of path: String) throws -> FileIdentity {
         FileIdentity(try LibC.stat(path, operation: "look at"))
@@ -64,6 +72,7 @@ public enum FileSystem {
     /// too) and `close`. A folder throws `EISDIR` (`cause == .isFolder`) naming `read`.
     public static func readFile(path: String) throws -> [UInt8] {
         let operation = "read"
+        try checkPath(path, operation: operation)
         let fd = try LibC.open(path, flags: O_RDONLY | O_CLOEXEC, operation: operation)
         var isOpen = true
         defer { if isOpen { try? LibC.close(fd, path: path, operation: operation) } }
