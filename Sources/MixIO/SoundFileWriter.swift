@@ -13,6 +13,8 @@ public final class SoundFileWriter: AudioEncoder {
     public static let maxFramesPerCall = 4096
 
     public let path: String
+    /// The name errors give: the destination, when `path` is a temporary file beside it.
+    public let displayPath: String
     public let settings: OutputSettings
     private var handle: OpaquePointer?
     /// Frames written so far.
@@ -22,14 +24,21 @@ public final class SoundFileWriter: AudioEncoder {
     /// the encoder up explicitly (`SFC_SET_NORM_FLOAT` on, `SFC_SET_SCALE_INT_FLOAT_WRITE` off,
     /// `SFC_SET_CLIPPING` on for integer output, `SFC_SET_ADD_PEAK_CHUNK` off,
     /// `SFC_SET_VBR_ENCODING_QUALITY` for Vorbis) and stores the tags with `sf_set_string`.
-    public init(path: String, settings: OutputSettings) throws {
+    public init(path: String, settings: OutputSettings, displayPath: String? = nil) throws {
         self.path = path
+        self.displayPath = displayPath ?? path
         self.settings = settings
         if let problem = Self.validate(settings: settings) {
-            throw AudioIOError(path: path, function: "sf_format_check", reason: problem, operation: "create")
+            throw AudioIOError(path: displayPath ?? path, function: "sf_format_check", reason: problem, operation: "create")
         }
         var info = Self.sfInfo(settings)
-        let handle = try SndFile.open(path: path, mode: Int32(SFM_WRITE), info: &info)
+        let handle: OpaquePointer
+        do {
+            handle = try SndFile.open(path: path, mode: Int32(SFM_WRITE), info: &info)
+        } catch var error as AudioIOError {
+            error.path = self.displayPath
+            throw error
+        }
         self.handle = handle
 
         SndFile.setFlag(handle, SFC_SET_NORM_FLOAT, true)
@@ -141,6 +150,6 @@ public final class SoundFileWriter: AudioEncoder {
     }
 
     private func failure(_ function: String, _ reason: String, _ operation: String = "create") -> AudioIOError {
-        AudioIOError(path: path, function: function, reason: reason, operation: operation)
+        AudioIOError(path: displayPath, function: function, reason: reason, operation: operation)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MixIO
 
 struct InfoCommand: ParsableCommand {
@@ -9,11 +10,21 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: "Audio files.")
     var files: [String]
 
+    /// Describes every file it can, reports each one it cannot on stderr (one line each), and fails at the
+    /// end if any could not be read.
     func run() throws {
-        for (i, file) in files.enumerated() {
-            let info = try AudioFileInfo.read(path: file)
-            if i > 0 { print("") }
-            print(Report.info(info))
+        var printed = 0, failed = 0
+        for file in files {
+            do {
+                let info = try AudioFileInfo.read(path: file)
+                if printed > 0 { print("") }
+                print(Report.info(info))
+                printed += 1
+            } catch {
+                FileHandle.standardError.write("Error: \(ErrorMessage.translate(error))\n".data(using: .utf8)!)
+                failed += 1
+            }
         }
+        if failed > 0 { throw ExitCode.failure }
     }
 }

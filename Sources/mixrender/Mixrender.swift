@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Mixrender: ParsableCommand {
@@ -19,7 +20,14 @@ struct Mixrender: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            exit(withError: ErrorMessage.translate(error))
+            let translated = ErrorMessage.translate(error)
+            let code = exitCode(for: translated)
+            guard code != .success, !(translated is CLIError), !(translated is ExitCode) else { exit(withError: translated) }
+            // ArgumentParser's own errors (a missing or unreadable value, an unknown option): one line, as every
+            // other error, without the usage text it would print below.
+            let first = message(for: translated).split(separator: "\n").first.map(String.init) ?? "\(translated)"
+            FileHandle.standardError.write(((first.hasPrefix("Error: ") ? first : "Error: " + first) + "\n").data(using: .utf8)!)
+            Foundation.exit(code.rawValue)
         }
     }
 }

@@ -39,7 +39,7 @@ struct RenderCommand: ParsableCommand {
         try InterruptCleanup.install()   // Ctrl-C removes the temporary output file and exits 130
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
         _ = try job.outputSettings(for: output)
-        Report.warn(job.plan.warnings)        // a bad extension or format is found before rendering
+        if !quiet { Report.warn(job.plan.warnings) }   // a bad extension or format is found before rendering
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
@@ -63,10 +63,10 @@ struct OverrideOptions: ParsableArguments {
     @Option(help: "Length of the render: seconds, or 90s, 45m, 8h, 1:30:00.")
     var duration: String?
 
-    @Option(help: "Output sample rate in Hz.")
+    @Option(parsing: .unconditional, help: "Output sample rate in Hz.")
     var sampleRate: Int?
 
-    @Option(help: "Ogg Vorbis quality, 0 to 1.")
+    @Option(parsing: .unconditional, help: "Ogg Vorbis quality, 0 to 1.")
     var quality: Double?
 
     @Option(help: "Resampler quality: best, medium or fast.")

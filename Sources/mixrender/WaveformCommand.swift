@@ -30,13 +30,13 @@ struct WaveformCommand: ParsableCommand {
     @Option(help: "Columns per second of audio; several values allowed, as for --zoom.")
     var pixelsPerSecond: String?
 
-    @Option(help: "Fit the whole file into this many columns; the width of images (default 1200) and of the preview (default: the terminal's).")
+    @Option(parsing: .unconditional, help: "Fit the whole file into this many columns; the width of images (default 1200) and of the preview (default: the terminal's).")
     var width: Int?
 
-    @Option(help: "Image height in pixels (each channel gets a lane with --split-channels).")
+    @Option(parsing: .unconditional, help: "Image height in pixels (each channel gets a lane with --split-channels).")
     var height = 240
 
-    @Option(help: "Resolution of .json and .dat values: 8 or 16 bits.")
+    @Option(parsing: .unconditional, help: "Resolution of .json and .dat values: 8 or 16 bits.")
     var bits = 16
 
     @Flag(help: "One waveform per channel instead of one of the mono mix.")
@@ -143,10 +143,14 @@ struct WaveformCommand: ParsableCommand {
         return values
     }
 
-    /// The COLUMNS variable, else the width of the terminal on stdout (`Terminal.width`), else 80.
+    /// The widest preview drawn, whatever COLUMNS says (no terminal is this wide).
+    static let maximumPreviewWidth = 1000
+
+    /// The COLUMNS variable, else the width of the terminal on stdout (`Terminal.width`), else 80; at most
+    /// `maximumPreviewWidth`.
     static func terminalWidth() -> Int {
-        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let n = Int(text), n > 0 { return n }
-        return Terminal.width(of: Terminal.standardOutput) ?? 80
+        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let n = Int(text), n > 0 { return min(n, maximumPreviewWidth) }
+        return min(Terminal.width(of: Terminal.standardOutput) ?? 80, maximumPreviewWidth)
     }
 
     /// "0:00" at the left, the duration at the right.

@@ -196,4 +196,81 @@ import Testing
             #expect(s.contents == ["p.json"])
         }
     }
+
+    /// Past the file size limit (`ulimit -f`), the render stops with one line naming the output, and no
+    /// temporary file is left (SIGXFSZ would have killed it with the file half-written).
+    @Test func theFileSizeLimitIsAnErrorNotADeath() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("p.json", #"{ "duration": "10m", "tracks": [ { "generator": { "type": "pink" } } ] }"#)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "ulimit -f 200; exec \"$0\" \"$1\" -o \"$2\" --quiet", try CLI.executable.path, preset, s.path("out.wav")]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus == 1, "status \(p.terminationStatus)")
+        #expect(stderr.hasPrefix("Error: cannot write '\(s.path("out.wav"))': ") && stderr.contains("file too large"), "\(stderr)")
+        #expect(stderr.split(separator: "\n").count == 1)
+        #expect(s.contents == ["p.json"])
+    }
+
+    @Test func commandLineMistakesAreOneLine() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("p.json", #"{ "duration": 2, "tracks": [ { "generator": { "type": "pink" } } ] }"#)
+        for (arguments, expected) in [
+            ([preset, "-o", s.path("o.wav"), "--sample-rate", "-5"], "Error: --sample-rate must be between 8000 and 192000 Hz"),
+            ([preset, "-o", s.path("o.wav"), "--quality", "-1"], "Error: --quality must be between 0 and 1"),
+            ([preset, "-o", s.path("o.wav"), "--sample-rate", "99999999999999999999999"], "Error: The value '99999999999999999999999' is invalid"),
+            ([preset, "-o", s.path("o.wav"), "--bogus"], "Error: Unknown option '--bogus'"),
+            ([preset, "-o"], "Error: Missing value for '-o <output>'"),
+            (["waveform", preset, "--width", "-1"], "Error: --width must be at least 1, not -1"),
+        ] {
+            let r = try CLI.run(arguments)
+            #expect(r.status != 0, "\(arguments)")
+            #expect(r.stderr.hasPrefix(expected) && r.stderr.split(separator: "\n").count == 1, "\(arguments): \(r.stderr)")
+        }
+        #expect(s.contents == ["p.json"])
+    }
+
+    @Test func quietMeansNoWarnings() throws {
+        let s = try TemporaryFolder()
+        _ = try s.wav("short.wav", rate: 8000, channels: 1, frames: 8000) { i, _ in Float(i % 80) / 100 }
+        let preset = try s.write("p.json", #"{ "duration": 2, "tracks": [ { "file": "short.wav", "loop": { "crossfade": 0.8 } } ] }"#)
+        let loud = try CLI.run([preset, "-o", s.path("a.wav")])
+        #expect(loud.stderr.hasPrefix("warning: ") && loud.stderr.contains("longer than half the loop"))
+        let quiet = try CLI.run([preset, "-o", s.path("b.wav"), "-q"])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty && quiet.stdout.isEmpty, "\(quiet.stderr)")
+    }
+
+    /// `info` describes every file it can and reports each one it cannot.
+    @Test func infoReportsEveryFile() throws {
+        let s = try TemporaryFolder()
+        let good = try s.wav("good.wav", rate: 8000, channels: 1, frames: 800) { _, _ in 0.1 }
+        let text = try s.write("notes.txt", "not audio\n")
+        let r = try CLI.run(["info", s.path("missing.wav"), good, text, good])
+        #expect(r.status == 1)
+        #expect(r.stdout.components(separatedBy: "file      \(good)").count == 3)
+        #expect(r.stderr.split(separator: "\n").count == 2 && r.stderr.contains("missing.wav") && r.stderr.contains("notes.txt"), "\(r.stderr)")
+    }
+
+    /// A destination name as long as a file system allows still works: the hidden temporary name is shortened.
+    @Test func theLongestFileNameWorks() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("p.json", #"{ "duration": 1, "tracks": [ { "generator": { "type": "pink" } } ] }"#)
+        let name = String(repeating: "n", count: 251) + ".wav"
+        let r = try CLI.run([preset, "-o", s.path(name), "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(s.contents == [name, "p.json"])
+    }
+
+    /// The preview is at most 1000 columns wide, whatever COLUMNS says.
+    @Test func anAbsurdTerminalWidthIsCapped() throws {
+        let s = try TemporaryFolder()
+        let wav = try s.wav("w.wav", rate: 8000, channels: 1, frames: 8000) { i, _ in Float(i % 80) / 100 }
+        let r = try CLI.run(["waveform", wav], environment: ["COLUMNS": "100000000"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.split(separator: "\n").allSatisfy { $0.unicodeScalars.count <= 1000 + 40 })
+    }
 }

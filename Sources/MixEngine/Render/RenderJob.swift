@@ -100,7 +100,7 @@ public struct RenderJob: Sendable {
         let settings = try outputSettings(for: path)
         let output = try AtomicOutputFile(destination: path)
         do {
-            let writer = try SoundFileWriter(path: output.temporaryPath, settings: settings)
+            let writer = try SoundFileWriter(path: output.temporaryPath, settings: settings, displayPath: path)
             let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
             let summary = try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, material: material,
                                                                              taps: taps, progress: progress)

@@ -39,7 +39,7 @@ public final class AtomicOutputFile {
             throw AudioIOError(path: destination, function: "", reason: "it is a folder", operation: "write", code: EISDIR)
         }
         self.destination = destination
-        let temporaryName = ".\(name).\(CurrentProcess.id).partial.\(Self.pathExtension(name))"
+        let temporaryName = Self.temporaryName(for: name)
         temporaryPath = folder == "/" ? "/" + temporaryName : folder + "/" + temporaryName
         InterruptCleanup.register(temporaryPath)
     }
@@ -70,6 +70,18 @@ public final class AtomicOutputFile {
     /// A relative folder is made absolute with the current folder (so messages name it in full); nothing
     /// else is rewritten (`..` and symbolic links are left for the kernel to follow). Trailing slashes
     /// are ignored, as doubled ones before the name.
+    /// The longest file name Linux file systems take (`NAME_MAX`), in bytes.
+    static let maximumNameBytes = 255
+
+    /// `.<name>.<pid>.partial.<ext>`, with `<name>` shortened (at a character boundary) when the whole
+    /// would be longer than a file system takes, so that any destination name that is itself allowed works.
+    static func temporaryName(for name: String) -> String {
+        let suffix = ".\(CurrentProcess.id).partial.\(pathExtension(name))"
+        var stem = name
+        while 1 + stem.utf8.count + suffix.utf8.count > maximumNameBytes, !stem.isEmpty { stem.removeLast() }
+        return "." + stem + suffix
+    }
+
     static func split(_ destination: String) -> (folder: String, name: String) {
         let path = FileSystem.trimmingTrailingSlashes(destination)
         let folder: String, name: String

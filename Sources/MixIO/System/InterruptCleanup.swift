@@ -32,13 +32,17 @@ public enum InterruptCleanup {
 
     /// Unblocks SIGINT, SIGTERM and SIGHUP for the calling thread (`pthread_sigmask`: a parent may have
     /// started us with them blocked, and the mask survives exec; threads started later inherit it), then
-    /// installs the handler (`signal`). Call once at start-up, before other threads start; later calls do nothing.
+    /// installs the handler (`signal`). SIGXFSZ is ignored (`signal(SIGXFSZ, SIG_IGN)`): past the file size
+    /// limit (`ulimit -f`) a write then fails with `EFBIG`, which the writer reports as an error naming the
+    /// output and the reason, and the temporary file is removed, instead of the process dying with the
+    /// partial file left behind. Call once at start-up, before other threads start; later calls do nothing.
     public static func install() throws {
         _ = slots   // made now, never inside the handler
         try lock.withLock {
             guard !installed else { return }
             try LibC.unblockSignals(signals)
             for number in signals { try LibC.signal(number, interruptHandler) }
+            try LibC.ignoreSignal(SIGXFSZ)
             installed = true
         }
     }

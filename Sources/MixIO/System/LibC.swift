@@ -198,6 +198,14 @@ enum LibC {
         }
     }
 
+    /// Calls `signal(number, SIG_IGN)`.
+    static func ignoreSignal(_ number: Int32) throws {
+        let previous = Glibc.signal(number, SIG_IGN)
+        if let previous, unsafeBitCast(previous, to: Int.self) == -1 {
+            throw failure("signal", path: "", operation: "ignore signal \(number)")
+        }
+    }
+
     /// Calls `pthread_sigmask(SIG_UNBLOCK, {numbers})` for the calling thread (new threads inherit it).
     static func unblockSignals(_ numbers: [Int32]) throws {
         var set = sigset_t()
