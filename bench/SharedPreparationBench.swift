@@ -24,7 +24,7 @@ struct SharedPreparationBench {
         for round in 0..<runs {
             progress.say("shared preparation: round \(round + 1)/\(runs), two renders of \(fixed(seconds, 0)) s sharing one PreparedMaterial")
             let material = PreparedMaterial()
-            let a = ChecksumEncoder(), b = ChecksumEncoder()
+            let a = ChecksumEncoder(channelCount: plan.channelCount), b = ChecksumEncoder(channelCount: plan.channelCount)
             let one = try Renderer(plan: plan).render(to: a, material: material)
             let two = try Renderer(plan: plan).render(to: b, material: material)
             guard one.materialMade == plan.materialRequests.count, two.materialMade == 0 else {
@@ -59,10 +59,12 @@ struct SharedPreparationBench {
 
 /// Sums the bit patterns of every sample written (order-sensitive), to tell two renders apart.
 final class ChecksumEncoder: AudioEncoder {
+    let channelCount: Int
+    init(channelCount: Int) { self.channelCount = channelCount }
     private(set) var checksum: UInt64 = 0
     private(set) var frames = 0
     func write(interleaved: UnsafePointer<Float>, frames: Int) throws {
-        for i in 0..<frames * 2 { checksum = checksum &* 31 &+ UInt64(interleaved[i].bitPattern) }
+        for i in 0..<frames * channelCount { checksum = checksum &* 31 &+ UInt64(interleaved[i].bitPattern) }
         self.frames += frames
     }
     func finish() throws {}

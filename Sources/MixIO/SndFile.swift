@@ -5,10 +5,11 @@ import CSndFile
 enum SndFile {
     /// Calls `sf_open`; on failure throws an `AudioIOError` naming the file and a readable reason.
     static func open(path: String, mode: Int32, info: inout SF_INFO) throws -> OpaquePointer {
+        let writing = mode == Int32(SFM_WRITE)
+        try LibC.checkPath(path, function: "sf_open", operation: writing ? "create" : "open")
         if let handle = sf_open(path, mode, &info) { return handle }
         let code = Int(sf_error(nil))
         let message = String(cString: sf_strerror(nil))
-        let writing = mode == Int32(SFM_WRITE)
         throw AudioIOError(path: path, function: "sf_open",
                            reason: openFailureReason(path: path, code: code, message: message, writing: writing),
                            operation: writing ? "create" : "open")

@@ -21,8 +21,8 @@ public final class SoundFileReader: AudioDecoder {
     /// Only regular files are opened: a pipe, a device or a socket (`/dev/stdin`, `/dev/zero`, a FIFO) would
     /// block or never end, so it is refused first (`stat`), as is a path with a NUL character in it.
     public init(path: String) throws {
-        try FileSystem.checkPath(path, operation: "open")
-        if let identity = FileSystem.identity(of: path), identity.kind == .other {
+        let identity = FileSystem.identity(of: path)
+        if let identity, identity.kind == .other {
             throw AudioIOError(path: path, function: "", reason: "not a regular file (a pipe, a device or a socket); "
                                + "mixrender reads audio files only", operation: "open")
         }
@@ -36,7 +36,7 @@ public final class SoundFileReader: AudioDecoder {
         info = AudioFileInfo(path: path, formatName: SndFile.formatName(sfInfo.format),
                              sampleRate: Int(sfInfo.samplerate), channelCount: Int(sfInfo.channels),
                              frameCount: sfInfo.frames, isSeekable: sfInfo.seekable != 0, tags: tags,
-                             identity: FileSystem.identity(of: path))
+                             identity: identity)
         guard info.channelCount > 0, info.sampleRate > 0 else {  // deinit closes the handle
             throw AudioIOError(path: path, function: "sf_open",
                                reason: "the file reports \(info.channelCount) channels at \(info.sampleRate) Hz")

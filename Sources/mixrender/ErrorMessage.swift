@@ -7,6 +7,9 @@ enum ErrorMessage {
     /// The option that sets `setting`.
     static func option(_ setting: EngineSetting) -> String {
         switch setting {
+        case .duration: return "--duration"
+        case .sampleRate: return "--sample-rate"
+        case .quality: return "--quality"
         case .start: return "--start"
         case .end: return "--end"
         case .output: return "-o"
@@ -26,7 +29,7 @@ enum ErrorMessage {
     static func translate(_ error: Error) -> Error {
         switch error {
         case let error as EngineError: return CLIError(line(error))
-        case let error as AudioIOError: return CLIError(PresetError.singleLine(error.description))
+        case let error as AudioIOError: return CLIError(EngineError.singleLine(error.description))
         default: return error
         }
     }

@@ -182,9 +182,11 @@ import Testing
             (#"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" }, "loop": false, "fadeIn": 1e19 } ] }"#, [],
              "tracks[0].fadeIn: 1e+19 is longer than 100h"),
             (#"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, ["--duration", "9999999999h"],
-             "Error: --duration: '9999999999h' is longer than 100h, the longest time mixrender takes"),
+             "Error: --duration 9999999999h is longer than 100h, the longest time mixrender takes"),
             (#"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, ["--start", "999999999h"],
-             "Error: --start: '999999999h' is longer than 100h"),
+             "Error: --start 999999999h is longer than 100h"),
+            (#"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, ["--duration", "0"],
+             "Error: --duration must be longer than 0"),
             (#"{ "duration": "1h", "master": { "fadeOut": "20m" }, "tracks": [ { "generator": { "type": "pink" } } ] }"#, ["--duration", "10m"],
              "master.fadeOut: 20m is longer than the render (10m)"),
         ]

@@ -153,8 +153,8 @@ import Testing
         #expect(plan.warnings.count == 2)
         #expect(plan.warnings[0].contains("tracks[0].loop.crossfade: 0.8 s is longer than half the loop; using 0.5 s"))
         #expect(plan.warnings[1].contains("tracks[1]: fade-in and fade-out overlap"))
-        let loop = try #require(plan.tracks[0].voices[0].material as? LoopedFile)
-        #expect(loop.crossfadeFrames == 24000)
+        let loop = try #require(plan.tracks[0].voices[0].material as? PreparedFile)
+        #expect(loop.seam?.crossfadeFrames == 24000)
     }
 
     @Test func partialRenderSummarySpeaksOfItsRangeOnly() throws {

@@ -24,18 +24,30 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     public func words(naming name: (EngineSetting) -> String) -> String {
         switch self {
         case .preset(let error): return error.description
-        case .output(let path, let reason): return PresetError.singleLine("cannot write '\(path)': \(reason.words(naming: name))")
-        case .input(let path, let reason): return PresetError.singleLine("cannot read '\(path)': \(reason.words(naming: name))")
-        case .setting(let setting, let reason): return PresetError.singleLine("\(name(setting)) \(reason.words(naming: name))")
+        case .output(let path, let reason): return Self.singleLine("cannot write '\(path)': \(reason.words(naming: name))")
+        case .input(let path, let reason):
+            let what = path.isEmpty ? "the audio" : "'\(path)'"
+            return Self.singleLine("cannot read \(what): \(reason.words(naming: name))")
+        case .setting(let setting, let reason): return Self.singleLine("\(name(setting)) \(reason.words(naming: name))")
         }
+    }
+
+    /// Replaces line breaks and other control characters, so a message never spans lines.
+    public static func singleLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            out.append(scalar.properties.generalCategory == .control ? " " : scalar)
+        }
+        return String(out)
     }
 }
 
 /// The settings a caller of the engine chooses besides the preset (the CLI maps each to its option).
 /// A plain enum value (`Sendable`); allocates nothing.
 public enum EngineSetting: String, Sendable, Equatable, CaseIterable {
-    /// The render range.
-    case start, end
+    /// The render's length, format and range, given besides the preset.
+    case duration, sampleRate, quality, start, end
     /// The output file.
     case output
     /// Waveform resolution and style.

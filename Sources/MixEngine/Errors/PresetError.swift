@@ -29,17 +29,6 @@ public struct PresetError: CustomStringConvertible, Equatable, Sendable {
         if !file.isEmpty { parts.append(file) }
         if !jsonPath.isEmpty { parts.append(jsonPath) }
         parts.append(message)
-        return PresetError.singleLine(parts.joined(separator: ": "))
-    }
-
-    /// Replaces line breaks and other control characters, so a message never spans lines.
-    public static func singleLine(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            out.append(scalar.properties.generalCategory == .control ? " " : scalar)
-        }
-        return String(out)
+        return EngineError.singleLine(parts.joined(separator: ": "))
     }
 }
-

@@ -34,19 +34,9 @@ public final class MasterChain {
     /// (in the order given; at `.output`, after `meter` and before `output`).
     public static func standard(gains: GainStage, limiter: LimiterStage, meter: LevelTap, output: MixTap,
                                 taps: [RenderTap], range: Range<Int64>) -> MasterChain {
-        func at(_ point: TapPoint) -> [Element] {
-            taps.filter { tapPoint($0.point) == tapPoint(point) }.map { .tap($0.tap) }
-        }
+        func at(_ point: TapPoint) -> [Element] { taps.filter { $0.point == point }.map { .tap($0.tap) } }
         return MasterChain(at(.mix) + [.stage(gains)] + at(.beforeLimiter) + [.stage(limiter), .tap(meter)]
                            + at(.output) + [.tap(output)], range: range)
-    }
-
-    private static func tapPoint(_ point: TapPoint) -> Int {
-        switch point {
-        case .mix: return 0
-        case .beforeLimiter: return 1
-        case .output: return 2
-        }
     }
 
     /// Runs frames `[0, count)` of `bus`, which are frames `[position, position + count)` of the mix,

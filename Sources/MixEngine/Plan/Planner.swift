@@ -34,8 +34,7 @@ public struct Planner {
         for (index, spec) in preset.tracks.enumerated() {
             let planning = TrackPlanning(jsonPath: "tracks[\(index)]", start: session.frames(spec.startSeconds),
                                          explicitEnd: spec.endSeconds.map(session.frames), loop: spec.loop,
-                                         frameCount: total, sampleRate: rate, channelCount: channels,
-                                         context: context, session: session)
+                                         frameCount: total, context: context, session: session)
             if let track = try planTrack(spec, index: index, planning) {
                 tracks.append(track)
             } else {

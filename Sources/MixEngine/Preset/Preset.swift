@@ -32,6 +32,11 @@ public struct Preset: Sendable, Equatable {
 /// The output's format: a value of numbers, two enums and the tags; allocates only the tags' strings.
 /// `Sendable`, safe to share.
 public struct OutputSpec: Sendable, Equatable {
+    /// The output rates mixrender renders at, in Hz (in a preset and as an override alike).
+    public static let sampleRates = 8000...192_000
+    /// Ogg Vorbis qualities (libsndfile's scale).
+    public static let qualities = 0.0...1.0
+
     public var sampleRate: Int = 48000
     public var channelCount: Int = 2
     /// Ogg Vorbis quality, 0...1 (libsndfile's scale: 0.4 is about 92 kbit/s, 0.7 about 150).

@@ -20,7 +20,7 @@ struct PresetReader {
         static let fade = ["duration", "curve"]
         /// A track's own keys; its source's key (one of `SourceKinds.keys`) comes after `name`.
         static let trackSettings = ["gainDb", "pan", "start", "end", "loop", "fadeIn", "fadeOut", "envelope"]
-        static var track: [String] { ["name"] + SourceKinds.keys + trackSettings }
+        static let track = ["name"] + SourceKinds.keys + trackSettings
         static let loop = ["crossfade"]
         static let envelopePoint = ["time", "gainDb", "curve"]
     }
@@ -64,7 +64,7 @@ struct PresetReader {
     func output(_ cursor: JSONCursor) throws -> OutputSpec {
         let object = try cursor.object(allowing: Keys.output)
         var output = OutputSpec()
-        if let rate = object["sampleRate"] { output.sampleRate = Int(try rate.integer(in: 8000...192_000)) }
+        if let rate = object["sampleRate"] { output.sampleRate = Int(try rate.integer(in: Double(OutputSpec.sampleRates.lowerBound)...Double(OutputSpec.sampleRates.upperBound))) }
         if let channels = object["channels"] {
             let count = try channels.wholeNumber()
             guard count == 1 || count == 2 else {
@@ -72,7 +72,7 @@ struct PresetReader {
             }
             output.channelCount = Int(count)
         }
-        if let quality = object["quality"] { output.quality = try quality.number(in: 0...1) }
+        if let quality = object["quality"] { output.quality = try quality.number(in: OutputSpec.qualities) }
         if let depth = object["bitDepth"] { output.sampleFormat = try sampleFormat(depth) }
         if let resampler = object["resampler"] {
             output.resampler = try resampler.choice("resampler", ["best": .best, "medium": .medium, "fast": .fast])

@@ -36,8 +36,10 @@ public struct RenderJob: Sendable {
     public let preset: Preset
     public let plan: RenderPlan
 
-    /// Loads the preset, applies the overrides and plans it, opening every source file.
+    /// Loads the preset, applies the overrides and plans it, opening every source file. Overrides are
+    /// checked by the same rules as the preset's own values (an `EngineError.setting` naming the setting).
     public init(presetPath: String, overrides: RenderOverrides = RenderOverrides()) throws {
+        try Self.check(overrides)
         // The length is checked with the preset (fades that fit, tracks that start in time), as if written there.
         var preset = try PresetLoader.load(path: presetPath, durationSeconds: overrides.durationSeconds)
         if let r = overrides.sampleRate { preset.output.sampleRate = r }
@@ -54,6 +56,27 @@ public struct RenderJob: Sendable {
         }
         guard last > first else { throw EngineError.setting(.end, reason: "must be after \(setting: .start)") }
         self.range = first..<min(last, plan.frameCount)
+    }
+
+    /// The overrides' own limits, as the preset reader applies them to the same values.
+    static func check(_ o: RenderOverrides) throws {
+        let t = TimeParser.string(fromSeconds:)
+        let limit = "longer than 100h, the longest time mixrender takes"
+        if let d = o.durationSeconds {
+            guard d.isFinite && d > 0 else { throw EngineError.setting(.duration, reason: "must be longer than 0") }
+            guard d <= TimeParser.maximumSeconds else { throw EngineError.setting(.duration, reason: "\(t(d)) is \(limit)") }
+        }
+        for (setting, seconds) in [(EngineSetting.start, o.startSeconds), (.end, o.endSeconds)] {
+            guard let seconds else { continue }
+            guard seconds.isFinite && seconds >= 0 else { throw EngineError.setting(setting, reason: "must not be negative") }
+            guard seconds <= TimeParser.maximumSeconds else { throw EngineError.setting(setting, reason: "\(t(seconds)) is \(limit)") }
+        }
+        if let rate = o.sampleRate, !OutputSpec.sampleRates.contains(rate) {
+            throw EngineError.setting(.sampleRate, reason: "must be between \(OutputSpec.sampleRates.lowerBound) and \(OutputSpec.sampleRates.upperBound) Hz")
+        }
+        if let quality = o.quality, !(quality.isFinite && OutputSpec.qualities.contains(quality)) {
+            throw EngineError.setting(.quality, reason: "must be between 0 and 1")
+        }
     }
 
     /// The file format and settings for writing to `path`, checked before anything is rendered.

@@ -106,6 +106,7 @@ public final class Renderer {
         // The summary speaks of the range only, not of the warm-up before it.
         limiter.statisticsWindow = (range.lowerBound - position)..<(range.upperBound - position)
 
+        var reported: Int64 = 0
         do {
             while position < end {
                 let n = Int(min(Int64(blockFrames), end - position))
@@ -114,8 +115,9 @@ public final class Renderer {
                 try chain.process(bus, count: n, at: position)
                 timings.mix += (clock.now - chainStarted).seconds
                 position += Int64(n)
+                // Frames the output has received so far (it lags the mix by the chain's latency).
                 let written = min(position - Int64(chain.latency), range.upperBound) - range.lowerBound
-                if written > 0 && position - Int64(n) - Int64(chain.latency) < range.upperBound { progress?(written) }
+                if written > reported { reported = written; progress?(written) }
             }
             try chain.finish()
         } catch {

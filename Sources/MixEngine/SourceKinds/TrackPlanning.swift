@@ -19,10 +19,10 @@ public struct TrackPlanning {
     public let loop: LoopSpec?
     /// The render's length in frames, and its format.
     public let frameCount: Int64
-    public let sampleRate: Int
-    public let channelCount: Int
     /// The output format voices render in (rate, channels, resampler): what prepared material is keyed by.
     public let context: VoiceContext
+    public var sampleRate: Int { context.sampleRate }
+    public var channelCount: Int { context.channelCount }
     let session: PlanningSession
 
     /// round(seconds x rate)

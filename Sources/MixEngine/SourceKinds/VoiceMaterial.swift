@@ -19,6 +19,11 @@ public protocol VoiceMaterial: Sendable {
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource
 }
 
+extension VoiceMaterial {
+    /// Most voices make their source on their own.
+    public var preparation: (any MaterialRequest)? { nil }
+}
+
 /// Material to make once before rendering and share between renders, such as a file decoded and
 /// resampled for a loop. Two requests with the same `key` make the same material.
 ///

@@ -6,8 +6,8 @@ import MixIO
 /// before any audio is decoded.
 ///
 /// A value: the format, options, numbers, the zoom levels and destination paths (arrays) and the
-/// analysis settings; `init` allocates those (and checks each output folder, through a temporary
-/// `AtomicOutputFile` it discards). `Sendable`, safe to share.
+/// analysis settings; `init` allocates those (and checks each output's folder with
+/// `AtomicOutputFile.check`, which creates nothing). `Sendable`, safe to share.
 public struct WaveformPlan: Sendable {
     /// What is written; nil for a terminal preview.
     public let format: WaveformFormat?
@@ -37,7 +37,7 @@ public struct WaveformPlan: Sendable {
         if options.style.isSpectrogram && format != .png {
             throw EngineError.output(path: path, reason: "\(setting: .spectrogram) draws a PNG image; use a .png file")
         }
-        try AtomicOutputFile(destination: path).discard()
+        try AtomicOutputFile.check(destination: path)
         return format
     }
 
@@ -111,7 +111,7 @@ public struct WaveformPlan: Sendable {
         }
         if let output {
             destinations = levels.count == 1 ? [output] : levels.map { WaveformFormat.path(output, level: $0) }
-            for path in destinations where path != output { try AtomicOutputFile(destination: path).discard() }
+            for path in destinations where path != output { try AtomicOutputFile.check(destination: path) }
         } else {
             destinations = []
         }

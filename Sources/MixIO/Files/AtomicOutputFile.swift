@@ -14,19 +14,32 @@ import Darwin
 /// Layout: the two paths and a done flag. `init` allocates the paths and a C copy of the temporary one
 /// for `InterruptCleanup`, which `commit` or `discard` frees. Not thread-safe: one thread at a time
 /// (the cleanup registration itself is locked). The temporary name depends only on the destination and
-/// the process, so two at once for one destination in one process share it (and `discard` removes it).
+/// the process, so two at once for one destination in one process share it (and `discard` removes it):
+/// to check a destination without writing it, use `check(destination:)`.
 public final class AtomicOutputFile {
     public let destination: String
     public let temporaryPath: String
     private var isDone = false
 
-    /// Checks that the destination's folder exists and is writable and that the destination is not a
-    /// folder (`stat`, `access`), and registers the temporary path with `InterruptCleanup`.
-    /// Throws an `AudioIOError` that names no function: `cannot write 'out/night.ogg': folder '/home/me/out'
-    /// does not exist` (with `code` ENOENT, EACCES or EISDIR, so its `cause` sorts it).
+    /// Checks the destination (`check(destination:)`) and registers the temporary path with
+    /// `InterruptCleanup`. Nothing is created.
     public init(destination: String) throws {
-        try FileSystem.checkPath(destination, operation: "write")
-        let (folder, name) = Self.split(destination)
+        let (folder, name) = try Self.check(destination: destination)
+        self.destination = destination
+        let temporaryName = Self.temporaryName(for: name)
+        temporaryPath = folder == "/" ? "/" + temporaryName : folder + "/" + temporaryName
+        InterruptCleanup.register(temporaryPath)
+    }
+
+    /// Checks that `destination` can be written, without creating or registering anything: its folder
+    /// exists and is writable, it is not a folder, its path holds no NUL (`stat`, `access`). Returns its
+    /// folder (absolute) and name. Throws an `AudioIOError` that names no function: `cannot write
+    /// 'out/night.ogg': folder '/home/me/out' does not exist` (with `code` ENOENT, EACCES or EISDIR, so
+    /// its `cause` sorts it).
+    @discardableResult
+    public static func check(destination: String) throws -> (folder: String, name: String) {
+        try LibC.checkPath(destination, function: "", operation: "write")
+        let (folder, name) = split(destination)
         guard FileSystem.identity(of: folder)?.kind == .folder else {
             throw AudioIOError(path: destination, function: "", reason: "folder '\(folder)' does not exist",
                                operation: "write", code: ENOENT)
@@ -38,10 +51,7 @@ public final class AtomicOutputFile {
         if FileSystem.identity(of: destination)?.kind == .folder {
             throw AudioIOError(path: destination, function: "", reason: "it is a folder", operation: "write", code: EISDIR)
         }
-        self.destination = destination
-        let temporaryName = Self.temporaryName(for: name)
-        temporaryPath = folder == "/" ? "/" + temporaryName : folder + "/" + temporaryName
-        InterruptCleanup.register(temporaryPath)
+        return (folder, name)
     }
 
     deinit { if !isDone { discard() } }
@@ -66,10 +76,6 @@ public final class AtomicOutputFile {
         InterruptCleanup.unregister(temporaryPath)
     }
 
-    /// The folder a destination is in and its name: `("/home/me/out", "night.ogg")` for `out/night.ogg`.
-    /// A relative folder is made absolute with the current folder (so messages name it in full); nothing
-    /// else is rewritten (`..` and symbolic links are left for the kernel to follow). Trailing slashes
-    /// are ignored, as doubled ones before the name.
     /// The longest file name Linux file systems take (`NAME_MAX`), in bytes.
     static let maximumNameBytes = 255
 
@@ -82,6 +88,10 @@ public final class AtomicOutputFile {
         return "." + stem + suffix
     }
 
+    /// The folder a destination is in and its name: `("/home/me/out", "night.ogg")` for `out/night.ogg`.
+    /// A relative folder is made absolute with the current folder (so messages name it in full); nothing
+    /// else is rewritten (`..` and symbolic links are left for the kernel to follow). Trailing slashes
+    /// are ignored, as doubled ones before the name.
     static func split(_ destination: String) -> (folder: String, name: String) {
         let path = FileSystem.trimmingTrailingSlashes(destination)
         let folder: String, name: String

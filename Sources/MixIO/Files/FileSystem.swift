@@ -50,14 +50,6 @@ public enum FileSystem {
         try? status(of: path)
     }
 
-    /// Throws when `path` cannot name a file: it holds a NUL character, which C would take as its end (so
-    /// `a\0b` would quietly open `a`).
-    public static func checkPath(_ path: String, operation: String) throws {
-        if path.utf8.contains(0) {
-            throw AudioIOError(path: path, function: "", reason: "the path contains a NUL character", operation: operation)
-        }
-    }
-
     /// Calls `stat` (following symbolic links); throws when the path names nothing reachable.
     public static func status(of path: String) throws -> FileIdentity {
         FileIdentity(try LibC.stat(path, operation: "look at"))
@@ -72,7 +64,6 @@ public enum FileSystem {
     /// too) and `close`. A folder throws `EISDIR` (`cause == .isFolder`) naming `read`.
     public static func readFile(path: String) throws -> [UInt8] {
         let operation = "read"
-        try checkPath(path, operation: operation)
         let fd = try LibC.open(path, flags: O_RDONLY | O_CLOEXEC, operation: operation)
         var isOpen = true
         defer { if isOpen { try? LibC.close(fd, path: path, operation: operation) } }
@@ -118,19 +109,6 @@ public enum FileSystem {
         try LibC.unlink(path, operation: "remove")
     }
 
-    /// Removes `path` and, if it is a folder, everything in it, without following symbolic links
-    /// (`lstat`, `opendir`/`readdir`/`closedir`, `unlink`, `rmdir`).
-    public static func removeTree(_ path: String) throws {
-        let operation = "remove"
-        let status = FileIdentity(try LibC.lstat(path, operation: operation))
-        if status.kind == .folder {
-            for name in try LibC.folderEntries(path, operation: operation) { try removeTree(path + "/" + name) }
-            try LibC.rmdir(path, operation: operation)
-        } else {
-            try LibC.unlink(path, operation: operation)
-        }
-    }
-
     /// Calls `rename`: moves `from` over `to` (atomically, on one file system). Errors name `to`.
     public static func rename(_ from: String, to: String) throws {
         try LibC.rename(from, to: to, operation: "write")
@@ -139,11 +117,6 @@ public enum FileSystem {
     /// Calls `readlink`: what the symbolic link at `path` points to, as written in it.
     public static func symbolicLinkDestination(of path: String) throws -> String {
         try LibC.readlink(path, operation: "read the link")
-    }
-
-    /// Calls `mkdtemp`: a new folder `<folder>/<prefix>XXXXXX` only this user can enter; returns its path.
-    public static func makeTemporaryFolder(prefix: String, in folder: String = temporaryFolder) throws -> String {
-        try LibC.mkdtemp("\(folder)/\(prefix)XXXXXX", displayPath: folder, operation: "create a folder in")
     }
 
     /// The folder for temporary files: `TMPDIR` (read with `getenv`), else `/tmp`; no trailing slash.

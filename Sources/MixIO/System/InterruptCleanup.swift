@@ -42,7 +42,7 @@ public enum InterruptCleanup {
             guard !installed else { return }
             try LibC.unblockSignals(signals)
             for number in signals { try LibC.signal(number, interruptHandler) }
-            try LibC.ignoreSignal(SIGXFSZ)
+            try LibC.signal(SIGXFSZ, SIG_IGN)
             installed = true
         }
     }

@@ -7,7 +7,6 @@ typealias CStat = Glibc.stat
 // Called at file scope, where `stat` can still mean the C function (inside `LibC` it is the wrapper,
 // and `Glibc.stat(...)` picks the struct's initializer).
 private func cStat(_ path: String, _ status: inout CStat) -> Int32 { stat(path, &status) }
-private func cLstat(_ path: String, _ status: inout CStat) -> Int32 { lstat(path, &status) }
 
 /// The libc calls MixIO makes for files, the process and the terminal: one small wrapper per C function,
 /// in the style of swift-system. Each says in its documentation which C function it calls, retries on
@@ -26,11 +25,21 @@ enum LibC {
         AudioIOError(path: path, function: function, reason: describe(code), operation: operation, code: code)
     }
 
+    /// Throws unless `path` can reach C whole: a NUL character would end the C string there, so `a\0b`
+    /// would quietly name `a`. Every wrapper that hands a path to C calls it first.
+    static func checkPath(_ path: String, function: String, operation: String) throws {
+        if path.utf8.contains(0) {
+            throw AudioIOError(path: path, function: function, reason: "the path contains a NUL character",
+                               operation: operation, code: EINVAL)
+        }
+    }
+
     // MARK: - File descriptors
 
     /// Calls `open(path, flags, mode)`; returns the descriptor.
     static func open(_ path: String, flags: Int32, mode: mode_t = 0o644, displayPath: String? = nil,
                      operation: String) throws -> Int32 {
+        try checkPath(path, function: "open", operation: operation)
         while true {
             let fd = flags & O_CREAT != 0 ? Glibc.open(path, flags, mode) : Glibc.open(path, flags)
             if fd >= 0 { return fd }
@@ -85,40 +94,34 @@ enum LibC {
 
     /// Calls `stat(path)` (follows symbolic links).
     static func stat(_ path: String, operation: String) throws -> CStat {
+        try checkPath(path, function: "stat", operation: operation)
         var status = CStat()
         guard cStat(path, &status) == 0 else { throw failure("stat", path: path, operation: operation) }
         return status
     }
 
-    /// Calls `lstat(path)` (describes a symbolic link itself).
-    static func lstat(_ path: String, operation: String) throws -> CStat {
-        var status = CStat()
-        guard cLstat(path, &status) == 0 else { throw failure("lstat", path: path, operation: operation) }
-        return status
-    }
-
     /// Calls `access(path, mode)`: throws unless the process may use `path` that way (`W_OK`, `R_OK`, ...).
     static func access(_ path: String, _ mode: Int32, operation: String) throws {
+        try checkPath(path, function: "access", operation: operation)
         guard Glibc.access(path, mode) == 0 else { throw failure("access", path: path, operation: operation) }
     }
 
     /// Calls `unlink(path)`.
     static func unlink(_ path: String, displayPath: String? = nil, operation: String) throws {
+        try checkPath(path, function: "unlink", operation: operation)
         guard Glibc.unlink(path) == 0 else { throw failure("unlink", path: displayPath ?? path, operation: operation) }
-    }
-
-    /// Calls `rmdir(path)`.
-    static func rmdir(_ path: String, operation: String) throws {
-        guard Glibc.rmdir(path) == 0 else { throw failure("rmdir", path: path, operation: operation) }
     }
 
     /// Calls `rename(from, to)`; errors name `displayPath` (by default `to`).
     static func rename(_ from: String, to: String, displayPath: String? = nil, operation: String) throws {
+        try checkPath(from, function: "rename", operation: operation)
+        try checkPath(to, function: "rename", operation: operation)
         guard Glibc.rename(from, to) == 0 else { throw failure("rename", path: displayPath ?? to, operation: operation) }
     }
 
     /// Calls `readlink(path)`: what a symbolic link points to, as written in it.
     static func readlink(_ path: String, operation: String) throws -> String {
+        try checkPath(path, function: "readlink", operation: operation)
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = Glibc.readlink(path, &buffer, buffer.count - 1)
         guard n >= 0 else { throw failure("readlink", path: path, operation: operation) }
@@ -127,37 +130,11 @@ enum LibC {
 
     /// Calls `mkstemp` on `template` (which ends in `XXXXXX`); returns the open descriptor and the path made.
     static func mkstemp(_ template: String, displayPath: String, operation: String) throws -> (fd: Int32, path: String) {
+        try checkPath(template, function: "mkstemp", operation: operation)
         var bytes = Array(template.utf8CString)
         let fd = bytes.withUnsafeMutableBufferPointer { Glibc.mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw failure("mkstemp", path: displayPath, operation: operation) }
         return (fd, String(cString: bytes))
-    }
-
-    /// Calls `mkdtemp` on `template` (which ends in `XXXXXX`); returns the folder made.
-    static func mkdtemp(_ template: String, displayPath: String, operation: String) throws -> String {
-        var bytes = Array(template.utf8CString)
-        let made = bytes.withUnsafeMutableBufferPointer { Glibc.mkdtemp($0.baseAddress!) }
-        guard made != nil else { throw failure("mkdtemp", path: displayPath, operation: operation) }
-        return String(cString: bytes)
-    }
-
-    /// Calls `opendir(path)`, `readdir` until the end and `closedir`; returns the names in the folder
-    /// without `.` and `..`.
-    static func folderEntries(_ path: String, operation: String) throws -> [String] {
-        guard let folder = Glibc.opendir(path) else { throw failure("opendir", path: path, operation: operation) }
-        defer { Glibc.closedir(folder) }
-        var names: [String] = []
-        while true {
-            errno = 0
-            guard let entry = Glibc.readdir(folder) else {
-                if errno != 0 { throw failure("readdir", path: path, operation: operation) }
-                return names
-            }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
     }
 
     /// Calls `getcwd`.
@@ -189,20 +166,12 @@ enum LibC {
         return size
     }
 
-    /// Calls `signal(number, handler)`.
-    static func signal(_ number: Int32, _ handler: @convention(c) (Int32) -> Void) throws {
+    /// Calls `signal(number, handler)`: a handler, or `SIG_IGN`/`SIG_DFL`.
+    static func signal(_ number: Int32, _ handler: sighandler_t?) throws {
         let previous = Glibc.signal(number, handler)
         // SIG_ERR is ((sighandler_t) -1), a macro Swift does not import.
         if let previous, unsafeBitCast(previous, to: Int.self) == -1 {
-            throw failure("signal", path: "", operation: "handle signal \(number)")
-        }
-    }
-
-    /// Calls `signal(number, SIG_IGN)`.
-    static func ignoreSignal(_ number: Int32) throws {
-        let previous = Glibc.signal(number, SIG_IGN)
-        if let previous, unsafeBitCast(previous, to: Int.self) == -1 {
-            throw failure("signal", path: "", operation: "ignore signal \(number)")
+            throw failure("signal", path: "", operation: "set the handler of signal \(number)")
         }
     }
 

@@ -28,8 +28,8 @@ public struct FileKind: ReadableSourceKind {
             track.warn("loop.crossfade", "\(track.seconds(loop.crossfade.seconds)) is longer than half the loop; "
                        + "using \(track.seconds(frames: length / 2))")
         }
-        let looped = LoopedFile(file: info, crossfadeFrames: Int(min(requested, length / 2)), curve: loop.crossfade.curve,
-                                context: track.context)
+        let looped = PreparedFile(file: info, seam: .init(crossfadeFrames: Int(min(requested, length / 2)), curve: loop.crossfade.curve),
+                                  context: track.context)
         let end = track.explicitEnd ?? track.frameCount
         return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: looped)], end: end)
     }

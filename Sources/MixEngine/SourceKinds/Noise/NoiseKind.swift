@@ -33,7 +33,6 @@ public struct NoiseKind: ReadableSourceKind {
 /// Noise made as it plays; nothing to prepare.
 struct NoiseVoice: VoiceMaterial {
     let kind: NoiseKind
-    var preparation: (any MaterialRequest)? { nil }
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
         NoiseGenerator(color: kind.color, seed: kind.seed, channelCount: context.channelCount)
     }

@@ -39,7 +39,7 @@ public struct PlaylistKind: ReadableSourceKind {
         let isLooping = track.loop != nil
         let held = isLooping
             ? try paths.enumerated().map { k, path in
-                HeldFile(file: try track.file(path, key: "\(Self.key).files[\(k)]"), context: track.context) }
+                PreparedFile(file: try track.file(path, key: "\(Self.key).files[\(k)]"), context: track.context) }
             : []
         let limit = track.explicitEnd ?? (isLooping ? track.frameCount : Int64.max)
         let x = track.frames(crossfade.seconds)

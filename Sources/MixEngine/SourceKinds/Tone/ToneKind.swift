@@ -63,7 +63,6 @@ public struct ToneKind: ReadableSourceKind {
 /// A tone computed as it plays; nothing to prepare.
 struct ToneVoice: VoiceMaterial {
     let kind: ToneKind
-    var preparation: (any MaterialRequest)? { nil }
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
         ToneGenerator(waveform: kind.waveform, frequencyHz: kind.frequencyHz, sampleRate: context.sampleRate,
                       amplitude: kind.amplitude, phase: kind.phase, channelCount: context.channelCount)
