@@ -15,6 +15,9 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// Whether the format keeps Vorbis comments, where chapter marks (`CHAPTER001=...`) go.
+    public var carriesVorbisComments: Bool { self == .oggVorbis || self == .flac }
+
     /// The usual extension, without the dot.
     public var fileExtension: String {
         switch self {

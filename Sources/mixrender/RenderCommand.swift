@@ -29,6 +29,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Also write the mix's waveform, made during the render: .json, .dat, .png or .svg (defaults of `mixrender waveform`).")
     var waveform: String?
 
+    @Option(help: "Also write the timeline as JSON: sections, spoken segments, ducking, schedules, breathing phases.")
+    var timeline: String?
+
     func validate() throws {
         guard blockFrames > 0 && blockFrames <= 1 << 20 else {
             throw CLIError("--block-frames must be between 1 and 1048576")
@@ -45,6 +48,11 @@ struct RenderCommand: ParsableCommand {
                               isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
         // A bad waveform path is found before rendering, too; the waveform is written after the audio.
         if let waveform { try job.checkNotAnInput(waveform) }
+        if let timeline {
+            guard timeline != output && timeline != waveform else { throw CLIError("--timeline: '\(timeline)' is also the output; give it a name of its own") }
+            try job.checkNotAnInput(timeline)
+            _ = try AtomicOutputFile.check(destination: timeline)
+        }
         let recorder = try waveform.map {
             WaveformRecorder(plan: try WaveformPlan(output: $0, options: WaveformOptions(), sampleRate: job.plan.sampleRate,
                                                     channelCount: job.plan.channelCount, frameCount: Int64(job.range.count)))
@@ -54,7 +62,12 @@ struct RenderCommand: ParsableCommand {
         }
         bar.finish()
         let waveforms = try recorder?.writeOutputs() ?? []
-        if !quiet { print(([Report.summary(result)] + waveforms.map { "waveform  \($0)" }).joined(separator: "\n")) }
+        if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }
+        if !quiet {
+            var lines = [Report.summary(result, job: job)] + waveforms.map { "waveform  \($0)" }
+            if let timeline { lines.append("timeline  \(timeline)") }
+            print(lines.joined(separator: "\n"))
+        }
     }
 }
 

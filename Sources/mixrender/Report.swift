@@ -9,7 +9,7 @@ enum Report {
         for w in warnings { FileHandle.standardError.write("warning: \(w)\n".data(using: .utf8)!) }
     }
 
-    static func summary(_ result: RenderResult) -> String {
+    static func summary(_ result: RenderResult, job: RenderJob? = nil) -> String {
         let s = result.summary
         let speed = s.timings.wall > 0 ? s.durationSeconds / s.timings.wall : 0
         var lines = [
@@ -26,6 +26,13 @@ enum Report {
         if s.clippedSamples > 0 {
             lines.append("clipped   \(s.clippedSamples) sample\(s.clippedSamples == 1 ? "" : "s") cut to the ceiling (a peak outran the look-ahead)")
         }
+        if let job, !job.chapters.isEmpty, OutputFileFormat.from(path: result.outputPath)?.carriesVorbisComments == true {
+            lines.append("chapters  \(job.chapters.count) (" + job.chapters.map(\.name).joined(separator: ", ") + ")")
+        }
+        if let job, job.plan.synthesis.speechSeconds > 0 {
+            let synthesis = job.plan.synthesis
+            lines.append("speech    \(clock(synthesis.speechSeconds)) synthesised in \(String(format: "%.2f", synthesis.wallSeconds)) s")
+        }
         lines.append("speed     \(String(format: "%.0f", speed))x realtime (\(String(format: "%.2f", s.timings.wall)) s)")
         return lines.joined(separator: "\n")
     }
@@ -34,8 +41,19 @@ enum Report {
         let plan = job.plan
         var lines = ["\(job.presetPath): OK",
                      "duration  \(clock(plan.durationSeconds)), \(plan.sampleRate) Hz, \(plan.channelCount == 1 ? "mono" : "stereo")"]
+        let time = { (frame: Int64) in clock(Double(frame) / Double(plan.sampleRate)) }
+        let timeline = plan.timeline
+        for (i, section) in timeline.sections.enumerated() {
+            let segments = timeline.segments.filter { $0.section == i }.count
+            var line = "section   \(section.name): \(time(section.start))-\(time(section.end)), \(segments) segment\(segments == 1 ? "" : "s")"
+            if section.addedFrames > 0 { line += ", stretched by \(time(section.addedFrames))" }
+            lines.append(line)
+        }
+        if let ending = timeline.ending {
+            lines.append("ending    \(ending.kind): \(time(ending.start))-\(time(ending.end))")
+        }
         for track in plan.tracks {
-            let span = "\(clock(Double(track.start) / Double(plan.sampleRate)))-\(clock(Double(track.end) / Double(plan.sampleRate)))"
+            let span = "\(time(track.start))-\(time(track.end))"
             lines.append("track     \(track.name): \(span), \(track.voices.count) voice\(track.voices.count == 1 ? "" : "s")")
         }
         return lines.joined(separator: "\n")

@@ -16,9 +16,26 @@ public struct Planner {
     public func plan(_ preset: Preset) throws -> RenderPlan {
         let rate = preset.output.sampleRate
         let channels = preset.output.channelCount
-        let session = PlanningSession(presetFile: presetFile, sampleRate: rate)
-        let total = session.frames(preset.durationSeconds)
-        guard total > 0 else { throw EngineError.preset(PresetError(file: presetFile, jsonPath: "duration", message: "the render is shorter than one frame")) }
+        let voiceSpec = preset.voice ?? VoiceSpec()
+        let session = PlanningSession(presetFile: presetFile, sampleRate: rate, voice: voiceSpec)
+
+        // A session's voice is laid out first: it sets the render's length and the sections' times.
+        var layout: SessionLayout?
+        let total: Int64
+        if let spec = preset.session {
+            let requested = preset.durationSeconds.map(session.frames)
+            if let requested, requested <= 0 { throw session.error("duration", "the render is shorter than one frame") }
+            layout = try SessionPlanner(spec: spec, voice: voiceSpec, session: session)
+                .layout(requested: requested, requestedIsOverride: preset.durationIsOverride)
+            total = layout!.frameCount
+            session.sections = layout!.sections
+            session.hasSections = true
+            try checkMasterFades(preset.master, total: total, session: session)
+        } else {
+            guard let seconds = preset.durationSeconds else { throw session.error("", "missing required key 'duration'") }
+            total = session.frames(seconds)
+        }
+        guard total > 0 else { throw session.error("duration", "the render is shorter than one frame") }
 
         var masterEnvelopes: [Envelope] = []
         if let f = preset.master.fadeIn {
@@ -27,31 +44,140 @@ public struct Planner {
         if let f = preset.master.fadeOut {
             masterEnvelopes.append(.fadeOut(end: total, length: min(session.frames(f.seconds), total), curve: f.curve))
         }
-        let master = GainStack(constant: Float(gain(fromDecibels: preset.master.gainDb)), envelopes: masterEnvelopes)
         let context = VoiceContext(sampleRate: rate, channelCount: channels, resampler: preset.output.resampler)
+        var timeline = Timeline(sampleRate: rate, frameCount: total)
 
         var tracks: [PlannedTrack] = []
+        var speech: [Range<Int64>] = []
+        var speaking = Set<Int>()          // indices into `tracks` of the tracks that speak: never ducked
+        var ducked = Set<Int>()
+        var bedGains: [(from: Int, envelopes: [Envelope])] = []
         for (index, spec) in preset.tracks.enumerated() {
-            let planning = TrackPlanning(jsonPath: "tracks[\(index)]", start: session.frames(spec.startSeconds),
-                                         explicitEnd: spec.endSeconds.map(session.frames), loop: spec.loop,
-                                         frameCount: total, context: context, session: session)
-            if let track = try planTrack(spec, index: index, planning) {
-                tracks.append(track)
-            } else {
+            let planning = try trackPlanning(spec, index: index, total: total, context: context, session: session)
+            guard let (track, source) = try planTrack(spec, index: index, planning) else {
                 session.warn("tracks[\(index)]", "starts at or after the end of the render; it will not sound")
+                continue
+            }
+            if !source.speech.isEmpty { speaking.insert(tracks.count); speech += source.speech }
+            else if spec.ducks { ducked.insert(tracks.count) }
+            for note in source.notes { timeline.notes.append((track.name, note)) }
+            if !source.bedGains.isEmpty { bedGains.append((tracks.count, source.bedGains)) }
+            tracks.append(track)
+        }
+
+        for (from, envelopes) in bedGains {
+            for t in tracks.indices where t != from && !speaking.contains(t) { tracks[t].gains.envelopes += envelopes }
+        }
+        if let layout {
+            timeline.sections = layout.sections
+            timeline.segments = layout.segments.map(\.segment)
+            let voices = layout.segments.map(\.voice).sorted { $0.start < $1.start }
+            if !voices.isEmpty {
+                speaking.insert(tracks.count)
+                tracks.append(PlannedTrack(name: "voice", start: voices.map(\.start).min()!, end: min(voices.map(\.end).max()!, total),
+                                           voices: voices.map { $0.cut(at: total) }.filter { $0.end > $0.start },
+                                           gains: GainStack(), balance: balanceGains(pan: voiceSpec.pan, channelCount: channels)))
+                speech += layout.segments.flatMap(\.segment.speech)
+            }
+            if let ending = layout.ending {
+                try applyEnding(ending, tracks: &tracks, bed: Set(tracks.indices).subtracting(speaking),
+                                master: &masterEnvelopes, timeline: &timeline, planning: planning(total: total, context: context, session: session))
             }
         }
+        if let spec = voiceSpec.ducking, let envelope = ducking(spec, session: session).envelope(speech) {
+            timeline.ducked = ducking(spec, session: session).spans(speech).map {
+                Timeline.Ducked(downFrom: $0.downFrom, down: $0.down, upFrom: $0.upFrom, up: $0.up)
+            }
+            for t in ducked { tracks[t].gains.envelopes.append(envelope) }
+        }
+
+        let master = GainStack(constant: Float(gain(fromDecibels: preset.master.gainDb)), envelopes: masterEnvelopes)
         var plan = RenderPlan(sampleRate: rate, channelCount: channels, frameCount: total,
                               resampler: preset.output.resampler, tracks: tracks, master: master,
-                              limiter: preset.master.limiter)
+                              limiter: preset.master.limiter, timeline: timeline)
         plan.warnings = session.warnings
         plan.sourceFiles = session.files
+        plan.synthesis = session.synthesis
         return plan
+    }
+
+    /// Where track `index` sits: from its `start` to its `end`, or over the sections it plays `during`.
+    func trackPlanning(_ spec: TrackSpec, index: Int, total: Int64, context: VoiceContext,
+                       session: PlanningSession) throws -> TrackPlanning {
+        let path = "tracks[\(index)]"
+        var start = session.frames(spec.startSeconds)
+        var end = spec.endSeconds.map(session.frames)
+        if let during = spec.during {
+            let first = try session.frame(of: .section(during.first, edge: .start), jsonPath: "\(path).during")
+            let last = try session.frame(of: .section(during.last, edge: .end), jsonPath: "\(path).during")
+            guard last > first else {
+                throw session.error("\(path).during", "'\(during.last)' ends before '\(during.first)' starts; list the first section, then the last")
+            }
+            (start, end) = (first, last)
+            let span = last - first
+            for (key, fade) in [("fadeIn", spec.fadeIn), ("fadeOut", spec.fadeOut)] {
+                if let fade, session.frames(fade.seconds) > span {
+                    throw session.error("\(path).\(key)", "\(TimeParser.string(fromSeconds: fade.seconds)) is longer than the track (during its sections, \(session.clock(span)))")
+                }
+            }
+        }
+        return TrackPlanning(jsonPath: path, start: start, explicitEnd: end, loop: spec.loop,
+                             frameCount: total, context: context, session: session)
+    }
+
+    /// A planning context for what the planner adds itself (a session's chime).
+    private func planning(total: Int64, context: VoiceContext, session: PlanningSession) -> (Int64, String) -> TrackPlanning {
+        { start, path in TrackPlanning(jsonPath: path, start: start, explicitEnd: nil, loop: nil, frameCount: total, context: context, session: session) }
+    }
+
+    private func ducking(_ spec: DuckingSpec, session: PlanningSession) -> Ducking {
+        Ducking(depth: Float(gain(fromDecibels: spec.depthDb)), lookahead: session.frames(spec.lookaheadSeconds),
+                attack: min(session.frames(spec.attackSeconds), session.frames(spec.lookaheadSeconds)),
+                hold: session.frames(spec.holdSeconds), release: session.frames(spec.releaseSeconds),
+                attackCurve: spec.attackCurve, releaseCurve: spec.releaseCurve)
+    }
+
+    /// A session's master fades are checked once its length is known, as a mix's are when it is read.
+    private func checkMasterFades(_ master: MasterSpec, total: Int64, session: PlanningSession) throws {
+        for (key, fade) in [("fadeIn", master.fadeIn), ("fadeOut", master.fadeOut)] {
+            if let fade, session.frames(fade.seconds) > total {
+                throw session.error("master.\(key)", "\(TimeParser.string(fromSeconds: fade.seconds)) is longer than the session (\(session.clock(total)))")
+            }
+        }
+    }
+
+    /// The ending: a sleep fade on the master, or a wake's rise of the bed and its chime.
+    private func applyEnding(_ ending: SessionLayout.Ending, tracks: inout [PlannedTrack], bed: Set<Int>,
+                             master: inout [Envelope], timeline: inout Timeline,
+                             planning: (Int64, String) -> TrackPlanning) throws {
+        switch ending.kind {
+        case nil:
+            return
+        case .sleep(_, let fade)?:
+            let from = ending.fadeFrom ?? ending.start
+            master.append(.fadeOut(end: ending.end, length: ending.end - from, curve: fade.curve))
+            timeline.ending = Timeline.Ending(kind: "sleep", start: ending.start, end: ending.end, fadeFrom: from, chime: nil)
+        case .wake(_, let riseDb, let chime)?:
+            let riseFrom = ending.riseFrom ?? ending.start, chimeAt = ending.chime ?? ending.end
+            let top = Float(gain(fromDecibels: riseDb))
+            // The bed (and the beats) rise, then fade out under the chime.
+            let rise = Envelope(points: [.init(position: riseFrom, value: 1), .init(position: chimeAt, value: top, curve: .sCurve),
+                                         .init(position: ending.end, value: 0, curve: .sCurve)])
+            for t in bed { tracks[t].gains.envelopes.append(rise) }
+            if let chime {
+                let kind = ChimeKind(sound: chime)
+                let source = try kind.plan(planning(chimeAt, "ending.chime"))
+                tracks.append(PlannedTrack(name: "chime", start: chimeAt, end: min(source.end, ending.end), voices: source.voices,
+                                           gains: GainStack(), balance: balanceGains(pan: 0, channelCount: tracks.first?.balance.count ?? 2)))
+                for note in source.notes { timeline.notes.append(("chime", note)) }
+            }
+            timeline.ending = Timeline.Ending(kind: "wake", start: ending.start, end: ending.end, fadeFrom: nil, chime: chime == nil ? nil : chimeAt)
+        }
     }
 
     /// The track's kind places its voices; then the track is cut to the render, and gets its gains,
     /// fades and balance, whatever its kind.
-    func planTrack(_ spec: TrackSpec, index: Int, _ planning: TrackPlanning) throws -> PlannedTrack? {
+    func planTrack(_ spec: TrackSpec, index: Int, _ planning: TrackPlanning) throws -> (PlannedTrack, SourcePlan)? {
         let source = try spec.source.kind.plan(planning)
         var voices = source.voices
         let start = planning.start
@@ -74,8 +200,17 @@ public struct Planner {
         if let f = spec.fadeIn { envelopes.append(.fadeIn(start: start, length: min(frames(f.seconds), span), curve: f.curve)) }
         if let f = spec.fadeOut { envelopes.append(.fadeOut(end: end, length: min(frames(f.seconds), span), curve: f.curve)) }
 
-        return PlannedTrack(name: spec.name ?? "track \(index + 1)", start: start, end: end, voices: voices,
-                            gains: GainStack(constant: Float(gain(fromDecibels: spec.gainDb)), envelopes: envelopes),
-                            balance: balanceGains(pan: spec.pan, channelCount: planning.channelCount))
+        return (PlannedTrack(name: spec.name ?? "track \(index + 1)", start: start, end: end, voices: voices,
+                             gains: GainStack(constant: Float(gain(fromDecibels: spec.gainDb)), envelopes: envelopes),
+                             balance: balanceGains(pan: spec.pan, channelCount: planning.channelCount)), source)
+    }
+}
+
+extension PlannedVoice {
+    /// The voice cut to end by `end`.
+    func cut(at end: Int64) -> PlannedVoice {
+        var voice = self
+        voice.end = min(voice.end, end)
+        return voice
     }
 }

@@ -23,6 +23,10 @@ public struct RenderPlan: Sendable {
     public var warnings: [String] = []
     /// What each source file is (rate, channels, length), as the planner read it.
     public var sourceFiles: [String: AudioFileInfo] = [:]
+    /// What happens when: a session's sections and voice, the ducking, the ending, the tracks' schedules.
+    public var timeline: Timeline
+    /// How much speech was synthesised for the plan, and how long that took.
+    public var synthesis = SynthesisReport()
 
     public var durationSeconds: Double { Double(frameCount) / Double(sampleRate) }
 
@@ -42,6 +46,14 @@ public struct RenderPlan: Sendable {
         }
         return requests
     }
+}
+
+/// Speech synthesised while planning: seconds of speech made and the wall-clock seconds it took.
+/// A value of two `Double`s; allocates nothing. `Sendable`.
+public struct SynthesisReport: Sendable, Equatable {
+    public var speechSeconds = 0.0
+    public var wallSeconds = 0.0
+    public init() {}
 }
 
 /// One track: its voices summed, then its own gains and balance applied.

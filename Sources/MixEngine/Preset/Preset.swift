@@ -14,18 +14,29 @@ public struct Preset: Sendable, Equatable {
     public var version: Int = 1
     public var name: String?
     public var output: OutputSpec
-    /// Length of the render, in seconds.
-    public var durationSeconds: Double
+    /// Length of the render, in seconds; nil only for a session, which then lasts as long as its voice
+    /// and its ending need.
+    public var durationSeconds: Double?
+    /// Whether `durationSeconds` came from the caller (the command line's `--duration`), not the document,
+    /// so problems with it name the option.
+    public var durationIsOverride = false
     public var master: MasterSpec
+    /// The tracks: the whole mix, or a session's bed (a mix preset's tracks, then the preset's own).
     public var tracks: [TrackSpec]
+    /// How voices sound and how the bed ducks under them (`voice`); nil when the preset has none.
+    public var voice: VoiceSpec?
+    /// The sections of narration that make the preset a session; nil for a mix.
+    public var session: SessionSpec?
 
-    public init(name: String? = nil, output: OutputSpec = OutputSpec(), durationSeconds: Double,
-                master: MasterSpec = MasterSpec(), tracks: [TrackSpec]) {
+    public init(name: String? = nil, output: OutputSpec = OutputSpec(), durationSeconds: Double?,
+                master: MasterSpec = MasterSpec(), tracks: [TrackSpec], voice: VoiceSpec? = nil, session: SessionSpec? = nil) {
         self.name = name
         self.output = output
         self.durationSeconds = durationSeconds
         self.master = master
         self.tracks = tracks
+        self.voice = voice
+        self.session = session
     }
 }
 
@@ -115,6 +126,19 @@ public struct TrackSpec: Sendable, Equatable {
     public var fadeIn: FadeSpec?
     public var fadeOut: FadeSpec?
     public var envelope: [EnvelopePoint] = []
+    /// In a session: the sections the track plays during (the first's start to the last's end), instead
+    /// of `start` and `end`.
+    public var during: SectionSpan?
+    /// Whether the track dips under the voice when the preset ducks (`voice.ducking`).
+    public var ducks = true
 
     public init(name: String? = nil, source: SourceSpec) { self.name = name; self.source = source }
+}
+
+/// A run of a session's sections, from `first` to `last` (the same one for a single section).
+/// A value of two names; allocates only those. `Sendable`, safe to share.
+public struct SectionSpan: Sendable, Equatable {
+    public var first: String
+    public var last: String
+    public init(first: String, last: String) { self.first = first; self.last = last }
 }

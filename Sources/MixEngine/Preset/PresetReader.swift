@@ -9,17 +9,19 @@ struct PresetReader {
     /// A length given by the caller instead of the document's `duration` (the command line's override); the
     /// preset is checked against it exactly as against its own (fades that fit, tracks that start in time).
     var durationOverride: Double? = nil
+    /// The preset's `voice`, once read: the defaults of its `speech` tracks.
+    var voice: VoiceSpec? = nil
 
     /// The keys each kind of object allows, in the order error messages list them.
     enum Keys {
-        static let root = ["$schema", "version", "name", "duration", "output", "master", "tracks"]
+        static let root = ["$schema", "version", "name", "duration", "output", "master", "voice", "bed", "tracks", "sections", "ending"]
         static let output = ["sampleRate", "channels", "quality", "bitDepth", "resampler", "tags"]
         static let tags = ["title", "artist", "comment"]
         static let master = ["gainDb", "fadeIn", "fadeOut", "limiter"]
         static let limiter = ["ceilingDb", "lookaheadMs", "releaseMs"]
         static let fade = ["duration", "curve"]
         /// A track's own keys; its source's key (one of `SourceKinds.keys`) comes after `name`.
-        static let trackSettings = ["gainDb", "pan", "start", "end", "loop", "fadeIn", "fadeOut", "envelope"]
+        static let trackSettings = ["gainDb", "pan", "start", "end", "during", "loop", "fadeIn", "fadeOut", "envelope", "duck"]
         static let track = ["name"] + SourceKinds.keys + trackSettings
         static let loop = ["crossfade"]
         static let envelopePoint = ["time", "gainDb", "curve"]
@@ -45,18 +47,41 @@ struct PresetReader {
             }
         }
         let name = try document["name"]?.string()
-        let written = try document.required("duration", hint: "the length of the render, e.g. \"8h\"")
-            .time(allowingZero: false)
+        // A session (`sections`) lasts as long as its voice and ending need unless it is given a length.
+        let isSession = document.has("sections")
+        let written = isSession
+            ? try document["duration"]?.time(allowingZero: false)
+            : try document.required("duration", hint: "the length of the render, e.g. \"8h\"").time(allowingZero: false)
         let duration = durationOverride ?? written
         let output = try document["output"].map(output) ?? OutputSpec()
         let master = try document["master"].map { try self.master($0, duration: duration) } ?? MasterSpec()
+        var reader = self
+        reader.voice = try document["voice"].map(voice)
+        let voice = reader.voice
 
-        let tracksCursor = try document.required("tracks", hint: "a list of at least one track")
-        let trackCursors = try tracksCursor.array()
-        guard !trackCursors.isEmpty else { throw tracksCursor.error("a preset needs at least one track") }
-        let tracks = try trackCursors.map { try track($0, duration: duration) }
+        var tracks: [TrackSpec] = []
+        if let bed = document["bed"] {
+            guard isSession else { throw bed.error("'bed' names the mix under a session's voice; a preset without 'sections' lists its own 'tracks'") }
+            tracks = try bedTracks(bed)
+        }
+        if let tracksCursor = document["tracks"] {
+            let trackCursors = try tracksCursor.array()
+            guard !trackCursors.isEmpty || isSession else { throw tracksCursor.error("a preset needs at least one track") }
+            tracks += try trackCursors.map { try reader.track($0, duration: duration, isSession: isSession) }
+        } else if !isSession {
+            _ = try document.required("tracks", hint: "a list of at least one track")
+        }
+        var session: SessionSpec?
+        if let sections = document["sections"] {
+            session = try reader.session(sections, ending: document["ending"], voice: voice ?? VoiceSpec())
+        } else if let ending = document["ending"] {
+            throw ending.error("'ending' ends a session's voice; it needs 'sections'")
+        }
 
-        return Preset(name: name, output: output, durationSeconds: duration, master: master, tracks: tracks)
+        var preset = Preset(name: name, output: output, durationSeconds: duration, master: master, tracks: tracks,
+                            voice: voice, session: session)
+        preset.durationIsOverride = durationOverride != nil
+        return preset
     }
 
     // MARK: - Output
@@ -100,14 +125,16 @@ struct PresetReader {
 
     // MARK: - Master
 
-    func master(_ cursor: JSONCursor, duration: Double) throws -> MasterSpec {
+    func master(_ cursor: JSONCursor, duration: Double?) throws -> MasterSpec {
         let object = try cursor.object(allowing: Keys.master)
         var master = MasterSpec()
         if let gain = object["gainDb"] { master.gainDb = try gain.number(in: -60...24) }
         if let fade = object["fadeIn"] { master.fadeIn = try self.fade(fade) }
         if let fade = object["fadeOut"] { master.fadeOut = try self.fade(fade) }
-        try checkFadesFit(master.fadeIn, master.fadeOut, in: duration,
-                          what: "the render (\(TimeParser.string(fromSeconds: duration)))", object: object)
+        if let duration {
+            try checkFadesFit(master.fadeIn, master.fadeOut, in: duration,
+                              what: "the render (\(TimeParser.string(fromSeconds: duration)))", object: object)
+        }
         if let limiter = object["limiter"] {
             let fields = try limiter.object(allowing: Keys.limiter)
             if let ceiling = fields["ceilingDb"] { master.limiter.ceilingDb = try ceiling.number(in: -20...0) }
@@ -153,7 +180,8 @@ struct PresetReader {
 
     // MARK: - Tracks
 
-    func track(_ cursor: JSONCursor, duration: Double) throws -> TrackSpec {
+    /// A track; `duration` is the render's length when it is known before planning (a session's may not be).
+    func track(_ cursor: JSONCursor, duration: Double?, isSession: Bool = false) throws -> TrackSpec {
         let object = try cursor.object(allowing: Keys.track)
         let t = TimeParser.string(fromSeconds:)
 
@@ -172,7 +200,7 @@ struct PresetReader {
         if let pan = object["pan"] { track.pan = try pan.number(in: -1...1) }
         if let start = object["start"] {
             track.startSeconds = try start.time(allowingZero: true)
-            guard track.startSeconds < duration else {
+            if let duration, track.startSeconds >= duration {
                 throw start.error("starts at \(t(track.startSeconds)), not before the end of the render (\(t(duration)))")
             }
         }
@@ -193,13 +221,20 @@ struct PresetReader {
         }
         if let fade = object["fadeIn"] { track.fadeIn = try self.fade(fade) }
         if let fade = object["fadeOut"] { track.fadeOut = try self.fade(fade) }
-
-        // The fades must fit in the track wherever its length is known without opening its files.
-        if let end = track.endSeconds {
+        if let duck = object["duck"] { track.ducks = try duck.bool() }
+        if let during = object["during"] {
+            guard isSession else { throw during.error("'during' names sections of a session; this preset has no 'sections'") }
+            for key in ["start", "end"] where object.has(key) {
+                throw during.error("a track plays either 'during' sections or from 'start' to 'end', not both ('\(key)' is given)")
+            }
+            track.during = try sectionSpan(during)
+            // Its span is known once the session is laid out: the planner checks the fades then.
+        } else if let end = track.endSeconds {
+            // The fades must fit in the track wherever its length is known without opening its files.
             let span = end - track.startSeconds
             try checkFadesFit(track.fadeIn, track.fadeOut, in: span,
                               what: "the track (\(t(span)) from start to end)", object: object)
-        } else if isGenerator || track.loop != nil {
+        } else if isGenerator || track.loop != nil, let duration {
             let span = duration - track.startSeconds
             try checkFadesFit(track.fadeIn, track.fadeOut, in: span,
                               what: "the track (\(t(span)) from its start to the end of the render)", object: object)

@@ -113,6 +113,15 @@ public struct RenderJob: Sendable {
     /// The frames to render: all of them, or the part the overrides ask for.
     public let range: Range<Int64>
 
+    /// The chapter marks the output carries: a session's sections that fall in the rendered range, each
+    /// from its start (or the range's) relative to the range's start.
+    public var chapters: [Chapters.Mark] {
+        plan.timeline.sections.compactMap { section in
+            guard section.end > range.lowerBound && section.start < range.upperBound else { return nil }
+            return Chapters.Mark(name: section.name, frame: max(section.start, range.lowerBound) - range.lowerBound, sampleRate: plan.sampleRate)
+        }
+    }
+
     /// Renders to `path` through a temporary file beside it, renamed into place when complete.
     /// `extraSinks` receive the same interleaved frames as the file, on the encoder's thread (a waveform
     /// analyser, say); `taps` listen at other points of the master chain. `material` shares decoded
@@ -127,6 +136,12 @@ public struct RenderJob: Sendable {
             let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
             let summary = try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, material: material,
                                                                              taps: taps, progress: progress)
+            let marks = chapters
+            if !marks.isEmpty && settings.format.carriesVorbisComments {
+                do { try FileTags.write(path: output.temporaryPath, fields: Chapters.comments(marks)) } catch {
+                    throw EngineError.output(path: path, reason: "cannot write its chapters: \(error)")
+                }
+            }
             try output.commit()
             let size = FileSystem.identity(of: path)?.size ?? 0
             return RenderResult(summary: summary, outputPath: path, outputBytes: size)

@@ -40,6 +40,13 @@ protocol ReadableSourceKind: SourceKind {
 public struct SourcePlan: Sendable {
     public var voices: [PlannedVoice]
     public var end: Int64
+    /// Where the track speaks, in frames of the timeline: the bed ducks under it (`voice.ducking`), and
+    /// the track itself is not ducked.
+    public var speech: [Range<Int64>] = []
+    /// Gains for the other tracks that are not voices (the bed): a breathing pacer that swells the bed.
+    public var bedGains: [Envelope] = []
+    /// What the timeline (`--timeline`) shows of it: a beat schedule, breathing phases, the words spoken.
+    public var notes: [TimelineNote] = []
     public init(voices: [PlannedVoice], end: Int64) { self.voices = voices; self.end = end }
 }
 

@@ -7,6 +7,11 @@ public enum SourceKinds {
         NoiseKind.self,
         PlaylistKind.self,
         ToneKind.self,
+        SpeechKind.self,
+        BinauralKind.self,
+        IsochronicKind.self,
+        BreathingKind.self,
+        ChimeKind.self,
     ]
 
     /// The track keys that select a kind: `file`, `generator`, ...

@@ -52,18 +52,57 @@ public struct TrackPlanning {
         }
         return StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: sampleRate)
     }
+
+    /// The frame `point` stands for: a time, or the start or end of a session's section (an unknown
+    /// section, or a section in a preset without any, is an error at `key` below the track).
+    public func frame(of point: TimelinePoint, key: String) throws -> Int64 {
+        try session.frame(of: point, jsonPath: "\(jsonPath).\(key)")
+    }
 }
 
 /// What planning one preset gathers besides the plan: warnings, and what each source file is.
 final class PlanningSession {
     let presetFile: String
     let sampleRate: Int
+    /// The preset's voice settings (levels, fades, speech defaults).
+    let voice: VoiceSpec
     var warnings: [String] = []
     var files: [String: AudioFileInfo] = [:]
+    /// A session's sections, once laid out (for `frame(of:)`).
+    var sections: [Timeline.Section] = []
+    var hasSections = false
+    /// Texts synthesised and recordings measured so far, so each is done once per plan.
+    var spoken: [SpeechRequest: VoiceClip] = [:]
+    var recordings: [String: VoiceClip] = [:]
+    var synthesis = SynthesisReport()
 
-    init(presetFile: String, sampleRate: Int) {
+    init(presetFile: String, sampleRate: Int, voice: VoiceSpec = VoiceSpec()) {
         self.presetFile = presetFile
         self.sampleRate = sampleRate
+        self.voice = voice
+    }
+
+    /// `m:ss.mmm` (or `h:mm:ss.mmm`) of a frame position, for messages.
+    func clock(_ frames: Int64) -> String {
+        let ms = (frames * 1000 + Int64(sampleRate) / 2) / Int64(sampleRate)
+        let (h, m, s, f) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+        let tail = (s < 10 ? "0" : "") + "\(s)." + String(String(f + 1000).dropFirst())
+        return h > 0 ? "\(h):" + (m < 10 ? "0" : "") + "\(m):" + tail : "\(m):" + tail
+    }
+
+    func frame(of point: TimelinePoint, jsonPath: String) throws -> Int64 {
+        switch point {
+        case .seconds(let s):
+            return frames(s)
+        case .section(let name, let edge):
+            guard let section = sections.first(where: { $0.name == name }) else {
+                guard hasSections else { throw error(jsonPath, "names the section \(JSONValue.quote(name)), but this preset has no 'sections'") }
+                var message = "no section is named \(JSONValue.quote(name))"
+                if let suggestion = NameSuggestion.closest(to: name, among: sections.map(\.name)) { message += " (did you mean '\(suggestion)'?)" }
+                throw error(jsonPath, message + "; the sections are " + sections.map { "'\($0.name)'" }.joined(separator: ", "))
+            }
+            return edge == .start ? section.start : section.end
+        }
     }
 
     func warn(_ path: String, _ message: String) { warnings.append("\(presetFile): \(path): \(message)") }

@@ -1,0 +1,30 @@
+/// Chapter marks as Vorbis comments, the convention players and taggers read in Ogg and FLAC:
+/// `CHAPTER001=00:00:00.000`, `CHAPTER001NAME=Induction`, numbered from 001 in time order.
+/// (https://wiki.xiph.org/Chapter_Extension)
+///
+/// No state; `comments` allocates the list.
+public enum Chapters {
+    /// One chapter: a name and where it starts, in frames of the file. A value; allocates only the name.
+    public struct Mark: Sendable, Equatable {
+        public var name: String
+        public var frame: Int64
+        public var sampleRate: Int
+        public init(name: String, frame: Int64, sampleRate: Int) { self.name = name; self.frame = frame; self.sampleRate = sampleRate }
+
+        /// `HH:MM:SS.mmm`, rounded to the millisecond.
+        public var timestamp: String {
+            let ms = (frame * 1000 + Int64(sampleRate) / 2) / Int64(sampleRate)
+            func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            let fraction = String(String(ms % 1000 + 1000).dropFirst())
+            return "\(two(ms / 3_600_000)):\(two(ms / 60_000 % 60)):\(two(ms / 1000 % 60)).\(fraction)"
+        }
+    }
+
+    /// The comments for `marks`, two per chapter.
+    public static func comments(_ marks: [Mark]) -> [(key: String, value: String)] {
+        marks.enumerated().flatMap { index, mark -> [(key: String, value: String)] in
+            let number = String(String(index + 1 + 1000).dropFirst())
+            return [(key: "CHAPTER\(number)", value: mark.timestamp), (key: "CHAPTER\(number)NAME", value: mark.name)]
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import MixDSP
+import MixIO
+
+/// Reading the parts of a preset that voices use: `voice`, `bed`, `sections` and `ending` (see
+/// docs/sessions.md). Same conventions as the rest of the reader: every problem names its JSON path.
+extension PresetReader {
+    enum SessionKeys {
+        static let voice = ["levelDb", "edgeFade", "pan", "speech", "ducking"]
+        static let speech = ["voice", "rate", "pitch", "volume"]
+        static let ducking = ["depthDb", "lookahead", "attack", "hold", "release", "attackCurve", "releaseCurve"]
+        static let section = ["name", "stretch", "length", "segments"]
+        static let segmentSources = ["text", "ssml", "file"]
+        static let segment = segmentSources + ["speech", "gapBefore", "pauseAfter", "at", "gainDb"]
+        static let ending = ["type", "hold", "fadeOut", "rise", "riseDb", "chime"]
+    }
+
+    // MARK: - Voice
+
+    func voice(_ cursor: JSONCursor) throws -> VoiceSpec {
+        let object = try cursor.object(allowing: SessionKeys.voice)
+        var voice = VoiceSpec()
+        if let level = object["levelDb"] { voice.levelDb = try level.number(in: -60...0) }
+        if let fade = object["edgeFade"] {
+            voice.edgeFadeSeconds = try fade.time(allowingZero: true)
+            guard voice.edgeFadeSeconds <= 1 else { throw fade.error("\(TimeParser.string(fromSeconds: voice.edgeFadeSeconds)) is longer than 1s; an edge fade is a few milliseconds") }
+        }
+        if let pan = object["pan"] { voice.pan = try pan.number(in: -1...1) }
+        if let speech = object["speech"] { voice.speech = try self.speech(speech, defaults: voice.speech) }
+        if let ducking = object["ducking"] { voice.ducking = try self.ducking(ducking) }
+        return voice
+    }
+
+    /// espeak-ng settings over `defaults`: `{"voice": "en-us", "rate": 140, "pitch": 40, "volume": 100}`.
+    /// The voice is looked up in espeak-ng's list here, so an unknown one is an error at its JSON path.
+    func speech(_ cursor: JSONCursor, defaults: SpeechSettings) throws -> SpeechSettings {
+        let object = try cursor.object(allowing: SessionKeys.speech)
+        var settings = defaults
+        if let voice = object["voice"] {
+            settings.voice = try voice.nonEmptyString()
+            do { try SpeechSynthesizer.check(voice: settings.voice) } catch { throw voice.error("\(error)") }
+        }
+        func whole(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
+            try object[key].map { Int(try $0.integer(in: Double(range.lowerBound)...Double(range.upperBound))) }
+        }
+        if let rate = try whole("rate", SpeechSettings.wordsPerMinuteRange) { settings.wordsPerMinute = rate }
+        if let pitch = try whole("pitch", SpeechSettings.pitchRange) { settings.pitch = pitch }
+        if let volume = try whole("volume", SpeechSettings.volumeRange) { settings.volume = volume }
+        return settings
+    }
+
+    func ducking(_ cursor: JSONCursor) throws -> DuckingSpec {
+        let object = try cursor.object(allowing: SessionKeys.ducking)
+        var ducking = DuckingSpec()
+        if let depth = object["depthDb"] {
+            ducking.depthDb = try depth.number(in: -60...0)
+            guard ducking.depthDb < 0 else { throw depth.error("0 dB does not duck; expected a negative depth such as -10") }
+        }
+        if let time = object["lookahead"] { ducking.lookaheadSeconds = try time.time(allowingZero: true) }
+        if let time = object["attack"] { ducking.attackSeconds = try time.time(allowingZero: true) }
+        if let time = object["hold"] { ducking.holdSeconds = try time.time(allowingZero: true) }
+        if let time = object["release"] { ducking.releaseSeconds = try time.time(allowingZero: true) }
+        if let curve = object["attackCurve"] { ducking.attackCurve = try curve.curve(allowingEqualGain: false) }
+        if let curve = object["releaseCurve"] { ducking.releaseCurve = try curve.curve(allowingEqualGain: false) }
+        for (key, seconds) in [("lookahead", ducking.lookaheadSeconds), ("attack", ducking.attackSeconds),
+                               ("hold", ducking.holdSeconds), ("release", ducking.releaseSeconds)] where seconds > 60 {
+            throw object[key]!.error("\(TimeParser.string(fromSeconds: seconds)) is longer than 1m, the longest a ducking time may be")
+        }
+        if ducking.attackSeconds > ducking.lookaheadSeconds {
+            // The way down starts `lookahead` before speech; an attack longer than that would still be
+            // going down when the voice starts.
+            if object.has("attack") {
+                throw object["attack"]!.error("\(TimeParser.string(fromSeconds: ducking.attackSeconds)) is longer than the look-ahead (\(TimeParser.string(fromSeconds: ducking.lookaheadSeconds))); the bed must be down before the voice starts")
+            }
+            ducking.attackSeconds = ducking.lookaheadSeconds
+        }
+        return ducking
+    }
+
+    // MARK: - Bed
+
+    /// `"bed": "night.json"`: the tracks of a mix preset, its paths resolved against its own folder.
+    func bedTracks(_ cursor: JSONCursor) throws -> [TrackSpec] {
+        let path = try self.path(cursor)
+        let mix: Preset
+        do {
+            mix = try PresetLoader.load(path: path)
+        } catch EngineError.preset(let error) where error.file == path && error.jsonPath.isEmpty {
+            throw cursor.error(error.message.replacingOccurrences(of: "cannot read preset", with: "cannot read the bed '\(path)'"))
+        }
+        guard mix.session == nil else {
+            throw cursor.error("'\(path)' is a session (it has 'sections'); a bed is a mix")
+        }
+        return mix.tracks
+    }
+
+    // MARK: - Sections
+
+    func session(_ cursor: JSONCursor, ending: JSONCursor?, voice: VoiceSpec) throws -> SessionSpec {
+        let elements = try cursor.array()
+        guard !elements.isEmpty else { throw cursor.error("a session needs at least one section") }
+        guard elements.count <= 999 else { throw cursor.error("\(elements.count) sections are more than 999, the most chapter marks can number") }
+        var sections: [SectionSpec] = []
+        for element in elements {
+            let section = try self.section(element, voice: voice)
+            if sections.contains(where: { $0.name == section.name }) {
+                throw element.error("there is already a section named \(JSONValue.quote(section.name)); section names must differ")
+            }
+            sections.append(section)
+        }
+        return SessionSpec(sections: sections, ending: try ending.map(self.ending))
+    }
+
+    func section(_ cursor: JSONCursor, voice: VoiceSpec) throws -> SectionSpec {
+        let object = try cursor.object(allowing: SessionKeys.section)
+        let name = try object.required("name", hint: "e.g. \"Induction\"").nonEmptyString()
+        var section = SectionSpec(name: name, segments: [])
+        if let stretch = object["stretch"] { section.stretch = try stretch.bool() }
+        if let length = object["length"] { section.minimumSeconds = try length.time(allowingZero: false) }
+        if let segments = object["segments"] {
+            section.segments = try segments.array().map { try segment($0, voice: voice) }
+        }
+        guard !section.segments.isEmpty || section.minimumSeconds > 0 else {
+            throw cursor.error("a section needs 'segments' to speak or a 'length' to last")
+        }
+        return section
+    }
+
+    func segment(_ cursor: JSONCursor, voice: VoiceSpec) throws -> SegmentSpec {
+        let object = try cursor.object(allowing: SessionKeys.segment)
+        let given = SessionKeys.segmentSources.filter(object.has)
+        guard given.count == 1, let key = given.first, let source = object[key] else {
+            if given.isEmpty {
+                throw cursor.error("a segment needs one of 'text' (spoken by espeak-ng), 'ssml' (the same, with SSML markup) or 'file' (a recording)")
+            }
+            throw cursor.error("a segment has exactly one of 'text', 'ssml' or 'file'; found " + given.map { "'\($0)'" }.joined(separator: " and "))
+        }
+        let settings = try object["speech"].map { try speech($0, defaults: voice.speech) } ?? voice.speech
+        var segment: SegmentSpec
+        switch key {
+        case "file":
+            if object.has("speech") { throw object["speech"]!.error("'speech' sets how text is spoken; this segment plays a recording") }
+            segment = SegmentSpec(source: .file(path: try path(source)))
+        default:
+            let text = try source.nonEmptyString()
+            guard !text.utf8.contains(0) else { throw source.error("text cannot contain a NUL character (\\u0000)") }
+            segment = SegmentSpec(source: .text(text, ssml: key == "ssml", settings: settings))
+        }
+        if let gap = object["gapBefore"] { segment.gapBefore = try gap.time(allowingZero: true) }
+        if let pause = object["pauseAfter"] { segment.pauseAfter = try pause.time(allowingZero: true) }
+        if let at = object["at"] {
+            segment.atSeconds = try at.time(allowingZero: true)
+            if let gap = object["gapBefore"] { throw gap.error("a segment placed 'at' a time has no gap before it; give one or the other") }
+        }
+        if let gain = object["gainDb"] { segment.gainDb = try gain.number(in: -40...40) }
+        return segment
+    }
+
+    /// `"Deepener"`, or `["Induction", "Deepener"]` (from the first's start to the last's end).
+    func sectionSpan(_ cursor: JSONCursor) throws -> SectionSpan {
+        if case .string = cursor.value {
+            let name = try cursor.nonEmptyString()
+            return SectionSpan(first: name, last: name)
+        }
+        let names = try cursor.array()
+        guard (1...2).contains(names.count) else {
+            throw cursor.error("expected a section's name or [first, last], got an array of \(names.count)")
+        }
+        return SectionSpan(first: try names[0].nonEmptyString(), last: try names[names.count - 1].nonEmptyString())
+    }
+
+    // MARK: - Ending
+
+    func ending(_ cursor: JSONCursor) throws -> EndingSpec {
+        let object = try cursor.object(allowing: SessionKeys.ending)
+        let type = try object.required("type", hint: "\"sleep\" or \"wake\"").choice("ending", ["sleep": 0, "wake": 1])
+        let (own, other) = type == 0 ? (["hold", "fadeOut"], ["rise", "riseDb", "chime"]) : (["rise", "riseDb", "chime"], ["hold", "fadeOut"])
+        for key in other where object.has(key) {
+            throw object[key]!.error("'\(key)' belongs to the \(type == 0 ? "wake" : "sleep") ending; a \(type == 0 ? "sleep" : "wake") ending takes " + own.map { "'\($0)'" }.joined(separator: ", "))
+        }
+        if type == 0 {
+            let hold = try object["hold"]?.time(allowingZero: true) ?? 0
+            let fade = try object.required("fadeOut", hint: "how long everything fades out after the last words, e.g. \"5m\"")
+            return .sleep(holdSeconds: hold, fade: try self.fade(fade))
+        }
+        let rise = try object["rise"]?.time(allowingZero: true) ?? 10
+        let riseDb = try object["riseDb"]?.number(in: 0...24) ?? 6
+        var chime: ChimeKind.Sound? = .bell
+        if let cursor = object["chime"] {
+            chime = try cursor.choice("chime", [("bell", ChimeKind.Sound.bell), ("rise", .rise), ("none", nil)])
+        }
+        return .wake(riseSeconds: rise, riseDb: riseDb, chime: chime)
+    }
+}

@@ -1,0 +1,98 @@
+import MixDSP
+import MixIO
+
+/// The voice part of a preset that makes it a session (see docs/sessions.md): narration in named
+/// sections over the preset's tracks (the bed), and how the session ends.
+///
+/// A value (`Sendable`, safe to share): arrays of sections and segments, strings and numbers; it
+/// allocates only those when made. Times are seconds, as everywhere in a `Preset`; the planner
+/// (`SessionPlanner`) turns them into frames once the voice's lengths are known.
+public struct SessionSpec: Sendable, Equatable {
+    public var sections: [SectionSpec]
+    public var ending: EndingSpec?
+    public init(sections: [SectionSpec], ending: EndingSpec? = nil) { self.sections = sections; self.ending = ending }
+}
+
+/// How every voice of a preset sounds, and how the bed makes room for it: the preset's `voice` object.
+/// It applies to a session's segments and to every `speech` track.
+/// A value of numbers, a `SpeechSettings` and an optional `DuckingSpec`; allocates only the voice's name.
+/// `Sendable`, safe to share.
+public struct VoiceSpec: Sendable, Equatable {
+    /// The level every segment is brought to: RMS over its speech only (pauses left out), in dBFS.
+    public var levelDb: Double = -20
+    /// Fades at each segment's edges, so nothing clicks.
+    public var edgeFadeSeconds: Double = 0.015
+    /// Balance of the voice, as a track's `pan`.
+    public var pan: Double = 0
+    /// The defaults of text segments and `speech` tracks.
+    public var speech = SpeechSettings()
+    /// Ducking of the bed under the voice; nil leaves the bed alone.
+    public var ducking: DuckingSpec?
+    public init() {}
+}
+
+/// How the bed dips under the voice. Computed offline from where speech really is (frame energy), so
+/// the bed can start down before the first syllable, which no reactive ducker can.
+/// A value of four `Double`s and two curves; allocates nothing. `Sendable`, safe to share.
+public struct DuckingSpec: Sendable, Equatable {
+    /// How far the bed goes down, in dB (negative).
+    public var depthDb: Double = -10
+    /// How long before speech the bed starts going down.
+    public var lookaheadSeconds: Double = 1
+    /// How long the way down takes (at most the look-ahead, so the bed is down before the first word).
+    public var attackSeconds: Double = 0.6
+    /// Pauses in speech shorter than this keep the bed down.
+    public var holdSeconds: Double = 2
+    /// How long the way back up takes.
+    public var releaseSeconds: Double = 1.5
+    public var attackCurve: Curve = .sCurve
+    public var releaseCurve: Curve = .sCurve
+    public init() {}
+}
+
+/// One named part of a session (induction, deepener, ...): voice segments in order, and how the
+/// section takes part in a fixed-length render.
+/// A value: a name, numbers and an array of segments; allocates only those. `Sendable`, safe to share.
+public struct SectionSpec: Sendable, Equatable {
+    public var name: String
+    /// Whether the section grows when the session is rendered to a fixed `duration` (its bed, tones and
+    /// pacer run longer; its voice keeps its own timing).
+    public var stretch: Bool = false
+    /// The shortest the section lasts, voice or not (a section of breathing with no words needs one).
+    public var minimumSeconds: Double = 0
+    public var segments: [SegmentSpec]
+    public init(name: String, stretch: Bool = false, minimumSeconds: Double = 0, segments: [SegmentSpec]) {
+        self.name = name; self.stretch = stretch; self.minimumSeconds = minimumSeconds; self.segments = segments
+    }
+}
+
+/// One thing the voice says: a recording or a text to speak, and where it goes.
+/// A value: the source, optional times and a gain; allocates only the text or path. `Sendable`, safe to share.
+public struct SegmentSpec: Sendable, Equatable {
+    public enum Source: Sendable, Equatable {
+        /// A recording (its path resolved against the preset's folder).
+        case file(path: String)
+        /// Text spoken by espeak-ng; `ssml` says whether it is SSML markup (`<break time="2s"/>`).
+        case text(String, ssml: Bool, settings: SpeechSettings)
+    }
+    public var source: Source
+    /// Silence before the segment, after the previous one (or the section's start).
+    public var gapBefore: Double = 0
+    /// Silence after it, before the next one.
+    public var pauseAfter: Double = 0
+    /// A fixed time instead of following the previous segment: on the session's timeline as written
+    /// (before any section stretches; it moves with its section when an earlier one does).
+    public var atSeconds: Double?
+    /// A correction after levelling, in dB.
+    public var gainDb: Double = 0
+    public init(source: Source) { self.source = source }
+}
+
+/// How a session ends, after the last words.
+/// A plain enum of values (`Sendable`, safe to share); allocates nothing.
+public enum EndingSpec: Sendable, Equatable {
+    /// The sleep timer: the bed plays on for `holdSeconds`, then everything fades out over `fade`.
+    case sleep(holdSeconds: Double, fade: FadeSpec)
+    /// The bed and beats rise by `riseDb` over `riseSeconds`, then a chime sounds and the session ends.
+    case wake(riseSeconds: Double, riseDb: Double, chime: ChimeKind.Sound?)
+}

@@ -1,0 +1,108 @@
+import MixIO
+
+/// The `--timeline` file: a render's `Timeline` as JSON, every moment in seconds and in frames, so an app
+/// can show progress and captions and a test can find the voice's frames (see docs/sessions.md).
+///
+/// No state: any thread may call it. `document` allocates the text; `write` writes it through a temporary
+/// file beside the destination, renamed into place when complete.
+public enum TimelineJSON {
+    /// The timeline as a JSON document; `range` is the part of it rendered (all of it by default), given
+    /// in the document as `rendered`.
+    public static func document(_ timeline: Timeline, range: Range<Int64>? = nil) -> String {
+        let rate = Double(timeline.sampleRate)
+        func time(_ frame: Int64) -> String { "{\"seconds\": \(seconds(Double(frame) / rate)), \"frame\": \(frame)}" }
+        func span(_ start: Int64, _ end: Int64) -> String { "\"start\": \(time(start)), \"end\": \(time(end))" }
+
+        var lines: [String] = ["{"]
+        lines.append("  \"sampleRate\": \(timeline.sampleRate),")
+        lines.append("  \"duration\": \(time(timeline.frameCount)),")
+        let rendered = range ?? 0..<timeline.frameCount
+        lines.append("  \"rendered\": {\(span(rendered.lowerBound, rendered.upperBound))},")
+
+        let sections = timeline.sections.enumerated().map { i, section -> String in
+            let segments = timeline.segments.filter { $0.section == i }.map { segment -> String in
+                let speech = segment.speech.map { "{\(span($0.lowerBound, $0.upperBound))}" }.joined(separator: ", ")
+                return "        {\"\(segment.isText ? "text" : "file")\": \(quote(segment.caption)), \(span(segment.start, segment.end)), "
+                    + "\"gainDb\": \(seconds(segment.gainDb)), \"speech\": [\(speech)]}"
+            }
+            return "    {\"name\": \(quote(section.name)), \(span(section.start, section.end)), \"stretchedBy\": \(time(section.addedFrames)),\n"
+                + "      \"segments\": [\n" + segments.joined(separator: ",\n") + (segments.isEmpty ? "" : "\n") + "      ]}"
+        }
+        lines.append("  \"sections\": [\n" + sections.joined(separator: ",\n") + (sections.isEmpty ? "" : "\n") + "  ],")
+
+        if let ending = timeline.ending {
+            var fields = ["\"type\": \(quote(ending.kind))", span(ending.start, ending.end)]
+            if let fade = ending.fadeFrom { fields.append("\"fadeFrom\": \(time(fade))") }
+            if let chime = ending.chime { fields.append("\"chime\": \(time(chime))") }
+            lines.append("  \"ending\": {" + fields.joined(separator: ", ") + "},")
+        } else {
+            lines.append("  \"ending\": null,")
+        }
+
+        let ducked = timeline.ducked.map {
+            "    {\"downFrom\": \(time($0.downFrom)), \"down\": \(time($0.down)), \"upFrom\": \(time($0.upFrom)), \"up\": \(time($0.up))}"
+        }
+        lines.append("  \"ducked\": [\n" + ducked.joined(separator: ",\n") + (ducked.isEmpty ? "" : "\n") + "  ],")
+
+        let tracks = timeline.notes.map { track, note -> String in
+            let name = "\"track\": \(quote(track))"
+            switch note {
+            case .schedule(let what, let carrier, let points):
+                let list = points.map { "{\"at\": \(time($0.frame)), \"hz\": \(seconds($0.hz)), \"curve\": \(quote($0.curve))}" }
+                return "    {\(name), \"type\": \"schedule\", \"of\": \(quote(what)), \"carrierHz\": \(seconds(carrier)),\n"
+                    + "      \"points\": [" + list.joined(separator: ", ") + "]}"
+            case .breathing(let pattern, let phases):
+                let list = phases.map { "      {\"phase\": \(quote($0.name)), \"cycle\": \($0.cycle), \(span($0.start, $0.end))}" }
+                return "    {\(name), \"type\": \"breathing\", \"pattern\": \(quote(pattern)), \"phases\": [\n"
+                    + list.joined(separator: ",\n") + (list.isEmpty ? "" : "\n") + "    ]}"
+            case .speech(let text, let start, let end):
+                return "    {\(name), \"type\": \"speech\", \"text\": \(quote(text)), \(span(start, end))}"
+            case .chime(let sound, let start, let end):
+                return "    {\(name), \"type\": \"chime\", \"sound\": \(quote(sound)), \(span(start, end))}"
+            }
+        }
+        lines.append("  \"tracks\": [\n" + tracks.joined(separator: ",\n") + (tracks.isEmpty ? "" : "\n") + "  ]")
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Writes `document(timeline, range:)` to `path`, atomically.
+    public static func write(_ timeline: Timeline, range: Range<Int64>? = nil, to path: String) throws {
+        let output = try AtomicOutputFile(destination: path)
+        do {
+            try FileSystem.writeFile(path: output.temporaryPath, bytes: Array(document(timeline, range: range).utf8))
+            try output.commit()
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+
+    /// A number with at most six decimals, as JSON writes it (`12.5`, `3`).
+    static func seconds(_ x: Double) -> String {
+        let rounded = (x * 1_000_000).rounded() / 1_000_000
+        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
+    }
+
+    /// A JSON string literal.
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

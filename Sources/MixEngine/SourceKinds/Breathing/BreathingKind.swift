@@ -1,0 +1,182 @@
+import MixDSP
+import MixIO
+
+/// `"breathing": {"pattern": "4-7-8", "cues": {"cycles": 3}}`: a breathing pacer. A named pattern
+/// (`4-7-8`, `box`, `coherent`) or inhale/hold/exhale/rest seconds, repeated for the track's span (whole
+/// cycles only, so it never stops mid-breath) or a number of `cycles`. It sounds as a soft tone that swells
+/// on the inhale, holds, and falls on the exhale (its pitch may glide with the breath: `BreathingPacer` in
+/// MixDSP), or as a swell of the bed (`"sound": "bed"`), and may speak cues ("breathe in", "hold",
+/// "breathe out") at each phase of its first cycles. See README.md beside this file.
+///
+/// A value of a pattern, numbers and the cue settings; allocates only its arrays and strings.
+/// `Sendable`, safe to share.
+public struct BreathingKind: ReadableSourceKind {
+    public static let key = "breathing"
+    public static let settingsKeys: [String]? = ["pattern", "cycles", "sound", "pitchHz", "glide", "swellDb", "cues"]
+    public static let isEndless = true
+    /// The tone's peak level before the track's gain: -15 dBFS (about -18 dBFS RMS through a breath).
+    public static let peakLevel = 0.177_827_941
+    /// The named patterns, in seconds of inhale, hold, exhale, rest.
+    public static let patterns: [(name: String, seconds: [Double])] = [
+        ("4-7-8", [4, 7, 8, 0]), ("box", [4, 4, 4, 4]), ("coherent", [5.5, 0, 5.5, 0]),
+    ]
+
+    /// How the pacer sounds. A plain enum (`Sendable`); its raw value is the preset's name.
+    public enum Sound: String, Sendable, CaseIterable { case tone, bed, none }
+
+    /// Spoken cues: the words for each phase (an empty one is not said), said in the first `cycles` cycles.
+    /// A value; allocates only its strings.
+    public struct Cues: Sendable, Equatable {
+        public var words: [BreathingPacer.Kind: String] = [.inhale: "Breathe in", .hold: "Hold", .exhale: "Breathe out", .rest: ""]
+        public var cycles: Int = 3
+        public var settings = SpeechSettings()
+        public init() {}
+    }
+
+    /// The name of the pattern (for the timeline), and seconds of inhale, hold, exhale and rest.
+    public var patternName: String
+    public var seconds: [Double]
+    public var cycles: Int?
+    public var sound: Sound = .tone
+    public var pitchHz: Double = 196
+    public var glideSemitones: Double = 2
+    /// How far the bed dips between breaths with `"sound": "bed"`, in dB.
+    public var swellDb: Double = 6
+    public var cues: Cues?
+
+    public init(pattern name: String, seconds: [Double], cycles: Int? = nil) {
+        self.patternName = name; self.seconds = seconds; self.cycles = cycles
+    }
+
+    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> BreathingKind {
+        let object = try cursor.object(allowing: settingsKeys!)
+        let patternCursor = try object.required("pattern", hint: "'4-7-8', 'box', 'coherent' or {\"inhale\": 4, \"hold\": 7, \"exhale\": 8}")
+        var kind: BreathingKind
+        if case .object = patternCursor.value {
+            let phases = try patternCursor.object(allowing: ["inhale", "hold", "exhale", "rest"])
+            let seconds = try ["inhale", "hold", "exhale", "rest"].map { key -> Double in
+                guard let value = phases[key] else {
+                    if key == "inhale" || key == "exhale" { throw patternCursor.error("missing required key '\(key)'") }
+                    return 0
+                }
+                let s = try value.time(allowingZero: key == "hold" || key == "rest")
+                guard s <= 60 else { throw value.error("\(TimeParser.string(fromSeconds: s)) is longer than 1m, the longest phase of a breath") }
+                return s
+            }
+            kind = BreathingKind(pattern: "custom", seconds: seconds)
+        } else {
+            let name = try patternCursor.string()
+            guard let named = patterns.first(where: { $0.name == name }) else {
+                throw patternCursor.unknown("breathing pattern", name, expected: patterns.map(\.name))
+            }
+            kind = BreathingKind(pattern: named.name, seconds: named.seconds)
+        }
+        if let cycles = object["cycles"] { kind.cycles = Int(try cycles.integer(in: 1...100_000)) }
+        if let sound = object["sound"] { kind.sound = try sound.choice("sound", Sound.allCases.map { ($0.rawValue, $0) }) }
+        if let pitch = object["pitchHz"] { kind.pitchHz = try pitch.number(in: 40...2000) }
+        if let glide = object["glide"] { kind.glideSemitones = try glide.number(in: -12...12) }
+        if let swell = object["swellDb"] { kind.swellDb = try swell.positiveNumber(upTo: 40) }
+        if let cues = object["cues"] { kind.cues = try self.cues(cues, reader: reader) }
+        for (key, value) in [("pitchHz", kind.sound != .tone), ("glide", kind.sound != .tone), ("swellDb", kind.sound != .bed)] where value {
+            if let cursor = object[key] { throw cursor.error("'\(key)' does not apply to \"sound\": \"\(kind.sound.rawValue)\"") }
+        }
+        return kind
+    }
+
+    /// `true`, or `{"cycles": 3, "inhale": "In", "hold": "Hold", "exhale": "Out", "rest": "", "voice": "en-gb", ...}`.
+    static func cues(_ cursor: JSONCursor, reader: PresetReader) throws -> Cues? {
+        var cues = Cues()
+        cues.settings = reader.voice?.speech ?? SpeechSettings()
+        if case .bool(let on) = cursor.value { return on ? cues : nil }
+        let voiceKeys = PresetReader.SessionKeys.speech
+        let object = try cursor.object(allowing: ["cycles"] + BreathingPacer.Kind.allCases.map(\.rawValue) + voiceKeys)
+        if let cycles = object["cycles"] { cues.cycles = Int(try cycles.integer(in: 1...100_000)) }
+        for kind in BreathingPacer.Kind.allCases {
+            if let words = object[kind.rawValue] { cues.words[kind] = try words.string() }
+        }
+        let own = JSONCursor(.object(object.members.filter { voiceKeys.contains($0.key) }), path: cursor.path, file: cursor.file)
+        cues.settings = try reader.speech(own, defaults: cues.settings)
+        return cues
+    }
+
+    /// The pattern's phases at the output rate (phases of no length left out).
+    func phases(_ track: TrackPlanning) -> [BreathingPacer.Phase] {
+        zip([BreathingPacer.Kind.inhale, .hold, .exhale, .rest], seconds).compactMap { kind, s in
+            let frames = track.frames(s)
+            return frames > 0 ? BreathingPacer.Phase(kind, frames: frames) : nil
+        }
+    }
+
+    public func plan(_ track: TrackPlanning) throws -> SourcePlan {
+        let pattern = phases(track)
+        let cycleFrames = pattern.reduce(0) { $0 + $1.frames }
+        // Whole cycles only: as many as asked, or as fit in the track's span (at least one).
+        let span = (track.explicitEnd ?? track.frameCount) - track.start
+        let fitting = max(1, Int(span / cycleFrames))
+        let count = cycles.map { track.explicitEnd == nil ? $0 : min($0, fitting) } ?? fitting
+        let pacer = BreathingPacer(pattern: pattern, frequencyHz: pitchHz, glideSemitones: glideSemitones, floor: 0,
+                                   sampleRate: track.sampleRate, amplitude: Float(Self.peakLevel), cycles: count,
+                                   channelCount: track.channelCount)
+        let end = track.start + Int64(count) * cycleFrames
+        let starts = pacer.phaseStarts(in: 0..<(end - track.start))
+
+        var voices: [PlannedVoice] = []
+        var plan = SourcePlan(voices: [], end: track.explicitEnd.map { max($0, end) } ?? end)
+        switch sound {
+        case .tone:
+            voices.append(PlannedVoice(start: track.start, end: end, material: BreathingVoice(kind: self, pattern: pattern, cycles: count)))
+        case .bed:
+            plan.bedGains = [bedSwell(starts, pacer: pacer, start: track.start, track: track)]
+        case .none:
+            break
+        }
+        if let cues {
+            for phase in starts where phase.cycle < cues.cycles {
+                guard let words = cues.words[phase.kind], !words.isEmpty else { continue }
+                let clip = try track.clip(text: words, ssml: false, settings: cues.settings, key: "\(Self.key).cues")
+                let at = track.start + phase.start
+                voices.append(clip.voice(at: at, voice: track.voice, sampleRate: track.sampleRate))
+                plan.speech += clip.speech.map { (at + $0.lowerBound)..<(at + $0.upperBound) }
+            }
+        }
+        plan.voices = voices.sorted { $0.start < $1.start }
+        plan.notes = [.breathing(pattern: patternName, phases: starts.map {
+            BreathingPhase(name: $0.kind.rawValue, cycle: Int($0.cycle) + 1, start: track.start + $0.start,
+                           end: track.start + $0.start + $0.frames)
+        })]
+        return plan
+    }
+
+    /// The bed's gain with `"sound": "bed"`: down by `swellDb` between breaths, up at the top of each, easing
+    /// down over the second before the first breath and back up after the last.
+    func bedSwell(_ starts: [BreathingPacer.PhaseStart], pacer: BreathingPacer, start: Int64, track: TrackPlanning) -> Envelope {
+        let low = Float(gain(fromDecibels: -swellDb))
+        let ease = track.frames(1)
+        var points = [Envelope.Point(position: start - ease, value: 1), Envelope.Point(position: start, value: pacer.level(at: 0) > 0.5 ? 1 : low, curve: .sCurve)]
+        for phase in starts {
+            let end = start + phase.start + phase.frames
+            let value: Float = pacer.level(at: phase.start + phase.frames - 1) > 0.5 ? 1 : low
+            points.append(Envelope.Point(position: end, value: value, curve: .sCurve))
+        }
+        let last = points.last!.position
+        points.append(Envelope.Point(position: last + ease, value: 1, curve: .sCurve))
+        return Envelope(points: points)
+    }
+}
+
+/// A pacer tone computed as it plays, from the track's start; nothing to prepare.
+struct BreathingVoice: VoiceMaterial {
+    let kind: BreathingKind
+    let pattern: [BreathingPacer.Phase]
+    let cycles: Int
+    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+        BreathingPacer(pattern: pattern, frequencyHz: kind.pitchHz, glideSemitones: kind.glideSemitones, floor: 0,
+                       sampleRate: context.sampleRate, amplitude: Float(BreathingKind.peakLevel), cycles: cycles,
+                       channelCount: context.channelCount)
+    }
+}
+
+extension SourceSpec {
+    /// A breathing pacer (`BreathingKind`).
+    public static func breathing(_ kind: BreathingKind) -> SourceSpec { SourceSpec(kind) }
+}

@@ -1,0 +1,79 @@
+import MixDSP
+
+/// `"isochronic": {"carrierHz": 200, "pulseHz": 10, "duty": 0.5}`: a tone switched on and off at a pulse
+/// rate, for listening without headphones (binaural beats need one tone per ear). Each pulse is on for
+/// `duty` of its cycle with raised-cosine edges (`edges` of the cycle each), so nothing clicks. The pulse
+/// rate follows a schedule, phase-continuously, like a binaural beat's (`IsochronicGenerator` in MixDSP).
+/// See README.md beside this file.
+///
+/// A value of a carrier, a schedule and two fractions; allocates only the schedule's points.
+/// `Sendable`, safe to share.
+public struct IsochronicKind: ReadableSourceKind {
+    public static let key = "isochronic"
+    public static let settingsKeys: [String]? = ["carrierHz", "pulseHz", "schedule", "duty", "edges"]
+    public static let isEndless = true
+
+    public var carrierHz: Double
+    public var pulse: ScheduleSpec
+    /// The part of each pulse cycle the tone is on (edges included).
+    public var duty: Double
+    /// The length of each edge (rise and fall), as a part of the cycle.
+    public var edges: Double
+
+    public init(carrierHz: Double, pulse: ScheduleSpec, duty: Double = 0.5, edges: Double = 0.15) {
+        self.carrierHz = carrierHz; self.pulse = pulse; self.duty = duty; self.edges = edges
+    }
+
+    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> IsochronicKind {
+        let object = try cursor.object(allowing: settingsKeys!)
+        let carrierCursor = try object.required("carrierHz", hint: "the tone that pulses, 20 to 1500 Hz, e.g. 200")
+        let carrier = try carrierCursor.number(in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
+        guard BinauralKind.carrierRange.contains(carrier) else {
+            throw carrierCursor.error("\(JSONValue.format(carrier)) Hz is outside 20 to 1500 Hz, where a carrier for isochronic tones lies")
+        }
+        let pulse = try ScheduleSpec.read(object, valueKey: "pulseHz", range: 0...1500, example: "pulses per second, e.g. 10")
+        try BinauralKind.checkBelowCarrier(pulse, carrier: carrier, object: object, valueKey: "pulseHz")
+        var kind = IsochronicKind(carrierHz: carrier, pulse: pulse)
+        if let duty = object["duty"] { kind.duty = try duty.number(in: 0.1...0.9) }
+        if let edges = object["edges"] {
+            kind.edges = try edges.number(in: 0.01...0.45)
+            guard 2 * kind.edges <= kind.duty else {
+                throw edges.error("two edges of \(JSONValue.format(kind.edges)) do not fit in the pulse's on part (duty \(JSONValue.format(kind.duty))); expected at most half the duty")
+            }
+        } else {
+            kind.edges = min(kind.edges, kind.duty / 2)
+        }
+        return kind
+    }
+
+    public func plan(_ track: TrackPlanning) throws -> SourcePlan {
+        guard carrierHz < Double(track.sampleRate) / 2 else {
+            throw track.error("\(Self.key).carrierHz", "\(JSONValue.format(carrierHz)) Hz is not below half the output rate (\(track.sampleRate) Hz)")
+        }
+        let (schedule, points) = try pulse.resolve(track, key: Self.key, what: "pulse")
+        let end = track.explicitEnd ?? track.frameCount
+        var plan = SourcePlan(voices: [PlannedVoice(start: track.start, end: end, sourceOffset: track.start,
+                                                    material: IsochronicVoice(kind: self, pulse: schedule))], end: end)
+        plan.notes = [.schedule(what: "pulse", carrierHz: carrierHz, points: points)]
+        return plan
+    }
+}
+
+/// An isochronic tone computed as it plays; nothing to prepare.
+struct IsochronicVoice: VoiceMaterial {
+    let kind: IsochronicKind
+    let pulse: RateSchedule
+    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+        // Peak at the sine's for -18 dBFS RMS while on.
+        IsochronicGenerator(carrierHz: kind.carrierHz, pulse: pulse, duty: kind.duty, edge: kind.edges,
+                            sampleRate: context.sampleRate, amplitude: Float(BinauralKind.rmsLevel * 2.0.squareRoot()),
+                            channelCount: context.channelCount)
+    }
+}
+
+extension SourceSpec {
+    /// An isochronic tone (`IsochronicKind`).
+    public static func isochronic(carrierHz: Double, pulse: ScheduleSpec, duty: Double = 0.5, edges: Double = 0.15) -> SourceSpec {
+        SourceSpec(IsochronicKind(carrierHz: carrierHz, pulse: pulse, duty: duty, edges: edges))
+    }
+}

@@ -1,0 +1,62 @@
+import MixDSP
+
+/// A rate that changes over the render (a binaural beat, an isochronic pulse): a constant, or points
+/// `{"at": "5m", "beatHz": 4, "curve": "linear"}` whose times may be a session's section edges
+/// (`{"section": "Deepener", "edge": "end"}`), so the schedule follows the script when sections stretch.
+/// Between points the rate follows the curve; before the first and after the last it holds. The tones
+/// built on it stay phase-continuous through every point (`RateSchedule` in MixDSP).
+///
+/// A value: an array of points (times unresolved); allocates only that. `Sendable`, safe to share.
+public struct ScheduleSpec: Sendable, Equatable {
+    public struct Point: Sendable, Equatable {
+        public var at: TimelinePoint
+        public var hz: Double
+        /// The curve of the ramp that ends at this point.
+        public var curve: Curve
+        public init(at: TimelinePoint, hz: Double, curve: Curve = .linear) { self.at = at; self.hz = hz; self.curve = curve }
+    }
+    public var points: [Point]
+    public init(points: [Point]) { self.points = points }
+    /// The same rate all the time.
+    public static func constant(_ hz: Double) -> ScheduleSpec { ScheduleSpec(points: [Point(at: .seconds(0), hz: hz)]) }
+
+    /// Reads `<valueKey>` (a constant) or `schedule` (a list of points) from `object`, each rate in `range`
+    /// (exclusive of its lower bound). Exactly one of the two must be given.
+    static func read(_ object: JSONObjectCursor, valueKey: String, range: ClosedRange<Double>, example: String) throws -> ScheduleSpec {
+        switch (object[valueKey], object["schedule"]) {
+        case (let value?, nil):
+            return .constant(try value.positiveNumber(upTo: range.upperBound))
+        case (nil, let list?):
+            let elements = try list.array()
+            guard !elements.isEmpty else { throw list.error("a schedule needs at least one point") }
+            return ScheduleSpec(points: try elements.map { element in
+                let point = try element.object(allowing: ["at", valueKey, "curve"])
+                let at = try point.required("at", hint: "a time or {\"section\": \"name\", \"edge\": \"end\"}").timelinePoint()
+                let hz = try point.required(valueKey, hint: example).positiveNumber(upTo: range.upperBound)
+                let curve = try point["curve"]?.curve(allowingEqualGain: false) ?? .linear
+                return Point(at: at, hz: hz, curve: curve)
+            })
+        case (_?, _?):
+            throw object.cursor.error("give '\(valueKey)' (a constant) or 'schedule' (points over time), not both")
+        case (nil, nil):
+            throw object.cursor.error("missing required key '\(valueKey)' (\(example)) or 'schedule' (points over time)")
+        }
+    }
+
+    /// The schedule in frames, its points in time order (an error at `schedule[k].at` for one out of order).
+    func resolve(_ track: TrackPlanning, key: String, what: String) throws -> (RateSchedule, [SchedulePoint]) {
+        var resolved: [RateSchedule.Point] = []
+        for (k, point) in points.enumerated() {
+            let frame = try track.frame(of: point.at, key: "\(key).schedule[\(k)].at")
+            if let previous = resolved.last, frame < previous.position {
+                throw track.error("\(key).schedule[\(k)].at", "comes at \(track.seconds(frames: frame)), before the previous point (\(track.seconds(frames: previous.position))); schedule points must be in time order")
+            }
+            resolved.append(RateSchedule.Point(position: frame, hz: point.hz, curve: point.curve))
+        }
+        let notes = resolved.map { SchedulePoint(frame: $0.position, hz: $0.hz, curve: $0.curve.rawValue) }
+        return (RateSchedule(points: resolved, sampleRate: track.sampleRate), notes)
+    }
+
+    /// The highest rate it reaches.
+    var maximumHz: Double { points.map(\.hz).max() ?? 0 }
+}

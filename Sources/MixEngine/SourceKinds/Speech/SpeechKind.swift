@@ -1,0 +1,55 @@
+import MixDSP
+import MixIO
+
+/// `"speech": {"text": "Welcome to Lisbon.", "voice": "en-gb"}`: text spoken aloud by espeak-ng, once,
+/// from the track's start. The text is synthesised at planning (once per plan however often it is said),
+/// brought to the preset's voice level (`voice.levelDb`, measured on speech only), and played like a
+/// file; where its speech is joins the session's ducking. See README.md beside this file.
+///
+/// A value of the text and its settings; allocates only the text. `Sendable`, safe to share.
+public struct SpeechKind: ReadableSourceKind {
+    public static let key = "speech"
+    public static let settingsKeys: [String]? = ["text", "ssml"] + PresetReader.SessionKeys.speech
+
+    public var text: String
+    /// Whether `text` is SSML markup (`<break time="2s"/>`, `<prosody rate="slow">`).
+    public var ssml: Bool
+    public var settings: SpeechSettings
+
+    public init(text: String, ssml: Bool = false, settings: SpeechSettings = SpeechSettings()) {
+        self.text = text; self.ssml = ssml; self.settings = settings
+    }
+
+    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> SpeechKind {
+        let object = try cursor.object(allowing: settingsKeys!)
+        let given = ["text", "ssml"].filter(object.has)
+        guard given.count == 1, let key = given.first, let textCursor = object[key] else {
+            throw cursor.error(given.isEmpty ? "missing required key 'text' (what to say; or 'ssml' for SSML markup)"
+                                             : "give 'text' or 'ssml', not both")
+        }
+        let text = try textCursor.nonEmptyString()
+        guard !text.utf8.contains(0) else { throw textCursor.error("text cannot contain a NUL character (\\u0000)") }
+        // The voice keys sit beside the text; what they leave out comes from the preset's `voice.speech`.
+        let voiceKeys = PresetReader.SessionKeys.speech
+        let own = JSONCursor(.object(object.members.filter { voiceKeys.contains($0.key) }), path: cursor.path, file: cursor.file)
+        let settings = try reader.speech(own, defaults: reader.voice?.speech ?? SpeechSettings())
+        return SpeechKind(text: text, ssml: key == "ssml", settings: settings)
+    }
+
+    public func plan(_ track: TrackPlanning) throws -> SourcePlan {
+        let clip = try track.clip(text: text, ssml: ssml, settings: settings, key: Self.key)
+        let voice = clip.voice(at: track.start, voice: track.voice, sampleRate: track.sampleRate)
+        let end = min(track.explicitEnd ?? voice.end, voice.end)
+        var plan = SourcePlan(voices: [voice], end: end)
+        plan.speech = clip.speech.map { (track.start + $0.lowerBound)..<(track.start + $0.upperBound) }
+        plan.notes = [.speech(text: text, start: track.start, end: end)]
+        return plan
+    }
+}
+
+extension SourceSpec {
+    /// Text spoken by espeak-ng (`SpeechKind`).
+    public static func speech(_ text: String, ssml: Bool = false, settings: SpeechSettings = SpeechSettings()) -> SourceSpec {
+        SourceSpec(SpeechKind(text: text, ssml: ssml, settings: settings))
+    }
+}

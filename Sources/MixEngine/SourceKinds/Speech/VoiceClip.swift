@@ -1,0 +1,143 @@
+import MixDSP
+import MixIO
+
+/// One thing a voice says, ready to place on the timeline: what plays, how long it is at the output
+/// rate, the gain that brings its speech to the preset's voice level, and where in it speech really is.
+/// Made once per text (with its settings) or recording per plan, by `TrackPlanning.clip`, and placed
+/// as often as it is needed (a breathing cue said at every cycle is synthesised once).
+///
+/// A value: an existential material (which, for speech, shares its samples), two numbers and an array
+/// of ranges; allocates only the array when made. `Sendable`, safe to share.
+public struct VoiceClip: Sendable {
+    /// What plays: synthesised samples or a recording, decoded and resampled as it plays.
+    public let material: any VoiceMaterial
+    /// Its length at the output rate.
+    public let length: Int64
+    /// Its speech level as measured (RMS over speech frames only, dBFS); nil when it holds no speech.
+    public let levelDb: Double?
+    /// Where speech is, in output frames from its start (pauses left out).
+    public let speech: [Range<Int64>]
+    /// Text for the timeline's captions, or the recording's path.
+    public let caption: String
+
+    /// The gain that brings it to `voice.levelDb` (unity for a clip with no speech), times `extraDb`.
+    func gain(for voice: VoiceSpec, extraDb: Double = 0) -> Float {
+        let level = levelDb.map { voice.levelDb - $0 } ?? 0
+        return Float(gain(fromDecibels: level + extraDb))
+    }
+
+    /// The clip placed at `start`, at the voice's level, with short fades at its edges.
+    func voice(at start: Int64, voice spec: VoiceSpec, extraDb: Double = 0, sampleRate: Int) -> PlannedVoice {
+        let fade = min(Int64((spec.edgeFadeSeconds * Double(sampleRate)).rounded()), length / 2)
+        var envelopes: [Envelope] = []
+        if fade > 0 {
+            envelopes = [.fadeIn(start: start, length: fade, curve: .sCurve),
+                         .fadeOut(end: start + length, length: fade, curve: .sCurve)]
+        }
+        return PlannedVoice(start: start, end: start + length, material: material,
+                            gains: GainStack(constant: gain(for: spec, extraDb: extraDb), envelopes: envelopes))
+    }
+}
+
+/// Synthesised speech: mono 16-bit samples at espeak-ng's rate, decoded and resampled as they play, like
+/// a file. A value (`Sendable`) sharing its samples with every voice that says the same thing.
+struct SpokenText: VoiceMaterial {
+    let speech: SynthesizedSpeech
+
+    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+        try StreamingSource(decoder: SampleArrayDecoder(samples: speech.samples, sampleRate: speech.sampleRate),
+                            outputRate: context.sampleRate, outputChannels: context.channelCount,
+                            makeConverter: context.makeConverter)
+    }
+}
+
+/// What synthesising a text needs to be done once: the text, whether it is SSML, and the settings.
+struct SpeechRequest: Hashable {
+    let text: String
+    let ssml: Bool
+    let settings: SpeechSettings
+}
+
+extension TrackPlanning {
+    /// `text` spoken with `settings`: synthesised once per plan, then measured for its speech level and
+    /// where its speech is. A synthesis problem is an error at `key` below the track.
+    public func clip(text: String, ssml: Bool, settings: SpeechSettings, key: String) throws -> VoiceClip {
+        try session.clip(SpeechRequest(text: text, ssml: ssml, settings: settings), jsonPath: "\(jsonPath).\(key)")
+    }
+
+    /// The preset's voice settings (its level, fades and speech defaults).
+    public var voice: VoiceSpec { session.voice }
+}
+
+extension PlanningSession {
+    /// `request` synthesised and measured, once per plan.
+    func clip(_ request: SpeechRequest, jsonPath: String) throws -> VoiceClip {
+        if let known = spoken[request] { return known }
+        let speech: SynthesizedSpeech
+        let started = ContinuousClock.now
+        do {
+            speech = try SpeechSynthesizer.synthesize(request.text, settings: request.settings, ssml: request.ssml)
+        } catch {
+            throw self.error(jsonPath, "\(error)")
+        }
+        synthesis.wallSeconds += (ContinuousClock.now - started).seconds
+        synthesis.speechSeconds += Double(speech.samples.count) / Double(speech.sampleRate)
+        let activity = speech.samples.withUnsafeBufferPointer { samples in
+            var analyzer = SpeechActivityAnalyzer(sampleRate: speech.sampleRate)
+            analyzer.append(int16: samples)
+            return analyzer.finish()
+        }
+        let clip = VoiceClip(material: SpokenText(speech: speech),
+                             length: StreamingSource.outputLength(inputFrames: Int64(speech.samples.count),
+                                                                  inputRate: speech.sampleRate, outputRate: sampleRate),
+                             levelDb: activity.levelDb,
+                             speech: activity.regions.map { scale($0, from: speech.sampleRate) },
+                             caption: request.text)
+        spoken[request] = clip
+        return clip
+    }
+
+    /// A recording, measured once per plan: decoded whole to find its speech level and where its speech
+    /// is (frame energies only are kept, so memory does not grow with its length), and streamed when it plays.
+    func clip(recording path: String, jsonPath: String) throws -> VoiceClip {
+        if let known = recordings[path] { return known }
+        let info = try file(path, jsonPath: jsonPath)
+        guard info.frameCount > 0 else { throw error(jsonPath, "'\(path)' holds no audio (0 frames)") }
+        let activity: SpeechActivityAnalyzer.Result
+        do {
+            let reader = try SoundFileReader(path: path)
+            var analyzer = SpeechActivityAnalyzer(sampleRate: info.sampleRate)
+            let frames = 8192, channels = info.channelCount
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frames * channels)
+            let mono = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+            defer { buffer.deallocate(); mono.deallocate() }
+            while true {
+                let n = try reader.read(into: buffer, frames: frames)
+                if n == 0 { break }
+                // The mean of the channels: what a mono listener hears.
+                for i in 0..<n {
+                    var sum: Float = 0
+                    for c in 0..<channels { sum += buffer[i * channels + c] }
+                    mono[i] = sum / Float(channels)
+                }
+                analyzer.append(UnsafeBufferPointer(start: mono, count: n))
+            }
+            activity = analyzer.finish()
+        } catch {
+            throw self.error(jsonPath, "\(error)")
+        }
+        let clip = VoiceClip(material: StreamedFile(path: path),
+                             length: StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: sampleRate),
+                             levelDb: activity.levelDb,
+                             speech: activity.regions.map { scale($0, from: info.sampleRate) },
+                             caption: path)
+        recordings[path] = clip
+        return clip
+    }
+
+    /// Sample positions at `rate` as output frames.
+    private func scale(_ range: Range<Int>, from rate: Int) -> Range<Int64> {
+        let convert = { (n: Int) in StreamingSource.outputLength(inputFrames: Int64(n), inputRate: rate, outputRate: self.sampleRate) }
+        return convert(range.lowerBound)..<convert(range.upperBound)
+    }
+}
