@@ -78,19 +78,30 @@ extension PresetReader {
 
     // MARK: - Bed
 
-    /// `"bed": "night.json"`: the tracks of a mix preset, its paths resolved against its own folder.
+    /// `"bed": "night.json"` or `{"preset": "night.json", "gainDb": -6}`: the tracks of a mix preset, its
+    /// paths resolved against its own folder, each turned up or down by `gainDb`.
     func bedTracks(_ cursor: JSONCursor) throws -> [TrackSpec] {
-        let path = try self.path(cursor)
+        var pathCursor = cursor, gainDb = 0.0
+        if case .object = cursor.value {
+            let object = try cursor.object(allowing: ["preset", "gainDb"])
+            pathCursor = try object.required("preset", hint: "the path of a mix preset")
+            if let gain = object["gainDb"] { gainDb = try gain.number(in: -60...24) }
+        }
+        let path = try self.path(pathCursor)
         let mix: Preset
         do {
             mix = try PresetLoader.load(path: path)
         } catch EngineError.preset(let error) where error.file == path && error.jsonPath.isEmpty {
-            throw cursor.error(error.message.replacingOccurrences(of: "cannot read preset", with: "cannot read the bed '\(path)'"))
+            throw pathCursor.error(error.message.replacingOccurrences(of: "cannot read preset", with: "cannot read the bed '\(path)'"))
         }
         guard mix.session == nil else {
-            throw cursor.error("'\(path)' is a session (it has 'sections'); a bed is a mix")
+            throw pathCursor.error("'\(path)' is a session (it has 'sections'); a bed is a mix")
         }
-        return mix.tracks
+        return mix.tracks.map { track in
+            var track = track
+            track.gainDb += gainDb
+            return track
+        }
     }
 
     // MARK: - Sections
