@@ -15,3 +15,10 @@ import RealModule
 
 /// Converts a linear gain to decibels: dB = 20 log10(g); -infinity for 0.
 @inlinable public func decibels(fromGain g: Double) -> Double { g > 0 ? 20 * _log10(g) : -Double.infinity }
+
+/// The fraction of a phase in cycles, 0 ..< 1, taken in Double and then to Float (rounding to Float can
+/// reach 1.0, which is read as 0): what a generator hands to a `Float` sine.
+@inline(__always) func cycleFraction(_ cycles: Double) -> Float {
+    let p = Float(cycles - cycles.rounded(.down))
+    return p < 1 ? p : 0
+}

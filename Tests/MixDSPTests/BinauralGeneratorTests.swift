@@ -1,0 +1,83 @@
+import DSPTestSupport
+import MixDSP
+import Testing
+
+/// The binaural generator: the two ears differ by the scheduled beat, through holds, ramps, steps and 8 hours.
+@Suite struct BinauralGeneratorTests {
+    static let rate = 48000
+    static func s(_ seconds: Double) -> Int64 { Int64(seconds * Double(rate)) }
+
+    /// 10 Hz, an s-curve down to 4 Hz, a hold, a step up to 6 Hz and a straight line down to 2 Hz.
+    static let beat = RateSchedule(points: [
+        .init(position: s(20), hz: 10),
+        .init(position: s(60), hz: 4, curve: .sCurve),
+        .init(position: s(80), hz: 4),
+        .init(position: s(80), hz: 6),
+        .init(position: s(100), hz: 2, curve: .linear),
+    ], sampleRate: rate)
+
+    static let generator = BinauralGenerator(carrierHz: 200, beat: beat, sampleRate: rate, amplitude: 0.5)
+
+    /// The beat measured from the signal around `seconds`: each ear's frequency from its rising zero crossings
+    /// over a 2 s window (`frequency`, which interpolates between samples: the average frequency between the
+    /// first and the last crossing, to about 1e-4 Hz), and right minus left. In a ramp the window's average
+    /// equals the value at its centre for a straight line and differs by f''·W²/24 for a curve (0.002 Hz at
+    /// three quarters of the s-curve here, where f'' is largest: the worst error measured).
+    static func measuredBeat(_ generator: BinauralGenerator, at seconds: Double) throws -> Double {
+        let window = 2 * rate
+        let x = try GeneratorTesting.render(generator, at: s(seconds) - Int64(window / 2), frames: window)
+        return frequency(x[1][...], rate: rate) - frequency(x[0][...], rate: rate)
+    }
+
+    @Test func theEarsDifferByTheScheduledBeatInHoldsAndRamps() throws {
+        var worst = 0.0
+        // holds (10, 4, 2 Hz), the middle and three quarters of the s-curve, just after the step, the middle of the line
+        for seconds in [10.0, 40, 50, 70, 85, 90, 110] {
+            let expected = Self.beat.hz(at: Self.s(seconds))
+            let measured = try Self.measuredBeat(Self.generator, at: seconds)
+            worst = max(worst, abs(measured - expected))
+            #expect(abs(measured - expected) < 0.05, "at \(seconds) s: \(measured) Hz, scheduled \(expected) Hz")
+        }
+        print("binaural: worst beat error \(worst) Hz")
+    }
+
+    @Test func eightHoursInTheBeatIsStillRight() throws {
+        let eightHours = Self.s(8 * 3600)
+        let beat = RateSchedule(points: [.init(position: 0, hz: 10), .init(position: eightHours - Self.s(60), hz: 10),
+                                         .init(position: eightHours + Self.s(60), hz: 4)], sampleRate: Self.rate)
+        let generator = BinauralGenerator(carrierHz: 200, beat: beat, sampleRate: Self.rate, amplitude: 0.5)
+        let hours8 = 8 * 3600.0
+        let checks: [(seconds: Double, expected: Double)] = [(hours8 - 90, 10), (hours8, 7), (hours8 + 30, 5.5), (hours8 + 90, 4)]
+        var worst = 0.0
+        for (seconds, expected) in checks {
+            let measured = try Self.measuredBeat(generator, at: seconds)
+            worst = max(worst, abs(measured - expected))
+            #expect(abs(measured - expected) < 0.05, "at \(seconds) s: \(measured) Hz, scheduled \(expected) Hz")
+        }
+        print("binaural: worst beat error after 8 hours \(worst) Hz")
+    }
+
+    @Test func noStepIsLargerThanTheTonesOwn() throws {
+        // The highest ear runs at fc + 5 Hz: a sine's largest step is 2π f A / rate. The whole schedule, step included.
+        let limit = Float(2 * Double.pi * 205 * 0.5 / Double(Self.rate)) + 1e-6
+        let largest = try GeneratorTesting.largestStep(Self.generator, frames: Int(Self.s(110)))
+        #expect(largest <= limit, "largest step \(largest), the tone's own \(limit)")
+    }
+
+    @Test func everyBlockSizeAndEveryStartGiveTheSameSamples() throws {
+        // points close together, so that blocks start inside ramps, on a step and after the last point
+        let beat = RateSchedule(points: [.init(position: 1000, hz: 8), .init(position: 3001, hz: 3, curve: .sCurve),
+                                         .init(position: 3001, hz: 12), .init(position: 7000, hz: 5, curve: .exponential)],
+                                sampleRate: Self.rate)
+        let generator = BinauralGenerator(carrierHz: 300, beat: beat, sampleRate: Self.rate, amplitude: 0.8)
+        try GeneratorTesting.expectSameSamplesForAnyBlocks(generator, frames: 10_000, partialStart: 2345)
+    }
+
+    @Test func bothEarsAreSinesOfTheAmplitude() throws {
+        let x = try GeneratorTesting.render(Self.generator, frames: Self.rate)
+        for c in 0..<2 {
+            #expect(abs(dB(rms(x[c][...])) - dB(0.5 / 2.0.squareRoot())) < 0.01)
+            #expect(peak(x[c]) <= 0.5)
+        }
+    }
+}
