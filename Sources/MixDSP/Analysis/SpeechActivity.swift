@@ -35,14 +35,19 @@ public struct SpeechActivity: Sendable, Equatable {
     public static func analyse(_ samples: UnsafeBufferPointer<Float>, sampleRate: Int, absoluteFloorDb: Double = -50,
                                relativeFloorDb: Double = 30, minimumGapSeconds: Double = 0.15,
                                minimumRegionSeconds: Double = 0.03) -> SpeechActivity {
-        precondition(sampleRate > 0, "speech activity needs a positive sample rate")
-        let frameLength = max(1, Int((frameSeconds * Double(sampleRate)).rounded()))
-        guard let base = samples.baseAddress, samples.count > 0 else { return SpeechActivity(levelDb: nil, regions: []) }
+        var analyzer = SpeechActivityAnalyzer(sampleRate: sampleRate)
+        analyzer.append(samples)
+        return analyzer.finish(absoluteFloorDb: absoluteFloorDb, relativeFloorDb: relativeFloorDb,
+                               minimumGapSeconds: minimumGapSeconds, minimumRegionSeconds: minimumRegionSeconds)
+    }
 
-        // Σ x² of each frame, and its level in dB (−infinity for digital silence)
-        let frameCount = (samples.count + frameLength - 1) / frameLength
-        func range(_ j: Int) -> Range<Int> { (j * frameLength)..<min((j + 1) * frameLength, samples.count) }
-        let energies = (0..<frameCount).map { Kernels.sumOfSquares(base + $0 * frameLength, count: range($0).count) }
+    /// The analysis of a signal given as the energy (Σ x²) of each of its frames of `frameLength` samples
+    /// (the last may be shorter: `count` samples in all).
+    static func analyse(energies: [Double], frameLength: Int, count: Int, sampleRate: Int, absoluteFloorDb: Double,
+                        relativeFloorDb: Double, minimumGapSeconds: Double, minimumRegionSeconds: Double) -> SpeechActivity {
+        guard count > 0 else { return SpeechActivity(levelDb: nil, regions: []) }
+        let frameCount = energies.count
+        func range(_ j: Int) -> Range<Int> { (j * frameLength)..<min((j + 1) * frameLength, count) }
         let levels = (0..<frameCount).map { decibels(fromGain: (energies[$0] / Double(range($0).count)).squareRoot()) }
         let threshold = max(absoluteFloorDb, levels.max()! - relativeFloorDb)
 
@@ -87,5 +92,57 @@ public struct SpeechActivity: Sendable, Equatable {
             analyse($0, sampleRate: sampleRate, absoluteFloorDb: absoluteFloorDb, relativeFloorDb: relativeFloorDb,
                     minimumGapSeconds: minimumGapSeconds, minimumRegionSeconds: minimumRegionSeconds)
         }
+    }
+}
+
+/// `SpeechActivity` fed a signal in pieces, as it is decoded: it keeps one energy per 20 ms frame (400 bytes
+/// a second), never the signal, so a long recording is measured in little memory.
+///
+/// A value: the frame energies so far and the frame being filled; `append` grows the array of energies
+/// (amortised), `finish` allocates the result. One thread at a time.
+public struct SpeechActivityAnalyzer {
+    public let sampleRate: Int
+    let frameLength: Int
+    private var energies: [Double] = []
+    private var partial = 0.0
+    private var partialCount = 0
+    private var count = 0
+
+    public init(sampleRate: Int) {
+        precondition(sampleRate > 0, "speech activity needs a positive sample rate")
+        self.sampleRate = sampleRate
+        frameLength = max(1, Int((SpeechActivity.frameSeconds * Double(sampleRate)).rounded()))
+    }
+
+    /// Adds the next samples of the signal.
+    public mutating func append(_ samples: UnsafeBufferPointer<Float>) {
+        guard let base = samples.baseAddress else { return }
+        var i = 0
+        while i < samples.count {
+            let n = min(frameLength - partialCount, samples.count - i)
+            partial += Kernels.sumOfSquares(base + i, count: n)
+            partialCount += n; count += n; i += n
+            if partialCount == frameLength { energies.append(partial); partial = 0; partialCount = 0 }
+        }
+    }
+
+    /// Adds the next samples of a 16-bit signal (scaled by 1/32768, as a decoder would).
+    public mutating func append(int16 samples: UnsafeBufferPointer<Int16>) {
+        var buffer = [Float](repeating: 0, count: min(samples.count, 4096))
+        var i = 0
+        while i < samples.count {
+            let n = min(buffer.count, samples.count - i)
+            for k in 0..<n { buffer[k] = Float(samples[i + k]) * (1 / 32768) }
+            buffer.withUnsafeBufferPointer { append(UnsafeBufferPointer(rebasing: $0[..<n])) }
+            i += n
+        }
+    }
+
+    /// The analysis of everything appended (see `SpeechActivity`).
+    public func finish(absoluteFloorDb: Double = -50, relativeFloorDb: Double = 30, minimumGapSeconds: Double = 0.15,
+                       minimumRegionSeconds: Double = 0.03) -> SpeechActivity {
+        SpeechActivity.analyse(energies: partialCount > 0 ? energies + [partial] : energies, frameLength: frameLength, count: count,
+                               sampleRate: sampleRate, absoluteFloorDb: absoluteFloorDb, relativeFloorDb: relativeFloorDb,
+                               minimumGapSeconds: minimumGapSeconds, minimumRegionSeconds: minimumRegionSeconds)
     }
 }

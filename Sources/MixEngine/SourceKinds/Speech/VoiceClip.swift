@@ -103,7 +103,7 @@ extension PlanningSession {
         if let known = recordings[path] { return known }
         let info = try file(path, jsonPath: jsonPath)
         guard info.frameCount > 0 else { throw error(jsonPath, "'\(path)' holds no audio (0 frames)") }
-        let activity: SpeechActivityAnalyzer.Result
+        let activity: SpeechActivity
         do {
             let reader = try SoundFileReader(path: path)
             var analyzer = SpeechActivityAnalyzer(sampleRate: info.sampleRate)
