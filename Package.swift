@@ -9,7 +9,8 @@ let engineDocs = (FileManager.default.enumerator(atPath: engineFolder.path)?.all
     .filter { $0.hasSuffix(".md") }.sorted()
 
 // Direction of dependencies: mixrender (CLI) -> MixEngine -> (MixIO, MixDSP); MixIO -> MixDSP.
-// MixDSP is pure Swift (no C module, no Foundation); MixIO is the only target that imports C.
+// MixDSP is pure Swift (no C module, no Foundation); MixIO is the only target that imports C (and the
+// C face of the TagLib shim).
 
 let package = Package(
     name: "mixrender",
@@ -31,6 +32,12 @@ let package = Package(
                        providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CEspeakNG", path: "Sources/CEspeakNG", pkgConfig: "espeak-ng",
+                       providers: [.apt(["libespeak-ng-dev", "espeak-ng-data"])]),
+        // TagLib is C++ and its C binding cannot write arbitrary comments: a small C++ shim with a C face.
+        // Its headers include one another with quotes, so <taglib/...> needs no include flags.
+        .target(name: "CTagLibShim", path: "Sources/CTagLibShim",
+                linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("stdc++")]),
 
         .target(name: "MixDSP",
                 dependencies: [.product(name: "RealModule", package: "swift-numerics")],
@@ -38,7 +45,7 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"])],
                 linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "MixIO",
-                dependencies: ["MixDSP", "CSndFile", "CSampleRate", "CFFTW", "CPNG"]),
+                dependencies: ["MixDSP", "CSndFile", "CSampleRate", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim"]),
         .target(name: "MixEngine",
                 dependencies: ["MixDSP", "MixIO"],
                 exclude: engineDocs),

@@ -138,7 +138,7 @@ public struct RenderJob: Sendable {
                                                                              taps: taps, progress: progress)
             let marks = chapters
             if !marks.isEmpty && settings.format.carriesVorbisComments {
-                do { try FileTags.write(path: output.temporaryPath, fields: Chapters.comments(marks)) } catch {
+                do { try FileTags.write(path: output.temporaryPath, format: settings.format, fields: Chapters.comments(marks)) } catch {
                     throw EngineError.output(path: path, reason: "cannot write its chapters: \(error)")
                 }
             }

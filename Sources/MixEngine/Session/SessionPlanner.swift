@@ -43,7 +43,7 @@ struct SessionPlanner {
                 let voice = clip.voice(at: at, voice: voice, extraDb: segment.gainDb, sampleRate: session.sampleRate)
                 placed.append((Timeline.Segment(section: i, caption: clip.caption, isText: segment.isText, start: at,
                                                 end: voice.end, speech: clip.speech.map { (at + $0.lowerBound)..<(at + $0.upperBound) },
-                                                gainDb: Double(decibels(fromGain: voice.gains.constant))), voice))
+                                                gainDb: decibels(fromGain: Double(voice.gains.constant))), voice))
                 // Segments after one placed `at` a time follow whichever ends last.
                 next = max(next, voice.end + frames(segment.pauseAfter))
                 end = max(end, next)
@@ -66,7 +66,7 @@ struct SessionPlanner {
         if let requested {
             guard requested >= natural else {
                 let message = "\(session.clock(requested)) is shorter than the session's voice, pauses and ending need; the shortest it can be is \(session.clock(natural))"
-                if requestedIsOverride { throw EngineError.setting(.duration, reason: EngineReason(message)) }
+                if requestedIsOverride { throw EngineError.setting(.duration, reason: "\(message)") }
                 throw session.error("duration", message)
             }
             total = requested

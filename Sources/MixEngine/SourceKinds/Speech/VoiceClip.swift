@@ -23,7 +23,7 @@ public struct VoiceClip: Sendable {
     /// The gain that brings it to `voice.levelDb` (unity for a clip with no speech), times `extraDb`.
     func gain(for voice: VoiceSpec, extraDb: Double = 0) -> Float {
         let level = levelDb.map { voice.levelDb - $0 } ?? 0
-        return Float(gain(fromDecibels: level + extraDb))
+        return Float(MixDSP.gain(fromDecibels: level + extraDb))
     }
 
     /// The clip placed at `start`, at the voice's level, with short fades at its edges.

@@ -1,0 +1,1 @@
+#include <espeak-ng/espeak_ng.h>
