@@ -149,10 +149,11 @@ import Testing
     /// "One, two, three." at the default settings is 35572 samples, but 38014 (0.11 s longer) after any
     /// `ssml: true` call, and stays so (through check, voices, other texts with the same voice) until a call
     /// with another voice. `synthesize` sets voice, rate, pitch and volume each time, but not what SSML changes.
-    /// When it is fixed, this test fails ("known issue was not recorded"): then drop `withKnownIssue`.
+    /// Marked intermittent (other suites may synthesise in between); when it no longer shows, drop `withKnownIssue`.
     @Test func anSSMLCallDoesNotChangeTheNextPlainCall() throws {
         let text = "One, two, three."
-        _ = try SpeechSynthesizer.synthesize(text, settings: SpeechSettings(voice: "en-gb"), ssml: false)   // a known start
+        // The sequence that shows it (after a change of voice just before, it does not always show).
+        _ = try SpeechSynthesizer.synthesize("The quick brown fox.", settings: SpeechSettings(wordsPerMinute: 250), ssml: false)
         let before = try SpeechSynthesizer.synthesize(text, settings: Self.settings, ssml: false)
         _ = try SpeechSynthesizer.synthesize(#"Hello. <break time="2s"/> Goodbye."#, settings: Self.settings, ssml: true)
         let after = try SpeechSynthesizer.synthesize(text, settings: Self.settings, ssml: false)
