@@ -44,7 +44,11 @@ public struct SpeechVoice: Sendable, Equatable {
 ///
 /// espeak-ng keeps its state in process-wide globals and is not thread-safe, so every call here holds one
 /// lock: syntheses from several threads run one after another, each with all its settings set again
-/// (nothing leaks from one call into the next). espeak-ng is initialised on first use, in synchronous mode,
+/// (no setting leaks from one call into the next). The samples are not bit-for-bit repeatable within a
+/// process, though: espeak-ng's pitch flutter index (a function-static in its wavegen.c, which nothing
+/// resets) runs on from one synthesis into the next, so the same text said again differs by a few samples
+/// of timing and pitch; a fresh process making the same calls in the same order gives the same samples.
+/// espeak-ng is initialised on first use, in synchronous mode,
 /// and its samples are collected by its callback into the buffer of the call under way.
 ///
 /// Its voice data is found where espeak-ng looks (`ESPEAK_DATA_PATH`, then its installed path); if
