@@ -85,12 +85,43 @@ import Testing
         }
     }
 
+    /// A mix's full example uses every key a mix has: a session's keys are shown in docs/sessions.md's (see
+    /// `theFullSessionExampleUsesEveryVoiceFeature`), and each kind of source in its own README.
     @Test func theFullExampleUsesEveryTrackFeature() throws {
         let blocks = Self.jsonBlocks(in: try Self.reference())
         let full = try #require(blocks.max { $0.text.count < $1.text.count })
+        let elsewhere = Set(Self.sessionRootKeys + ["during", "duck"] + SourceKinds.keys.filter { !["file", "generator", "playlist", "tone"].contains($0) })
         for key in PresetReader.Keys.root + PresetReader.Keys.output + PresetReader.Keys.master + PresetReader.Keys.limiter
-            + PresetReader.Keys.track + PresetReader.Keys.tags + PresetReader.Keys.envelopePoint + ["crossfade", "seed", "files"] {
+            + PresetReader.Keys.track + PresetReader.Keys.tags + PresetReader.Keys.envelopePoint + ["crossfade", "seed", "files"]
+            where !elsewhere.contains(key) {
             #expect(full.text.contains("\"\(key)\""), "the full example in docs/presets.md lacks '\(key)'")
+        }
+    }
+
+    static let sessionRootKeys = ["voice", "bed", "sections", "ending"]
+
+    static func sessions() throws -> String {
+        try String(contentsOf: docs.appendingPathComponent("sessions.md"), encoding: .utf8)
+    }
+
+    @Test func everySessionExampleParses() throws {
+        let blocks = Self.jsonBlocks(in: try Self.sessions())
+        #expect(blocks.count >= 2)
+        for block in blocks {
+            #expect(throws: Never.self, "docs/sessions.md line \(block.line)") {
+                _ = try PresetLoader.parse(Data(block.text.utf8), file: "docs/sessions.md:\(block.line)", baseDirectory: "presets")
+            }
+        }
+    }
+
+    @Test func theFullSessionExampleUsesEveryVoiceFeature() throws {
+        let blocks = Self.jsonBlocks(in: try Self.sessions())
+        let full = try #require(blocks.max { $0.text.count < $1.text.count })
+        let keys = Self.sessionRootKeys + PresetReader.SessionKeys.voice + PresetReader.SessionKeys.speech
+            + PresetReader.SessionKeys.ducking + PresetReader.SessionKeys.section + PresetReader.SessionKeys.segment
+            + ["type", "hold", "fadeOut", "during", "duck", "schedule", "edge"]
+        for key in keys {
+            #expect(full.text.contains("\"\(key)\""), "the full session in docs/sessions.md lacks '\(key)'")
         }
     }
 
@@ -99,7 +130,7 @@ import Testing
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg"}, {"file": "b.ogg", "fadeIn": {"duration": 5, "curve": "cubic"}}]}"#,
          "presets/night.json: tracks[1].fadeIn.curve: unknown curve 'cubic'; expected one of linear, equalPower, sCurve, logarithmic, exponential"),
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg", "gian": -6}]}"#,
-         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, gainDb, pan, start, end, loop, fadeIn, fadeOut, envelope"),
+         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, gainDb, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck"),
         (#"{"tracks": [{"file": "a.ogg"}]}"#,
          #"presets/night.json: missing required key 'duration' (the length of the render, e.g. "8h")"#),
         ("{\n  \"duration\": \"8h\",\n  \"tracks\": [1, 2,, 3]\n}",

@@ -279,12 +279,12 @@ import Testing
 
     @Test func unknownTopLevelKey() {
         Self.expectError(Self.preset(extra: #""trakcs": []"#), path: "",
-                         "unknown key 'trakcs' (did you mean 'tracks'?); expected one of $schema, version, name, duration, output, master, tracks")
+                         "unknown key 'trakcs' (did you mean 'tracks'?); expected one of $schema, version, name, duration, output, master, voice, bed, tracks, sections, ending")
     }
 
     @Test func unknownTrackKey() {
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "gian": -6}"#), path: "tracks[0]",
-                         "unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, gainDb, pan, start, end, loop, fadeIn, fadeOut, envelope")
+                         "unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, gainDb, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck")
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "fade_in": 5}"#), path: "tracks[0]", "(did you mean 'fadeIn'?)")
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "volume": 5}"#), path: "tracks[0]", "unknown key 'volume'; expected one of")
         Self.expectError(Self.preset(extra: #""master": {"limiter": {"ceiling": -1}}"#), path: "master.limiter",
@@ -377,7 +377,7 @@ import Testing
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "playlist": {"files": ["b.ogg"]}}"#),
                          path: "tracks[0]", "found 'file' and 'playlist'")
         Self.expectError(Self.preset(tracks: #"{"gainDb": -6}"#), path: "tracks[0]",
-                         "a track needs a source: one of 'file', 'generator', 'playlist' or 'tone'")
+                         "a track needs a source: one of 'file', 'generator', 'playlist', 'tone', 'speech', 'binaural', 'isochronic', 'breathing' or 'chime'")
         Self.expectError(Self.preset(tracks: #"{"playlist": {"files": []}}"#), path: "tracks[0].playlist.files",
                          "a playlist needs at least one file")
         Self.expectError(Self.preset(tracks: #"{"playlist": {"crossfade": 2}}"#), path: "tracks[0].playlist", "missing required key 'files'")

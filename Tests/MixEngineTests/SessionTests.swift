@@ -154,12 +154,13 @@ import TestSupport
         guard case .breathing(_, let phases)? = job.plan.timeline.notes.first(where: { $0.track == "track 2" })?.note else {
             Issue.record("no breathing phases in the timeline"); return
         }
-        #expect(phases.count == 4 * Int(job.plan.timeline.sections[1].end - job.plan.timeline.sections[1].start) / (16 * rate))
+        let span = Int(job.plan.timeline.sections[1].end - job.plan.timeline.sections[1].start)
+        #expect(phases.count == 4 * (span / (16 * rate)))
     }
 
     @Test func aLengthShorterThanTheVoiceNamesTheShortest() throws {
         let json = #"{ "duration": "2s", "sections": [ { "name": "A", "segments": [ { "text": "This sentence takes longer than two seconds to say.", "pauseAfter": "1s" } ] } ] }"#
-        #expect(Self.error(json).contains("preset.json: duration: 2s is shorter than the session's voice, pauses and ending need; the shortest it can be is 0:0"))
+        #expect(Self.error(json).contains("preset.json: duration: 0:02.000 is shorter than the session's voice, pauses and ending need; the shortest it can be is 0:0"))
         #expect(Self.error(json, overrides: RenderOverrides(durationSeconds: 1)).contains("the shortest it can be is"))
     }
 

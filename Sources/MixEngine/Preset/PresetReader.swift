@@ -213,10 +213,10 @@ struct PresetReader {
         }
         if let loop = object["loop"] {
             track.loop = try self.loop(loop)
-            if isGenerator, track.loop != nil {
-                let loopable = SourceKinds.all.filter { !$0.isEndless }.map { $0.key }
-                throw loop.error("generators are endless and cannot loop; 'loop' is for "
-                                 + SourceKinds.list(loopable, joinedBy: "and") + " tracks")
+            if !kind.canLoop, track.loop != nil {
+                let loopable = SourceKinds.all.filter { $0.canLoop }.map { $0.key }
+                throw loop.error((isGenerator ? "generators are endless and cannot loop" : "'\(kind.key)' tracks play once and cannot loop")
+                                 + "; 'loop' is for " + SourceKinds.list(loopable, joinedBy: "and") + " tracks")
             }
         }
         if let fade = object["fadeIn"] { track.fadeIn = try self.fade(fade) }

@@ -20,6 +20,8 @@ public protocol SourceKind: Sendable, Equatable {
     /// Whether it sounds for ever (a generator): it cannot loop, and its fades are checked against the
     /// rest of the render when the track has no `end`.
     static var isEndless: Bool { get }
+    /// Whether a track of this kind may `loop` (a file or a playlist; not a generator, a text, a chime).
+    static var canLoop: Bool { get }
 
     /// Places the track's voices on the timeline, in frames. `track` says where the track starts and
     /// may end, whether it loops, and gives the planning services (frames from seconds, source files
@@ -53,6 +55,7 @@ public struct SourcePlan: Sendable {
 extension SourceKind {
     public static var settingsKeys: [String]? { nil }
     public static var isEndless: Bool { false }
+    public static var canLoop: Bool { !isEndless }
 
     /// Whether `other` is the same kind with the same settings.
     func isEqual(to other: any SourceKind) -> Bool { (other as? Self) == self }

@@ -44,12 +44,15 @@ public struct SpeechVoice: Sendable, Equatable {
 ///
 /// espeak-ng keeps its state in process-wide globals and is not thread-safe, so every call here holds one
 /// lock: syntheses from several threads run one after another, each with all its settings set again
-/// (no setting leaks from one call into the next). The samples are not bit-for-bit repeatable within a
-/// process, though: espeak-ng's pitch flutter index (a function-static in its wavegen.c, which nothing
-/// resets) runs on from one synthesis into the next, so the same text said again differs by a few samples
-/// of timing and pitch; a fresh process making the same calls in the same order gives the same samples.
-/// espeak-ng is initialised on first use, in synchronous mode,
-/// and its samples are collected by its callback into the buffer of the call under way.
+/// (no setting leaks from one call into the next). espeak-ng's own output is not bit-for-bit repeatable
+/// within a process, though: its pitch flutter index (a function-static in its wavegen.c, which nothing
+/// resets) and other wave-generator state run on from one synthesis into the next, so the same text said
+/// again differs by a few samples of timing and pitch. So each text is synthesised once per process and
+/// kept (keyed by the text, its SSML flag and its settings; up to `cacheLimit` samples in all, then the
+/// cache starts again): within a process the same words are always the same samples, and a fresh process
+/// making the same calls in the same order gives the same samples as the last one. espeak-ng is initialised
+/// on first use, in synchronous mode, and its samples are collected by its callback into the buffer of the
+/// call under way.
 ///
 /// Its voice data is found where espeak-ng looks (`ESPEAK_DATA_PATH`, then its installed path); if
 /// `ESPEAK_DATA_PATH` is set it must hold the data (espeak-ng itself would silently fall back). Missing data
@@ -65,6 +68,8 @@ public enum SpeechSynthesizer {
         guard text.contains(where: { !$0.isWhitespace }) else { throw failure("the text is empty") }
         return try engine.withLock { state in
             let rate = try state.start()
+            let key = Request(text: text, ssml: ssml, settings: settings)
+            if let known = state.spoken[key] { return known }
             try select(settings.voice)
             try set(espeakRATE, settings.wordsPerMinute, "rate")
             try set(espeakPITCH, settings.pitch, "pitch")
@@ -76,8 +81,20 @@ public enum SpeechSynthesizer {
             guard espeak_Synchronize() == EE_OK else { throw failure("espeak_Synchronize failed", function: "espeak_Synchronize") }
             defer { collected.removeAll() }
             guard collected.contains(where: { $0 != 0 }) else { throw failure("the text gives no sound") }
-            return SynthesizedSpeech(samples: collected, sampleRate: rate)
+            let speech = SynthesizedSpeech(samples: collected, sampleRate: rate)
+            state.keep(speech, for: key)
+            return speech
         }
+    }
+
+    /// The most samples kept for repeating texts: 64 M (128 MB, about 50 minutes of speech).
+    public static let cacheLimit = 64 << 20
+
+    /// What makes a synthesis: the text, whether it is SSML, and the settings. A value.
+    struct Request: Hashable {
+        let text: String
+        let ssml: Bool
+        let settings: SpeechSettings
     }
 
     /// Every voice espeak-ng has.
@@ -102,6 +119,15 @@ public enum SpeechSynthesizer {
     /// Whether espeak-ng is set up, and its rate; guarded by `engine`.
     struct State {
         var sampleRate: Int?
+        /// Every text said so far in this process, and how many samples they hold.
+        var spoken: [Request: SynthesizedSpeech] = [:]
+        var keptSamples = 0
+
+        mutating func keep(_ speech: SynthesizedSpeech, for request: Request) {
+            if keptSamples + speech.samples.count > SpeechSynthesizer.cacheLimit { spoken.removeAll(); keptSamples = 0 }
+            spoken[request] = speech
+            keptSamples += speech.samples.count
+        }
 
         /// Initialises espeak-ng once; returns its sample rate.
         mutating func start() throws -> Int {

@@ -7,6 +7,7 @@ import MixDSP
 ///
 /// A value of a sound and two `Double`s; allocates nothing. `Sendable`, safe to share.
 public struct ChimeKind: ReadableSourceKind {
+    public static let canLoop = false
     public static let key = "chime"
     public static let settingsKeys: [String]? = ["sound", "pitchHz", "length"]
     /// Peak level of a chime before the track's gain: -12 dBFS, clearly above a bed at -18 dBFS RMS.

@@ -8,6 +8,7 @@ import MixIO
 ///
 /// A value of the text and its settings; allocates only the text. `Sendable`, safe to share.
 public struct SpeechKind: ReadableSourceKind {
+    public static let canLoop = false
     public static let key = "speech"
     public static let settingsKeys: [String]? = ["text", "ssml"] + PresetReader.SessionKeys.speech
 
