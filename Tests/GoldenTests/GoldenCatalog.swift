@@ -9,6 +9,10 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
         case lossless
         /// Rendered to Ogg Vorbis through `RenderJob.render(to:)`, decoded, compared band by band (`SpectralTier`).
         case lossy
+        /// As `lossless`, but rendered by the `mixrender` executable in a process of its own, to a WAV: for presets
+        /// that speak. espeak-ng's output depends on what it synthesised before in the same process (its
+        /// wave generator keeps state across calls), so only a fresh process gives the golden's samples.
+        case freshProcess
     }
 
     /// File stem of the golden, and its name in messages and in `MIXRENDER_RECORD_GOLDENS`.
@@ -49,9 +53,17 @@ enum GoldenCatalog {
                    sampleRate: sampleRate, golden: "golden/presets/\(name)-\(label).\(format)", guards: guards)
     }
 
-    static func feature(_ name: String, start: Double? = nil, end: Double? = nil, guards: String) -> GoldenCase {
-        GoldenCase(name: name, preset: "golden/features/\(name).json", start: start, end: end,
-                   golden: "golden/features/\(name).flac", guards: guards)
+    static func feature(_ name: String, start: Double? = nil, end: Double? = nil, label: String? = nil, tier: GoldenCase.Tier = .lossless,
+                        guards: String) -> GoldenCase {
+        let stem = label.map { "\(name)-\($0)" } ?? name
+        return GoldenCase(name: stem, preset: "golden/features/\(name).json", start: start, end: end, tier: tier,
+                          golden: "golden/features/\(stem).flac", guards: guards)
+    }
+
+    /// A window of a preset that speaks, rendered in a fresh process (see `GoldenCase.Tier.freshProcess`).
+    static func spoken(_ name: String, _ label: String, start: Double, end: Double, guards: String) -> GoldenCase {
+        GoldenCase(name: "\(name)-\(label)", preset: "presets/\(name).json", start: start, end: end, sampleRate: 16_000,
+                   tier: .freshProcess, golden: "golden/presets/\(name)-\(label).flac", guards: guards)
     }
 
     /// The example presets in `presets/`.
@@ -80,6 +92,12 @@ enum GoldenCatalog {
                guards: "mono output, brown and white noise, the exponential master fade-in from silence (quiet: float WAV)"),
         preset("focus", "fade-out", start: 1455, end: 1457, sampleRate: nil,
                guards: "at the preset's own 32 kHz: the 1-minute linear master fade-out, 25 minutes into the noise"),
+        spoken("sleep-hypnosis", "first-words", start: 19.5, end: 21.5,
+               guards: "the night bed (6 dB down) ducking 1 s before the first words at 20 s, the words at the voice level, binaural beats ramping from 10 Hz"),
+        spoken("waking", "bell", start: 91.5, end: 93.5,
+               guards: "the end of the wake ending's 6 dB rise of the bed and pulse, and the bell at 1:31.961"),
+        spoken("breathing-478", "first-breath", start: 11, end: 13,
+               guards: "the end of the spoken introduction, then the first 4-7-8 inhale of the pacer (174 Hz, 3-semitone glide) with its cue 'In'"),
     ]
 
     /// Tiny presets, one feature each.
@@ -99,6 +117,15 @@ enum GoldenCatalog {
         feature("channels-mono", start: 1, end: 2, guards: "the same sources into mono output (stereo averaged, pan ignored)"),
         feature("generators", guards: "white, pink and brown noise from their seeds"),
         feature("tone", guards: "sine and triangle tones from the timeline's position: a late start keeps the phase of 0:00, a phase, a fade"),
+        feature("binaural", guards: "binaural beats: an sCurve ramp of the beat from 10 to 4 Hz, then a step to 6 Hz, phase-continuous"),
+        feature("isochronic", guards: "an isochronic tone: raised-cosine pulses, the rate ramping from 8 to 3 Hz"),
+        feature("breathing", guards: "a breathing pacer's tone (swell, hold, glide, rest) and a second pacer swelling the bed"),
+        feature("chime", guards: "a synthesised bell and a rising tone"),
+        feature("session", start: 0, end: 2, label: "ducking",
+                guards: "a session: the bed going down 0.4 s before the first recorded segment, levelled to -20 dBFS, beats from the sections' schedule"),
+        feature("session", start: 23.6, end: 26.1, label: "wake",
+                guards: "a session's wake ending: the bed and beats rising 4 dB, then the bell, the bed fading under it"),
+        feature("speech", tier: .freshProcess, guards: "text and SSML spoken by espeak-ng, levelled, the bed ducking under them"),
         feature("limiter", guards: "the limiter turning a hot mix down to its ceiling"),
         feature("everything", start: 0, end: 2, guards: "every source, gain and fade at once (also used by the invariant tests)"),
     ]

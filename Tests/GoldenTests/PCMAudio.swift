@@ -2,6 +2,7 @@ import Foundation
 import MixDSP
 import MixEngine
 import MixIO
+import DSPTestSupport
 import TestSupport
 
 /// Decoded audio: interleaved `Float` frames with their rate and channel count.
@@ -83,6 +84,25 @@ enum GoldenRender {
                          blockFrames: Int = 4096) throws -> MemoryRender {
         let job = try RenderJob(presetPath: presetPath, overrides: overrides)
         return try toMemory(job, blockFrames: blockFrames)
+    }
+
+    /// Renders `golden`'s window with the `mixrender` executable, in a process of its own, to a WAV (in the
+    /// preset's sample format: 16-bit unless it says otherwise), and decodes it.
+    static func inFreshProcess(_ golden: GoldenCase) throws -> PCMAudio {
+        let folder = try TemporaryFolder()
+        let output = folder.path("\(golden.name).wav")
+        var arguments = [golden.presetPath, "-o", output, "--quiet"]
+        if let start = golden.start { arguments += ["--start", "\(start)"] }
+        if let end = golden.end { arguments += ["--end", "\(end)"] }
+        if let rate = golden.sampleRate { arguments += ["--sample-rate", "\(rate)"] }
+        let result = try CLI.run(arguments)
+        guard result.status == 0 else { throw GoldenRenderError(message: "mixrender failed for \(golden.name): \(result.stderr)") }
+        return try PCMAudio.decode(path: output)
+    }
+
+    struct GoldenRenderError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
     }
 
     static func toMemory(_ job: RenderJob, range: Range<Int64>? = nil, blockFrames: Int = 4096) throws -> MemoryRender {
