@@ -48,6 +48,12 @@ enum BenchMain {
                     let (section, target) = try bench.run()
                     report.sections.append(section)
                     report.targets.append(target)
+                case .session:
+                    let bench = SessionBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 3),
+                                             seconds: options.isQuick ? 1200 : 1800, progress: progress)
+                    let (section, target) = try bench.run()
+                    report.sections.append(section)
+                    report.targets.append(target)
                 }
             }
         } catch {
