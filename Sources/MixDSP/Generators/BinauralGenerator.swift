@@ -3,13 +3,15 @@ import RealModule
 /// A binaural beat: one carrier in both ears, the left ear half a beat below it and the right half a beat
 /// above, so the two differ by the beat at every instant, and the beat follows a `RateSchedule`:
 ///
-///   B(n)     = beat.cycles(at: n)                          (the beat's phase, in cycles)
+///   B(n)     = beat.cycles(at: n)                          (the beat's phase, in cycles; read by a
+///                                                           `RateSchedule.Reader`: exact at anchors 64
+///                                                           frames apart, linear between, on ramps)
 ///   left(n)  = A · sin(2π · (fc · n / rate − B(n) / 2))
 ///   right(n) = A · sin(2π · (fc · n / rate + B(n) / 2))
 ///
 /// so the right ear runs at fc + beat/2 Hz and the left at fc − beat/2, their difference is beat(n), and both
 /// are phase-continuous through every point of the schedule (the phase is an integral; a step in the beat
-/// is a step in frequency only). Every sample comes from its own position, never from an accumulated phase,
+/// is a step in frequency only). Every sample comes from its own position (and the reader's fixed anchors), never from an accumulated phase,
 /// so any block size and any partial render give bit-identical samples. Precision: each phase is formed in
 /// Double and reduced to [0, 1) before it goes to Float (see `ToneGenerator` and `RateSchedule`): after
 /// 8 hours of a 200 Hz carrier the phase is within 1e-9 of a cycle.
@@ -42,15 +44,14 @@ public final class BinauralGenerator: FrameSource {
     public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
         guard count > 0 else { return }
         let left = block.channel(0).baseAddress! + offset, right = block.channel(1).baseAddress! + offset
-        let a = amplitude, twoPi = 2 * Float.pi
-        var segment = beat.segment(at: position)
+        let a = amplitude
+        var reader = RateSchedule.Reader(beat, at: position)
         for i in 0..<count {
             let n = position + Int64(i)
-            if n >= segment.end { segment = beat.segment(at: n) }
-            let carrier = Double(n) * increment, half = segment.cycles(at: n) / 2
-            // y = A sin(2π (fc n / rate ∓ B(n) / 2))
-            left[i] = a * Float.sin(twoPi * cycleFraction(carrier - half))
-            right[i] = a * Float.sin(twoPi * cycleFraction(carrier + half))
+            let carrier = Double(n) * increment, half = reader.cycles(at: n) / 2
+            // y = A sin(2π (fc n / rate ∓ B(n) / 2)), by `sinCycles`
+            left[i] = a * sinCycles(cycleFraction(carrier - half))
+            right[i] = a * sinCycles(cycleFraction(carrier + half))
         }
     }
 }

@@ -3,7 +3,8 @@ import RealModule
 /// Isochronic pulses: a carrier tone switched on and off at a pulse rate that follows a `RateSchedule`,
 /// with raised-cosine edges so that no pulse clicks:
 ///
-///   p(n) = fract(pulse.cycles(at: n))                      (where frame n falls in its pulse, 0 ..< 1)
+///   p(n) = fract(pulse.cycles(at: n))                      (where frame n falls in its pulse, 0 ..< 1; read by a
+///                                                           `RateSchedule.Reader`, exact at anchors)
 ///   g(p) = (1 − cos(π p / e)) / 2                  for 0 ≤ p < e              (rise)
 ///          1                                       for e ≤ p < d − e          (on)
 ///          (1 + cos(π (p − (d − e)) / e)) / 2      for d − e ≤ p < d          (fall)
@@ -76,15 +77,14 @@ public final class IsochronicGenerator: FrameSource {
     public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
         guard count > 0 else { return }
         let out = block.channel(0).baseAddress! + offset
-        let a = amplitude, twoPi = 2 * Float.pi
-        var segment = pulse.segment(at: position)
+        let a = amplitude
+        var reader = RateSchedule.Reader(pulse, at: position)
         for i in 0..<count {
             let n = position + Int64(i)
-            if n >= segment.end { segment = pulse.segment(at: n) }
-            let cycles = segment.cycles(at: n)
+            let cycles = reader.cycles(at: n)
             let g = gate(phase: cycles - cycles.rounded(.down))
             // y = A g sin(2π fc n / rate)   (silence between pulses costs no sine)
-            out[i] = g == 0 ? 0 : a * Float(g) * Float.sin(twoPi * cycleFraction(Double(n) * increment))
+            out[i] = g == 0 ? 0 : a * Float(g) * sinCycles(cycleFraction(Double(n) * increment))
         }
         for c in 1..<channelCount {
             Kernels.copy(out, to: block.channel(c).baseAddress! + offset, count: count)

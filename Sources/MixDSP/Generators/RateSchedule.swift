@@ -133,4 +133,39 @@ public struct RateSchedule: Sendable, Equatable {
         return Segment(end: b.position, origin: a.position, originCycles: cyclesAtPoint[k - 1],
                        length: b.position - a.position, from: a.hz, to: b.hz, curve: b.curve, rate: rate)
     }
+
+    /// Reads the phase frame after frame, cheaply: exact (`cycles(at:)`) where the rate is constant, and on a
+    /// ramp exact at every `anchorSpacing`-th frame of the timeline and at the ramp's ends, linear in between.
+    /// The anchors are fixed on the timeline, so the value at a frame does not depend on where reading
+    /// started: generators stay block-size independent. A ramp's phase is smooth; over 64 frames a straight
+    /// line misses it by at most (rate change per second) · (64 / rate)² / 8 cycles: 2e-9 of a cycle for a
+    /// beat moving 1 Hz a second at 48 kHz. It spares the transcendental function of a curved ramp's closed
+    /// form (a cosine for an sCurve) at every frame. A value holding one segment; one reader per render call.
+    public struct Reader {
+        public static let anchorSpacing: Int64 = 64
+        let schedule: RateSchedule
+        var segment: Segment
+        var lo: Int64 = 0, hi: Int64 = 0, start = 0.0, slope = 0.0
+
+        public init(_ schedule: RateSchedule, at n: Int64) {
+            self.schedule = schedule
+            segment = schedule.segment(at: n)
+        }
+
+        /// The cycles at frame `n` (see the type's documentation).
+        @inline(__always)
+        public mutating func cycles(at n: Int64) -> Double {
+            if n >= segment.end || n < segment.origin { segment = schedule.segment(at: n); hi = lo }
+            if segment.length == 0 || segment.from == segment.to { return segment.cycles(at: n) }
+            if n < lo || n >= hi {
+                let spacing = Reader.anchorSpacing
+                let anchor = (n >= 0 ? n / spacing : (n - spacing + 1) / spacing) * spacing
+                lo = max(anchor, segment.origin)
+                hi = min(anchor + spacing, segment.end)
+                start = segment.cycles(at: lo)
+                slope = (segment.cycles(at: hi) - start) / Double(hi - lo)
+            }
+            return start + slope * Double(n - lo)
+        }
+    }
 }
