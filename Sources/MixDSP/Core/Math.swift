@@ -28,7 +28,7 @@ import RealModule
     return p < 1 ? p : 0
 }
 
-/// sin(2π p) for a phase `p` in cycles, p in [0, 1) (as `cycleFraction` gives), by a polynomial: the
+/// sin(2π p) for a phase `p` in cycles, p in [0, 2) (what `cycleFraction` gives, plus up to one cycle), by a polynomial: the
 /// phase is folded to x in [−¼, ¼] (sin 2πx is odd about 0 and symmetric about ¼), then
 ///   sin θ ≈ θ − θ³/3! + θ⁵/5! − θ⁷/7! + θ⁹/9! − θ¹¹/11!,   θ = 2πx ∈ [−π/2, π/2]
 /// whose truncation error is below (π/2)¹³/13! = 3.5e-8, under Float's own rounding of the result. No

@@ -46,12 +46,25 @@ public final class BinauralGenerator: FrameSource {
         let left = block.channel(0).baseAddress! + offset, right = block.channel(1).baseAddress! + offset
         let a = amplitude
         var reader = RateSchedule.Reader(beat, at: position)
-        for i in 0..<count {
+        var i = 0
+        while i < count {
+            // Over one anchored stretch both ears' phases are straight lines in the frame: from the stretch's
+            // first frame `lo`, left(lo + k) = (fc lo / rate − B(lo)/2) + k (fc / rate − slope/2), and the
+            // right the same with +. Their whole cycles are dropped in Double once per stretch; the rest is
+            // Float, without branches or calls, so it vectorises.
             let n = position + Int64(i)
-            let carrier = Double(n) * increment, half = reader.cycles(at: n) / 2
-            // y = A sin(2π (fc n / rate ∓ B(n) / 2)), by `sinCycles`
-            left[i] = a * sinCycles(cycleFraction(carrier - half))
-            right[i] = a * sinCycles(cycleFraction(carrier + half))
+            let s = reader.stretch(at: n)
+            let count = min(count - i, Int(s.hi - n)), first = Int(n - s.lo)
+            let carrier = Double(s.lo) * increment, half = s.start / 2
+            let baseL = cycleFraction(carrier - half), stepL = Float(increment - s.slope / 2)
+            let baseR = cycleFraction(carrier + half), stepR = Float(increment + s.slope / 2)
+            for j in 0..<count {
+                let k = Float(first + j)
+                // y = A sin(2π (fc n / rate ∓ B(n) / 2)), by `sinCycles` (phases below 2 cycles here)
+                left[i + j] = a * sinCycles(baseL + k * stepL)
+                right[i + j] = a * sinCycles(baseR + k * stepR)
+            }
+            i += count
         }
     }
 }

@@ -152,6 +152,21 @@ public struct RateSchedule: Sendable, Equatable {
             segment = schedule.segment(at: n)
         }
 
+        /// The anchored stretch of the timeline that holds frame `n`: from `lo` up to `hi` (the next anchor, or
+        /// the segment's end), the cycles at `lo`, and the cycles per frame across it, so that the phase at
+        /// frame `lo + k` is `start + slope · k` (exactly so where the rate is constant; the ramp's straight
+        /// line between anchors otherwise, the same values `cycles(at:)` gives).
+        public mutating func stretch(at n: Int64) -> (lo: Int64, hi: Int64, start: Double, slope: Double) {
+            _ = cycles(at: n)
+            if segment.length == 0 || segment.from == segment.to {
+                let spacing = Reader.anchorSpacing
+                let anchor = (n >= 0 ? n / spacing : (n - spacing + 1) / spacing) * spacing
+                let lo = max(anchor, segment.origin), hi = min(anchor + spacing, segment.end)
+                return (lo, hi, segment.cycles(at: lo), segment.from / segment.rate)
+            }
+            return (lo, hi, start, slope)
+        }
+
         /// The cycles at frame `n` (see the type's documentation).
         @inline(__always)
         public mutating func cycles(at n: Int64) -> Double {
