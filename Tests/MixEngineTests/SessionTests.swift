@@ -164,6 +164,42 @@ import TestSupport
         #expect(Self.error(json, overrides: RenderOverrides(durationSeconds: 1)).contains("the shortest it can be is"))
     }
 
+    /// The pacer's tone swells where the timeline says each inhale is, stays up through each hold, and is down
+    /// by the end of each exhale; the phases repeat every 19 s (4-7-8).
+    @Test func breathingPhasesLandWhereTheTimelineSays() throws {
+        let folder = try TemporaryFolder()
+        let rate = 8000
+        let json = """
+        { "output": { "sampleRate": \(rate), "channels": 1, "bitDepth": "float" },
+          "tracks": [ { "name": "pacer", "breathing": { "pattern": "4-7-8", "glide": 0 }, "during": "Breathe" } ],
+          "sections": [ { "name": "Intro", "length": "2.5s" }, { "name": "Breathe", "length": "57s" } ] }
+        """
+        let job = try Self.job(json, in: folder)
+        let (capture, _) = try renderToMemory(job)
+        let out = capture.channels[0]
+        guard case .breathing(_, let phases)? = job.plan.timeline.notes.first?.note else { Issue.record("no phases"); return }
+        #expect(phases.count == 9)          // three whole cycles of inhale, hold, exhale in 57 s
+        func level(_ from: Int64, _ seconds: Double) -> Double {
+            let lo = Int(from), hi = lo + Int(seconds * Double(rate))
+            return rms(out[max(lo, 0)..<min(hi, out.count)])
+        }
+        let top = level(phases[1].start, 1)    // the first hold
+        for phase in phases {
+            switch phase.name {
+            case "inhale":
+                #expect(level(phase.start, 0.2) < 0.05 * top, "quiet as inhale \(phase.cycle) starts")
+                #expect(level(phase.end - 1600, 0.2) > 0.95 * top, "up by the end of inhale \(phase.cycle)")
+            case "hold":
+                #expect(abs(level(phase.start, Double(phase.end - phase.start) / Double(rate)) / top - 1) < 0.01, "held in cycle \(phase.cycle)")
+            default:
+                #expect(level(phase.end - 1600, 0.2) < 0.05 * top, "down by the end of exhale \(phase.cycle)")
+            }
+        }
+        let inhales = phases.filter { $0.name == "inhale" }.map(\.start)
+        #expect(inhales.first == 20000)      // the section's start
+        #expect(zip(inhales, inhales.dropFirst()).allSatisfy { $1 - $0 == 19 * Int64(rate) })
+    }
+
     // MARK: - Invariants
 
     /// Block size and partial renders do not change a session's samples (voice, ducking, beats, pacer, ending).

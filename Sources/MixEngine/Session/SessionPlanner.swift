@@ -65,9 +65,9 @@ struct SessionPlanner {
         var total = natural
         if let requested {
             guard requested >= natural else {
-                let message = "\(session.clock(requested)) is shorter than the session's voice, pauses and ending need; the shortest it can be is \(session.clock(natural))"
-                if requestedIsOverride { throw EngineError.setting(.duration, reason: "\(message)") }
-                throw session.error("duration", message)
+                let need = "shorter than the session's voice, pauses and ending need; the shortest it can be is \(session.clock(natural))"
+                if requestedIsOverride { throw EngineError.setting(.duration, reason: "(\(session.clock(requested))) is \(need)") }
+                throw session.error("duration", "\(session.clock(requested)) is \(need)")
             }
             total = requested
             let extra = requested - natural
