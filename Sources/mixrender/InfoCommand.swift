@@ -5,7 +5,7 @@ import MixIO
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Print the format, rate, channels and duration of audio files.")
+        abstract: "Print the format, rate, channels, duration, tags and chapters of audio files.")
 
     @Argument(help: "Audio files.")
     var files: [String]
@@ -18,7 +18,7 @@ struct InfoCommand: ParsableCommand {
             do {
                 let info = try AudioFileInfo.read(path: file)
                 if printed > 0 { print("") }
-                print(Report.info(info))
+                print(Report.info(info, comments: (try? comments(of: info)) ?? []))   // tags are extra: a file TagLib cannot read is still described
                 printed += 1
             } catch {
                 FileHandle.standardError.write("Error: \(ErrorMessage.translate(error))\n".data(using: .utf8)!)
@@ -26,5 +26,13 @@ struct InfoCommand: ParsableCommand {
             }
         }
         if failed > 0 { throw ExitCode.failure }
+    }
+
+    /// The Vorbis comments of an Ogg Vorbis or FLAC file (tags and chapter marks), read with TagLib; none
+    /// for other formats.
+    func comments(of info: AudioFileInfo) throws -> [(key: String, value: String)] {
+        if info.formatName == "Ogg Vorbis" { return try FileTags.read(path: info.path, format: .oggVorbis) }
+        if info.formatName.hasPrefix("FLAC") { return try FileTags.read(path: info.path, format: .flac) }
+        return []
     }
 }

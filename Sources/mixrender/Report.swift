@@ -59,14 +59,29 @@ enum Report {
         return lines.joined(separator: "\n")
     }
 
-    static func info(_ info: AudioFileInfo) -> String {
-        [
+    static func info(_ info: AudioFileInfo, comments: [(key: String, value: String)] = []) -> String {
+        var lines = [
             "file      \(info.path)",
             "format    \(info.formatName)",
             "rate      \(info.sampleRate) Hz",
             "channels  \(info.channelCount)",
             "duration  \(clock(info.durationSeconds)) (\(info.frameCount) frames)",
-        ].joined(separator: "\n")
+        ]
+        // Tags as `title     Sleep hypnosis`; chapter marks (CHAPTERnnn, CHAPTERnnnNAME) as one line each.
+        var names: [String: String] = [:], starts: [(number: String, time: String)] = []
+        for (key, value) in comments {
+            let upper = key.uppercased()
+            if upper.hasPrefix("CHAPTER") {
+                let rest = upper.dropFirst("CHAPTER".count)
+                if rest.hasSuffix("NAME") { names[String(rest.dropLast(4))] = value } else { starts.append((String(rest), value)) }
+            } else if ["TITLE", "ARTIST", "ALBUM", "COMMENT", "DATE", "GENRE"].contains(upper) {
+                lines.append(upper.lowercased().padding(toLength: 10, withPad: " ", startingAt: 0) + value)
+            }
+        }
+        for start in starts.sorted(by: { $0.number < $1.number }) {
+            lines.append("chapter   \(start.time)  \(names[start.number] ?? "")")
+        }
+        return lines.joined(separator: "\n")
     }
 
     static func db(_ value: Double) -> String {
