@@ -142,6 +142,13 @@ import Testing
         // The file is as long as the timeline says.
         let duration = try #require((timeline["duration"] as? [String: Any])?["frame"] as? Int)
         #expect(try AudioFileInfo.read(path: s.path(name)).frameCount == Int64(duration))
+        // `info` lists the chapters, in order, with their names.
+        let info = try CLI.run(["info", s.path(name)])
+        let chapterLines = info.stdout.split(separator: "\n").filter { $0.hasPrefix("chapter ") }
+        #expect(chapterLines.count == sections.count, "\(info.stdout)")
+        for (line, section) in zip(chapterLines, sections) {
+            #expect(line.hasSuffix("  " + (section["name"] as? String ?? "?")), "\(line)")
+        }
     }
 
     @Test func aFixedDurationStretchesTheStretchSection() throws {
