@@ -7,4 +7,13 @@ public enum OutputSampleFormat: String, Sendable, CaseIterable {
     case pcm24
     /// 32-bit floats (`SF_FORMAT_FLOAT`); WAV only.
     case float32
+
+    /// Bytes one sample takes in a WAV file.
+    public var bytesPerSample: Int {
+        switch self {
+        case .pcm16: return 2
+        case .pcm24: return 3
+        case .float32: return 4
+        }
+    }
 }

@@ -12,6 +12,9 @@ public struct OutputSettings: Sendable, Equatable {
     public var title: String?
     public var artist: String?
     public var comment: String?
+    /// How many frames will be written, when the caller knows: a WAV whose data will not fit in the 4 GiB a
+    /// RIFF header can describe is written as RF64 instead (see `wavNeedsRF64`).
+    public var expectedFrameCount: Int64?
 
     public init(format: OutputFileFormat, sampleRate: Int, channelCount: Int,
                 sampleFormat: OutputSampleFormat = .pcm16, vorbisQuality: Double = 0.4,
@@ -27,4 +30,16 @@ public struct OutputSettings: Sendable, Equatable {
     }
 
     public var tags: AudioTags { AudioTags(title: title, artist: artist, comment: comment) }
+
+    /// The most data bytes a RIFF WAV holds: its sizes are 32-bit (the RIFF size counts the header too, so
+    /// 1 MiB is kept for the header and the tags).
+    public static let riffDataLimit: Int64 = (1 << 32) - (1 << 20)
+
+    /// Whether this WAV's data will pass `riffDataLimit`, so that it must be RF64 (EBU Tech 3306, which
+    /// libsndfile, FFmpeg, SoX and most editors read) for its header to say how long it is: an 8-hour 16-bit
+    /// stereo render at 48 kHz is 5.5 GB. Smaller WAVs stay plain RIFF, which every player reads.
+    public var wavNeedsRF64: Bool {
+        guard format == .wav, let frames = expectedFrameCount else { return false }
+        return frames * Int64(channelCount * sampleFormat.bytesPerSample) > OutputSettings.riffDataLimit
+    }
 }

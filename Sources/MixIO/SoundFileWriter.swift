@@ -144,7 +144,7 @@ public final class SoundFileWriter: AudioEncoder {
         switch settings.format {
         case .oggVorbis: info.format = Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
         case .flac: info.format = Int32(SF_FORMAT_FLAC | subtype)
-        case .wav: info.format = Int32(SF_FORMAT_WAV | subtype)
+        case .wav: info.format = Int32((settings.wavNeedsRF64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV) | subtype)
         }
         return info
     }

@@ -142,3 +142,42 @@ import Testing
         #expect(OutputFileFormat.allCases.map(\.fileExtension) == ["ogg", "flac", "wav"])
     }
 }
+
+/// A WAV whose data will not fit in a RIFF header's 32-bit sizes is written as RF64; smaller ones stay RIFF.
+@Suite struct WAVSizeTests {
+    static func settings(frames: Int64?, channels: Int = 2, format: OutputSampleFormat = .pcm16) -> OutputSettings {
+        var s = OutputSettings(format: .wav, sampleRate: 48_000, channelCount: channels, sampleFormat: format)
+        s.expectedFrameCount = frames
+        return s
+    }
+
+    @Test func theChoiceFollowsTheDataSize() {
+        let limit = OutputSettings.riffDataLimit
+        #expect(!Self.settings(frames: nil).wavNeedsRF64)
+        #expect(!Self.settings(frames: limit / 4).wavNeedsRF64)                 // 16-bit stereo: 4 bytes a frame
+        #expect(Self.settings(frames: limit / 4 + 1).wavNeedsRF64)
+        #expect(Self.settings(frames: 8 * 3600 * 48_000).wavNeedsRF64)           // 8 h: 5.5 GB
+        #expect(!Self.settings(frames: 3 * 3600 * 48_000).wavNeedsRF64)          // 3 h: 2.1 GB
+        #expect(Self.settings(frames: 7 * 3600 * 48_000, channels: 1, format: .float32).wavNeedsRF64)   // 4.8 GB
+        var ogg = Self.settings(frames: 8 * 3600 * 48_000)
+        ogg.format = .oggVorbis
+        #expect(!ogg.wavNeedsRF64)
+    }
+
+    /// The header a writer opens with: `RF64` for a long render (here only its first second is written; the
+    /// sizes come from the header libsndfile finishes), `RIFF` otherwise; both read back the same frames.
+    @Test(arguments: [(Int64(8 * 3600 * 48_000), "RF64"), (Int64(48_000), "RIFF")])
+    func theHeaderIsRF64OnlyWhenNeeded(expected: Int64, magic: String) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("out.wav")
+        let writer = try SoundFileWriter(path: path, settings: Self.settings(frames: expected))
+        let data = TestSignals.sine(frequency: 440, amplitude: 0.5, rate: 48_000, frames: 48_000, channels: 2)
+        try data.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: 48_000) }
+        try writer.finish()
+        let head = try FileSystem.readFile(path: path).prefix(4)
+        #expect(String(decoding: head, as: UTF8.self) == magic)
+        let reader = try SoundFileReader(path: path)
+        #expect(reader.frameCount == 48_000)
+        #expect(try readAll(reader).count == data.count)
+    }
+}

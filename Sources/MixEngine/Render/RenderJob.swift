@@ -85,9 +85,10 @@ public struct RenderJob: Sendable {
             throw EngineError.output(path: path, reason: "unknown output extension; use .ogg, .flac or .wav")
         }
         let tags = preset.output.tags
-        let settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,
+        var settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,
                                       sampleFormat: preset.output.sampleFormat, vorbisQuality: preset.output.quality,
                                       title: tags.title ?? preset.name, artist: tags.artist, comment: tags.comment)
+        settings.expectedFrameCount = Int64(range.count)
         if let problem = SoundFileWriter.validate(settings: settings) {
             throw EngineError.output(path: path, reason: "\(problem)")
         }
