@@ -108,6 +108,14 @@ enum SndFile {
         if !file.exists { return "no such file" }
         if file.isFolder { return "is a folder, not an audio file" }
         if code == SF_ERR_UNRECOGNISED_FORMAT && file.size == 0 { return "empty file (0 bytes)" }
+        // libsndfile's MPEG reader, handed a file that is not MPEG audio (an HTML error page saved as .mp3,
+        // a truncated download), fails with its "does not exist or is not a regular file (possibly a pipe?)"
+        // message; for a regular file that is there, the true cause is its contents.
+        if message.contains("not a regular file") && file.exists && !file.isFolder {
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            let kind = name.split(separator: ".").count > 1 ? " (the name says ." + name.split(separator: ".").last!.lowercased() + ")" : ""
+            return "its contents are not audio libsndfile can decode\(kind)"
+        }
         return readable(message)
     }
 

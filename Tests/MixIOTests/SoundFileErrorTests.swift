@@ -35,6 +35,16 @@ import Testing
         #expect(error.description == "cannot open '\(path)': not an audio file libsndfile can read (sf_open)")
     }
 
+    /// An HTML page saved as .mp3 (a failed download): libsndfile's MPEG reader blames a pipe; the message
+    /// says what is really wrong.
+    @Test func webPageNamedMP3() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("waves.mp3")
+        try Data("<!DOCTYPE html><html><body>404 Not Found</body></html>\n".utf8).write(to: URL(fileURLWithPath: path))
+        let error = try #require(openError(path))
+        #expect(error.description == "cannot open '\(path)': its contents are not audio libsndfile can decode (the name says .mp3) (sf_open)")
+    }
+
     @Test func zeroLengthFile() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("empty.flac")
