@@ -120,13 +120,47 @@ import Testing
         p.executableURL = try CLI.executable
         p.arguments = [preset, "-o", s.path("long.wav"), "--quiet"]
         try p.run()
-        // Wait until the render has started writing its temporary file, then press Ctrl-C.
+        // Wait until the render has started writing its temporary file (a hidden name in the folder, or an
+        // unnamed file the process holds open there), then press Ctrl-C.
+        func writing() -> Bool {
+            if s.contents.count == 2 { return true }
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/fd")) ?? []
+            return fds.contains { fd in
+                ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(p.processIdentifier)/fd/\(fd)")) ?? "")
+                    .hasPrefix(s.url.path + "/")
+            }
+        }
         let deadline = Date().addingTimeInterval(30)
-        while s.contents.count < 2 && Date() < deadline { usleep(20_000) }
-        #expect(s.contents.count == 2, "the render never started writing")
+        while !writing() && Date() < deadline { usleep(5_000) }
+        #expect(writing(), "the render never started writing")
         kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()
         #expect(p.terminationStatus == 130)
+        #expect(s.contents == ["long.json"])
+    }
+
+    /// A render killed outright (SIGKILL: no handler runs) leaves nothing either, where the file system can
+    /// make unnamed files (`O_TMPFILE`): the file being written has no name until it is complete.
+    @Test func killedRenderLeavesNothing() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("long.json", #"{ "duration": "8h", "tracks": [ { "generator": { "type": "pink" } } ] }"#)
+        let p = Process()
+        p.executableURL = try CLI.executable
+        p.arguments = [preset, "-o", s.path("long.wav"), "--quiet"]
+        try p.run()
+        func holdsAFileThere() -> Bool {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/fd")) ?? []
+            return fds.contains { fd in
+                ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(p.processIdentifier)/fd/\(fd)")) ?? "")
+                    .hasPrefix(s.url.path + "/")
+            }
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while !holdsAFileThere() && Date() < deadline { usleep(5_000) }
+        #expect(holdsAFileThere(), "the render never started writing")
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .uncaughtSignal)
         #expect(s.contents == ["long.json"])
     }
 

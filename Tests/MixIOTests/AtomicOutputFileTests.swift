@@ -12,11 +12,32 @@ import Testing
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
         let output = try AtomicOutputFile(destination: folder.path("night.ogg"))
-        #expect(output.temporaryPath == folder.path(".night.ogg.\(CurrentProcess.id).partial.ogg"))
-        #expect(try contents(folder).isEmpty)   // nothing is created before the writer opens it
-        #expect(InterruptCleanup.registeredPaths.contains(output.temporaryPath))
+        #expect(output.hiddenPath == folder.path(".night.ogg.\(CurrentProcess.id).partial.ogg"))
+        #expect(try contents(folder).isEmpty)   // nothing is named before the commit
+        if output.isUnnamed {
+            #expect(output.temporaryPath.hasPrefix("/proc/self/fd/"))
+            #expect(!InterruptCleanup.registeredPaths.contains(output.hiddenPath))
+        } else {
+            #expect(output.temporaryPath == output.hiddenPath)
+            #expect(InterruptCleanup.registeredPaths.contains(output.temporaryPath))
+        }
         output.discard()
-        #expect(!InterruptCleanup.registeredPaths.contains(output.temporaryPath))
+        #expect(!InterruptCleanup.registeredPaths.contains(output.hiddenPath))
+    }
+
+    /// Where the file system can make unnamed files (the test folder's can: tmpfs or ext4), the file being
+    /// written has no name at all, so a process killed mid-write (SIGKILL, where no cleanup runs) leaves
+    /// nothing; the name appears only at the commit.
+    @Test func aFileBeingWrittenHasNoName() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let output = try AtomicOutputFile(destination: folder.path("night.wav"))
+        #expect(output.isUnnamed, "O_TMPFILE is not available in \(folder.url.path)")
+        try FileSystem.writeFile(path: output.temporaryPath, bytes: Array("data".utf8))
+        #expect(try contents(folder).isEmpty)
+        try output.commit()
+        #expect(try contents(folder) == ["night.wav"])
+        #expect(try FileSystem.readFile(path: folder.path("night.wav")) == Array("data".utf8))
     }
 
     @Test func commitRenamesAndLeavesOnlyTheDestination() throws {

@@ -4,31 +4,51 @@ import Glibc
 import Darwin
 #endif
 
-/// A file that appears at its path only when complete: written beside the destination under a hidden
-/// temporary name (`.<name>.<pid>.partial.<ext>`, the extension kept last so libsndfile and other tools
-/// see the same type), renamed over the destination on `commit`, removed on `discard`, when dropped
-/// uncommitted, or on Ctrl-C once the CLI has called `InterruptCleanup.install()`.
+/// A file that appears at its path only when complete.
 ///
-/// Nothing is created by `init`: whoever writes opens `temporaryPath` itself.
+/// Where the folder's file system allows it (ext4, XFS, Btrfs, tmpfs), the file is written with no name at
+/// all (`O_TMPFILE`, made by `init` in the destination's folder; writers open it as `/proc/self/fd/<n>`): if
+/// the process dies, even by SIGKILL or a power cut, the kernel frees it and nothing is left. `commit` links
+/// it under the hidden name beside the destination and renames that over the destination.
 ///
-/// Layout: the two paths and a done flag. `init` allocates the paths and a C copy of the temporary one
-/// for `InterruptCleanup`, which `commit` or `discard` frees. Not thread-safe: one thread at a time
-/// (the cleanup registration itself is locked). The temporary name depends only on the destination and
-/// the process, so two at once for one destination in one process share it (and `discard` removes it):
-/// to check a destination without writing it, use `check(destination:)`.
+/// Elsewhere it is written under that hidden temporary name (`.<name>.<pid>.partial.<ext>`, the extension
+/// kept last so libsndfile and other tools see the same type), created by whoever writes `temporaryPath`,
+/// renamed over the destination on `commit`, removed on `discard`, when dropped uncommitted, or on Ctrl-C
+/// once the CLI has called `InterruptCleanup.install()`.
+///
+/// Layout: the paths, the unnamed file's descriptor (if any) and a done flag. `init` allocates the paths
+/// and a C copy of the hidden one for `InterruptCleanup`, which `commit` or `discard` frees. Not
+/// thread-safe: one thread at a time (the cleanup registration itself is locked). The hidden name depends
+/// only on the destination and the process, so two named files at once for one destination in one process
+/// share it: to check a destination without writing it, use `check(destination:)`.
 public final class AtomicOutputFile {
     public let destination: String
+    /// Where writers open the file while it is written: `/proc/self/fd/<n>` for an unnamed file, otherwise
+    /// `hiddenPath`.
     public let temporaryPath: String
+    /// The hidden name beside the destination that the file is renamed from.
+    public let hiddenPath: String
+    /// The unnamed file's descriptor, until `commit` or `discard` closes it.
+    private var unnamed: Int32?
     private var isDone = false
 
-    /// Checks the destination (`check(destination:)`) and registers the temporary path with
-    /// `InterruptCleanup`. Nothing is created.
+    /// Whether the file being written has no name (so nothing can be left behind).
+    public var isUnnamed: Bool { unnamed != nil }
+
+    /// Checks the destination (`check(destination:)`), then makes an unnamed file in its folder, or, where
+    /// the file system cannot, registers the hidden name with `InterruptCleanup` (creating nothing).
     public init(destination: String) throws {
         let (folder, name) = try Self.check(destination: destination)
         self.destination = destination
         let temporaryName = Self.temporaryName(for: name)
-        temporaryPath = folder == "/" ? "/" + temporaryName : folder + "/" + temporaryName
-        InterruptCleanup.register(temporaryPath)
+        hiddenPath = folder == "/" ? "/" + temporaryName : folder + "/" + temporaryName
+        if let fd = LibC.openUnnamed(inFolder: folder), FileSystem.identity(of: "/proc/self/fd/\(fd)") != nil {
+            unnamed = fd
+            temporaryPath = "/proc/self/fd/\(fd)"
+        } else {
+            temporaryPath = hiddenPath
+            InterruptCleanup.register(hiddenPath)
+        }
     }
 
     /// Checks that `destination` can be written, without creating or registering anything: its folder
@@ -60,20 +80,33 @@ public final class AtomicOutputFile {
     /// On failure the temporary file is removed and the error reads `cannot write '<dest>': <reason> (rename)`.
     public func commit() throws {
         do {
-            try FileSystem.rename(temporaryPath, to: destination)
+            if let fd = unnamed {
+                // Named for the instant between link and rename; Ctrl-C then removes the name.
+                InterruptCleanup.register(hiddenPath)
+                try? FileSystem.removeFile(hiddenPath)        // a leftover of an earlier run with this pid
+                try LibC.link(descriptor: fd, to: hiddenPath, displayPath: destination, operation: "write")
+            }
+            try FileSystem.rename(hiddenPath, to: destination)
         } catch {
             discard()
             throw error
         }
         isDone = true
-        InterruptCleanup.unregister(temporaryPath)
+        closeUnnamed()
+        InterruptCleanup.unregister(hiddenPath)
     }
 
-    /// Removes the temporary file with `unlink`, if there is one.
+    /// Removes the temporary file: closes the unnamed one (the kernel frees it), or unlinks the hidden name.
     public func discard() {
-        try? FileSystem.removeFile(temporaryPath)
+        if unnamed == nil || InterruptCleanup.registeredPaths.contains(hiddenPath) { try? FileSystem.removeFile(hiddenPath) }
+        closeUnnamed()
         isDone = true
-        InterruptCleanup.unregister(temporaryPath)
+        InterruptCleanup.unregister(hiddenPath)
+    }
+
+    private func closeUnnamed() {
+        if let fd = unnamed { try? LibC.close(fd, path: destination, operation: "write") }
+        unnamed = nil
     }
 
     /// The longest file name Linux file systems take (`NAME_MAX`), in bytes.

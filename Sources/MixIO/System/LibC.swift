@@ -47,6 +47,30 @@ enum LibC {
         }
     }
 
+    /// Calls `open(folder, O_TMPFILE | O_RDWR, 0644)`: a file with no name in `folder`, which vanishes with
+    /// its last descriptor (even when the process is killed). nil when the folder's file system cannot make
+    /// one (`EOPNOTSUPP`, `EISDIR` on kernels without it, ...); the caller then names its temporary file.
+    static func openUnnamed(inFolder folder: String) -> Int32? {
+        // O_TMPFILE is a macro Swift does not import: __O_TMPFILE (020000000, the same on every Linux
+        // architecture glibc supports but Alpha, SPARC and PA-RISC) with O_DIRECTORY.
+        let oTMPFILE: Int32 = 0o20000000 | O_DIRECTORY
+        guard !folder.utf8.contains(0) else { return nil }
+        while true {
+            let fd = Glibc.open(folder, oTMPFILE | O_RDWR | O_CLOEXEC, mode_t(0o644))
+            if fd >= 0 { return fd }
+            if errno != EINTR { return nil }
+        }
+    }
+
+    /// Calls `linkat(AT_FDCWD, "/proc/self/fd/<fd>", AT_FDCWD, path, AT_SYMLINK_FOLLOW)`: gives the unnamed
+    /// file open at `fd` the name `path` (the way open(2) documents for `O_TMPFILE`, without privileges).
+    static func link(descriptor fd: Int32, to path: String, displayPath: String, operation: String) throws {
+        try checkPath(path, function: "linkat", operation: operation)
+        if Glibc.linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0 {
+            throw failure("linkat", path: displayPath, operation: operation)
+        }
+    }
+
     /// Calls `close(fd)`. Not retried on `EINTR`: Linux has closed the descriptor by then.
     static func close(_ fd: Int32, path: String, operation: String) throws {
         if Glibc.close(fd) != 0 && errno != EINTR { throw failure("close", path: path, operation: operation) }
