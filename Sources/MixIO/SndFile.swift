@@ -7,7 +7,9 @@ enum SndFile {
     static func open(path: String, mode: Int32, info: inout SF_INFO) throws -> OpaquePointer {
         let writing = mode == Int32(SFM_WRITE)
         try LibC.checkPath(path, function: "sf_open", operation: writing ? "create" : "open")
-        if let handle = sf_open(path, mode, &info) { return handle }
+        // Reading: libmpg123 prints notes on stderr while libsndfile probes a file that is not MPEG audio.
+        let opened = writing ? sf_open(path, mode, &info) : LibC.withStandardErrorSilenced { sf_open(path, mode, &info) }
+        if let handle = opened { return handle }
         let code = Int(sf_error(nil))
         let message = String(cString: sf_strerror(nil))
         throw AudioIOError(path: path, function: "sf_open",

@@ -291,6 +291,20 @@ import Testing
         #expect(r.stderr.split(separator: "\n").count == 2 && r.stderr.contains("missing.wav") && r.stderr.contains("notes.txt"), "\(r.stderr)")
     }
 
+    /// A web page saved as .mp3, and a track that uses it: one line of error each, with the real cause, and
+    /// none of the MP3 decoder library's own notes ("Note: Illegal Audio-MPEG-Header ...").
+    @Test func aWebPageNamedMP3IsOneLineWithItsCause() throws {
+        let s = try TemporaryFolder()
+        let page = try s.write("waves.mp3", "<!DOCTYPE html><html><body>404 Not Found</body></html>\n")
+        let info = try CLI.run(["info", page])
+        #expect(info.status == 1)
+        #expect(info.stderr == "Error: cannot open '\(page)': its contents are not audio libsndfile can decode (the name says .mp3) (sf_open)\n")
+        let preset = try s.write("p.json", #"{ "duration": 5, "tracks": [ { "file": "waves.mp3" } ] }"#)
+        let render = try CLI.run([preset, "-o", s.path("out.ogg")])
+        #expect(render.status != 0)
+        #expect(render.stderr.split(separator: "\n").count == 1 && render.stderr.contains("tracks[0].file"), "\(render.stderr)")
+    }
+
     /// A destination name as long as a file system allows still works: the hidden temporary name is shortened.
     @Test func theLongestFileNameWorks() throws {
         let s = try TemporaryFolder()

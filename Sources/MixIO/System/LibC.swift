@@ -1,5 +1,6 @@
 // Linux only, as the project is: the wrappers share the C functions' names, so they call them as `Glibc.open`.
 import Glibc
+import Synchronization
 
 /// `struct stat`, named apart from the `stat` function (and from `LibC.stat`).
 typealias CStat = Glibc.stat
@@ -70,6 +71,28 @@ enum LibC {
             throw failure("linkat", path: displayPath, operation: operation)
         }
     }
+
+    /// Runs `body` with file descriptor 2 pointing at /dev/null (`dup`, `open`, `dup2`, then `dup2` back),
+    /// for C libraries that print their own notes on stderr (libmpg123, inside libsndfile's MP3 reader:
+    /// "Note: Illegal Audio-MPEG-Header ..."), so that only mixrender's one-line error reaches the user.
+    /// Process-wide: calls are serialised by `silencing`, and mixrender prints nothing of its own while a
+    /// file is being opened. If any step fails, `body` runs with stderr as it is.
+    static func withStandardErrorSilenced<T>(_ body: () throws -> T) rethrows -> T {
+        try silencing.withLock { _ in
+            let saved = Glibc.dup(2)
+            let null = Glibc.open("/dev/null", O_WRONLY | O_CLOEXEC)
+            guard saved >= 0, null >= 0, Glibc.dup2(null, 2) >= 0 else {
+                if saved >= 0 { Glibc.close(saved) }
+                if null >= 0 { Glibc.close(null) }
+                return try body()
+            }
+            Glibc.close(null)
+            defer { Glibc.dup2(saved, 2); Glibc.close(saved) }
+            return try body()
+        }
+    }
+
+    private static let silencing = Mutex(())
 
     /// Calls `close(fd)`. Not retried on `EINTR`: Linux has closed the descriptor by then.
     static func close(_ fd: Int32, path: String, operation: String) throws {
