@@ -44,20 +44,14 @@ Opened open(const char *path, int container) {
     return opened;
 }
 
-} // namespace
-
-extern "C" int mr_tags_write(const char *path, int container, const char *const *keys, const char *const *values, int count,
-                             char *error, size_t error_length) {
+// Opens the file, checks TagLib reads it, runs `work` on it; every exception becomes a message.
+template <typename Work>
+int withComment(const char *path, int container, char *error, size_t error_length, Work work) {
     try {
         Opened opened = open(path, container);
         if (!opened.file) { fail(error, error_length, "not an Ogg Vorbis or FLAC file"); return -1; }
         if (!opened.file->isValid() || !opened.comment) { fail(error, error_length, "TagLib cannot read it as Ogg Vorbis or FLAC"); return -1; }
-        for (int i = 0; i < count; i++) opened.comment->removeFields(TagLib::String(keys[i], TagLib::String::UTF8));
-        for (int i = 0; i < count; i++) {
-            opened.comment->addField(TagLib::String(keys[i], TagLib::String::UTF8), TagLib::String(values[i], TagLib::String::UTF8), false);
-        }
-        if (!opened.file->save()) { fail(error, error_length, "TagLib could not save the file"); return -1; }
-        return 0;
+        return work(opened, error, error_length);
     } catch (const std::exception &e) {
         fail(error, error_length, std::string("TagLib failed: ") + e.what());
     } catch (...) {
@@ -66,12 +60,23 @@ extern "C" int mr_tags_write(const char *path, int container, const char *const 
     return -1;
 }
 
+} // namespace
+
+extern "C" int mr_tags_write(const char *path, int container, const char *const *keys, const char *const *values, int count,
+                             char *error, size_t error_length) {
+    return withComment(path, container, error, error_length, [&](Opened &opened, char *error, size_t error_length) {
+        for (int i = 0; i < count; i++) opened.comment->removeFields(TagLib::String(keys[i], TagLib::String::UTF8));
+        for (int i = 0; i < count; i++) {
+            opened.comment->addField(TagLib::String(keys[i], TagLib::String::UTF8), TagLib::String(values[i], TagLib::String::UTF8), false);
+        }
+        if (!opened.file->save()) { fail(error, error_length, "TagLib could not save the file"); return -1; }
+        return 0;
+    });
+}
+
 extern "C" int mr_tags_read(const char *path, int container, void (*visit)(void *context, const char *key, const char *value),
                             void *context, char *error, size_t error_length) {
-    try {
-        Opened opened = open(path, container);
-        if (!opened.file) { fail(error, error_length, "not an Ogg Vorbis or FLAC file"); return -1; }
-        if (!opened.file->isValid() || !opened.comment) { fail(error, error_length, "TagLib cannot read it as Ogg Vorbis or FLAC"); return -1; }
+    return withComment(path, container, error, error_length, [&](Opened &opened, char *, size_t) {
         const TagLib::Ogg::FieldListMap fields = opened.comment->fieldListMap();
         for (auto it = fields.begin(); it != fields.end(); ++it) {
             for (auto value = it->second.begin(); value != it->second.end(); ++value) {
@@ -79,10 +84,5 @@ extern "C" int mr_tags_read(const char *path, int container, void (*visit)(void 
             }
         }
         return 0;
-    } catch (const std::exception &e) {
-        fail(error, error_length, std::string("TagLib failed: ") + e.what());
-    } catch (...) {
-        fail(error, error_length, "TagLib failed");
-    }
-    return -1;
+    });
 }

@@ -18,9 +18,13 @@ public struct AudioFileInfo: Sendable, Equatable {
     /// Which file it is on disk (device, inode, size, modification time), as `stat` saw it when the file
     /// was opened; nil when it could not be seen.
     public var identity: FileIdentity?
+    /// The format whose Vorbis comments (tags, chapter marks) `FileTags` reads in it: Ogg Vorbis or FLAC,
+    /// from the header's container and encoding; nil for the others.
+    public var commentFormat: OutputFileFormat?
 
     public init(path: String, formatName: String, sampleRate: Int, channelCount: Int, frameCount: Int64,
-                isSeekable: Bool = true, tags: AudioTags = AudioTags(), identity: FileIdentity? = nil) {
+                isSeekable: Bool = true, tags: AudioTags = AudioTags(), identity: FileIdentity? = nil,
+                commentFormat: OutputFileFormat? = nil) {
         self.path = path
         self.formatName = formatName
         self.sampleRate = sampleRate
@@ -29,6 +33,7 @@ public struct AudioFileInfo: Sendable, Equatable {
         self.isSeekable = isSeekable
         self.tags = tags
         self.identity = identity
+        self.commentFormat = commentFormat
     }
 
     /// `frameCount / sampleRate`.

@@ -42,6 +42,15 @@ enum SndFile {
 
     // MARK: - Format names
 
+    /// The format whose Vorbis comments TagLib reads in a file of this `SF_INFO.format`: Ogg Vorbis or FLAC.
+    static func commentFormat(_ format: Int32) -> OutputFileFormat? {
+        switch (Int(format) & SF_FORMAT_TYPEMASK, Int(format) & SF_FORMAT_SUBMASK) {
+        case (SF_FORMAT_OGG, SF_FORMAT_VORBIS): return .oggVorbis
+        case (SF_FORMAT_FLAC, _): return .flac
+        default: return nil
+        }
+    }
+
     /// A human name for an `SF_INFO.format`: "Ogg Vorbis", "FLAC 24-bit", "WAV 16-bit PCM", "MP3".
     /// Uses a small table and falls back to libsndfile's own names (`SFC_GET_FORMAT_INFO`).
     static func formatName(_ format: Int32) -> String {

@@ -36,7 +36,7 @@ public final class SoundFileReader: AudioDecoder {
         info = AudioFileInfo(path: path, formatName: SndFile.formatName(sfInfo.format),
                              sampleRate: Int(sfInfo.samplerate), channelCount: Int(sfInfo.channels),
                              frameCount: sfInfo.frames, isSeekable: sfInfo.seekable != 0, tags: tags,
-                             identity: identity)
+                             identity: identity, commentFormat: SndFile.commentFormat(sfInfo.format))
         guard info.channelCount > 0, info.sampleRate > 0 else {  // deinit closes the handle
             throw AudioIOError(path: path, function: "sf_open",
                                reason: "the file reports \(info.channelCount) channels at \(info.sampleRate) Hz")

@@ -18,7 +18,9 @@ struct InfoCommand: ParsableCommand {
             do {
                 let info = try AudioFileInfo.read(path: file)
                 if printed > 0 { print("") }
-                print(Report.info(info, comments: (try? comments(of: info)) ?? []))   // tags are extra: a file TagLib cannot read is still described
+                // Tags are extra: a file TagLib cannot read is still described.
+                let comments = info.commentFormat.flatMap { try? FileTags.read(path: info.path, format: $0) } ?? []
+                print(Report.info(info, comments: comments))
                 printed += 1
             } catch {
                 FileHandle.standardError.write("Error: \(ErrorMessage.translate(error))\n".data(using: .utf8)!)
@@ -26,13 +28,4 @@ struct InfoCommand: ParsableCommand {
             }
         }
         if failed > 0 { throw ExitCode.failure }
-    }
-
-    /// The Vorbis comments of an Ogg Vorbis or FLAC file (tags and chapter marks), read with TagLib; none
-    /// for other formats.
-    func comments(of info: AudioFileInfo) throws -> [(key: String, value: String)] {
-        if info.formatName == "Ogg Vorbis" { return try FileTags.read(path: info.path, format: .oggVorbis) }
-        if info.formatName.hasPrefix("FLAC") { return try FileTags.read(path: info.path, format: .flac) }
-        return []
-    }
-}
+    }}

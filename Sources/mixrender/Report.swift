@@ -67,20 +67,11 @@ enum Report {
             "channels  \(info.channelCount)",
             "duration  \(clock(info.durationSeconds)) (\(info.frameCount) frames)",
         ]
-        // Tags as `title     Sleep hypnosis`; chapter marks (CHAPTERnnn, CHAPTERnnnNAME) as one line each.
-        var names: [String: String] = [:], starts: [(number: String, time: String)] = []
-        for (key, value) in comments {
-            let upper = key.uppercased()
-            if upper.hasPrefix("CHAPTER") {
-                let rest = upper.dropFirst("CHAPTER".count)
-                if rest.hasSuffix("NAME") { names[String(rest.dropLast(4))] = value } else { starts.append((String(rest), value)) }
-            } else if ["TITLE", "ARTIST", "ALBUM", "COMMENT", "DATE", "GENRE"].contains(upper) {
-                lines.append(upper.lowercased().padding(toLength: 10, withPad: " ", startingAt: 0) + value)
-            }
+        // Tags as `title     Sleep hypnosis`; chapter marks one line each.
+        for (key, value) in comments where ["TITLE", "ARTIST", "ALBUM", "COMMENT", "DATE", "GENRE"].contains(key.uppercased()) {
+            lines.append(key.lowercased().padding(toLength: 10, withPad: " ", startingAt: 0) + value)
         }
-        for start in starts.sorted(by: { $0.number < $1.number }) {
-            lines.append("chapter   \(start.time)  \(names[start.number] ?? "")")
-        }
+        for mark in Chapters.marks(inComments: comments) { lines.append("chapter   \(mark.timestamp)  \(mark.name)") }
         return lines.joined(separator: "\n")
     }
 
@@ -89,11 +80,7 @@ enum Report {
     }
 
     /// h:mm:ss.mmm, or m:ss.mmm under an hour.
-    static func clock(_ seconds: Double) -> String {
-        let ms = Int64((seconds * 1000).rounded())
-        let h = ms / 3_600_000, m = ms / 60_000 % 60, s = ms / 1000 % 60, f = ms % 1000
-        return h > 0 ? String(format: "%lld:%02lld:%02lld.%03lld", h, m, s, f) : String(format: "%lld:%02lld.%03lld", m, s, f)
-    }
+    static func clock(_ seconds: Double) -> String { TimeParser.clock(seconds) }
 
     static func bytes(_ n: Int64) -> String {
         let d = Double(n)

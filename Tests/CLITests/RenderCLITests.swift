@@ -113,17 +113,15 @@ import Testing
         #expect(s.contents.isEmpty)
     }
 
-    @Test func interruptedRenderLeavesNothing() throws {
-        let s = try TemporaryFolder()
+    /// Starts an 8-hour render into `s` and returns once it holds its output file open in that folder (an
+    /// unnamed file, or the hidden temporary name where the file system cannot make unnamed ones).
+    func startLongRender(in s: TemporaryFolder) throws -> Process {
         let preset = try s.write("long.json", #"{ "duration": "8h", "tracks": [ { "generator": { "type": "pink" } } ] }"#)
         let p = Process()
         p.executableURL = try CLI.executable
         p.arguments = [preset, "-o", s.path("long.wav"), "--quiet"]
         try p.run()
-        // Wait until the render has started writing its temporary file (a hidden name in the folder, or an
-        // unnamed file the process holds open there), then press Ctrl-C.
         func writing() -> Bool {
-            if s.contents.count == 2 { return true }
             let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/fd")) ?? []
             return fds.contains { fd in
                 ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(p.processIdentifier)/fd/\(fd)")) ?? "")
@@ -133,7 +131,13 @@ import Testing
         let deadline = Date().addingTimeInterval(30)
         while !writing() && Date() < deadline { usleep(5_000) }
         #expect(writing(), "the render never started writing")
-        kill(p.processIdentifier, SIGINT)
+        return p
+    }
+
+    @Test func interruptedRenderLeavesNothing() throws {
+        let s = try TemporaryFolder()
+        let p = try startLongRender(in: s)
+        kill(p.processIdentifier, SIGINT)        // Ctrl-C
         p.waitUntilExit()
         #expect(p.terminationStatus == 130)
         #expect(s.contents == ["long.json"])
@@ -143,21 +147,7 @@ import Testing
     /// make unnamed files (`O_TMPFILE`): the file being written has no name until it is complete.
     @Test func killedRenderLeavesNothing() throws {
         let s = try TemporaryFolder()
-        let preset = try s.write("long.json", #"{ "duration": "8h", "tracks": [ { "generator": { "type": "pink" } } ] }"#)
-        let p = Process()
-        p.executableURL = try CLI.executable
-        p.arguments = [preset, "-o", s.path("long.wav"), "--quiet"]
-        try p.run()
-        func holdsAFileThere() -> Bool {
-            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/fd")) ?? []
-            return fds.contains { fd in
-                ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(p.processIdentifier)/fd/\(fd)")) ?? "")
-                    .hasPrefix(s.url.path + "/")
-            }
-        }
-        let deadline = Date().addingTimeInterval(30)
-        while !holdsAFileThere() && Date() < deadline { usleep(5_000) }
-        #expect(holdsAFileThere(), "the render never started writing")
+        let p = try startLongRender(in: s)
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
         #expect(p.terminationReason == .uncaughtSignal)

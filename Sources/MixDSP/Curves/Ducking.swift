@@ -55,9 +55,9 @@ public struct Ducking: Sendable, Equatable {
                                  upFrom: $0.upperBound, up: $0.upperBound + release) }
     }
 
-    /// The bed's gain envelope for `speech`: unity, down to `depth` at every span; nil when there is no speech.
-    public func envelope(_ speech: [Range<Int64>]) -> Envelope? {
-        let spans = spans(speech)
+    /// The bed's gain envelope for `spans` (from `spans(_:)`): unity, down to `depth` at every span; nil when
+    /// there are none.
+    public func envelope(_ spans: [Span]) -> Envelope? {
         guard !spans.isEmpty else { return nil }
         var points: [Envelope.Point] = []
         for span in spans {

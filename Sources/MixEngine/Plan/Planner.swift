@@ -29,7 +29,6 @@ public struct Planner {
                 .layout(requested: requested, requestedIsOverride: preset.durationIsOverride)
             total = layout!.frameCount
             session.sections = layout!.sections
-            session.hasSections = true
             try checkMasterFades(preset.master, total: total, session: session)
         } else {
             guard let seconds = preset.durationSeconds else { throw session.error("", "missing required key 'duration'") }
@@ -80,15 +79,20 @@ public struct Planner {
                 speech += layout.segments.flatMap(\.segment.speech)
             }
             if let ending = layout.ending {
-                try applyEnding(ending, tracks: &tracks, bed: Set(tracks.indices).subtracting(speaking),
-                                master: &masterEnvelopes, timeline: &timeline, planning: planning(total: total, context: context, session: session))
+                try applyEnding(ending, tracks: &tracks, bed: Set(tracks.indices).subtracting(speaking), master: &masterEnvelopes,
+                                timeline: &timeline, chimePlanning: { start in
+                                    TrackPlanning(jsonPath: "ending.chime", start: start, explicitEnd: nil, loop: nil, frameCount: total,
+                                                  context: context, session: session)
+                                })
             }
         }
-        if let spec = voiceSpec.ducking, let envelope = ducking(spec, session: session).envelope(speech) {
-            timeline.ducked = ducking(spec, session: session).spans(speech).map {
-                Timeline.Ducked(downFrom: $0.downFrom, down: $0.down, upFrom: $0.upFrom, up: $0.up)
+        if let spec = voiceSpec.ducking {
+            let duck = ducking(spec, session: session)
+            let spans = duck.spans(speech)
+            if let envelope = duck.envelope(spans) {
+                for t in ducked { tracks[t].gains.envelopes.append(envelope) }
             }
-            for t in ducked { tracks[t].gains.envelopes.append(envelope) }
+            timeline.ducked = spans.map { Timeline.Ducked(downFrom: $0.downFrom, down: $0.down, upFrom: $0.upFrom, up: $0.up) }
         }
 
         let master = GainStack(constant: Float(gain(fromDecibels: preset.master.gainDb)), envelopes: masterEnvelopes)
@@ -125,11 +129,6 @@ public struct Planner {
                              frameCount: total, context: context, session: session)
     }
 
-    /// A planning context for what the planner adds itself (a session's chime).
-    private func planning(total: Int64, context: VoiceContext, session: PlanningSession) -> (Int64, String) -> TrackPlanning {
-        { start, path in TrackPlanning(jsonPath: path, start: start, explicitEnd: nil, loop: nil, frameCount: total, context: context, session: session) }
-    }
-
     private func ducking(_ spec: DuckingSpec, session: PlanningSession) -> Ducking {
         Ducking(depth: Float(gain(fromDecibels: spec.depthDb)), lookahead: session.frames(spec.lookaheadSeconds),
                 attack: min(session.frames(spec.attackSeconds), session.frames(spec.lookaheadSeconds)),
@@ -149,7 +148,7 @@ public struct Planner {
     /// The ending: a sleep fade on the master, or a wake's rise of the bed and its chime.
     private func applyEnding(_ ending: SessionLayout.Ending, tracks: inout [PlannedTrack], bed: Set<Int>,
                              master: inout [Envelope], timeline: inout Timeline,
-                             planning: (Int64, String) -> TrackPlanning) throws {
+                             chimePlanning: (Int64) -> TrackPlanning) throws {
         switch ending.kind {
         case nil:
             return
@@ -166,7 +165,7 @@ public struct Planner {
             for t in bed { tracks[t].gains.envelopes.append(rise) }
             if let chime {
                 let kind = ChimeKind(sound: chime)
-                let source = try kind.plan(planning(chimeAt, "ending.chime"))
+                let source = try kind.plan(chimePlanning(chimeAt))
                 tracks.append(PlannedTrack(name: "chime", start: chimeAt, end: min(source.end, ending.end), voices: source.voices,
                                            gains: GainStack(), balance: balanceGains(pan: 0, channelCount: tracks.first?.balance.count ?? 2)))
                 for note in source.notes { timeline.notes.append(("chime", note)) }

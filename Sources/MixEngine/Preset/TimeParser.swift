@@ -63,6 +63,17 @@ public enum TimeParser {
         return text
     }
 
+    /// `m:ss.mmm`, or `h:mm:ss.mmm` from an hour on: a time as reports and messages show it (rounded to the
+    /// millisecond).
+    public static func clock(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0, seconds < 1e15 else { return "\(seconds) s" }
+        let ms = Int64((seconds * 1000).rounded())
+        let (h, m, s, f) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let tail = two(s) + "." + String(String(f + 1000).dropFirst())
+        return h > 0 ? "\(h):\(two(m)):" + tail : "\(m):" + tail
+    }
+
     // MARK: - Grammar
 
     private static let space = UInt8(ascii: " ")

@@ -27,4 +27,17 @@ public enum Chapters {
             return [(key: "CHAPTER\(number)", value: mark.timestamp), (key: "CHAPTER\(number)NAME", value: mark.name)]
         }
     }
+
+    /// The chapter marks among a file's comments, in their numbers' order: each `CHAPTERnnn` time with its
+    /// `CHAPTERnnnNAME` (empty when missing). Keys are compared without case, as Vorbis comments are.
+    public static func marks(inComments comments: [(key: String, value: String)]) -> [(timestamp: String, name: String)] {
+        var times: [String: String] = [:], names: [String: String] = [:]
+        for (key, value) in comments {
+            let upper = key.uppercased()
+            guard upper.hasPrefix("CHAPTER") else { continue }
+            let rest = String(upper.dropFirst("CHAPTER".count))
+            if rest.hasSuffix("NAME") { names[String(rest.dropLast(4))] = value } else { times[rest] = value }
+        }
+        return times.keys.sorted().map { (times[$0]!, names[$0] ?? "") }
+    }
 }

@@ -73,19 +73,20 @@ struct SessionPlanner {
             let extra = requested - natural
             let stretching = sections.indices.filter { spec.sections[$0].stretch }
             if !stretching.isEmpty {
-                var shift: Int64 = 0
                 var share = [Int64](repeating: 0, count: sections.count)
                 for (k, index) in stretching.enumerated() {
                     share[index] = extra / Int64(stretching.count) + (k == stretching.count - 1 ? extra % Int64(stretching.count) : 0)
                 }
+                // What each section moves by: the growth of the sections before it.
+                var shift = [Int64](repeating: 0, count: sections.count)
+                for i in sections.indices.dropFirst() { shift[i] = shift[i - 1] + share[i - 1] }
                 for i in sections.indices {
-                    sections[i].start += shift
-                    shift += share[i]
-                    sections[i].end += shift
+                    sections[i].start += shift[i]
+                    sections[i].end += shift[i] + share[i]
                     sections[i].addedFrames = share[i]
                 }
                 for k in placed.indices {
-                    let offset = shiftBefore(placed[k].segment.section, share)
+                    let offset = shift[placed[k].segment.section]
                     placed[k].segment.start += offset; placed[k].segment.end += offset
                     placed[k].segment.speech = placed[k].segment.speech.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
                     placed[k].voice = placed[k].voice.moved(by: offset)
@@ -97,9 +98,6 @@ struct SessionPlanner {
         }
         return SessionLayout(sections: sections, segments: placed, ending: ending, frameCount: total)
     }
-
-    /// The frames every section before `index` has grown by.
-    private func shiftBefore(_ index: Int, _ share: [Int64]) -> Int64 { share[..<index].reduce(0, +) }
 
     private func clip(_ segment: SegmentSpec, path: String) throws -> VoiceClip {
         switch segment.source {

@@ -48,6 +48,13 @@ extension PresetReader {
         return settings
     }
 
+    /// The espeak-ng keys (`voice`, `rate`, ...) that sit beside other keys in `object` (a `speech` track's
+    /// text, breathing cues' words), over `defaults`; their paths stay those of `object`'s members.
+    func speech(keysOf object: JSONObjectCursor, defaults: SpeechSettings) throws -> SpeechSettings {
+        let own = object.members.filter { SessionKeys.speech.contains($0.key) }
+        return try speech(JSONCursor(.object(own), path: object.path, file: object.cursor.file), defaults: defaults)
+    }
+
     func ducking(_ cursor: JSONCursor) throws -> DuckingSpec {
         let object = try cursor.object(allowing: SessionKeys.ducking)
         var ducking = DuckingSpec()

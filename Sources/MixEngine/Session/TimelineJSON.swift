@@ -10,7 +10,7 @@ public enum TimelineJSON {
     /// in the document as `rendered`.
     public static func document(_ timeline: Timeline, range: Range<Int64>? = nil) -> String {
         let rate = Double(timeline.sampleRate)
-        func time(_ frame: Int64) -> String { "{\"seconds\": \(seconds(Double(frame) / rate)), \"frame\": \(frame)}" }
+        func time(_ frame: Int64) -> String { "{\"seconds\": \(number(Double(frame) / rate)), \"frame\": \(frame)}" }
         func span(_ start: Int64, _ end: Int64) -> String { "\"start\": \(time(start)), \"end\": \(time(end))" }
 
         var lines: [String] = ["{"]
@@ -23,7 +23,7 @@ public enum TimelineJSON {
             let segments = timeline.segments.filter { $0.section == i }.map { segment -> String in
                 let speech = segment.speech.map { "{\(span($0.lowerBound, $0.upperBound))}" }.joined(separator: ", ")
                 return "        {\"\(segment.isText ? "text" : "file")\": \(quote(segment.caption)), \(span(segment.start, segment.end)), "
-                    + "\"gainDb\": \(seconds(segment.gainDb)), \"speech\": [\(speech)]}"
+                    + "\"gainDb\": \(number(segment.gainDb)), \"speech\": [\(speech)]}"
             }
             return "    {\"name\": \(quote(section.name)), \(span(section.start, section.end)), \"stretchedBy\": \(time(section.addedFrames)),\n"
                 + "      \"segments\": [\n" + segments.joined(separator: ",\n") + (segments.isEmpty ? "" : "\n") + "      ]}"
@@ -48,8 +48,8 @@ public enum TimelineJSON {
             let name = "\"track\": \(quote(track))"
             switch note {
             case .schedule(let what, let carrier, let points):
-                let list = points.map { "{\"at\": \(time($0.frame)), \"hz\": \(seconds($0.hz)), \"curve\": \(quote($0.curve))}" }
-                return "    {\(name), \"type\": \"schedule\", \"of\": \(quote(what)), \"carrierHz\": \(seconds(carrier)),\n"
+                let list = points.map { "{\"at\": \(time($0.frame)), \"hz\": \(number($0.hz)), \"curve\": \(quote($0.curve))}" }
+                return "    {\(name), \"type\": \"schedule\", \"of\": \(quote(what)), \"carrierHz\": \(number(carrier)),\n"
                     + "      \"points\": [" + list.joined(separator: ", ") + "]}"
             case .breathing(let pattern, let phases):
                 let list = phases.map { "      {\"phase\": \(quote($0.name)), \"cycle\": \($0.cycle), \(span($0.start, $0.end))}" }
@@ -79,7 +79,7 @@ public enum TimelineJSON {
     }
 
     /// A number with at most six decimals, as JSON writes it (`12.5`, `3`).
-    static func seconds(_ x: Double) -> String {
+    static func number(_ x: Double) -> String {
         let rounded = (x * 1_000_000).rounded() / 1_000_000
         return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
     }

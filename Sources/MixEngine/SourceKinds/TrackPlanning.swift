@@ -68,9 +68,8 @@ final class PlanningSession {
     let voice: VoiceSpec
     var warnings: [String] = []
     var files: [String: AudioFileInfo] = [:]
-    /// A session's sections, once laid out (for `frame(of:)`).
+    /// A session's sections, once laid out (for `frame(of:)`); empty for a mix (a session has at least one).
     var sections: [Timeline.Section] = []
-    var hasSections = false
     /// Texts synthesised and recordings measured so far, so each is done once per plan.
     var spoken: [SpeechRequest: VoiceClip] = [:]
     var recordings: [String: VoiceClip] = [:]
@@ -83,12 +82,7 @@ final class PlanningSession {
     }
 
     /// `m:ss.mmm` (or `h:mm:ss.mmm`) of a frame position, for messages.
-    func clock(_ frames: Int64) -> String {
-        let ms = (frames * 1000 + Int64(sampleRate) / 2) / Int64(sampleRate)
-        let (h, m, s, f) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
-        let tail = (s < 10 ? "0" : "") + "\(s)." + String(String(f + 1000).dropFirst())
-        return h > 0 ? "\(h):" + (m < 10 ? "0" : "") + "\(m):" + tail : "\(m):" + tail
-    }
+    func clock(_ frames: Int64) -> String { TimeParser.clock(Double(frames) / Double(sampleRate)) }
 
     func frame(of point: TimelinePoint, jsonPath: String) throws -> Int64 {
         switch point {
@@ -96,7 +90,7 @@ final class PlanningSession {
             return frames(s)
         case .section(let name, let edge):
             guard let section = sections.first(where: { $0.name == name }) else {
-                guard hasSections else { throw error(jsonPath, "names the section \(JSONValue.quote(name)), but this preset has no 'sections'") }
+                guard !sections.isEmpty else { throw error(jsonPath, "names the section \(JSONValue.quote(name)), but this preset has no 'sections'") }
                 var message = "no section is named \(JSONValue.quote(name))"
                 if let suggestion = NameSuggestion.closest(to: name, among: sections.map(\.name)) { message += " (did you mean '\(suggestion)'?)" }
                 throw error(jsonPath, message + "; the sections are " + sections.map { "'\($0.name)'" }.joined(separator: ", "))

@@ -41,26 +41,29 @@ enum LibC {
     static func open(_ path: String, flags: Int32, mode: mode_t = 0o644, displayPath: String? = nil,
                      operation: String) throws -> Int32 {
         try checkPath(path, function: "open", operation: operation)
+        guard let fd = openRetrying(path, flags, mode) else { throw failure("open", path: displayPath ?? path, operation: operation) }
+        return fd
+    }
+
+    /// `open(path, flags, mode)`, again while it is interrupted (`EINTR`); nil on failure, with `errno` set.
+    private static func openRetrying(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32? {
         while true {
-            let fd = flags & O_CREAT != 0 ? Glibc.open(path, flags, mode) : Glibc.open(path, flags)
+            let fd = flags & (O_CREAT | oTMPFILE) != 0 ? Glibc.open(path, flags, mode) : Glibc.open(path, flags)
             if fd >= 0 { return fd }
-            if errno != EINTR { throw failure("open", path: displayPath ?? path, operation: operation) }
+            if errno != EINTR { return nil }
         }
     }
+
+    /// O_TMPFILE, a macro Swift does not import: __O_TMPFILE (020000000, the same on every Linux architecture
+    /// glibc supports but Alpha, SPARC and PA-RISC) with O_DIRECTORY.
+    private static let oTMPFILE: Int32 = 0o20000000 | O_DIRECTORY
 
     /// Calls `open(folder, O_TMPFILE | O_RDWR, 0644)`: a file with no name in `folder`, which vanishes with
     /// its last descriptor (even when the process is killed). nil when the folder's file system cannot make
     /// one (`EOPNOTSUPP`, `EISDIR` on kernels without it, ...); the caller then names its temporary file.
     static func openUnnamed(inFolder folder: String) -> Int32? {
-        // O_TMPFILE is a macro Swift does not import: __O_TMPFILE (020000000, the same on every Linux
-        // architecture glibc supports but Alpha, SPARC and PA-RISC) with O_DIRECTORY.
-        let oTMPFILE: Int32 = 0o20000000 | O_DIRECTORY
         guard !folder.utf8.contains(0) else { return nil }
-        while true {
-            let fd = Glibc.open(folder, oTMPFILE | O_RDWR | O_CLOEXEC, mode_t(0o644))
-            if fd >= 0 { return fd }
-            if errno != EINTR { return nil }
-        }
+        return openRetrying(folder, oTMPFILE | O_RDWR | O_CLOEXEC, 0o644)
     }
 
     /// Calls `linkat(AT_FDCWD, "/proc/self/fd/<fd>", AT_FDCWD, path, AT_SYMLINK_FOLLOW)`: gives the unnamed

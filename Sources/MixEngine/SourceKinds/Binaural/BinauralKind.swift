@@ -11,8 +11,6 @@ public struct BinauralKind: ReadableSourceKind {
     public static let key = "binaural"
     public static let settingsKeys: [String]? = ["carrierHz", "beatHz", "schedule"]
     public static let isEndless = true
-    /// Where a carrier may lie: beats are heard best on carriers of a few hundred Hz.
-    public static let carrierRange = 20.0...1500.0
     /// RMS level of each ear before the track's gain: -18 dBFS, as the other generators.
     public static let rmsLevel = 0.125_892_541
 
@@ -23,22 +21,9 @@ public struct BinauralKind: ReadableSourceKind {
 
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> BinauralKind {
         let object = try cursor.object(allowing: settingsKeys!)
-        let carrierCursor = try object.required("carrierHz", hint: "the tone both ears hear around, 20 to 1500 Hz, e.g. 200")
-        let carrier = try carrierCursor.number(in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
-        guard carrierRange.contains(carrier) else {
-            throw carrierCursor.error("\(JSONValue.format(carrier)) Hz is outside 20 to 1500 Hz, where a carrier for binaural beats lies")
-        }
-        let beat = try ScheduleSpec.read(object, valueKey: "beatHz", range: 0...1500, example: "the beat in Hz, e.g. 10")
-        try checkBelowCarrier(beat, carrier: carrier, object: object, valueKey: "beatHz")
+        let carrier = try ScheduleSpec.carrier(object, hint: "the tone both ears hear around, 20 to 1500 Hz, e.g. 200", what: "binaural beats")
+        let beat = try ScheduleSpec.read(object, valueKey: "beatHz", below: carrier, example: "the beat in Hz, e.g. 10")
         return BinauralKind(carrierHz: carrier, beat: beat)
-    }
-
-    /// A beat (or pulse) at or above the carrier is an error at its JSON path.
-    static func checkBelowCarrier(_ schedule: ScheduleSpec, carrier: Double, object: JSONObjectCursor, valueKey: String) throws {
-        for (k, point) in schedule.points.enumerated() where point.hz >= carrier {
-            let cursor = object[valueKey] ?? JSONCursor(.null, path: "\(object.path).schedule[\(k)].\(valueKey)", file: object.cursor.file)
-            throw cursor.error("\(JSONValue.format(point.hz)) Hz is at or above the carrier (\(JSONValue.format(carrier)) Hz); it must be below it")
-        }
     }
 
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
@@ -48,7 +33,7 @@ public struct BinauralKind: ReadableSourceKind {
         guard carrierHz + beat.maximumHz / 2 < Double(track.sampleRate) / 2 else {
             throw track.error("\(Self.key).carrierHz", "the right ear's tone lies above half the output rate (\(track.sampleRate) Hz)")
         }
-        let (schedule, points) = try beat.resolve(track, key: Self.key, what: "beat")
+        let (schedule, points) = try beat.resolve(track, key: Self.key)
         let end = track.explicitEnd ?? track.frameCount
         // Read at the timeline's position, so the schedule's frames are the timeline's.
         var plan = SourcePlan(voices: [PlannedVoice(start: track.start, end: end, sourceOffset: track.start,

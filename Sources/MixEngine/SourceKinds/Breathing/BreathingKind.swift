@@ -94,8 +94,7 @@ public struct BreathingKind: ReadableSourceKind {
         for kind in BreathingPacer.Kind.allCases {
             if let words = object[kind.rawValue] { cues.words[kind] = try words.string() }
         }
-        let own = JSONCursor(.object(object.members.filter { voiceKeys.contains($0.key) }), path: cursor.path, file: cursor.file)
-        cues.settings = try reader.speech(own, defaults: cues.settings)
+        cues.settings = try reader.speech(keysOf: object, defaults: cues.settings)
         return cues
     }
 

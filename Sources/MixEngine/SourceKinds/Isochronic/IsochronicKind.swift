@@ -26,13 +26,8 @@ public struct IsochronicKind: ReadableSourceKind {
 
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> IsochronicKind {
         let object = try cursor.object(allowing: settingsKeys!)
-        let carrierCursor = try object.required("carrierHz", hint: "the tone that pulses, 20 to 1500 Hz, e.g. 200")
-        let carrier = try carrierCursor.number(in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
-        guard BinauralKind.carrierRange.contains(carrier) else {
-            throw carrierCursor.error("\(JSONValue.format(carrier)) Hz is outside 20 to 1500 Hz, where a carrier for isochronic tones lies")
-        }
-        let pulse = try ScheduleSpec.read(object, valueKey: "pulseHz", range: 0...1500, example: "pulses per second, e.g. 10")
-        try BinauralKind.checkBelowCarrier(pulse, carrier: carrier, object: object, valueKey: "pulseHz")
+        let carrier = try ScheduleSpec.carrier(object, hint: "the tone that pulses, 20 to 1500 Hz, e.g. 200", what: "isochronic tones")
+        let pulse = try ScheduleSpec.read(object, valueKey: "pulseHz", below: carrier, example: "pulses per second, e.g. 10")
         var kind = IsochronicKind(carrierHz: carrier, pulse: pulse)
         if let duty = object["duty"] { kind.duty = try duty.number(in: 0.1...0.9) }
         if let edges = object["edges"] {
@@ -50,7 +45,7 @@ public struct IsochronicKind: ReadableSourceKind {
         guard carrierHz < Double(track.sampleRate) / 2 else {
             throw track.error("\(Self.key).carrierHz", "\(JSONValue.format(carrierHz)) Hz is not below half the output rate (\(track.sampleRate) Hz)")
         }
-        let (schedule, points) = try pulse.resolve(track, key: Self.key, what: "pulse")
+        let (schedule, points) = try pulse.resolve(track, key: Self.key)
         let end = track.explicitEnd ?? track.frameCount
         var plan = SourcePlan(voices: [PlannedVoice(start: track.start, end: end, sourceOffset: track.start,
                                                     material: IsochronicVoice(kind: self, pulse: schedule))], end: end)

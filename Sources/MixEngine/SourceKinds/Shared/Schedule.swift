@@ -20,19 +20,39 @@ public struct ScheduleSpec: Sendable, Equatable {
     /// The same rate all the time.
     public static func constant(_ hz: Double) -> ScheduleSpec { ScheduleSpec(points: [Point(at: .seconds(0), hz: hz)]) }
 
-    /// Reads `<valueKey>` (a constant) or `schedule` (a list of points) from `object`, each rate in `range`
-    /// (exclusive of its lower bound). Exactly one of the two must be given.
-    static func read(_ object: JSONObjectCursor, valueKey: String, range: ClosedRange<Double>, example: String) throws -> ScheduleSpec {
+    /// Where a carrier may lie: beats and pulses are heard best on carriers of a few hundred Hz.
+    public static let carrierRange = 20.0...1500.0
+
+    /// `carrierHz`, required, within `carrierRange`; `what` names the tone in the message.
+    static func carrier(_ object: JSONObjectCursor, hint: String, what: String) throws -> Double {
+        let cursor = try object.required("carrierHz", hint: hint)
+        let carrier = try cursor.number(in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
+        guard carrierRange.contains(carrier) else {
+            throw cursor.error("\(JSONValue.format(carrier)) Hz is outside 20 to 1500 Hz, where a carrier for \(what) lies")
+        }
+        return carrier
+    }
+
+    /// Reads `<valueKey>` (a constant) or `schedule` (a list of points) from `object`: exactly one of the two,
+    /// every rate greater than 0 and below `carrier` (an error at that rate's own path).
+    static func read(_ object: JSONObjectCursor, valueKey: String, below carrier: Double, example: String) throws -> ScheduleSpec {
+        func rate(_ cursor: JSONCursor) throws -> Double {
+            let hz = try cursor.positiveNumber(upTo: carrierRange.upperBound)
+            guard hz < carrier else {
+                throw cursor.error("\(JSONValue.format(hz)) Hz is at or above the carrier (\(JSONValue.format(carrier)) Hz); it must be below it")
+            }
+            return hz
+        }
         switch (object[valueKey], object["schedule"]) {
         case (let value?, nil):
-            return .constant(try value.positiveNumber(upTo: range.upperBound))
+            return .constant(try rate(value))
         case (nil, let list?):
             let elements = try list.array()
             guard !elements.isEmpty else { throw list.error("a schedule needs at least one point") }
             return ScheduleSpec(points: try elements.map { element in
                 let point = try element.object(allowing: ["at", valueKey, "curve"])
                 let at = try point.required("at", hint: "a time or {\"section\": \"name\", \"edge\": \"end\"}").timelinePoint()
-                let hz = try point.required(valueKey, hint: example).positiveNumber(upTo: range.upperBound)
+                let hz = try rate(try point.required(valueKey, hint: example))
                 let curve = try point["curve"]?.curve(allowingEqualGain: false) ?? .linear
                 return Point(at: at, hz: hz, curve: curve)
             })
@@ -44,7 +64,7 @@ public struct ScheduleSpec: Sendable, Equatable {
     }
 
     /// The schedule in frames, its points in time order (an error at `schedule[k].at` for one out of order).
-    func resolve(_ track: TrackPlanning, key: String, what: String) throws -> (RateSchedule, [SchedulePoint]) {
+    func resolve(_ track: TrackPlanning, key: String) throws -> (RateSchedule, [SchedulePoint]) {
         var resolved: [RateSchedule.Point] = []
         for (k, point) in points.enumerated() {
             let frame = try track.frame(of: point.at, key: "\(key).schedule[\(k)].at")

@@ -31,9 +31,7 @@ public struct SpeechKind: ReadableSourceKind {
         let text = try textCursor.nonEmptyString()
         guard !text.utf8.contains(0) else { throw textCursor.error("text cannot contain a NUL character (\\u0000)") }
         // The voice keys sit beside the text; what they leave out comes from the preset's `voice.speech`.
-        let voiceKeys = PresetReader.SessionKeys.speech
-        let own = JSONCursor(.object(object.members.filter { voiceKeys.contains($0.key) }), path: cursor.path, file: cursor.file)
-        let settings = try reader.speech(own, defaults: reader.voice?.speech ?? SpeechSettings())
+        let settings = try reader.speech(keysOf: object, defaults: reader.voice?.speech ?? SpeechSettings())
         return SpeechKind(text: text, ssml: key == "ssml", settings: settings)
     }
 

@@ -105,21 +105,16 @@ extension PlanningSession {
         guard info.frameCount > 0 else { throw error(jsonPath, "'\(path)' holds no audio (0 frames)") }
         let activity: SpeechActivity
         do {
-            let reader = try SoundFileReader(path: path)
+            // Folded to mono by the same pipeline that plays files (at the file's own rate: no resampler).
+            let pipeline = try DecodePipeline(decoder: SoundFileReader(path: path), outputRate: info.sampleRate, outputChannels: 1,
+                                              makeConverter: { _, _, _ in preconditionFailure("no resampling at the file's own rate") })
             var analyzer = SpeechActivityAnalyzer(sampleRate: info.sampleRate)
-            let frames = 8192, channels = info.channelCount
-            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frames * channels)
+            let frames = 8192
             let mono = UnsafeMutablePointer<Float>.allocate(capacity: frames)
-            defer { buffer.deallocate(); mono.deallocate() }
+            defer { mono.deallocate() }
             while true {
-                let n = try reader.read(into: buffer, frames: frames)
+                let n = try pipeline.pull(into: mono, frames: frames)
                 if n == 0 { break }
-                // The mean of the channels: what a mono listener hears.
-                for i in 0..<n {
-                    var sum: Float = 0
-                    for c in 0..<channels { sum += buffer[i * channels + c] }
-                    mono[i] = sum / Float(channels)
-                }
                 analyzer.append(UnsafeBufferPointer(start: mono, count: n))
             }
             activity = analyzer.finish()
