@@ -58,7 +58,7 @@ struct PipelineBench {
         progress.say("pipeline: components (decode alone, resample alone)")
         var decode = 0.0, resample = 0.0, decodedAudio = 0.0, resampledAudio = 0.0
         for (source, path) in zip(mix.sources, mix.paths) {
-            let reader = try SoundFileReader(path: path)
+            let reader = try AudioFile.open(path: path)
             let channels = reader.channelCount
             var decoded = [Float](repeating: 0, count: Int(reader.frameCount + 8192) * channels)
             var frames = 0

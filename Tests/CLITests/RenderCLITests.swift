@@ -11,7 +11,7 @@ import Testing
     }
 
     func decode(_ path: String) throws -> (AudioFileInfo, [Float]) {
-        let r = try SoundFileReader(path: path)
+        let r = try AudioFile.open(path: path)
         return (r.info, try readAll(r))
     }
 

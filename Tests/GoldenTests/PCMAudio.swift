@@ -16,9 +16,9 @@ struct PCMAudio {
     var frameCount: Int { samples.count / channelCount }
     var durationSeconds: Double { Double(frameCount) / Double(sampleRate) }
 
-    /// Decodes a whole file with libsndfile (`SoundFileReader`), reading until it returns 0 frames.
+    /// Decodes a whole file (`AudioFile.open`), reading until it returns 0 frames.
     static func decode(path: String) throws -> PCMAudio {
-        let reader = try SoundFileReader(path: path)
+        let reader = try AudioFile.open(path: path)
         return PCMAudio(sampleRate: reader.sampleRate, channelCount: reader.channelCount,
                         samples: try readAll(reader, blockFrames: 8192))
     }

@@ -57,7 +57,7 @@ import TestSupport
         let expected: [Int64] = [20000, 42400, 80000, 101600]   // gaps, lengths (9600, 8000) and pauses in frames
         #expect(segments.map(\.start) == expected)
         for segment in segments {
-            let source = try readAll(SoundFileReader(path: folder.path(segment.caption.hasSuffix("a.wav") ? "a.wav" : "b.wav")))
+            let source = try readAll(AudioFile.open(path: folder.path(segment.caption.hasSuffix("a.wav") ? "a.wav" : "b.wav")))
             // The lag, within ±400 frames of the timeline's start, where the render best matches the recording.
             let best = (-400...400).max { lagScore(out, source, Int(segment.start) + $0) < lagScore(out, source, Int(segment.start) + $1) }!
             #expect(best == 0, "segment at \(segment.start) found \(best) frames off")

@@ -35,7 +35,7 @@ import Testing
         return path
     }
 
-    func decode(_ path: String) throws -> [Float] { try readAll(try SoundFileReader(path: path)) }
+    func decode(_ path: String) throws -> [Float] { try readAll(try AudioFile.open(path: path)) }
 
     func values(_ fields: [(key: String, value: String)], _ key: String) -> [String] {
         fields.filter { $0.key == key }.map(\.value)

@@ -7,7 +7,7 @@ import MixIO
 /// Everything that can be wrong with the request is found in `init`, before any audio is decoded: the
 /// output's extension and folder, the options, the input (missing, empty, not audio, no frames).
 ///
-/// Layout: the paths, the input's `AudioFileInfo`, the `WaveformPlan` and the open `SoundFileReader`.
+/// Layout: the paths, the input's `AudioFileInfo`, the `WaveformPlan` and the open `AudioFileReader`.
 /// `init` opens the input; `run` allocates the recorder, a read-ahead ring and its thread, and what the
 /// writers need. Not thread-safe: `run` once, from one thread; the reader is read on the decoding
 /// thread it starts and stops.
@@ -16,7 +16,7 @@ public final class WaveformJob {
     public let outputPath: String?
     public let info: AudioFileInfo
     public let plan: WaveformPlan
-    private let reader: SoundFileReader
+    private let reader: any AudioFileReader
 
     /// Frames decoded per `read` call.
     public static let blockFrames = 16384
@@ -30,7 +30,7 @@ public final class WaveformJob {
         } else if let problem = options.problem {
             throw problem
         }
-        reader = try SoundFileReader(path: inputPath)
+        reader = try AudioFile.open(path: inputPath)
         info = reader.info
         guard info.frameCount > 0 else {
             throw EngineError.input(path: inputPath, reason: "the file holds no audio (0 frames)")

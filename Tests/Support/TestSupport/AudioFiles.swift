@@ -1,5 +1,6 @@
 import DSPTestSupport
 import Foundation
+import MixDSP
 import MixIO
 
 extension TemporaryFolder {
@@ -17,7 +18,7 @@ extension TemporaryFolder {
 }
 
 /// Every sample of a file, interleaved: reads until `read` returns 0, whatever the container claims.
-public func readAll(_ reader: SoundFileReader, blockFrames: Int = 4096) throws -> [Float] {
+public func readAll(_ reader: any AudioDecoder, blockFrames: Int = 4096) throws -> [Float] {
     var result: [Float] = []
     result.reserveCapacity(Int(max(0, reader.frameCount)) * reader.channelCount)
     var buffer = [Float](repeating: 0, count: blockFrames * reader.channelCount)

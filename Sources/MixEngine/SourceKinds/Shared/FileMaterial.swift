@@ -9,7 +9,7 @@ struct StreamedFile: VoiceMaterial {
     let path: String
 
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
-        try StreamingSource(decoder: SoundFileReader(path: path), outputRate: context.sampleRate,
+        try StreamingSource(decoder: AudioFile.open(path: path), outputRate: context.sampleRate,
                             outputChannels: context.channelCount, makeConverter: context.makeConverter)
     }
 }
@@ -48,7 +48,7 @@ struct PreparedFile: VoiceMaterial, MaterialRequest {
     var estimatedCost: Double { file.durationSeconds * (file.sampleRate == key.sampleRate ? 1 : 10) }
 
     func load(_ context: VoiceContext) throws -> FrameSource {
-        let (audio, length) = try LoopMaterial.load(decoder: SoundFileReader(path: file.path), outputRate: context.sampleRate,
+        let (audio, length) = try LoopMaterial.load(decoder: AudioFile.open(path: file.path), outputRate: context.sampleRate,
                                                     outputChannels: context.channelCount, isCircular: seam != nil,
                                                     makeConverter: context.makeConverter)
         guard let seam else { return MemorySource(audio: audio, length: length) }

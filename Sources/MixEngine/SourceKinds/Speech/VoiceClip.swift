@@ -106,7 +106,7 @@ extension PlanningSession {
         let activity: SpeechActivity
         do {
             // Folded to mono by the same pipeline that plays files (at the file's own rate: no resampler).
-            let pipeline = try DecodePipeline(decoder: SoundFileReader(path: path), outputRate: info.sampleRate, outputChannels: 1,
+            let pipeline = try DecodePipeline(decoder: AudioFile.open(path: path), outputRate: info.sampleRate, outputChannels: 1,
                                               makeConverter: { _, _, _ in preconditionFailure("no resampling at the file's own rate") })
             var analyzer = SpeechActivityAnalyzer(sampleRate: info.sampleRate)
             let frames = 8192

@@ -41,8 +41,8 @@ public struct AudioFileInfo: Sendable, Equatable {
         sampleRate > 0 ? Double(frameCount) / Double(sampleRate) : 0
     }
 
-    /// Opens the file with `sf_open`, reads its header and closes it again.
+    /// Opens the file (`AudioFile.open`), reads its header and closes it again.
     public static func read(path: String) throws -> AudioFileInfo {
-        try SoundFileReader(path: path).info
+        try AudioFile.open(path: path).info
     }
 }

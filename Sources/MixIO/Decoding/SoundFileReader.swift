@@ -11,7 +11,7 @@ import MixDSP
 /// not necessarily the one that opened it. Separate readers may run on separate threads, but a failed
 /// open takes its reason from libsndfile's process-wide last error (`sf_error(NULL)`), which another
 /// thread's failing open can overwrite.
-public final class SoundFileReader: AudioDecoder {
+public final class SoundFileReader: AudioFileReader {
     public let info: AudioFileInfo
     private let handle: OpaquePointer
 
@@ -46,9 +46,6 @@ public final class SoundFileReader: AudioDecoder {
     /// Calls `sf_close`.
     deinit { sf_close(handle) }
 
-    public var sampleRate: Int { info.sampleRate }
-    public var channelCount: Int { info.channelCount }
-    public var frameCount: Int64 { info.frameCount }
     public var tags: AudioTags { info.tags }
 
     /// Calls `sf_readf_float`. Returns fewer frames than asked only at the end of the file, and 0 after it;
