@@ -63,6 +63,14 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DSPTestSupport", "MixDSP", "MixIO", "MixEngine"],
                 path: "Tests/Support/TestSupport"),
 
+        // Fuzz targets (docs/fuzzing.md). scripts/fuzz.sh builds them with libFuzzer (`-sanitize=fuzzer -DFUZZING`,
+        // in .build-fuzz); an ordinary build makes replayers that run the inputs named on the command line once.
+        .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"], path: "Fuzz/FuzzSupport"),
+        .executableTarget(name: "PresetFuzz", dependencies: ["MixEngine", "MixIO", "FuzzSupport"], path: "Fuzz/PresetFuzz"),
+        .executableTarget(name: "TimeFuzz", dependencies: ["MixEngine", "FuzzSupport"], path: "Fuzz/TimeFuzz"),
+        .executableTarget(name: "AudioFileFuzz", dependencies: ["MixIO", "FuzzSupport"], path: "Fuzz/AudioFileFuzz"),
+
         .testTarget(name: "MixDSPTests", dependencies: ["MixDSP", "DSPTestSupport"]),
         .testTarget(name: "MixIOTests", dependencies: ["MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
         .testTarget(name: "MixEngineTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),

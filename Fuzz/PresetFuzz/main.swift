@@ -1,0 +1,32 @@
+import FuzzSupport
+import MixEngine
+import MixIO
+
+/// Fuzz target: the bytes as a preset document, read and checked (`PresetLoader`) and planned (`Planner`), as
+/// `mixrender validate` does, so that every number reaches the planner's arithmetic. Nothing is rendered or
+/// written. Relative source paths resolve against `presets/` of the current folder (scripts/fuzz.sh runs from
+/// the repository), so the example presets' sounds are found and opened.
+///
+/// Finding: a crash or a hang; also an error that is not one of the engine's or MixIO's, or is not one line.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    do {
+        let preset = try PresetLoader.parse(bytes, file: "fuzz.json", baseDirectory: "presets")
+        let plan = try Planner(presetFile: "fuzz.json").plan(preset)
+        precondition(plan.frameCount > 0, "a plan of \(plan.frameCount) frames")
+    } catch let error as EngineError {
+        expectOneLine(error.description)
+    } catch let error as AudioIOError {
+        expectOneLine(EngineError.singleLine(error.description))
+    } catch {
+        preconditionFailure("an error the CLI cannot word: \(type(of: error)): \(error)")
+    }
+    return 0
+}
+
+func expectOneLine(_ message: String) {
+    precondition(!message.isEmpty && !message.contains("\n"), "not a one-line message: \(message)")
+}
+
+FuzzMain.run(fuzz)

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Fuzzes the preset reader, the time parser and the audio file opener with libFuzzer (docs/fuzzing.md).
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     default: 60 s each of preset, time and audio
+#
+# Builds the targets with the toolchain's libFuzzer and AddressSanitizer (FUZZ_SANITIZERS, default
+# fuzzer,address) in .build-fuzz, makes the audio seeds with mixrender, and runs one target at a time, each
+# with its working corpus in .build-fuzz/corpus/ (kept between runs) and the committed seeds in Fuzz/corpus/.
+# A crash, a hang (one input over 10 s) or running out of memory (2 GB) is a finding: its input is written to
+# fuzz-findings/<Target>/ and the script exits non-zero after the other targets have run.
+# FUZZ_KEEP_GOING=1 carries on after a finding (libFuzzer's fork mode), for long runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(preset time audio)
+sanitizers=${FUZZ_SANITIZERS:-fuzzer,address}
+scratch=.build-fuzz
+findings=fuzz-findings
+
+product() {
+  case $1 in
+    preset) echo PresetFuzz ;;
+    time) echo TimeFuzz ;;
+    audio) echo AudioFileFuzz ;;
+    *) echo "unknown target '$1'; expected preset, time or audio" >&2; exit 2 ;;
+  esac
+}
+
+# 1. The fuzzers: every Swift module instrumented; -DFUZZING gives each target libFuzzer's driver as its main.
+start=$(date +%s)
+for target in "${targets[@]}"; do
+  swift build -c release --scratch-path "$scratch" --product "$(product "$target")" \
+    -Xswiftc "-sanitize=$sanitizers" -Xswiftc -DFUZZING
+done
+bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+echo "fuzz build: $(($(date +%s) - start)) s"
+
+# 2. Audio seeds: tiny renders in each format mixrender writes, each with the byte that picks its name's
+#    extension (0 .wav, 1 .flac, 2 .ogg, 3 .mp3, 4 .opus, 5 .aiff, 6 .m4a: see Fuzz/AudioFileFuzz), some under a
+#    name that does not match (a WAV called .aiff, an Ogg Vorbis called .opus).
+seeds=$scratch/seeds/audio make=$scratch/seeds/make
+if [[ " ${targets[*]} " == *" audio "* ]]; then
+  rm -rf "$seeds" "$make" && mkdir -p "$seeds" "$make"
+  swift build --product mixrender
+  mixrender=$(swift build --show-bin-path)/mixrender
+  render() {  # name, output settings, tracks
+    printf '{"duration": "0.15s", "output": {%s}, "tracks": [%s]}\n' "$2" "$3" > "$make/$1.json"
+  }
+  tone='{"tone": {"frequencyHz": 440}}'
+  noise='{"generator": {"type": "pink", "seed": 1}, "pan": 0.5}'
+  render mono16 '"sampleRate": 8000, "channels": 1, "bitDepth": 16' "$tone"
+  render mono24 '"sampleRate": 11025, "channels": 1, "bitDepth": 24' "$tone"
+  render stereoFloat '"sampleRate": 22050, "channels": 2, "bitDepth": "float"' "$tone, $noise"
+  render stereo16 '"sampleRate": 16000, "channels": 2, "bitDepth": 16, "quality": 0' "$noise"
+  for spec in mono16.wav:0 mono24.wav:0 stereoFloat.wav:0 mono16.flac:1 mono24.flac:1 stereo16.flac:1 \
+              mono16.ogg:2 stereo16.ogg:2 stereo16.ogg:4 mono16.wav:5 mono16.wav:3 stereo16.flac:6; do
+    file=${spec%:*} byte=${spec#*:}
+    [ -f "$make/$file" ] || "$mixrender" "$make/${file%.*}.json" -o "$make/$file" --quiet
+    { printf "\\$(printf '%03o' "$byte")"; cat "$make/$file"; } > "$seeds/${file/./-}-as-$byte"
+  done
+  echo "audio seeds: $(ls "$seeds" | wc -l) files, $(cat "$seeds"/* | wc -c) bytes"
+fi
+
+# 3. One target at a time.
+failed=()
+for target in "${targets[@]}"; do
+  name=$(product "$target")
+  corpus=$scratch/corpus/$name
+  mkdir -p "$corpus" "$findings/$name" "$scratch/tmp"
+  case $target in
+    preset) options=(-max_len=16384 "-dict=Fuzz/preset.dict") inputs=(Fuzz/corpus/preset) ;;
+    time) options=(-max_len=256) inputs=(Fuzz/corpus/time) ;;
+    audio) options=(-max_len=65536) inputs=("$seeds") ;;
+  esac
+  if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then
+    options+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+  fi
+  marker=$scratch/tmp/started-$name
+  touch "$marker"
+  echo "== $name for $seconds s"
+  status=0
+  # The Swift runtime's backtracer would take the crash signal before libFuzzer, which then writes no reproducer.
+  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} TMPDIR=$scratch/tmp \
+    "$bin/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 \
+      -print_final_stats=1 -artifact_prefix="$findings/$name/" "${options[@]}" "$corpus" "${inputs[@]}" \
+      > "$scratch/$name.log" 2>&1 || status=$?
+  grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|Done [0-9]+ runs)' "$scratch/$name.log" || true
+  rm -rf "$scratch"/tmp/mixrender-fuzz-*
+  new=$(find "$findings/$name" -type f -newer "$marker" | sort)
+  if [ "$status" -ne 0 ] || [ -n "$new" ]; then
+    failed+=("$name")
+    echo "$name FOUND SOMETHING (exit $status); log: $scratch/$name.log"
+    grep -E 'ERROR: |Fatal error|SUMMARY|runtime failure|Precondition|deadly signal|Timeout|out-of-memory' "$scratch/$name.log" | head -5 || true
+    for file in $new; do
+      echo "  reproducer: $file   replay: $bin/$name $file   (or: swift run $name $file)"
+    done
+  fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzzing found problems in: ${failed[*]}"
+  exit 1
+fi
+echo "fuzzing found nothing (${targets[*]}, $seconds s each)"
