@@ -43,7 +43,7 @@ echo "fuzz build: $(($(date +%s) - start)) s"
 #    name that does not match (a WAV called .aiff, an Ogg Vorbis called .opus).
 seeds=$scratch/seeds/audio make=$scratch/seeds/make
 if [[ " ${targets[*]} " == *" audio "* ]]; then
-  rm -rf "$seeds" "$make" && mkdir -p "$seeds" "$make"
+  rm -rf "$seeds" && mkdir -p "$seeds" "$make"
   swift build --product mixrender
   mixrender=$(swift build --show-bin-path)/mixrender
   render() {  # name, output settings, tracks
@@ -62,6 +62,21 @@ if [[ " ${targets[*]} " == *" audio "* ]]; then
     { printf "\\$(printf '%03o' "$byte")"; cat "$make/$file"; } > "$seeds/${file/./-}-as-$byte"
   done
   echo "audio seeds: $(ls "$seeds" | wc -l) files, $(cat "$seeds"/* | wc -c) bytes"
+fi
+
+# The preset target's source folder: the example presets' sounds, and tiny files (8 frames at 8 kHz, 1 frame at
+# 192 kHz) that loop or play many times.
+files=$scratch/seeds/preset-files
+if [[ " ${targets[*]} " == *" preset "* ]]; then
+  rm -rf "$files" && mkdir -p "$files" "$make"
+  cp -R presets/sounds "$files/"
+  swift build --product mixrender
+  printf '{"duration": "0.001s", "output": {"sampleRate": 8000, "channels": 1, "bitDepth": 16}, "tracks": [{"tone": {"frequencyHz": 440}}]}\n' > "$make/tiny.json"
+  printf '{"duration": "0.1s", "output": {"sampleRate": 44100, "channels": 2}, "tracks": [{"generator": {"type": "pink"}}]}\n' > "$make/short.json"
+  "$(swift build --show-bin-path)/mixrender" "$make/tiny.json" -o "$files/tiny.wav" --quiet
+  printf '{"duration": "0.000005s", "output": {"sampleRate": 192000, "channels": 1}, "tracks": [{"tone": {"frequencyHz": 440}}]}\n' > "$make/blip.json"
+  "$(swift build --show-bin-path)/mixrender" "$make/short.json" -o "$files/short.ogg" --quiet
+  "$(swift build --show-bin-path)/mixrender" "$make/blip.json" -o "$files/blip.wav" --quiet
 fi
 
 # 3. One target at a time.
@@ -83,7 +98,7 @@ for target in "${targets[@]}"; do
   echo "== $name for $seconds s"
   status=0
   # The Swift runtime's backtracer would take the crash signal before libFuzzer, which then writes no reproducer.
-  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} TMPDIR=$scratch/tmp \
+  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} TMPDIR=$scratch/tmp FUZZ_PRESET_FOLDER=$files \
     "$bin/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 \
       -print_final_stats=1 -artifact_prefix="$findings/$name/" "${options[@]}" "$corpus" "${inputs[@]}" \
       > "$scratch/$name.log" 2>&1 || status=$?
