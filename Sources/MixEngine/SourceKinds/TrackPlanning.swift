@@ -50,7 +50,11 @@ public struct TrackPlanning {
         guard info.frameCount > 0 else {
             throw session.error("\(jsonPath).\(key)", "'\(path)' holds no audio (0 frames)")
         }
-        return StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: sampleRate)
+        let length = StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: sampleRate)
+        guard length > 0 else {   // one frame at 192 kHz is none at 8 kHz
+            throw session.error("\(jsonPath).\(key)", "'\(path)' is shorter than one frame at \(sampleRate) Hz")
+        }
+        return length
     }
 
     /// The frame `point` stands for: a time, or the start or end of a session's section (an unknown

@@ -20,6 +20,8 @@ public struct BreathingKind: ReadableSourceKind {
     public static let patterns: [(name: String, seconds: [Double])] = [
         ("4-7-8", [4, 7, 8, 0]), ("box", [4, 4, 4, 4]), ("coherent", [5.5, 0, 5.5, 0]),
     ]
+    /// The shortest inhale or exhale, in seconds: 100 hours hold at most 360,000 breaths.
+    public static let shortestBreath = 0.5
 
     /// How the pacer sounds. A plain enum (`Sendable`); its raw value is the preset's name.
     public enum Sound: String, Sendable, CaseIterable { case tone, bed, none }
@@ -61,6 +63,10 @@ public struct BreathingKind: ReadableSourceKind {
                 }
                 let s = try value.time(allowingZero: key == "hold" || key == "rest")
                 guard s <= 60 else { throw value.error("\(TimeParser.string(fromSeconds: s)) is longer than 1m, the longest phase of a breath") }
+                // A breath of no frames, or of a few, would fit billions of cycles into the render.
+                if key == "inhale" || key == "exhale", s < shortestBreath {
+                    throw value.error("must be at least 0.5s, the shortest inhale or exhale of a breath")
+                }
                 return s
             }
             kind = BreathingKind(pattern: "custom", seconds: seconds)

@@ -10,6 +10,9 @@ public struct PlaylistKind: ReadableSourceKind {
     public static let key = "playlist"
     public static let settingsKeys: [String]? = ["files", "crossfade"]
     public static let defaultCrossfade = FadeSpec(seconds: 3, curve: .equalPower)
+    /// The most plays of its files a looping playlist makes (each is a voice of the plan): 100 hours of
+    /// files of 3.6 s.
+    public static let maximumPlays: Int64 = 100_000
 
     /// Resolved against the preset's folder.
     public var paths: [String]
@@ -43,6 +46,19 @@ public struct PlaylistKind: ReadableSourceKind {
             : []
         let limit = track.explicitEnd ?? (isLooping ? track.frameCount : Int64.max)
         let x = track.frames(crossfade.seconds)
+        if isLooping {
+            // Every play is a voice: short files looped for hours would be millions of them.
+            let round = paths.indices.reduce(Int64(0)) { sum, k in
+                sum + lengths[k] - min(x, lengths[k] / 2, lengths[(k + 1) % paths.count] / 2)
+            }
+            let span = min(limit, track.frameCount) - track.start
+            let plays = span / round * Int64(paths.count)
+            guard plays <= Self.maximumPlays else {
+                throw track.error("\(Self.key).files", "looped over the track's \(track.session.clock(span)), its files "
+                                  + "(\(track.seconds(frames: round)) a round) would play \(plays) times, more than "
+                                  + "\(Self.maximumPlays); loop a longer playlist, or join the files into one file and loop that")
+            }
+        }
         var voices: [PlannedVoice] = []
         var position = track.start
         var k = 0
