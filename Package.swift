@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"], path: "Fuzz/FuzzSupport"),
         .executableTarget(name: "PresetFuzz", dependencies: ["MixEngine", "MixIO", "FuzzSupport"], path: "Fuzz/PresetFuzz"),
         .executableTarget(name: "TimeFuzz", dependencies: ["MixEngine", "FuzzSupport"], path: "Fuzz/TimeFuzz"),
-        .executableTarget(name: "AudioFileFuzz", dependencies: ["MixIO", "FuzzSupport"], path: "Fuzz/AudioFileFuzz"),
+        .executableTarget(name: "AudioFileFuzz", dependencies: ["MixEngine", "MixIO", "FuzzSupport"], path: "Fuzz/AudioFileFuzz"),
 
         .testTarget(name: "MixDSPTests", dependencies: ["MixDSP", "DSPTestSupport"]),
         .testTarget(name: "MixIOTests", dependencies: ["MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),

@@ -1,14 +1,16 @@
 import FuzzSupport
 import Glibc
+import MixEngine
 import MixIO
 
 /// Fuzz target: `AudioFile.open`. The first byte picks the file's extension (readers and libsndfile look at
 /// it), the rest is written to a file of that name, opened, read to the end in blocks, and seeked (start,
 /// middle, last frame, end, past the end) and read again. Reading stops after a few million samples, so that a
-/// small file claiming hours does not take the run's time.
+/// small file claiming hours does not take the run's time. Then the engine plans it as a looped source at
+/// 192 kHz, so that what the header claims reaches the planner's frame arithmetic (nothing is decoded there).
 ///
-/// Finding: a crash or a hang; also an error that is not an `AudioIOError`, a reader that reports no channels
-/// or rate, or one that returns more frames than asked. A crash inside a C library (libsndfile and the
+/// Finding: a crash or a hang; also an error that is not an `AudioIOError` (an `EngineError` from planning),
+/// a reader that reports no channels or rate, or one that returns more frames than asked. A crash inside a C library (libsndfile and the
 /// decoders it calls) is recorded, not fixed here (docs/fuzzing.md).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -45,6 +47,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return 0
     } catch {
         preconditionFailure("an error that is not an AudioIOError: \(type(of: error)): \(error)")
+    }
+    let preset = #"{"duration": "8h", "output": {"sampleRate": 192000}, "tracks": [{"file": "\#(path)", "loop": {"crossfade": "2s"}}]}"#
+    do {
+        _ = try Planner(presetFile: "fuzz.json").plan(PresetLoader.parse(Array(preset.utf8), file: "fuzz.json", baseDirectory: ""))
+    } catch is EngineError {
+        return 0
+    } catch {
+        preconditionFailure("planning: an error that is not an EngineError: \(type(of: error)): \(error)")
     }
     return 0
 }
