@@ -20,8 +20,11 @@ extension AudioFileReader {
 public enum AudioFile {
     /// Opens `path` for reading.
     ///
-    /// libsndfile reads WAV, AIFF, FLAC, Ogg Vorbis and Ogg Opus, and names what it finds.
+    /// libsndfile reads WAV, AIFF, FLAC, Ogg Vorbis and Ogg Opus, and recognises MPEG audio, which
+    /// `MPEGFileReader` then reads (libsndfile's MP3 length is the header's, which may be wrong).
     public static func open(path: String) throws -> any AudioFileReader {
-        try SoundFileReader(path: path)
+        let reader = try SoundFileReader(path: path)
+        guard reader.isMPEG else { return reader }
+        return try MPEGFileReader(path: path, identity: reader.info.identity, tags: reader.info.tags)
     }
 }
