@@ -32,6 +32,8 @@ let package = Package(
         // on stderr; MixIO calls libmpg123 itself for exact lengths and silence.
         .systemLibrary(name: "CMPG123", path: "Sources/CMPG123", pkgConfig: "libmpg123",
                        providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CEBUR128", path: "Sources/CEBUR128", pkgConfig: "libebur128",
+                       providers: [.apt(["libebur128-dev"])]),
         .systemLibrary(name: "CFFTW", path: "Sources/CFFTW", pkgConfig: "fftw3f",
                        providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
@@ -49,7 +51,7 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"])],
                 linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "MixIO",
-                dependencies: ["MixDSP", "CSndFile", "CMPG123", "CSampleRate", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim"]),
+                dependencies: ["MixDSP", "CSndFile", "CMPG123", "CEBUR128", "CSampleRate", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim"]),
         .target(name: "MixEngine",
                 dependencies: ["MixDSP", "MixIO"],
                 exclude: engineDocs),
