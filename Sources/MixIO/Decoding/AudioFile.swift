@@ -20,8 +20,15 @@ extension AudioFileReader {
 public enum AudioFile {
     /// Opens `path` for reading.
     ///
-    /// libsndfile reads WAV, AIFF, FLAC, Ogg Vorbis and Ogg Opus, and names what it finds.
+    /// libsndfile reads WAV, AIFF, FLAC, Ogg Vorbis and Ogg Opus, and names what it finds. A regular file
+    /// whose format it does not recognise goes to FFmpeg (AAC in .m4a and .mp4, Opus and Vorbis in WebM,
+    /// ...); if FFmpeg does not recognise it either, the error says it is not an audio format mixrender
+    /// can read.
     public static func open(path: String) throws -> any AudioFileReader {
-        try SoundFileReader(path: path)
+        do {
+            return try SoundFileReader(path: path)
+        } catch let error as AudioIOError where error.isUnrecognisedFormat {
+            return try FFmpegFileReader(path: path)
+        }
     }
 }
