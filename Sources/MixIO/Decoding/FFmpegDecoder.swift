@@ -1,4 +1,5 @@
 import CFFmpeg
+import Glibc
 
 /// The best audio stream of a file, demuxed by libavformat and decoded by libavcodec one frame at a time:
 /// the part of `FFmpegFileReader` that calls FFmpeg. It hands out FFmpeg's frames as they are (any sample
@@ -24,8 +25,8 @@ final class FFmpegDecoder {
 
     /// Opens `path` (`avformat_open_input`, `avformat_find_stream_info`), picks its best audio stream
     /// (`av_find_best_stream`), discards the others, and opens a decoder for it (`avcodec_alloc_context3`,
-    /// `avcodec_parameters_to_context`, `avcodec_open2`). A file FFmpeg does not recognise at all is "not an
-    /// audio format mixrender can read": FFmpeg is the last reader `AudioFile.open` tries.
+    /// `avcodec_parameters_to_context`, `avcodec_open2`). A file FFmpeg cannot open for any reason but
+    /// reaching it is "not an audio format mixrender can read": FFmpeg is the last reader `AudioFile.open` tries.
     init(path: String) throws {
         FFmpeg.silenceLog()
         // Locals until everything is open: a failure frees what was made (deinit runs only after init).
@@ -43,10 +44,13 @@ final class FFmpegDecoder {
             }
         }
         let opened = avformat_open_input(&format, path, nil, nil)
-        if opened == FFmpeg.invalidData {
+        guard opened >= 0, let format else {
+            // Failing to reach the file keeps FFmpeg's reason; anything else (invalid data, or the MPEG
+            // demuxer's "invalid argument" for a web page named .mp3) means FFmpeg cannot make sense of it.
+            let reachingFile = [ENOENT, EACCES, EISDIR, ENOTDIR, ELOOP, ENAMETOOLONG, EMFILE, ENFILE, EIO]
+            if reachingFile.contains(-opened) { throw FFmpeg.error(path, "avformat_open_input", code: opened) }
             throw AudioIOError(path: path, function: "avformat_open_input", reason: "not an audio format mixrender can read")
         }
-        guard opened >= 0, let format else { throw FFmpeg.error(path, "avformat_open_input", code: opened) }
         let found = avformat_find_stream_info(format, nil)
         guard found >= 0 else { throw FFmpeg.error(path, "avformat_find_stream_info", code: found) }
 

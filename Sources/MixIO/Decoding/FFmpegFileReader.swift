@@ -22,7 +22,7 @@ import MixDSP
 ///
 /// Layout: the `AudioFileInfo`, an `FFmpegDecoder` (FFmpeg's contexts, one packet, one frame) and the read
 /// position within the last decoded frame. `init` allocates (two decoders, one after the other: the counting
-/// pass's and the one it reads with); `read` allocates only inside FFmpeg (its pooled frame buffers); a seek
+/// pass's and the one it reads with, which starts afresh so that reading gives what was counted); `read` allocates only inside FFmpeg (its pooled frame buffers); a seek
 /// that goes back to the start allocates a new decoder. Not thread-safe: one thread at a time, not
 /// necessarily the one that opened it. Separate readers may run on separate threads.
 public final class FFmpegFileReader: AudioFileReader {
@@ -46,7 +46,12 @@ public final class FFmpegFileReader: AudioFileReader {
     /// read. Throws an `AudioIOError` naming the file, the reason and the FFmpeg function: not a format
     /// FFmpeg recognises, "has no audio stream", a damaged file, or a sample rate or channel count that
     /// changes within the stream.
-    public init(path: String) throws {
+    ///
+    /// A caller that knows the exact length already passes it as `frameCount`, and the counting pass is
+    /// skipped: libsndfile's length of an Ogg Vorbis file (its last granule position), which FFmpeg's
+    /// decode matches (the bench and the tests check). Rate and channels then come from the stream's
+    /// parameters, and seeks decode from the start.
+    public init(path: String, frameCount knownFrameCount: Int64? = nil) throws {
         let identity = FileSystem.identity(of: path)
         if let identity, identity.kind == .other {
             throw AudioIOError(path: path, function: "", reason: "not a regular file (a pipe, a device or a socket); "
@@ -54,28 +59,32 @@ public final class FFmpegFileReader: AudioFileReader {
         }
         try LibC.checkPath(path, function: "avformat_open_input", operation: "open")
 
-        let counting = try FFmpegDecoder(path: path)
-        let parameters = counting.stream.pointee.codecpar.pointee
+        decoder = try FFmpegDecoder(path: path)
+        let parameters = decoder.stream.pointee.codecpar.pointee
         var shape = (rate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
         var frameCount: Int64 = 0
         var firstTimestamp: Int64?
-        var isFirst = true
-        while try counting.nextFrame() {
-            let frame = counting.frame.pointee
-            if isFirst {
-                shape = (Int(frame.sample_rate), Int(frame.ch_layout.nb_channels))
-                firstTimestamp = frame.best_effort_timestamp == FFmpeg.noTimestamp ? nil : frame.best_effort_timestamp
-                isFirst = false
+        if let knownFrameCount {
+            frameCount = knownFrameCount
+        } else {
+            var isFirst = true
+            while try decoder.nextFrame() {
+                let frame = decoder.frame.pointee
+                if isFirst {
+                    shape = (Int(frame.sample_rate), Int(frame.ch_layout.nb_channels))
+                    firstTimestamp = frame.best_effort_timestamp == FFmpeg.noTimestamp ? nil : frame.best_effort_timestamp
+                    isFirst = false
+                }
+                try Self.checkShape(of: decoder, rate: shape.rate, channels: shape.channels, at: frameCount, operation: "open")
+                frameCount += Int64(frame.nb_samples)
             }
-            try Self.checkShape(of: counting, rate: shape.rate, channels: shape.channels, at: frameCount, operation: "open")
-            frameCount += Int64(frame.nb_samples)
+            decoder = try FFmpegDecoder(path: path)
         }
         guard shape.rate > 0, shape.channels > 0 else {
             throw AudioIOError(path: path, function: "avcodec_receive_frame",
                                reason: "the stream reports \(shape.channels) channels at \(shape.rate) Hz")
         }
 
-        decoder = try FFmpegDecoder(path: path)
         self.firstTimestamp = firstTimestamp
         let timeBase = decoder.stream.pointee.time_base
         let countsSamples = timeBase.num > 0 && Int64(timeBase.den) % (Int64(timeBase.num) * Int64(shape.rate)) == 0
