@@ -47,11 +47,11 @@ public final class FFmpegFileReader: AudioFileReader {
     /// FFmpeg recognises, "has no audio stream", a damaged file, or a sample rate or channel count that
     /// changes within the stream.
     ///
-    /// A caller that knows the exact length already passes it as `frameCount`, and the counting pass is
-    /// skipped: libsndfile's length of an Ogg Vorbis file (its last granule position), which FFmpeg's
-    /// decode matches (the bench and the tests check). Rate and channels then come from the stream's
-    /// parameters, and seeks decode from the start.
-    public init(path: String, frameCount knownFrameCount: Int64? = nil) throws {
+    /// A caller that has already opened the file with another reader passes its `knownInfo`, which is kept
+    /// as the info (with its exact length: no counting pass): libsndfile's for an Ogg Vorbis file, whose
+    /// length is the last granule position, as FFmpeg decodes it (the bench and the tests check). Its rate
+    /// and channels must be the stream's; seeks then decode from the start.
+    public init(path: String, knownInfo: AudioFileInfo? = nil) throws {
         let identity = FileSystem.identity(of: path)
         if let identity, identity.kind == .other {
             throw AudioIOError(path: path, function: "", reason: "not a regular file (a pipe, a device or a socket); "
@@ -64,8 +64,13 @@ public final class FFmpegFileReader: AudioFileReader {
         var shape = (rate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
         var frameCount: Int64 = 0
         var firstTimestamp: Int64?
-        if let knownFrameCount {
-            frameCount = knownFrameCount
+        if let knownInfo {
+            guard knownInfo.sampleRate == shape.rate, knownInfo.channelCount == shape.channels else {
+                throw AudioIOError(path: path, function: "avformat_find_stream_info",
+                                   reason: "FFmpeg finds \(shape.channels) channels at \(shape.rate) Hz, not "
+                                   + "\(knownInfo.channelCount) at \(knownInfo.sampleRate) Hz")
+            }
+            frameCount = knownInfo.frameCount
         } else {
             var isFirst = true
             while try decoder.nextFrame() {
@@ -93,7 +98,7 @@ public final class FFmpegFileReader: AudioFileReader {
         let tags = AudioTags(title: Self.tag("title", decoder), artist: Self.tag("artist", decoder),
                              comment: Self.tag("comment", decoder))
         let isOggVorbis = String(cString: format.iformat.pointee.name) == "ogg" && decoder.codecID == AV_CODEC_ID_VORBIS
-        info = AudioFileInfo(path: path,
+        info = knownInfo ?? AudioFileInfo(path: path,
                              formatName: FFmpeg.formatName(codec: decoder.codecID, container: format.iformat, path: path),
                              sampleRate: shape.rate, channelCount: shape.channels, frameCount: frameCount,
                              isSeekable: true, tags: tags, identity: identity,
