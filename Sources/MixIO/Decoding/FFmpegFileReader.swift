@@ -8,8 +8,8 @@ import MixDSP
 ///
 /// **Exact length.** Containers only estimate durations, so `init` decodes the whole stream once,
 /// counting frames (and checking that rate and channels never change): `info.frameCount` is what `read`
-/// gives. That pass costs one decode of the file (AAC about 1500x realtime here, so about 0.4 s for a
-/// 10-minute memo) and allocates nothing per frame.
+/// gives. That pass costs one decode of the file and allocates nothing per frame: measured here,
+/// `mixrender info` on a 10-minute 48 kHz mono AAC file (5 MB) takes 0.14 s in all, about 4000x realtime.
 ///
 /// **Seeking** is exact to the frame. Where the stream's timestamps count whole samples and its encoding
 /// needs only the previous packet to decode a packet exactly (AAC, MP3, Vorbis, AC-3, PCM, FLAC, ALAC), it
