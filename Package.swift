@@ -28,6 +28,10 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", path: "Sources/CSampleRate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
+        // libsndfile reads MP3 through libmpg123 but trusts the header's length and lets the library print
+        // on stderr; MixIO calls libmpg123 itself for exact lengths and silence.
+        .systemLibrary(name: "CMPG123", path: "Sources/CMPG123", pkgConfig: "libmpg123",
+                       providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CFFTW", path: "Sources/CFFTW", pkgConfig: "fftw3f",
                        providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
@@ -47,8 +51,8 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"])],
                 linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "MixIO",
-                dependencies: ["MixDSP", "CSndFile", "CSampleRate", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim",
-                                            "CFFmpeg"]),
+                dependencies: ["MixDSP", "CSndFile", "CMPG123", "CSampleRate", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim",
+                               "CFFmpeg"]),
         .target(name: "MixEngine",
                 dependencies: ["MixDSP", "MixIO"],
                 exclude: engineDocs),

@@ -80,7 +80,7 @@ import Testing
         ("missing source", #"{ "duration": 10, "tracks": [ { "file": "nowhere.ogg" } ] }"#, "out.ogg", [], "tracks[0].file"),
         ("not audio", #"{ "duration": 10, "tracks": [ { "file": "notes.txt" } ] }"#, "out.ogg", [], "notes.txt"),
         ("missing output folder", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "no/such/folder/out.ogg", [], "does not exist"),
-        ("unknown extension", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.mp3", [], "unknown output extension"),
+        ("unknown extension", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.m4a", [], "unknown output extension"),
         ("bad duration option", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.ogg", ["--duration", "soon"], "--duration"),
         ("bad quality option", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.ogg", ["--quality", "3"], "--quality"),
         ("float FLAC", #"{ "duration": 10, "output": { "bitDepth": "float" }, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.flac", [], "FLAC"),
@@ -265,7 +265,7 @@ import Testing
         _ = try s.wav("short.wav", rate: 8000, channels: 1, frames: 8000) { i, _ in Float(i % 80) / 100 }
         let preset = try s.write("p.json", #"{ "duration": 2, "tracks": [ { "file": "short.wav", "loop": { "crossfade": 0.8 } } ] }"#)
         let loud = try CLI.run([preset, "-o", s.path("a.wav")])
-        #expect(loud.stderr.hasPrefix("warning: ") && loud.stderr.contains("longer than half the loop"))
+        #expect(loud.stderr.hasPrefix("warning: ") && loud.stderr.contains("longer than half the 1.0 s loop"))
         let quiet = try CLI.run([preset, "-o", s.path("b.wav"), "-q"])
         #expect(quiet.status == 0 && quiet.stderr.isEmpty && quiet.stdout.isEmpty, "\(quiet.stderr)")
     }
@@ -312,5 +312,29 @@ import Testing
         let r = try CLI.run(["waveform", wav], environment: ["COLUMNS": "100000000"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.split(separator: "\n").allSatisfy { $0.unicodeScalars.count <= 1000 + 40 })
+    }
+
+    /// A 50 ms sound looped with the default 1 s crossfade: the seam can be at most half the loop, and a seam
+    /// that long fades the sound's attack in at every repetition (8 dB low here). The seam is shortened to
+    /// keep the loop at the file's level, and a warning says so.
+    @Test func aShortLoopKeepsItsLevel() throws {
+        let s = try TemporaryFolder()
+        var state: UInt64 = 7
+        let drip = try s.wav("drip.wav", rate: 48_000, frames: 2400) { i, _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return 0.6 * Float(Double(state >> 11) / Double(1 << 53) - 0.5) * Float(exp(-Double(i) / 300))
+        }
+        let preset = try s.write("p.json", """
+            { "duration": 3, "output": { "channels": 1, "bitDepth": "float" }, "tracks": [ { "file": "drip.wav", "loop": true } ] }
+            """)
+        let r = try CLI.run([preset, "-o", s.path("out.wav")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("tracks[0].loop.crossfade: 1.0 s is longer than half the 0.05 s loop; using 0.0"), "\(r.stderr)")
+        #expect(r.stderr.contains("since a 0.025 s seam would play it"), "\(r.stderr)")
+        let source = try readAll(try AudioFile.open(path: drip))
+        let out = try readAll(try AudioFile.open(path: s.path("out.wav")))
+        // The repetitions after the first (frame 2400 on) are within the 0.5 dB the seam is chosen for.
+        let change = dB(rms(out[2400..<(2400 + 2400 * 50)])) - dB(rms(source[...]))
+        #expect(abs(change) < 0.5, "\(change) dB")
     }
 }
