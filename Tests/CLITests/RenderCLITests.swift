@@ -337,4 +337,24 @@ import Testing
         let change = dB(rms(out[2400..<(2400 + 2400 * 50)])) - dB(rms(source[...]))
         #expect(abs(change) < 0.5, "\(change) dB")
     }
+
+    /// A thousand one-shots of one sound render (their file decoded once and shared: see PipelineTests
+    /// `aFileOnManyTracksIsPreparedOnceAndShared`); past the documented 4096 tracks or playlist files, a preset
+    /// is refused with the limit.
+    @Test func manyTracksCostWhatSoundsAndHaveALimit() throws {
+        let s = try TemporaryFolder()
+        _ = try s.wav("tick.wav", rate: 44_100, frames: 44_100) { i, _ in Float(sin(Double(i) * 0.07)) * 0.5 }
+        let track = #"{ "file": "tick.wav", "gainDb": -60 }"#
+        let many = try s.write("many.json", #"{ "duration": 2, "tracks": ["# + Array(repeating: track, count: 1000).joined(separator: ",") + "] }")
+        let r = try CLI.run([many, "-o", s.path("many.wav"), "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+
+        let tooMany = try s.write("too.json", #"{ "duration": 2, "tracks": ["# + Array(repeating: track, count: 4097).joined(separator: ",") + "] }")
+        let refused = try CLI.run([tooMany, "-o", s.path("too.wav")])
+        #expect(refused.status == 1 && refused.stderr == "Error: \(tooMany): tracks: 4097 tracks; a preset has at most 4096\n", "\(refused.stderr)")
+        let files = Array(repeating: #""tick.wav""#, count: 4097).joined(separator: ",")
+        let longList = try s.write("list.json", #"{ "duration": 2, "tracks": [ { "playlist": { "files": ["# + files + "] } } ] }")
+        let list = try CLI.run([longList, "-o", s.path("list.wav")])
+        #expect(list.status == 1 && list.stderr.contains("tracks[0].playlist.files: 4097 files; a playlist lists at most 4096"), "\(list.stderr)")
+    }
 }

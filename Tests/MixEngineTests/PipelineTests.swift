@@ -179,4 +179,29 @@ import Testing
         #expect(part.limitedSeconds == 0)
         #expect(abs(part.mixPeakDb - part.peakDb) < 0.01)
     }
+
+    /// A file placed on 200 tracks (one-shots of one sound) is decoded and resampled once and shared from memory,
+    /// and sounds as 200 streamed copies would: the same as one track 200 times louder, within float rounding.
+    @Test func aFileOnManyTracksIsPreparedOnceAndShared() throws {
+        let folder = try TemporaryFolder()
+        let wav = try folder.wav("drop.wav", rate: 44_100, channels: 1, frames: 22_050) { i, _ in
+            Float(sin(Double(i) * 0.031)) * Float(exp(-Double(i) / 5000))
+        }
+        let count = 200
+        let many = try folder.write("many.json", """
+            { "duration": 1, "output": { "sampleRate": 48000, "channels": 1 },
+              "tracks": [ \(Array(repeating: "{ \"file\": \"\(wav)\", \"gainDb\": -60 }", count: count).joined(separator: ", ")) ] }
+            """)
+        let one = try folder.write("one.json", """
+            { "duration": 1, "output": { "sampleRate": 48000, "channels": 1 },
+              "tracks": [ { "file": "\(wav)", "gainDb": \(-60 + 20 * log10(Double(count))) } ] }
+            """)
+        let (shared, _, plan) = try renderToMemory(many)
+        #expect(plan.materialRequests.count == 1)
+        #expect(plan.tracks.allSatisfy { $0.voices.allSatisfy { $0.material is PreparedFile } })
+        let (single, _, singlePlan) = try renderToMemory(one)
+        #expect(singlePlan.materialRequests.isEmpty)   // played once by one voice: streamed
+        let difference = zip(shared.samples, single.samples).map { abs($0 - $1) }.max() ?? 1
+        #expect(shared.samples.count == 48_000 && difference < 1e-5, "\(difference)")
+    }
 }
