@@ -40,6 +40,8 @@ let package = Package(
                        providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CEspeakNG", path: "Sources/CEspeakNG", pkgConfig: "espeak-ng",
                        providers: [.apt(["libespeak-ng-dev", "espeak-ng-data"])]),
+        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat libavcodec libavutil",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         // TagLib is C++ and its C binding cannot write arbitrary comments: a small C++ shim with a C face.
         // Its headers include one another with quotes, so <taglib/...> needs no include flags.
         .target(name: "CTagLibShim", path: "Sources/CTagLibShim",
@@ -51,7 +53,8 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"])],
                 linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "MixIO",
-                dependencies: ["MixDSP", "CSndFile", "CMPG123", "CEBUR128", "CSampleRate", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim"]),
+                dependencies: ["MixDSP", "CSndFile", "CMPG123", "CEBUR128", "CSampleRate", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim",
+                               "CFFmpeg"]),
         .target(name: "MixEngine",
                 dependencies: ["MixDSP", "MixIO"],
                 exclude: engineDocs),
