@@ -1,7 +1,7 @@
 import CSndFile
 import MixDSP
 
-/// Encodes interleaved `Float` frames to Ogg Vorbis, FLAC or WAV with libsndfile.
+/// Encodes interleaved `Float` frames to Ogg Vorbis, FLAC, WAV or MP3 (LAME, through libsndfile) with libsndfile.
 ///
 /// Layout: an opaque libsndfile handle (nil once finished), the path, the settings and a frame count.
 /// `init` allocates (libsndfile's and the encoder's state); `write` allocates nothing in Swift, except
@@ -44,7 +44,7 @@ public final class SoundFileWriter: AudioEncoder {
         SndFile.setFlag(handle, SFC_SET_NORM_FLOAT, true)
         SndFile.setFlag(handle, SFC_SET_SCALE_INT_FLOAT_WRITE, false)
         SndFile.setFlag(handle, SFC_SET_ADD_PEAK_CHUNK, false)
-        if settings.format != .oggVorbis && settings.sampleFormat != .float32 {
+        if settings.format.isPCM && settings.sampleFormat != .float32 {
             SndFile.setFlag(handle, SFC_SET_CLIPPING, true)
         }
         if settings.format == .oggVorbis {
@@ -53,6 +53,16 @@ public final class SoundFileWriter: AudioEncoder {
                                    Int32(MemoryLayout<Double>.size))
             if isSet != Int32(SF_TRUE) {
                 throw failure("sf_command", "Vorbis quality \(quality) was refused: \(SndFile.lastReason(handle))")
+            }
+        }
+        if settings.format == .mp3 {
+            // LAME's variable bitrate; its "compression level" runs the other way from quality (0 is best).
+            // libsndfile 1.2 answers SFC_SET_BITRATE_MODE with 0 whatever the mode, so only the level is checked.
+            var mode = Int32(SF_BITRATE_MODE_VARIABLE)
+            var level = 1 - settings.vorbisQuality
+            sf_command(handle, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
+            if sf_command(handle, Int32(SFC_SET_COMPRESSION_LEVEL), &level, Int32(MemoryLayout<Double>.size)) != Int32(SF_TRUE) {
+                throw failure("sf_command", "the MP3 encoder refused variable bitrate at quality \(settings.vorbisQuality): \(SndFile.lastReason(handle))")
             }
         }
         for (kind, text) in [(SF_STR_TITLE, settings.title), (SF_STR_ARTIST, settings.artist),
@@ -109,6 +119,7 @@ public final class SoundFileWriter: AudioEncoder {
         case .oggVorbis: rates = 1000...192_000; maxChannels = 255
         case .flac: rates = 1...655_350; maxChannels = 8
         case .wav: rates = 1...768_000; maxChannels = 1024
+        case .mp3: rates = 8000...48_000; maxChannels = 2
         }
         let name = settings.format.displayName
         if !rates.contains(settings.sampleRate) {
@@ -121,8 +132,12 @@ public final class SoundFileWriter: AudioEncoder {
         if settings.format == .flac && settings.sampleFormat == .float32 {
             return "FLAC cannot store 32-bit float samples; use pcm16 or pcm24"
         }
-        if settings.format == .oggVorbis && !(0...1).contains(settings.vorbisQuality) {
-            return "Vorbis quality must be between 0 and 1, not \(settings.vorbisQuality)"
+        if !settings.format.isPCM && !(0...1).contains(settings.vorbisQuality) {
+            return "\(name) quality must be between 0 and 1, not \(settings.vorbisQuality)"
+        }
+        if settings.format == .mp3 && !OutputFileFormat.mp3Rates.contains(settings.sampleRate) {
+            return "MP3 cannot be written at \(settings.sampleRate) Hz (it takes "
+                + OutputFileFormat.mp3Rates.map(String.init).joined(separator: ", ") + " Hz)"
         }
         var info = sfInfo(settings)
         if sf_format_check(&info) != Int32(SF_TRUE) {
@@ -145,6 +160,7 @@ public final class SoundFileWriter: AudioEncoder {
         case .oggVorbis: info.format = Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
         case .flac: info.format = Int32(SF_FORMAT_FLAC | subtype)
         case .wav: info.format = Int32((settings.wavNeedsRF64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV) | subtype)
+        case .mp3: info.format = Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
         }
         return info
     }

@@ -72,6 +72,7 @@ enum Report {
             lines.append(key.lowercased().padding(toLength: 10, withPad: " ", startingAt: 0) + value)
         }
         for mark in Chapters.marks(inComments: comments) { lines.append("chapter   \(mark.timestamp)  \(mark.name)") }
+        for warning in info.warnings { lines.append("warning   \(warning)") }
         return lines.joined(separator: "\n")
     }
 

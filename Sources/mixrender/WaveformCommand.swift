@@ -71,6 +71,7 @@ struct WaveformCommand: ParsableCommand {
         let options = try waveformOptions()
         let previewWidth = width ?? Self.terminalWidth()
         let job = try WaveformJob(inputPath: input, outputPath: output, options: options, previewWidth: previewWidth)
+        if !quiet { Report.warn(job.info.warnings.map { "\(input): \($0)" }) }
         let bar = ProgressBar(totalFrames: job.info.frameCount, sampleRate: job.info.sampleRate,
                               isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
         let recorder = try job.run { bar.update($0) }

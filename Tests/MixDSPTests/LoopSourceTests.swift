@@ -87,4 +87,32 @@ import MixDSP
             #expect(abs(dB(level / reference)) < 0.5, "window at \(w): \(dB(level / reference)) dB")
         }
     }
+
+    /// A 50 ms drip (noise under a 6 ms decay, fixed seed) and 50 ms of plain noise, at 48 kHz.
+    static func drip(decays: Bool) -> AudioBlock {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        return TestSignals.block(channels: 1, frames: 2400) { i, _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let noise = Float(Double(state >> 11) / Double(1 << 53) - 0.5)
+            return decays ? noise * Float(exp(-Double(i) / 300)) : noise
+        }
+    }
+
+    /// The level a seam gives is measured on the cycle: noise keeps its level at any equal-power seam, a drip
+    /// loses its attack to a seam of half its length, and the longest seam keeping it within 0.5 dB is short.
+    @Test func theSeamThatKeepsTheLevel() {
+        let noise = Self.drip(decays: false), drip = Self.drip(decays: true)
+        #expect(abs(LoopSource.levelChange(material: noise, length: 2400, crossfade: 1200, curve: .equalPower)) < 0.3)
+        #expect(LoopSource.levelChange(material: drip, length: 2400, crossfade: 1200, curve: .equalPower) < -6)
+        #expect(LoopSource.levelChange(material: drip, length: 2400, crossfade: 0, curve: .equalPower) == 0)
+        #expect(LoopSource.seamKeepingLevel(material: noise, length: 2400, requested: 1200, minimum: 96,
+                                            curve: .equalPower, tolerance: 0.5) == 1200)
+        let seam = LoopSource.seamKeepingLevel(material: drip, length: 2400, requested: 1200, minimum: 16,
+                                               curve: .equalPower, tolerance: 0.5)
+        #expect(seam < 150 && seam >= 16)
+        #expect(abs(LoopSource.levelChange(material: drip, length: 2400, crossfade: seam, curve: .equalPower)) <= 0.5)
+        // A floor that loses more than the tolerance is still the answer: the caller says so.
+        #expect(LoopSource.seamKeepingLevel(material: drip, length: 2400, requested: 1200, minimum: 600,
+                                            curve: .equalPower, tolerance: 0.5) == 600)
+    }
 }

@@ -45,6 +45,42 @@ public final class LoopSource: FrameSource {
         }
     }
 
+    /// How much louder (positive) or quieter (negative) in dB one cycle of the loop is than the material,
+    /// for a seam of `crossfade` frames: the power of the cycle `init` would make against the power of the
+    /// first `length` frames, over all channels. Reads `material`, allocates nothing.
+    ///
+    /// Noise-like material keeps its level with an equal-power seam of any length; a short sound whose
+    /// energy is in its attack does not: the seam fades the attack in, so a 50 ms drip with its seam at
+    /// half its length (its whole cycle a crossfade) plays 8 dB low.
+    public static func levelChange(material: AudioBlock, length: Int, crossfade requested: Int, curve: Curve) -> Double {
+        let x = max(0, min(requested, length / 2))
+        var sourcePower = 0.0, cyclePower = 0.0
+        for c in 0..<material.channelCount {
+            let m = material.channel(c).baseAddress!
+            for i in 0..<length { sourcePower += Double(m[i]) * Double(m[i]) }
+            for i in 0..<x {
+                let t = Double(i) / Double(x)
+                let mixed = Double(m[i]) * curve.shape(t) + Double(m[length - x + i]) * curve.shape(1 - t)
+                cyclePower += mixed * mixed
+            }
+            for i in x..<(length - x) { cyclePower += Double(m[i]) * Double(m[i]) }
+        }
+        guard sourcePower > 0, cyclePower > 0 else { return sourcePower == cyclePower ? 0 : -.infinity }
+        return 10 * _log10((cyclePower / Double(length - x)) / (sourcePower / Double(length)))
+    }
+
+    /// The longest seam, at most `requested` and halving from there down to `minimum` frames, whose cycle
+    /// stays within `tolerance` dB of the material's level (`levelChange`); `minimum` if none does.
+    public static func seamKeepingLevel(material: AudioBlock, length: Int, requested: Int, minimum: Int,
+                                        curve: Curve, tolerance: Double) -> Int {
+        var x = max(0, min(requested, length / 2))
+        while x > minimum {
+            if abs(levelChange(material: material, length: length, crossfade: x, curve: curve)) <= tolerance { return x }
+            x /= 2
+        }
+        return max(0, min(minimum, length / 2))
+    }
+
     public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
         var done = 0
         var p = position

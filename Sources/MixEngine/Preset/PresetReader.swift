@@ -4,6 +4,11 @@ import MixIO
 /// Walks a parsed preset document (format version 1) and builds the validated `Preset`.
 /// The format is documented in docs/presets.md and docs/preset.schema.json; keep all three in step.
 struct PresetReader {
+    /// The most tracks a preset (with its bed) may have, and files a playlist may list. Each track that sounds
+    /// costs its own decoder and, for a file at another rate, its own resampler (about 400 KB; a file that
+    /// several tracks play is decoded once and shared), so this bounds a render's memory at a few GB however
+    /// the tracks overlap.
+    static let maximumTracks = 4096
     /// Relative source paths are resolved against this folder.
     let baseDirectory: String
     /// A length given by the caller instead of the document's `duration` (the command line's override); the
@@ -67,6 +72,10 @@ struct PresetReader {
         if let tracksCursor = document["tracks"] {
             let trackCursors = try tracksCursor.array()
             guard !trackCursors.isEmpty || isSession else { throw tracksCursor.error("a preset needs at least one track") }
+            guard tracks.count + trackCursors.count <= Self.maximumTracks else {
+                let bed = tracks.isEmpty ? "" : " with the bed's \(tracks.count)"
+                throw tracksCursor.error("\(tracks.count + trackCursors.count) tracks\(bed); a preset has at most \(Self.maximumTracks)")
+            }
             tracks += try trackCursors.map { try reader.track($0, duration: duration, isSession: isSession) }
         } else if !isSession {
             _ = try document.required("tracks", hint: "a list of at least one track")

@@ -82,7 +82,7 @@ public struct RenderJob: Sendable {
     /// The file format and settings for writing to `path`, checked before anything is rendered.
     public func outputSettings(for path: String) throws -> OutputSettings {
         guard let format = OutputFileFormat.from(path: path) else {
-            throw EngineError.output(path: path, reason: "unknown output extension; use .ogg, .flac or .wav")
+            throw EngineError.output(path: path, reason: "unknown output extension; use .ogg, .flac, .wav or .mp3")
         }
         let tags = preset.output.tags
         var settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,

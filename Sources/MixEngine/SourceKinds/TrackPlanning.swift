@@ -122,6 +122,7 @@ final class PlanningSession {
             throw EngineError.preset(PresetError(file: presetFile, jsonPath: jsonPath, message: "\(error)"))
         }
         files[path] = info
+        for warning in info.warnings { warn(jsonPath, "'\(path)': \(warning)") }
         return info
     }
 }

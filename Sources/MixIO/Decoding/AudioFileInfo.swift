@@ -1,4 +1,5 @@
-/// What libsndfile reports about an audio file when it opens it (`sf_open` fills `SF_INFO`).
+/// What a reader reports about an audio file when it opens it (for libsndfile, what `sf_open` puts in
+/// `SF_INFO`).
 /// A value: two `String`s, numbers, the tags and the file's identity; allocates only its strings when
 /// made (`read` opens and closes the file). `Sendable`, safe to share.
 public struct AudioFileInfo: Sendable, Equatable {
@@ -8,8 +9,8 @@ public struct AudioFileInfo: Sendable, Equatable {
     public var formatName: String
     public var sampleRate: Int
     public var channelCount: Int
-    /// Frames as the container reports them (`SF_INFO.frames`). For lossy formats the decoded
-    /// length may differ; read until `read` returns 0 rather than trusting this.
+    /// The frames the file's decoder gives: exact for every format mixrender reads (MP3 is scanned,
+    /// see `MPEGFileReader`), so plans are made with it. Readers still read until `read` returns 0.
     public var frameCount: Int64
     /// Whether `sf_seek` works on this file.
     public var isSeekable: Bool
@@ -21,10 +22,13 @@ public struct AudioFileInfo: Sendable, Equatable {
     /// The format whose Vorbis comments (tags, chapter marks) `FileTags` reads in it: Ogg Vorbis or FLAC,
     /// from the header's container and encoding; nil for the others.
     public var commentFormat: OutputFileFormat?
+    /// What is wrong with the file that does not stop it being read, in plain words: "the file is cut
+    /// short: ...". The engine passes them on as the render's warnings; `info` prints them.
+    public var warnings: [String]
 
     public init(path: String, formatName: String, sampleRate: Int, channelCount: Int, frameCount: Int64,
                 isSeekable: Bool = true, tags: AudioTags = AudioTags(), identity: FileIdentity? = nil,
-                commentFormat: OutputFileFormat? = nil) {
+                commentFormat: OutputFileFormat? = nil, warnings: [String] = []) {
         self.path = path
         self.formatName = formatName
         self.sampleRate = sampleRate
@@ -34,6 +38,7 @@ public struct AudioFileInfo: Sendable, Equatable {
         self.tags = tags
         self.identity = identity
         self.commentFormat = commentFormat
+        self.warnings = warnings
     }
 
     /// `frameCount / sampleRate`.

@@ -13,6 +13,8 @@ import MixDSP
 /// thread's failing open can overwrite.
 public final class SoundFileReader: AudioFileReader {
     public let info: AudioFileInfo
+    /// Whether libsndfile found MPEG audio, which `AudioFile.open` hands to `MPEGFileReader`.
+    let isMPEG: Bool
     private let handle: OpaquePointer
 
     /// Opens `path` with `sf_open` (`SFM_READ`) and sets the read behaviour explicitly:
@@ -28,6 +30,7 @@ public final class SoundFileReader: AudioFileReader {
         }
         var sfInfo = SF_INFO()
         handle = try SndFile.open(path: path, mode: Int32(SFM_READ), info: &sfInfo)
+        isMPEG = Int(sfInfo.format) & SF_FORMAT_TYPEMASK == SF_FORMAT_MPEG
         SndFile.setFlag(handle, SFC_SET_NORM_FLOAT, true)
         SndFile.setFlag(handle, SFC_SET_SCALE_FLOAT_INT_READ, false)
         let tags = AudioTags(title: SndFile.string(handle, SF_STR_TITLE),

@@ -1,4 +1,5 @@
 import MixDSP
+import MixIO
 
 /// `"file": "sounds/rain.ogg"`: one audio file, played once from its beginning, or looped with a
 /// crossfaded seam when the track has `loop`. See README.md beside this file.
@@ -24,14 +25,55 @@ public struct FileKind: ReadableSourceKind {
             return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: StreamedFile(path: path))], end: end)
         }
         let requested = track.frames(loop.crossfade.seconds)
-        if requested > length / 2 {
-            track.warn("loop.crossfade", "\(track.seconds(loop.crossfade.seconds)) is longer than half the loop; "
-                       + "using \(track.seconds(frames: length / 2))")
-        }
-        let looped = PreparedFile(file: info, seam: .init(crossfadeFrames: Int(min(requested, length / 2)), curve: loop.crossfade.curve),
+        let seam = requested > length / 2 ? try shortLoopSeam(track, info: info, requested: requested, curve: loop.crossfade.curve)
+                                          : Int(requested)
+        let looped = PreparedFile(file: info, seam: .init(crossfadeFrames: seam, curve: loop.crossfade.curve),
                                   context: track.context)
         let end = track.explicitEnd ?? track.frameCount
         return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: looped)], end: end)
+    }
+}
+
+extension FileKind {
+    /// A seam may be at most half the loop, and a loop that short is mostly seam: a short sound whose energy
+    /// is in its attack then plays several dB low (a 50 ms drip with a 25 ms seam, 8 dB), because the seam
+    /// fades the attack in. The loop is decoded here (it is shorter than twice the crossfade, so a few
+    /// seconds at most) and its seam is the longest, from half the loop down to `minimumSeamSeconds`,
+    /// that keeps the loop within `seamLevelTolerance` dB of the file's level. The warning says what was done.
+    static let seamLevelTolerance = 0.5
+    static let minimumSeamSeconds = 0.0005
+
+    func shortLoopSeam(_ track: TrackPlanning, info: AudioFileInfo, requested: Int64, curve: Curve) throws -> Int {
+        let (audio, length): (AudioBlock, Int)
+        do {
+            (audio, length) = try LoopMaterial.load(decoder: AudioFile.open(path: path), outputRate: track.sampleRate,
+                                                    outputChannels: track.channelCount, isCircular: true,
+                                                    makeConverter: track.context.makeConverter)
+        } catch {
+            throw track.error(Self.key, "\(error)")
+        }
+        let half = length / 2
+        let seam = LoopSource.seamKeepingLevel(material: audio, length: length, requested: half,
+                                               minimum: Int(track.frames(Self.minimumSeamSeconds)), curve: curve,
+                                               tolerance: Self.seamLevelTolerance)
+        let change = LoopSource.levelChange(material: audio, length: length, crossfade: seam, curve: curve)
+        var message = "\(track.seconds(Double(requested) / Double(track.sampleRate))) is longer than half the "
+            + "\(track.seconds(frames: Int64(length))) loop; "
+        if seam == half {
+            message += "using \(track.seconds(frames: Int64(seam)))"
+        } else {
+            let lost = LoopSource.levelChange(material: audio, length: length, crossfade: half, curve: curve)
+            message += "using \(track.seconds(frames: Int64(seam))), since a \(track.seconds(frames: Int64(half))) seam "
+                + "would play it \(Self.decibels(lost))"
+            if abs(change) > Self.seamLevelTolerance { message += " (it still plays \(Self.decibels(change)))" }
+        }
+        track.warn("loop.crossfade", message)
+        return seam
+    }
+
+    /// "8.2 dB low", "2.1 dB high".
+    private static func decibels(_ change: Double) -> String {
+        change.isFinite ? "\((abs(change) * 10).rounded() / 10) dB \(change < 0 ? "low" : "high")" : "silent"
     }
 }
 

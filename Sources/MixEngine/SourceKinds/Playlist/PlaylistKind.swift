@@ -27,6 +27,9 @@ public struct PlaylistKind: ReadableSourceKind {
         let filesCursor = try object.required("files", hint: "a list of at least one audio file")
         let files = try filesCursor.array()
         guard !files.isEmpty else { throw filesCursor.error("a playlist needs at least one file") }
+        guard files.count <= PresetReader.maximumTracks else {
+            throw filesCursor.error("\(files.count) files; a playlist lists at most \(PresetReader.maximumTracks)")
+        }
         let paths = try files.map { try reader.path($0) }
         let crossfade = try object["crossfade"].map {
             try reader.fade($0, defaultCurve: PresetReader.defaultCrossfadeCurve, isCrossfade: true)
