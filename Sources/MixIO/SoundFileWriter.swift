@@ -59,7 +59,8 @@ public final class SoundFileWriter: AudioEncoder {
             // LAME's variable bitrate; its "compression level" runs the other way from quality (0 is best).
             // libsndfile 1.2 answers SFC_SET_BITRATE_MODE with 0 whatever the mode, so only the level is checked.
             var mode = Int32(SF_BITRATE_MODE_VARIABLE)
-            var level = 1 - settings.vorbisQuality
+            // libsndfile hands LAME level x 10 as its VBR quality, which LAME refuses above 9.999 (quality 0 here).
+            var level = min(1 - settings.vorbisQuality, 0.9999)
             sf_command(handle, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
             if sf_command(handle, Int32(SFC_SET_COMPRESSION_LEVEL), &level, Int32(MemoryLayout<Double>.size)) != Int32(SF_TRUE) {
                 throw failure("sf_command", "the MP3 encoder refused variable bitrate at quality \(settings.vorbisQuality): \(SndFile.lastReason(handle))")

@@ -67,6 +67,15 @@ import Testing
         }
     }
 
+    /// MP3 takes the whole range of quality, as Vorbis does: at 0 libsndfile asked LAME for a VBR quality of 10,
+    /// which LAME refuses (found making the fuzz seeds: `"quality": 0` to .mp3 failed).
+    @Test(arguments: [0.0, 1.0])
+    func mp3TakesEveryQuality(quality: Double) throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.mp3("q.mp3", frames: 4410, quality: quality) { n, _ in n % 100 < 50 ? 0.25 : -0.25 }
+        #expect(try AudioFile.open(path: path).frameCount == 4410)
+    }
+
     @Test func seeksToAFrame() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("seek.wav")
