@@ -46,7 +46,7 @@ rm "$time.list"
 
 # The dictionary: every property name and enumerated value of the schema, and JSON's own tokens.
 {
-  printf '"{"\n"}"\n"["\n"]"\n":"\n","\n"true"\n"false"\n"null"\n"\\""\n"\\\\u0000"\n"1e308"\n"1e-9"\n"0.00001"\n"-0"\n"0.5"\n"99999"\n"100h"\n"1:00:00"\n"0:00.001"\n"\\"tiny.wav\\""\n"\\"blip.wav\\""\n"\\"short.ogg\\""\n"\\"sounds/rain.ogg\\""\n'
+  printf '"{"\n"}"\n"["\n"]"\n":"\n","\n"true"\n"false"\n"null"\n"\\""\n"\\\\u0000"\n"1e308"\n"1e-9"\n"0.00001"\n"-0"\n"0.5"\n"99999"\n"100h"\n"1:00:00"\n"0:00.001"\n"\\"tiny.wav\\""\n"\\"blip.wav\\""\n"\\"short.ogg\\""\n"\\"short.mp3\\""\n"\\"memo.m4a\\""\n"\\"sounds/rain.ogg\\""\n'
   grep -oE '"[A-Za-z$][A-Za-z0-9_$]*"' docs/preset.schema.json | sort -u | sed -E 's/^"(.*)"$/"\\"\1\\""/'
 } > Fuzz/preset.dict
 

@@ -38,9 +38,10 @@ done
 bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
 echo "fuzz build: $(($(date +%s) - start)) s"
 
-# 2. Audio seeds: tiny renders in each format mixrender writes, each with the byte that picks its name's
-#    extension (0 .wav, 1 .flac, 2 .ogg, 3 .mp3, 4 .opus, 5 .aiff, 6 .m4a: see Fuzz/AudioFileFuzz), some under a
-#    name that does not match (a WAV called .aiff, an Ogg Vorbis called .opus).
+# 2. Audio seeds: tiny renders in each format mixrender writes, and the FFmpeg test fixtures, each with the byte
+#    that picks its name's extension (0 .wav, 1 .flac, 2 .ogg, 3 .mp3, 4 .opus, 5 .aiff, 6 .m4a, 7 .mp4, 8 .webm,
+#    9 .aac; plus 128: opened for analysis; see Fuzz/AudioFileFuzz), some under a name that does not match (a WAV
+#    called .aiff, an Ogg Vorbis called .opus).
 seeds=$scratch/seeds/audio make=$scratch/seeds/make
 if [[ " ${targets[*]} " == *" audio "* ]]; then
   rm -rf "$seeds" && mkdir -p "$seeds" "$make"
@@ -55,11 +56,19 @@ if [[ " ${targets[*]} " == *" audio "* ]]; then
   render mono24 '"sampleRate": 11025, "channels": 1, "bitDepth": 24' "$tone"
   render stereoFloat '"sampleRate": 22050, "channels": 2, "bitDepth": "float"' "$tone, $noise"
   render stereo16 '"sampleRate": 16000, "channels": 2, "bitDepth": 16, "quality": 0' "$noise"
+  seed() {  # file, byte
+    { printf "\\$(printf '%03o' "$2")"; cat "$1"; } > "$seeds/$(basename "$1" | tr . -)-as-$2"
+  }
   for spec in mono16.wav:0 mono24.wav:0 stereoFloat.wav:0 mono16.flac:1 mono24.flac:1 stereo16.flac:1 \
-              mono16.ogg:2 stereo16.ogg:2 stereo16.ogg:4 mono16.wav:5 mono16.wav:3 stereo16.flac:6; do
+              mono16.ogg:2 stereo16.ogg:2 stereo16.ogg:4 mono16.wav:5 mono16.wav:3 stereo16.flac:6 \
+              mono16.mp3:3 stereo16.mp3:3 stereo16.ogg:130 mono16.flac:129; do
     file=${spec%:*} byte=${spec#*:}
     [ -f "$make/$file" ] || "$mixrender" "$make/${file%.*}.json" -o "$make/$file" --quiet
-    { printf "\\$(printf '%03o' "$byte")"; cat "$make/$file"; } > "$seeds/${file/./-}-as-$byte"
+    seed "$make/$file" "$byte"
+  done
+  for spec in memo-48k-mono.m4a:6 stereo-44k.mp4:7 video-only.mp4:7 opus-48k-mono.webm:8 vorbis-44k-stereo.webm:136 \
+              rate-change.aac:9; do
+    seed "Tests/Fixtures/ffmpeg/${spec%:*}" "${spec#*:}"
   done
   echo "audio seeds: $(ls "$seeds" | wc -l) files, $(cat "$seeds"/* | wc -c) bytes"
 fi
@@ -77,6 +86,8 @@ if [[ " ${targets[*]} " == *" preset "* ]]; then
   printf '{"duration": "0.000005s", "output": {"sampleRate": 192000, "channels": 1}, "tracks": [{"tone": {"frequencyHz": 440}}]}\n' > "$make/blip.json"
   "$(swift build --show-bin-path)/mixrender" "$make/short.json" -o "$files/short.ogg" --quiet
   "$(swift build --show-bin-path)/mixrender" "$make/blip.json" -o "$files/blip.wav" --quiet
+  "$(swift build --show-bin-path)/mixrender" "$make/short.json" -o "$files/short.mp3" --quiet
+  cp Tests/Fixtures/ffmpeg/memo-48k-mono.m4a "$files/memo.m4a"
 fi
 
 # 3. One target at a time.

@@ -4,7 +4,8 @@ import MixEngine
 import MixIO
 
 /// Fuzz target: `AudioFile.open`. The first byte picks the file's extension (readers and libsndfile look at
-/// it), the rest is written to a file of that name, opened, read to the end in blocks, and seeked (start,
+/// it: its low 7 bits) and what it is opened for (its high bit: playback, or analysis, where FFmpeg decodes
+/// Ogg Vorbis); the rest is written to a file of that name, opened, read to the end in blocks, and seeked (start,
 /// middle, last frame, end, past the end) and read again. Reading stops after a few million samples, so that a
 /// small file claiming hours does not take the run's time. Then the engine plans it as a looped source at
 /// 192 kHz, so that what the header claims reaches the planner's frame arithmetic (nothing is decoded there).
@@ -15,10 +16,11 @@ import MixIO
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
-    let path = Scratch.folder + "/input." + Scratch.extensions[Int(data[0]) % Scratch.extensions.count]
+    let path = Scratch.folder + "/input." + Scratch.extensions[Int(data[0] & 0x7F) % Scratch.extensions.count]
+    let purpose: AudioFile.Purpose = data[0] & 0x80 == 0 ? .playback : .analysis
     Scratch.write(path, UnsafeRawBufferPointer(start: data + 1, count: size - 1))
     do {
-        let reader = try AudioFile.open(path: path)
+        let reader = try AudioFile.open(path: path, purpose: purpose)
         let channels = reader.channelCount
         precondition(channels > 0 && reader.sampleRate > 0, "\(channels) channels at \(reader.sampleRate) Hz")
         let blockFrames = 4096
@@ -61,7 +63,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 /// The file each input is written to: one per process, in a folder of its own under `$TMPDIR` (or /tmp).
 enum Scratch {
-    static let extensions = ["wav", "flac", "ogg", "mp3", "opus", "aiff", "m4a"]
+    static let extensions = ["wav", "flac", "ogg", "mp3", "opus", "aiff", "m4a", "mp4", "webm", "aac"]
     /// Samples (frames x channels) read from one input before moving on.
     static let sampleLimit = 4_000_000
 
