@@ -51,4 +51,14 @@ import TestSupport
             #expect(error.contains("tracks[0].playlist.files[0]: '") && error.hasSuffix("/blip.wav' is shorter than one frame at 8000 Hz"), "\(error)")
         }
     }
+
+    /// Found by the audio target, which plans what it opens: a FLAC of unknown length (its STREAMINFO says 0
+    /// samples) was SF_COUNT_MAX frames long, and its length at the output rate overflowed Int64.
+    @Test func aFLACOfUnknownLengthPlans() {
+        let crash: (TemporaryFolder) throws -> Void = { folder in
+            try Data(base64Encoded: "ZkxhQwAAACIQABAAAO8QAAIQAfQA8AAAAABlLgAAAAAAACBsCIKVSB2M")!.write(to: URL(fileURLWithPath: folder.path("x.flac")))
+        }
+        let error = Self.error(#"{"duration":"8h","output":{"sampleRate":192000},"tracks":[{"file":"x.flac","loop":{"crossfade":"2s"}}]}"#, crash)
+        #expect(error.hasSuffix("/x.flac' holds no audio (0 frames)"), "\(error)")
+    }
 }

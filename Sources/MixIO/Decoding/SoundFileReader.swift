@@ -36,9 +36,15 @@ public final class SoundFileReader: AudioFileReader {
         let tags = AudioTags(title: SndFile.string(handle, SF_STR_TITLE),
                              artist: SndFile.string(handle, SF_STR_ARTIST),
                              comment: SndFile.string(handle, SF_STR_COMMENT))
+        var frames = sfInfo.frames
+        // libsndfile says SF_COUNT_MAX (INT64_MAX) when the header does not give the length (a FLAC written to a pipe says
+        // 0 samples): a pass over the file counts them, so that the length is what decodes, as for every reader.
+        if frames == Int64.max && !isMPEG && sfInfo.channels > 0 {
+            do { frames = try Self.countFrames(path: path) } catch { sf_close(handle); throw error }
+        }
         info = AudioFileInfo(path: path, formatName: SndFile.formatName(sfInfo.format),
                              sampleRate: Int(sfInfo.samplerate), channelCount: Int(sfInfo.channels),
-                             frameCount: sfInfo.frames, isSeekable: sfInfo.seekable != 0, tags: tags,
+                             frameCount: frames, isSeekable: sfInfo.seekable != 0, tags: tags,
                              identity: identity, commentFormat: SndFile.commentFormat(sfInfo.format))
         guard info.channelCount > 0, info.sampleRate > 0 else {  // deinit closes the handle
             throw AudioIOError(path: path, function: "sf_open",
@@ -48,6 +54,27 @@ public final class SoundFileReader: AudioFileReader {
 
     /// Calls `sf_close`.
     deinit { sf_close(handle) }
+
+    /// The frames `sf_readf_float` decodes from `path` until it gives 0, through a handle of its own.
+    private static func countFrames(path: String) throws -> Int64 {
+        var sfInfo = SF_INFO()
+        let handle = try SndFile.open(path: path, mode: Int32(SFM_READ), info: &sfInfo)
+        defer { sf_close(handle) }
+        let blockFrames = 4096
+        var buffer = [Float](repeating: 0, count: blockFrames * max(Int(sfInfo.channels), 1))
+        var total: Int64 = 0
+        while true {
+            let count = sf_readf_float(handle, &buffer, sf_count_t(blockFrames))
+            guard count > 0 else {
+                if sf_error(handle) != Int32(SF_ERR_NO_ERROR) {
+                    throw AudioIOError(path: path, function: "sf_readf_float", reason: SndFile.lastReason(handle),
+                                       operation: "read")
+                }
+                return total
+            }
+            total += count
+        }
+    }
 
     public var tags: AudioTags { info.tags }
 
