@@ -8,7 +8,9 @@ import MixIO
 /// Ogg Vorbis); the rest is written to a file of that name, opened, read to the end in blocks, and seeked (start,
 /// middle, last frame, end, past the end) and read again. Reading stops after a few million samples, so that a
 /// small file claiming hours does not take the run's time. Then the engine plans it as a looped source at
-/// 192 kHz, so that what the header claims reaches the planner's frame arithmetic (nothing is decoded there).
+/// 192 kHz, so that what the header claims reaches the planner's frame arithmetic; with a crossfade of 50 ms,
+/// only files under 0.1 s are decoded there (a loop under twice its crossfade is measured), which keeps
+/// the target three times faster than with the default crossfade.
 ///
 /// Finding: a crash or a hang; also an error that is not an `AudioIOError` (an `EngineError` from planning),
 /// a reader that reports no channels or rate, or one that returns more frames than asked. A crash inside a C library (libsndfile and the
@@ -50,7 +52,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         preconditionFailure("an error that is not an AudioIOError: \(type(of: error)): \(error)")
     }
-    let preset = #"{"duration": "8h", "output": {"sampleRate": 192000}, "tracks": [{"file": "\#(path)", "loop": {"crossfade": "2s"}}]}"#
+    let preset = #"{"duration": "8h", "output": {"sampleRate": 192000}, "tracks": [{"file": "\#(path)", "loop": {"crossfade": "50ms"}}]}"#
     do {
         _ = try Planner(presetFile: "fuzz.json").plan(PresetLoader.parse(Array(preset.utf8), file: "fuzz.json", baseDirectory: ""))
     } catch is EngineError {
