@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "MixDSPTests", dependencies: ["MixDSP", "DSPTestSupport"]),
         .testTarget(name: "MixIOTests", dependencies: ["MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
         .testTarget(name: "MixEngineTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["MixEngine", "MixIO", "mixrender", "DSPTestSupport", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["MixEngine", "MixIO", "MixDSP", "mixrender", "DSPTestSupport", "TestSupport"]),
         .testTarget(name: "GoldenTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
     ],
     swiftLanguageModes: [.v5]

@@ -138,9 +138,9 @@ public final class LoudnessMeter {
                                    shortTermMax: shortTermMax.isFinite ? shortTermMax : -.infinity)
     }
 
-    /// Measures a whole file: decodes it (`AudioFile.open`) and adds every frame.
+    /// Measures a whole file: decodes it (`AudioFile.open` for analysis: the fastest decoder) and adds every frame.
     public static func measure(path: String, truePeak: Bool = true) throws -> LoudnessMeasurement {
-        let reader = try AudioFile.open(path: path)
+        let reader = try AudioFile.open(path: path, purpose: .analysis)
         let meter: LoudnessMeter
         do {
             meter = try LoudnessMeter(channelCount: reader.channelCount, sampleRate: reader.sampleRate, truePeak: truePeak)
