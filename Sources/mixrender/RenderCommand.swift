@@ -85,6 +85,12 @@ struct OverrideOptions: ParsableArguments {
     @Option(help: "Resampler quality: best, medium or fast.")
     var resampler: String?
 
+    @Option(parsing: .unconditional, help: "Normalise to this integrated loudness, in LUFS (EBU R128; -70 to 0, e.g. -16).")
+    var loudness: Double?
+
+    @Option(name: .customLong("true-peak"), parsing: .unconditional, help: "The true-peak ceiling while normalising, in dBTP (-20 to 0; default -1).")
+    var truePeak: Double?
+
     @Option(help: "Render only from this time of the timeline on (fades and envelopes stay where the preset puts them).")
     var start: String?
 
@@ -110,6 +116,8 @@ struct OverrideOptions: ParsableArguments {
         }
         o.sampleRate = sampleRate
         o.quality = quality
+        o.loudnessTarget = loudness
+        o.truePeakDb = truePeak
         if let resampler {
             guard let r = ResamplerQuality(rawValue: resampler) else {
                 throw CLIError("--resampler: unknown quality '\(resampler)'; expected best, medium or fast")

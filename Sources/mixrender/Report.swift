@@ -19,6 +19,20 @@ enum Report {
             "peak      \(db(s.peakDb)) dBFS, RMS \(db(s.rmsDb)) dBFS",
         ]
         lines.append("loudness  \(lufs(s.loudness.integrated)) LUFS integrated, range \(db(s.loudness.range)) LU, true peak \(db(s.loudness.truePeak)) dBTP")
+        if let n = result.normalisation {
+            var line = "normalise target \(lufs(n.targetLUFS)) LUFS under \(db(n.truePeakDb)) dBTP: the mix measured \(lufs(n.measuredLUFS)) LUFS, "
+                + "gain \(String(format: "%+.1f", n.gainDb)) dB"
+            if n.limiterLossLU > 0.05 {
+                line += "; the limiter took \(String(format: "%.1f", n.limiterLossLU)) LU, made up by \(n.measuringPasses - 2) more pass\(n.measuringPasses == 3 ? "" : "es")"
+            }
+            line += " (\(n.measuringPasses) measuring pass\(n.measuringPasses == 1 ? "" : "es"), \(String(format: "%.2f", n.seconds)) s)"
+            if let encoded = n.encodedLUFS {
+                line += n.encoderCorrectionDb != 0
+                    ? "; the encoder moved it by \(String(format: "%+.1f", -n.encoderCorrectionDb)) LU, so it was written again: \(lufs(encoded)) LUFS decoded"
+                    : "; \(lufs(encoded)) LUFS decoded"
+            }
+            lines.append(line)
+        }
         if s.maxGainReductionDb > 0.005 {
             lines.append("limiter   mix peaked at \(db(s.mixPeakDb)) dBFS; reduced up to \(String(format: "%.1f", s.maxGainReductionDb)) dB for \(String(format: "%.2f", s.limitedSeconds)) s")
         } else {

@@ -57,4 +57,74 @@ import Testing
         #expect(abs(peak - gain(fromDecibels: -23)) < 0.01, "\(peak)")
         #expect(try CLI.run(["info", s.path(name)]).stdout.contains("replaygain \(gainText), peak "))
     }
+
+    /// A varied mix (pink noise, a tone, a quiet and a loud recording) brought to -18 LUFS under -1 dBTP: the
+    /// decoded file reads the target within 0.2 LU in every format, and a lossless file's peak stays under the
+    /// ceiling.
+    @Test(arguments: ["out.wav", "out.flac", "out.ogg"])
+    func aVariedMixReachesItsTarget(_ name: String) throws {
+        let s = try TemporaryFolder()
+        _ = try sine(s, "quiet.wav", dBFS: -40)
+        _ = try s.wav("loud.wav", rate: 44_100, channels: 1, frames: 44_100 * 3) { i, _ in
+            0.9 * Float(sin(2 * .pi * 220 * Double(i) / 44_100)) * (i % 22_050 < 11_025 ? 1 : 0.3)
+        }
+        let preset = try s.write("p.json", """
+            { "duration": 20, "output": { "loudness": { "target": -18, "truePeakDb": -1 } },
+              "tracks": [ { "generator": { "type": "pink" }, "gainDb": -30 },
+                          { "tone": { "frequencyHz": 432 }, "gainDb": -28 },
+                          { "file": "quiet.wav", "loop": true },
+                          { "file": "loud.wav", "start": 5 } ] }
+            """)
+        let r = try CLI.run([preset, "-o", s.path(name)])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("normalise target -18.0 LUFS under -1.0 dBTP: the mix measured"), "\(r.stdout)")
+        let measured = try LoudnessMeter.measure(path: s.path(name))
+        #expect(abs(measured.integrated - -18) <= 0.2, "\(measured.integrated) LUFS")
+        if !name.hasSuffix(".ogg") { #expect(measured.samplePeak <= -1 + 0.01, "\(measured.samplePeak) dBFS") }
+    }
+
+    /// The example presets that can be shortened, brought to -16 LUFS from the command line.
+    @Test(arguments: [("focus.json", "2m"), ("nap.json", "5m"), ("breathing-478.json", "1m")])
+    func examplePresetsReachTheTarget(_ preset: String, _ duration: String) throws {
+        let s = try TemporaryFolder()
+        let presets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("presets")
+        let r = try CLI.run([presets.appendingPathComponent(preset).path, "-o", s.path("out.flac"), "--duration", duration,
+                             "--loudness", "-16", "--true-peak", "-1.5"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let measured = try LoudnessMeter.measure(path: s.path("out.flac"))
+        #expect(abs(measured.integrated - -16) <= 0.2, "\(preset): \(measured.integrated) LUFS")
+        #expect(measured.samplePeak <= -1.5 + 0.01, "\(preset): \(measured.samplePeak) dBFS")
+    }
+
+    /// Bad targets and ceilings, a silent mix and one too quiet to reach the target: one line naming the key or
+    /// the option, a non-zero exit, nothing written.
+    @Test func badLoudnessRequestsFailCleanly() throws {
+        let s = try TemporaryFolder()
+        _ = try s.wav("silence.wav", rate: 48_000, frames: 3 * 48_000) { _, _ in 0 }
+        _ = try sine(s, "faint.wav", dBFS: -70)
+        let tone = #"{ "tone": { "frequencyHz": 440 }, "gainDb": -20 }"#
+        let cases: [(json: String, extra: [String], expected: String)] = [
+            (#"{ "duration": 5, "output": { "loudness": { "target": -80 } }, "tracks": [ \#(tone) ] }"#, [],
+             "output.loudness.target: -80 is out of range"),
+            (#"{ "duration": 5, "output": { "loudness": { "target": -16, "truePeakDb": 1 } }, "tracks": [ \#(tone) ] }"#, [],
+             "output.loudness.truePeakDb: 1 is out of range"),
+            (#"{ "duration": 5, "output": { "loudness": { "truePeakDb": -1 } }, "tracks": [ \#(tone) ] }"#, [],
+             "output.loudness: missing required key 'target'"),
+            (#"{ "duration": 5, "tracks": [ \#(tone) ] }"#, ["--loudness", "5"], "Error: --loudness must be between -70 and 0 LUFS"),
+            (#"{ "duration": 5, "tracks": [ \#(tone) ] }"#, ["--true-peak", "-2"], "Error: --true-peak is the ceiling of a loudness normalisation"),
+            (#"{ "duration": 5, "tracks": [ \#(tone) ] }"#, ["--loudness", "-16", "--true-peak", "0.5"], "Error: --true-peak must be between -20 and 0 dBTP"),
+            (#"{ "duration": 5, "output": { "loudness": { "target": -16 } }, "tracks": [ { "file": "silence.wav", "loop": true } ] }"#, [],
+             "output.loudness.target: the mix is silent (no loudness to measure), so it cannot be brought to -16.0 LUFS"),
+            (#"{ "duration": 5, "tracks": [ { "file": "faint.wav", "loop": true } ] }"#, ["--loudness", "-10"],
+             "Error: --loudness -10.0: the mix measures -70."),
+        ]
+        for (json, extra, expected) in cases {
+            let preset = try s.write("p.json", json)
+            let r = try CLI.run([preset, "-o", s.path("out.wav")] + extra)
+            #expect(r.status != 0 && r.status < 128, "\(json) \(extra): status \(r.status)")
+            #expect(r.stderr.contains(expected) && r.stderr.split(separator: "\n").count == 1, "\(json) \(extra): \(r.stderr)")
+            #expect(s.contents == ["faint.wav", "p.json", "silence.wav"])
+        }
+    }
 }

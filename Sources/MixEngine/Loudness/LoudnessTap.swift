@@ -7,7 +7,7 @@ import MixIO
 /// Holds one `LoudnessMeter` (libebur128's state and an interleaving buffer, made in `init`); `receive`
 /// allocates nothing. Not thread-safe: it receives on the render thread; read `measurement` after the render.
 public final class LoudnessTap: MixTap {
-    private let meter: LoudnessMeter
+    let meter: LoudnessMeter
 
     /// `truePeak: false` leaves out the 4x oversampled peak (a measuring pass needs the loudness only).
     public init(channelCount: Int, sampleRate: Int, truePeak: Bool = true) throws {

@@ -97,9 +97,13 @@ public struct Planner {
 
         shareRepeatedFiles(&tracks, context: context, session: session)
         let master = GainStack(constant: Float(gain(fromDecibels: preset.master.gainDb)), envelopes: masterEnvelopes)
+        // Normalising, the limiter holds the true-peak ceiling instead of its own.
+        var limiter = preset.master.limiter
+        if let loudness = preset.output.loudness { limiter.ceilingDb = loudness.truePeakDb }
         var plan = RenderPlan(sampleRate: rate, channelCount: channels, frameCount: total,
                               resampler: preset.output.resampler, tracks: tracks, master: master,
-                              limiter: preset.master.limiter, timeline: timeline)
+                              limiter: limiter, timeline: timeline)
+        plan.loudness = preset.output.loudness
         plan.warnings = session.warnings
         plan.sourceFiles = session.files
         plan.synthesis = session.synthesis

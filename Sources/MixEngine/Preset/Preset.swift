@@ -56,7 +56,30 @@ public struct OutputSpec: Sendable, Equatable {
     public var sampleFormat: OutputSampleFormat = .pcm16
     public var resampler: ResamplerQuality = .default
     public var tags = AudioTags()
+    /// Normalisation to a loudness under a true-peak ceiling (`output.loudness`, `--loudness`); nil: none.
+    public var loudness: LoudnessSpec?
     public init() {}
+}
+
+/// Loudness normalisation: the integrated loudness (EBU R128) the render is brought to, the true-peak
+/// ceiling the limiter holds while it is, and the most gain it may take to get there.
+/// A value of three `Double`s; allocates nothing. `Sendable`, safe to share.
+public struct LoudnessSpec: Sendable, Equatable {
+    /// The targets mixrender takes, in LUFS, and the ceilings, in dBTP.
+    public static let targets = -70.0...0.0
+    public static let ceilings = -20.0...0.0
+    public static let maximumGains = 0.0...60.0
+
+    /// Integrated loudness to reach, in LUFS (-16 for most streaming of speech and ambience, -23 for broadcast).
+    public var targetLUFS: Double
+    /// The ceiling no inter-sample peak passes, in dBTP.
+    public var truePeakDb: Double = -1
+    /// The most gain normalising may add, in dB: a mix quieter than the target by more is an error, not a
+    /// render of amplified noise.
+    public var maximumGainDb: Double = 30
+    public init(targetLUFS: Double, truePeakDb: Double = -1, maximumGainDb: Double = 30) {
+        self.targetLUFS = targetLUFS; self.truePeakDb = truePeakDb; self.maximumGainDb = maximumGainDb
+    }
 }
 
 /// A fade: how long, and the curve it follows.

@@ -20,7 +20,8 @@ struct PresetReader {
     /// The keys each kind of object allows, in the order error messages list them.
     enum Keys {
         static let root = ["$schema", "version", "name", "duration", "output", "master", "voice", "bed", "tracks", "sections", "ending"]
-        static let output = ["sampleRate", "channels", "quality", "bitDepth", "resampler", "tags"]
+        static let output = ["sampleRate", "channels", "quality", "bitDepth", "resampler", "tags", "loudness"]
+        static let loudness = ["target", "truePeakDb", "maxGainDb"]
         static let tags = ["title", "artist", "comment"]
         static let master = ["gainDb", "fadeIn", "fadeOut", "limiter"]
         static let limiter = ["ceilingDb", "lookaheadMs", "releaseMs"]
@@ -110,6 +111,14 @@ struct PresetReader {
         if let depth = object["bitDepth"] { output.sampleFormat = try sampleFormat(depth) }
         if let resampler = object["resampler"] {
             output.resampler = try resampler.choice("resampler", ["best": .best, "medium": .medium, "fast": .fast])
+        }
+        if let loudness = object["loudness"] {
+            let fields = try loudness.object(allowing: Keys.loudness)
+            var spec = LoudnessSpec(targetLUFS: try fields.required("target", hint: "the integrated loudness to reach, in LUFS (-16, say)")
+                                        .number(in: LoudnessSpec.targets))
+            if let ceiling = fields["truePeakDb"] { spec.truePeakDb = try ceiling.number(in: LoudnessSpec.ceilings) }
+            if let most = fields["maxGainDb"] { spec.maximumGainDb = try most.number(in: LoudnessSpec.maximumGains) }
+            output.loudness = spec
         }
         if let tags = object["tags"] {
             let fields = try tags.object(allowing: Keys.tags)

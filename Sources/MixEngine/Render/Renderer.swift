@@ -83,8 +83,11 @@ public final class Renderer {
     ///     made first. Without one, the render makes its own and drops it at the end.
     ///   - taps: listeners at points of the master chain (before the limiter, at the output, ...).
     ///   - progress: called after each block with the frames written so far.
+    ///   - measuresOutput: whether the summary's `loudness` is measured (a measuring pass, which has its own
+    ///     tap, leaves it out: it costs the 4x oversampled true peak).
     public func render(to encoder: AudioEncoder, range: Range<Int64>? = nil, material: PreparedMaterial? = nil,
-                       taps: [RenderTap] = [], progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
+                       taps: [RenderTap] = [], measuresOutput: Bool = true,
+                       progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
         let range = range ?? 0..<plan.frameCount
         precondition(range.lowerBound >= 0 && range.upperBound <= plan.frameCount, "the range must lie within the render")
         let clock = ContinuousClock()
@@ -101,10 +104,11 @@ public final class Renderer {
         let limiter = Limiter(channelCount: channels, sampleRate: plan.sampleRate, ceilingDb: plan.limiter.ceilingDb,
                               lookaheadMs: plan.limiter.lookaheadMs, releaseMs: plan.limiter.releaseMs)
         let meter = LevelTap()
-        let loudness = try LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate)
+        let loudness = measuresOutput ? try LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate) : nil
         let output = EncoderTap(encoder, channelCount: channels, blockFrames: blockFrames)
         let chain = MasterChain.standard(gains: GainStage(plan.master, blockFrames: blockFrames), limiter: LimiterStage(limiter),
-                                         meter: meter, output: output, taps: [RenderTap(.output, loudness)] + taps, range: range)
+                                         meter: meter, output: output,
+                                         taps: (loudness.map { [RenderTap(.output, $0)] } ?? []) + taps, range: range)
 
         let end = range.upperBound + Int64(chain.latency)
         var position: Int64 = max(0, range.lowerBound - warmUpFrames)
@@ -142,7 +146,7 @@ public final class Renderer {
             maxGainReductionDb: limiter.maximumReductionDb,
             limitedSeconds: Double(limiter.limitedFrames) / Double(plan.sampleRate),
             clippedSamples: limiter.clampedSamples,
-            loudness: loudness.measurement,
+            loudness: loudness?.measurement ?? LoudnessMeasurement.unmeasured,
             materialMade: preparation.made, materialReused: preparation.reused,
             timings: timings)
     }
