@@ -21,7 +21,7 @@
 ///
 /// Layout: a delay line (an `AudioBlock` of `latency` frames), the sliding minimum's two rings of
 /// L + 2 + 2S values and frames, the moving average's ring of L + 1 `Double`s, in true-peak mode a
-/// `TruePeakDetector`, and scalar state and statistics. `process` allocates nothing. Not thread-safe:
+/// `TruePeakDetector` and its values for one chunk of 256 frames, and scalar state and statistics. `process` allocates nothing. Not thread-safe:
 /// one thread at a time (the render thread).
 public final class Limiter {
     /// What the limiter keeps under the ceiling.
@@ -42,8 +42,10 @@ public final class Limiter {
     /// The look-ahead in frames: how long the gain ramps down before a peak.
     public let lookahead: Int
     private let releaseCoefficient: Double
-    // The detector (true-peak mode), and the frames by which the gain's hold extends either side of a peak.
+    // The detector (true-peak mode) and its values for the chunk being limited (`TruePeakDetector.chunkFrames`),
+    // and the frames by which the gain's hold extends either side of a peak.
     private let detector: TruePeakDetector?
+    private let truePeaks: UnsafeMutablePointer<Float>
     private let hold: Int
     // Frames of the sliding minimum (lookahead + 1 + 2 hold) and of the moving average (lookahead + 1).
     private let minimumWindow: Int
@@ -109,10 +111,11 @@ public final class Limiter {
         averageRing.initialize(repeating: 1, count: averageWindow)
         averageSum = Double(averageWindow)
         settledFrames = averageWindow
+        truePeaks = .allocate(capacity: detector == nil ? 1 : TruePeakDetector.chunkFrames)
     }
 
     deinit {
-        dequeValues.deallocate(); dequeFrames.deallocate(); averageRing.deallocate()
+        dequeValues.deallocate(); dequeFrames.deallocate(); averageRing.deallocate(); truePeaks.deallocate()
     }
 
     /// The largest gain reduction applied so far, in dB (0 or positive).
@@ -122,6 +125,20 @@ public final class Limiter {
     /// delayed by `latency` frames (the first `latency` frames out are the silence it started with).
     public func process(_ block: AudioBlock, offset: Int = 0, count: Int) {
         if count > 0 && passThrough(block, offset: offset, count: count) { return }
+        guard let detector else { limit(block, offset: offset, count: count, truePeaks: nil); return }
+        // The detector reads each chunk before it is limited in place.
+        var done = 0
+        while done < count {
+            let m = min(TruePeakDetector.chunkFrames, count - done)
+            detector.process(block, offset: offset + done, count: m, peaks: truePeaks)
+            limit(block, offset: offset + done, count: m, truePeaks: truePeaks)
+            done += m
+        }
+    }
+
+    /// The loop: frames [offset, offset + count) of `block`, in place; `truePeaks[i]` is the detector's
+    /// value at frame offset + i (true-peak mode), or nil (sample-peak mode).
+    private func limit(_ block: AudioBlock, offset: Int, count: Int, truePeaks: UnsafeMutablePointer<Float>?) {
         let window = averageWindow
         let capacity = minimumWindow + 1
         // The public properties in locals for the loop: every access to a public stored property costs
@@ -138,7 +155,7 @@ public final class Limiter {
             var peak: Float = 0
             for c in 0..<channelCount { peak = max(peak, abs(block.channel(c)[offset + i])) }
             if statistics.contains(frame) { inputPeak = max(inputPeak, peak) }
-            let detected = detector?.push(block, at: offset + i) ?? peak
+            let detected = truePeaks?[i] ?? peak
             let need: Float = detected > ceiling ? ceiling / detected : 1
 
             // Sliding minimum over the last `minimumWindow` frames. (Ring indices wrap by comparison: head and

@@ -20,8 +20,9 @@ import RealModule
 /// input frames within `supportRadius` (12) of its interval. Streaming: the filter history carries over
 /// from one call to the next, so any block sizes give the same values.
 ///
-/// Layout: `tapsPerPhase` coefficients as `SIMD4<Float>` (lane p = phase p/4), and per channel a history
-/// ring of the last `tapsPerPhase` samples stored twice (2 × 24 floats, so the taps read it contiguously).
+/// Layout: the three interpolating phases' coefficients (3 × 24 floats; phase 0 is the sample), and per
+/// channel a line of 23 + `chunkFrames` floats: the 23 samples before the chunk being computed, then it
+/// (the taps read it contiguously, eight frames at a time).
 /// All memory is allocated in `init`; `process`, `advance` and `reset` allocate nothing. Not
 /// thread-safe: one thread at a time.
 public final class TruePeakDetector {
@@ -41,25 +42,31 @@ public final class TruePeakDetector {
     /// a stream whose samples stay within ±p has values at most p times this (Float rounding aside).
     public let gainBound: Float
 
-    private let coefficients: UnsafeMutablePointer<SIMD4<Float>>
-    private let history: UnsafeMutablePointer<Float>
-    private var writeIndex = 0
+    /// Frames `process` computes at a time (longer calls are cut into pieces of this size).
+    public static let chunkFrames = 256
+
+    // Coefficients by phase: phase p (1 ... 3) at [(p - 1) * K, p * K), oldest sample first.
+    private let phases: UnsafeMutablePointer<Float>
+    // Per channel, a line of K - 1 + chunkFrames samples: the K - 1 before the chunk, then the chunk.
+    private let lines: UnsafeMutablePointer<Float>
+    private var lineStride: Int { TruePeakDetector.tapsPerPhase - 1 + TruePeakDetector.chunkFrames }
 
     public init(channelCount: Int) {
         precondition(channelCount > 0, "a detector needs at least one channel")
         self.channelCount = channelCount
         let k = TruePeakDetector.tapsPerPhase
         let design = TruePeakDetector.design(tapsPerPhase: k, beta: TruePeakDetector.kaiserBeta)
-        coefficients = .allocate(capacity: k)
-        coefficients.initialize(from: design, count: k)
+        phases = .allocate(capacity: 3 * k)
+        for p in 1..<4 { for j in 0..<k { phases[(p - 1) * k + j] = design[j][p] } }
         var bound: Float = 0
         for p in 0..<4 { bound = max(bound, design.reduce(0) { $0 + abs($1[p]) }) }
         gainBound = bound
-        history = .allocate(capacity: 2 * k * channelCount)
-        history.initialize(repeating: 0, count: 2 * k * channelCount)
+        let stride = k - 1 + TruePeakDetector.chunkFrames
+        lines = .allocate(capacity: stride * channelCount)
+        lines.initialize(repeating: 0, count: stride * channelCount)
     }
 
-    deinit { coefficients.deallocate(); history.deallocate() }
+    deinit { phases.deallocate(); lines.deallocate() }
 
     /// The interpolator's coefficients: entry j (0 = the oldest sample of the window, `tapsPerPhase` − 1
     /// the newest) holds in lane p the weight of that sample in the value at p/4 of the way from sample
@@ -101,63 +108,82 @@ public final class TruePeakDetector {
     /// Writes the peak value of each of `count` frames of `block` from `offset` to `peaks[0 ..< count]`
     /// (value i is that of the interval `latency` frames before frame i, as above). NaN samples are ignored.
     public func process(_ block: AudioBlock, offset: Int = 0, count: Int, peaks: UnsafeMutablePointer<Float>) {
-        for i in 0..<count { peaks[i] = push(block, at: offset + i) }
+        var done = 0
+        while done < count {
+            let m = min(TruePeakDetector.chunkFrames, count - done)
+            processChunk(block, offset: offset + done, count: m, peaks: peaks + done)
+            done += m
+        }
     }
 
-    /// Takes frame `index` of `block` into the history and returns the peak of the interval that is now
-    /// complete (`latency` frames before it): the largest |value| over its four phases and all channels.
-    @inline(__always) func push(_ block: AudioBlock, at index: Int) -> Float {
-        let k = TruePeakDetector.tapsPerPhase
-        let w = writeIndex
-        var peak: Float = 0
+    /// Up to `chunkFrames` frames. Each channel's chunk is copied behind its history, then eight frames at
+    /// a time each phase's value is summed tap by tap, oldest first (value = value + c · x, in Float: the
+    /// same operations, in the same order, for every frame, so the values do not depend on where a chunk
+    /// starts), and the largest |value| kept; a remainder of fewer than eight frames is summed one by one.
+    private func processChunk(_ block: AudioBlock, offset: Int, count m: Int, peaks: UnsafeMutablePointer<Float>) {
+        typealias V = SIMD8<Float>
+        let k = TruePeakDetector.tapsPerPhase, history = k - 1
+        let c1 = phases, c2 = phases + k, c3 = phases + 2 * k
+        for i in 0..<m { peaks[i] = 0 }
         for c in 0..<channelCount {
-            let h = history + c * 2 * k
-            let x = block.channel(c)[index]
-            h[w] = x
-            h[w + k] = x
-            // The window, oldest first: [w + 1, w + k].
-            let window = h + w + 1
-            var acc = SIMD4<Float>()
-            for j in 0..<k { acc += coefficients[j] * window[j] }
-            // |value| of each phase; comparisons that are false for NaN leave it out.
-            let a = acc.replacing(with: -acc, where: acc .< 0)
-            if a[0] > peak { peak = a[0] }
-            if a[1] > peak { peak = a[1] }
-            if a[2] > peak { peak = a[2] }
-            if a[3] > peak { peak = a[3] }
+            let line = lines + c * lineStride
+            (line + history).update(from: block.channel(c).baseAddress! + offset, count: m)
+            var i = 0
+            while i + V.scalarCount <= m {
+                var a1 = V(), a2 = V(), a3 = V()
+                for j in 0..<k {
+                    let x = UnsafeRawPointer(line + i + j).loadUnaligned(as: V.self)
+                    a1 += c1[j] * x; a2 += c2[j] * x; a3 += c3[j] * x
+                }
+                let x0 = UnsafeRawPointer(line + i + k / 2 - 1).loadUnaligned(as: V.self)
+                // |value| of each phase; a NaN compares false, and is ignored.
+                var peak = UnsafeRawPointer(peaks + i).loadUnaligned(as: V.self)
+                var a = x0.replacing(with: -x0, where: x0 .< 0); peak.replace(with: a, where: peak .< a)
+                a = a1.replacing(with: -a1, where: a1 .< 0); peak.replace(with: a, where: peak .< a)
+                a = a2.replacing(with: -a2, where: a2 .< 0); peak.replace(with: a, where: peak .< a)
+                a = a3.replacing(with: -a3, where: a3 .< 0); peak.replace(with: a, where: peak .< a)
+                UnsafeMutableRawPointer(peaks + i).storeBytes(of: peak, as: V.self)
+                i += V.scalarCount
+            }
+            while i < m {
+                var a1: Float = 0, a2: Float = 0, a3: Float = 0
+                for j in 0..<k {
+                    let x = line[i + j]
+                    a1 += c1[j] * x; a2 += c2[j] * x; a3 += c3[j] * x
+                }
+                let x0 = line[i + k / 2 - 1]
+                if abs(x0) > peaks[i] { peaks[i] = abs(x0) }
+                if abs(a1) > peaks[i] { peaks[i] = abs(a1) }
+                if abs(a2) > peaks[i] { peaks[i] = abs(a2) }
+                if abs(a3) > peaks[i] { peaks[i] = abs(a3) }
+                i += 1
+            }
+            // The last K - 1 samples become the history (moving down: a forward copy is safe).
+            for j in 0..<history { line[j] = line[j + m] }
         }
-        writeIndex = w + 1 == k ? 0 : w + 1
-        return peak
     }
 
     /// Takes `count` frames into the history without computing their values: what `process` would leave,
-    /// bit for bit (only the last `tapsPerPhase` frames matter).
+    /// bit for bit (only the last `tapsPerPhase` − 1 frames matter).
     public func advance(_ block: AudioBlock, offset: Int = 0, count: Int) {
-        let k = TruePeakDetector.tapsPerPhase
-        let skipped = max(0, count - k)
-        var w = (writeIndex + skipped) % k
-        for i in skipped..<count {
-            for c in 0..<channelCount {
-                let x = block.channel(c)[offset + i]
-                history[c * 2 * k + w] = x
-                history[c * 2 * k + w + k] = x
-            }
-            w = w + 1 == k ? 0 : w + 1
+        let history = TruePeakDetector.tapsPerPhase - 1
+        let kept = min(count, history)
+        for c in 0..<channelCount {
+            let line = lines + c * lineStride
+            for j in 0..<(history - kept) { line[j] = line[j + kept] }
+            (line + history - kept).update(from: block.channel(c).baseAddress! + offset + count - kept, count: kept)
         }
-        writeIndex = w
     }
 
-    /// The largest |sample| in the history (the last `tapsPerPhase` frames of every channel). NaN is ignored.
+    /// The largest |sample| in the history (the last `tapsPerPhase` − 1 frames of every channel). NaN is ignored.
     public var historyPeak: Float {
-        let k = TruePeakDetector.tapsPerPhase
         var peak: Float = 0
-        for c in 0..<channelCount { peak = max(peak, Kernels.peak(history + c * 2 * k, count: k)) }
+        for c in 0..<channelCount { peak = max(peak, Kernels.peak(lines + c * lineStride, count: TruePeakDetector.tapsPerPhase - 1)) }
         return peak
     }
 
     /// Back to the state of a new detector: a history of silence.
     public func reset() {
-        history.update(repeating: 0, count: 2 * TruePeakDetector.tapsPerPhase * channelCount)
-        writeIndex = 0
+        lines.update(repeating: 0, count: lineStride * channelCount)
     }
 }
