@@ -32,12 +32,16 @@ let package = Package(
         // on stderr; MixIO calls libmpg123 itself for exact lengths and silence.
         .systemLibrary(name: "CMPG123", path: "Sources/CMPG123", pkgConfig: "libmpg123",
                        providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CEBUR128", path: "Sources/CEBUR128", pkgConfig: "libebur128",
+                       providers: [.apt(["libebur128-dev"])]),
         .systemLibrary(name: "CFFTW", path: "Sources/CFFTW", pkgConfig: "fftw3f",
                        providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CEspeakNG", path: "Sources/CEspeakNG", pkgConfig: "espeak-ng",
                        providers: [.apt(["libespeak-ng-dev", "espeak-ng-data"])]),
+        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat libavcodec libavutil",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         // TagLib is C++ and its C binding cannot write arbitrary comments: a small C++ shim with a C face.
         // Its headers include one another with quotes, so <taglib/...> needs no include flags.
         .target(name: "CTagLibShim", path: "Sources/CTagLibShim",
@@ -49,7 +53,8 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"])],
                 linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "MixIO",
-                dependencies: ["MixDSP", "CSndFile", "CMPG123", "CSampleRate", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim"]),
+                dependencies: ["MixDSP", "CSndFile", "CMPG123", "CEBUR128", "CSampleRate", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim",
+                               "CFFmpeg"]),
         .target(name: "MixEngine",
                 dependencies: ["MixDSP", "MixIO"],
                 exclude: engineDocs),
@@ -70,7 +75,7 @@ let package = Package(
         .testTarget(name: "MixDSPTests", dependencies: ["MixDSP", "DSPTestSupport"]),
         .testTarget(name: "MixIOTests", dependencies: ["MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
         .testTarget(name: "MixEngineTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["MixEngine", "MixIO", "mixrender", "DSPTestSupport", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["MixEngine", "MixIO", "MixDSP", "mixrender", "DSPTestSupport", "TestSupport"]),
         .testTarget(name: "GoldenTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
     ],
     swiftLanguageModes: [.v5]

@@ -36,6 +36,8 @@ enum BenchMain {
                     report.sections.append(contentsOf: KernelBench(timing: timing).run())
                 case .resampler:
                     report.sections.append(try ResamplerBench(runs: runs, isQuick: options.isQuick).run())
+                case .vorbis:
+                    report.sections.append(try VorbisDecodeBench(runs: options.runs ?? (options.isQuick ? 1 : 3), isQuick: options.isQuick).run())
                 case .pipeline:
                     let bench = PipelineBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 2 : 3),
                                               seconds: options.nightSeconds ?? (options.isQuick ? 60 : 1800), progress: progress)

@@ -17,6 +17,9 @@ public struct AudioIOError: Error, CustomStringConvertible, Sendable, Equatable 
     /// The `errno` the C function reported, when it is a libc call (nil for libsndfile, libsamplerate, ...).
     /// `cause` sorts the common ones for callers that word the message themselves.
     public var code: Int32?
+    /// Whether the library did not recognise the file's format at all (libsndfile, for a regular file that
+    /// is not empty), so that `AudioFile.open` may try another one.
+    var isUnrecognisedFormat = false
 
     public init(path: String, function: String, reason: String, operation: String = "open", code: Int32? = nil) {
         self.path = path

@@ -10,8 +10,9 @@ struct Mixrender: ParsableCommand {
             mixrender presets/night.json -o night.ogg        render a mix
             mixrender validate presets/night.json            check a preset, render nothing
             mixrender info rain.ogg                          what a file is
+            mixrender loudness rain.ogg                      its loudness (EBU R128)
             """,
-        subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, WaveformCommand.self],
+        subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, LoudnessCommand.self, WaveformCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     /// ArgumentParser's main, with the engine's structured errors worded for the command line.

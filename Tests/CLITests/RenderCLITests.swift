@@ -288,7 +288,7 @@ import Testing
         let page = try s.write("waves.mp3", "<!DOCTYPE html><html><body>404 Not Found</body></html>\n")
         let info = try CLI.run(["info", page])
         #expect(info.status == 1)
-        #expect(info.stderr == "Error: cannot open '\(page)': its contents are not audio libsndfile can decode (the name says .mp3) (sf_open)\n")
+        #expect(info.stderr == "Error: cannot open '\(page)': not an audio format mixrender can read (avformat_open_input)\n")
         let preset = try s.write("p.json", #"{ "duration": 5, "tracks": [ { "file": "waves.mp3" } ] }"#)
         let render = try CLI.run([preset, "-o", s.path("out.ogg")])
         #expect(render.status != 0)

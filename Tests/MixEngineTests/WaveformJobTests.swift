@@ -57,7 +57,7 @@ import Testing
         case .notAudio:
             input = scratch.path("notes.wav")
             try "these are not audio samples\n".write(toFile: input, atomically: true, encoding: .utf8)
-            expected = "cannot open '\(input)': not an audio file"
+            expected = "cannot open '\(input)': not an audio format mixrender can read"
         case .zeroLength:
             input = scratch.path("empty.wav")
             _ = FileManager.default.createFile(atPath: input, contents: Data())

@@ -137,10 +137,11 @@ public struct RenderJob: Sendable {
             let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
             let summary = try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, material: material,
                                                                              taps: taps, progress: progress)
-            let marks = chapters
-            if !marks.isEmpty && settings.format.carriesVorbisComments {
-                do { try FileTags.write(path: output.temporaryPath, format: settings.format, fields: Chapters.comments(marks)) } catch {
-                    throw EngineError.output(path: path, reason: "cannot write its chapters: \(error)")
+            // Chapter marks and ReplayGain, as Vorbis comments where the format has them.
+            let comments = Chapters.comments(chapters) + ReplayGain.comments(summary.loudness)
+            if !comments.isEmpty && settings.format.carriesVorbisComments {
+                do { try FileTags.write(path: output.temporaryPath, format: settings.format, fields: comments) } catch {
+                    throw EngineError.output(path: path, reason: "cannot write its chapters and ReplayGain tags: \(error)")
                 }
             }
             try output.commit()

@@ -1,4 +1,5 @@
 import MixDSP
+import MixIO
 
 /// What a render did: its length, its levels, what the limiter did, and where the time went.
 /// A value of numbers; allocates nothing. `Sendable`, safe to share.
@@ -19,6 +20,9 @@ public struct RenderSummary: Sendable {
     /// Samples the limiter's final safety clamp had to cut to the ceiling (0 unless a peak outran the
     /// look-ahead): clipping, counted and reported, never silent.
     public var clippedSamples: Int64
+    /// EBU R128 loudness of what was written (integrated, range, true peak, ...), measured on the render
+    /// thread as the blocks leave the limiter (a render to Ogg waits on its encoder, so this costs it no time).
+    public var loudness: LoudnessMeasurement
     /// What preparing the material did: entries made for this render, and entries another render had made.
     public var materialMade: Int
     public var materialReused: Int
@@ -100,9 +104,10 @@ public final class Renderer {
                               lookaheadMs: plan.limiter.lookaheadMs, releaseMs: plan.limiter.releaseMs,
                               detection: plan.limiter.detection)
         let meter = LevelTap()
+        let loudness = try LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate)
         let output = EncoderTap(encoder, channelCount: channels, blockFrames: blockFrames)
         let chain = MasterChain.standard(gains: GainStage(plan.master, blockFrames: blockFrames), limiter: LimiterStage(limiter),
-                                         meter: meter, output: output, taps: taps, range: range)
+                                         meter: meter, output: output, taps: [RenderTap(.output, loudness)] + taps, range: range)
 
         let end = range.upperBound + Int64(chain.latency)
         var position: Int64 = max(0, range.lowerBound - warmUpFrames)
@@ -140,6 +145,7 @@ public final class Renderer {
             maxGainReductionDb: limiter.maximumReductionDb,
             limitedSeconds: Double(limiter.limitedFrames) / Double(plan.sampleRate),
             clippedSamples: limiter.clampedSamples,
+            loudness: loudness.measurement,
             materialMade: preparation.made, materialReused: preparation.reused,
             timings: timings)
     }

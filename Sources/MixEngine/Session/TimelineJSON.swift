@@ -79,13 +79,13 @@ public enum TimelineJSON {
     }
 
     /// A number with at most six decimals, as JSON writes it (`12.5`, `3`).
-    static func number(_ x: Double) -> String {
+    public static func number(_ x: Double) -> String {
         let rounded = (x * 1_000_000).rounded() / 1_000_000
         return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
     }
 
     /// A JSON string literal.
-    static func quote(_ text: String) -> String {
+    public static func quote(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

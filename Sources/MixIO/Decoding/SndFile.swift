@@ -12,9 +12,19 @@ enum SndFile {
         if let handle = opened { return handle }
         let code = Int(sf_error(nil))
         let message = String(cString: sf_strerror(nil))
-        throw AudioIOError(path: path, function: "sf_open",
-                           reason: openFailureReason(path: path, code: code, message: message, writing: writing),
-                           operation: writing ? "create" : "open")
+        var error = AudioIOError(path: path, function: "sf_open",
+                                 reason: openFailureReason(path: path, code: code, message: message, writing: writing),
+                                 operation: writing ? "create" : "open")
+        error.isUnrecognisedFormat = !writing && isUnrecognised(path: path, code: code, message: message)
+        throw error
+    }
+
+    /// Whether a failed `sf_open` for reading means that libsndfile does not know the format of a regular,
+    /// non-empty file: "format not recognised", or its MPEG probe's misleading "not a regular file".
+    private static func isUnrecognised(path: String, code: Int, message: String) -> Bool {
+        let file = FileFacts(path)
+        guard file.exists, !file.isFolder, file.size != 0 else { return false }
+        return code == SF_ERR_UNRECOGNISED_FORMAT || message.contains("not a regular file")
     }
 
     /// Calls `sf_command` with no data pointer, for the on/off switches (`SFC_SET_NORM_FLOAT`, ...).

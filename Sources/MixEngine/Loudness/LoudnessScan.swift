@@ -1,0 +1,81 @@
+import Dispatch
+import MixIO
+
+/// Measures the loudness of several files at once (EBU R128 with libebur128, see `LoudnessMeter`), one file
+/// per core, and writes the results as a loudness meter's summary or as JSON.
+///
+/// No state: `measure` allocates the results and each file's decoder and meter; any thread may call it.
+public enum LoudnessScan {
+    /// One file's result, in the order asked.
+    public struct Entry: Sendable {
+        public var path: String
+        public var result: Result<LoudnessMeasurement, AudioIOError>
+    }
+
+    /// Decodes and measures every file, in parallel across the machine's cores.
+    public static func measure(_ paths: [String], truePeak: Bool = true) -> [Entry] {
+        let results = UnsafeMutableBufferPointer<Result<LoudnessMeasurement, AudioIOError>?>.allocate(capacity: paths.count)
+        results.initialize(repeating: nil)
+        defer { _ = results.deinitialize(); results.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: paths.count) { k in
+            do { results[k] = .success(try LoudnessMeter.measure(path: paths[k], truePeak: truePeak)) }
+            catch let error as AudioIOError { results[k] = .failure(error) }
+            catch { results[k] = .failure(AudioIOError(path: paths[k], function: "", reason: "\(error)", operation: "measure")) }
+        }
+        return paths.indices.map { Entry(path: paths[$0], result: results[$0]!) }
+    }
+
+    /// A meter's summary, one value per line:
+    ///
+    ///     file            rain.ogg
+    ///     integrated      -23.0 LUFS
+    ///     range             4.2 LU
+    ///     true peak        -1.3 dBTP
+    ///     sample peak      -1.5 dBFS
+    ///     momentary max   -18.2 LUFS
+    ///     short-term max  -20.1 LUFS
+    public static func text(path: String, _ m: LoudnessMeasurement) -> String {
+        func value(_ x: Double, _ unit: String) -> String {
+            let number = x.isFinite ? String(format1: x) : "-inf"
+            return String(repeating: " ", count: max(0, 6 - number.count)) + number + " " + unit
+        }
+        return [
+            "file            \(path)",
+            "integrated      " + value(m.integrated, "LUFS"),
+            "range           " + value(m.range, "LU"),
+            "true peak       " + value(m.truePeak, "dBTP"),
+            "sample peak     " + value(m.samplePeak, "dBFS"),
+            "momentary max   " + value(m.momentaryMax, "LUFS"),
+            "short-term max  " + value(m.shortTermMax, "LUFS"),
+        ].joined(separator: "\n")
+    }
+
+    /// A JSON array with one object per file, in order: its measurement (numbers to 0.01; -infinity, for
+    /// silence, as null), or its error.
+    public static func json(_ entries: [Entry]) -> String {
+        let objects = entries.map { entry -> String in
+            let file = "\"file\": \(TimelineJSON.quote(entry.path))"
+            switch entry.result {
+            case .failure(let error):
+                return "  { \(file), \"error\": \(TimelineJSON.quote(error.description)) }"
+            case .success(let m):
+                func number(_ x: Double) -> String { x.isFinite ? TimelineJSON.number((x * 100).rounded() / 100) : "null" }
+                let fields = [("integratedLUFS", m.integrated), ("rangeLU", m.range), ("truePeakDBTP", m.truePeak),
+                              ("samplePeakDBFS", m.samplePeak), ("momentaryMaxLUFS", m.momentaryMax),
+                              ("shortTermMaxLUFS", m.shortTermMax)]
+                return "  { \(file), " + fields.map { "\"\($0.0)\": \(number($0.1))" }.joined(separator: ", ") + " }"
+            }
+        }
+        return "[\n" + objects.joined(separator: ",\n") + "\n]\n"
+    }
+}
+
+extension String {
+    /// One decimal, rounded half away from zero: "-23.0", "4.2".
+    init(format1 x: Double) {
+        let tenths = (x * 10).rounded()
+        let sign = tenths < 0 ? "-" : ""
+        let magnitude = Int64(abs(tenths))
+        self = "\(sign)\(magnitude / 10).\(magnitude % 10)"
+    }
+}

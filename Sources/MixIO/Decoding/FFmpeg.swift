@@ -1,0 +1,76 @@
+import CFFmpeg
+
+/// What `FFmpegDecoder` and `FFmpegFileReader` share about FFmpeg's libraries: silencing their log,
+/// their error codes and messages, and human names for what they find.
+///
+/// No state of its own but the log switch, set once per process: any thread may call these at once.
+enum FFmpeg {
+    /// `AVERROR_EOF`, `AVERROR(EAGAIN)`, ...: macros Swift does not import, given by the shim.
+    static let endOfFile = cffmpeg_error_eof()
+    static let tryAgain = cffmpeg_error_again()
+    static let invalidData = cffmpeg_error_invalid_data()
+    static let streamNotFound = cffmpeg_error_stream_not_found()
+    static let decoderNotFound = cffmpeg_error_decoder_not_found()
+
+    /// `AV_NOPTS_VALUE`: a frame or packet without a timestamp.
+    static let noTimestamp = Int64.min
+
+    /// Calls `av_log_set_level(AV_LOG_QUIET)` the first time any thread calls it (a `static let` is
+    /// initialised once, thread-safely): FFmpeg otherwise prints its notes on stderr. mixrender reports
+    /// FFmpeg's failures in its own errors; the log is process-wide, so nothing else here uses it.
+    static func silenceLog() { _ = logSilenced }
+    private static let logSilenced: Void = av_log_set_level(AV_LOG_QUIET)
+
+    /// Calls `av_strerror` for an FFmpeg error code and makes the message read like libsndfile's
+    /// ("Invalid data found when processing input" -> "invalid data found when processing input").
+    /// Allocates the string.
+    static func reason(forCode code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard av_strerror(code, &buffer, buffer.count) == 0 else { return "error \(code)" }
+        let message = String(cString: buffer)
+        guard let first = message.first else { return "error \(code)" }
+        return first.lowercased() + message.dropFirst()
+    }
+
+    /// An `AudioIOError` for a failed FFmpeg call: the file, the function, its readable message.
+    static func error(_ path: String, _ function: String, code: Int32, operation: String = "open") -> AudioIOError {
+        AudioIOError(path: path, function: function, reason: reason(forCode: code), operation: operation)
+    }
+
+    // MARK: - Names
+
+    /// A human name for an audio stream: its encoding, then its container in brackets:
+    /// "AAC (MPEG-4)", "Opus (WebM)", "Vorbis (Ogg)". A Matroska file is called WebM when its name says so
+    /// (FFmpeg reads both with one demuxer and does not tell them apart). Calls `avcodec_descriptor_get`
+    /// for encodings outside the small table.
+    static func formatName(codec: AVCodecID, container: UnsafePointer<AVInputFormat>, path: String) -> String {
+        "\(encodingName(codec)) (\(containerName(container, path: path)))"
+    }
+
+    private static func encodingName(_ codec: AVCodecID) -> String {
+        switch codec {
+        case AV_CODEC_ID_AAC, AV_CODEC_ID_AAC_LATM: return "AAC"
+        case AV_CODEC_ID_OPUS: return "Opus"
+        case AV_CODEC_ID_VORBIS: return "Vorbis"
+        case AV_CODEC_ID_MP3: return "MP3"
+        case AV_CODEC_ID_FLAC: return "FLAC"
+        case AV_CODEC_ID_ALAC: return "ALAC"
+        case AV_CODEC_ID_AC3: return "AC-3"
+        case AV_CODEC_ID_EAC3: return "E-AC-3"
+        default:
+            guard let descriptor = avcodec_descriptor_get(codec) else { return String(cString: avcodec_get_name(codec)) }
+            return String(cString: descriptor.pointee.long_name ?? descriptor.pointee.name)
+        }
+    }
+
+    private static func containerName(_ container: UnsafePointer<AVInputFormat>, path: String) -> String {
+        switch String(cString: container.pointee.name) {
+        case "mov,mp4,m4a,3gp,3g2,mj2": return "MPEG-4"
+        case "matroska,webm": return path.lowercased().hasSuffix(".webm") ? "WebM" : "Matroska"
+        case "ogg": return "Ogg"
+        case "aac": return "ADTS"
+        case "mp3": return "MPEG audio"
+        case let name: return container.pointee.long_name.map { String(cString: $0) } ?? name
+        }
+    }
+}
