@@ -90,10 +90,15 @@ public struct FadeSpec: Sendable, Equatable {
     public init(seconds: Double, curve: Curve) { self.seconds = seconds; self.curve = curve }
 }
 
-/// The master limiter's settings: a value of three `Double`s; allocates nothing. `Sendable`, safe to share.
+/// The master limiter's settings: a value of three `Double`s and a `Limiter.Detection`; allocates nothing.
+/// `Sendable`, safe to share.
 public struct LimiterSpec: Sendable, Equatable {
-    /// The level no output sample exceeds, in dBFS.
+    /// The level no output sample exceeds, in dBFS (in dBTP with `.truePeak` detection: no value between
+    /// samples either, as a 4x oversampling meter reads them).
     public var ceilingDb: Double = -1
+    /// What the ceiling holds: samples (`.samplePeak`), or samples and the values between them
+    /// (`.truePeak`, which adds 0.5 ms of latency at 48 kHz). Not a preset key: set by the engine.
+    public var detection: Limiter.Detection = .samplePeak
     /// Look-ahead: how early the limiter starts to turn down before a peak, in milliseconds.
     public var lookaheadMs: Double = 5
     /// How fast the gain recovers after a peak, in milliseconds (time constant).

@@ -69,9 +69,11 @@ public final class Renderer {
     }
 
     /// Frames of mix rendered before a partial render's first frame, so the limiter arrives there in
-    /// the state a full render would have (its look-ahead plus ten release time constants).
+    /// the state a full render would have (its look-ahead plus ten release time constants; in true-peak
+    /// mode also the frames the detector and the hold look at, twice `TruePeakDetector.supportRadius`).
     public var warmUpFrames: Int64 {
-        Int64((plan.limiter.lookaheadMs + 10 * plan.limiter.releaseMs) / 1000 * Double(plan.sampleRate)) + 1
+        let extra = plan.limiter.detection == .truePeak ? Int64(2 * TruePeakDetector.supportRadius) : 0
+        return Int64((plan.limiter.lookaheadMs + 10 * plan.limiter.releaseMs) / 1000 * Double(plan.sampleRate)) + 1 + extra
     }
 
     /// Renders frames `range` of the plan (all of it by default) into `encoder`, which is finished
@@ -102,7 +104,8 @@ public final class Renderer {
         let bus = AudioBlock(channelCount: channels, capacity: blockFrames)
         let mixer = TrackMixer(plan: plan, material: material, blockFrames: blockFrames)
         let limiter = Limiter(channelCount: channels, sampleRate: plan.sampleRate, ceilingDb: plan.limiter.ceilingDb,
-                              lookaheadMs: plan.limiter.lookaheadMs, releaseMs: plan.limiter.releaseMs)
+                              lookaheadMs: plan.limiter.lookaheadMs, releaseMs: plan.limiter.releaseMs,
+                              detection: plan.limiter.detection)
         let meter = LevelTap()
         let loudness = measuresOutput ? try LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate) : nil
         let output = EncoderTap(encoder, channelCount: channels, blockFrames: blockFrames)
