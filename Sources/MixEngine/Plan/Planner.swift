@@ -97,9 +97,12 @@ public struct Planner {
 
         shareRepeatedFiles(&tracks, context: context, session: session)
         let master = GainStack(constant: Float(gain(fromDecibels: preset.master.gainDb)), envelopes: masterEnvelopes)
-        // Normalising, the limiter holds the true-peak ceiling instead of its own.
+        // Normalising, the limiter holds the true-peak ceiling instead of its own, detecting peaks between samples.
         var limiter = preset.master.limiter
-        if let loudness = preset.output.loudness { limiter.ceilingDb = loudness.truePeakDb }
+        if let loudness = preset.output.loudness {
+            limiter.ceilingDb = loudness.truePeakDb - LoudnessSpec.detectorMarginDb
+            limiter.detection = .truePeak
+        }
         var plan = RenderPlan(sampleRate: rate, channelCount: channels, frameCount: total,
                               resampler: preset.output.resampler, tracks: tracks, master: master,
                               limiter: limiter, timeline: timeline)
