@@ -96,8 +96,8 @@ public enum Normalisation {
     static let minimumPartSeconds = 60
 
     /// The integrated loudness at `point` of the whole plan, and its highest sample before the limiter.
-    static func measure(_ plan: RenderPlan, at point: TapPoint, material: PreparedMaterial,
-                        blockFrames: Int) throws -> (loudness: Double, mixPeakDb: Double) {
+    public static func measure(_ plan: RenderPlan, at point: TapPoint, material: PreparedMaterial,
+                               blockFrames: Int = 4096) throws -> (loudness: Double, mixPeakDb: Double) {
         let parts = Int(max(1, min(Int64(ProcessInfo.processInfo.activeProcessorCount),
                                    plan.frameCount / Int64(plan.sampleRate * minimumPartSeconds))))
         let taps = try (0..<parts).map { _ in
