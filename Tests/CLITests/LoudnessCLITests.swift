@@ -127,4 +127,55 @@ import Testing
             #expect(s.contents == ["faint.wav", "p.json", "silence.wav"])
         }
     }
+
+    /// Two recordings 12 LU apart, both asked to sit at -30 LUFS, and a third 6 LU under the first: each, where
+    /// it plays alone, measures within 0.5 LU of where the preset puts it.
+    @Test func tracksSitAtTheLoudnessTheyAskFor() throws {
+        let s = try TemporaryFolder()
+        _ = try sine(s, "quiet.wav", dBFS: -36)
+        var state: UInt64 = 11
+        _ = try s.wav("loud.wav", rate: 48_000, channels: 2, frames: 10 * 48_000) { _, _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return 0.25 * Float(Double(state >> 11) / Double(1 << 53) - 0.5)
+        }
+        let preset = try s.write("p.json", """
+            { "duration": 30, "output": { "bitDepth": "float" },
+              "tracks": [ { "name": "tone", "file": "quiet.wav", "loop": true, "end": 10, "loudness": -30 },
+                          { "file": "loud.wav", "loop": true, "start": 10, "end": 20, "loudness": -30 },
+                          { "file": "loud.wav", "loop": true, "start": 20, "loudness": { "track": "tone", "offset": -6 } } ] }
+            """)
+        let quiet = try LoudnessMeter.measure(path: s.path("quiet.wav")).integrated
+        let loud = try LoudnessMeter.measure(path: s.path("loud.wav")).integrated
+        #expect(loud - quiet > 11, "\(quiet) and \(loud) LUFS")
+        let r = try CLI.run([preset, "-o", s.path("out.wav"), "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = try readAll(try AudioFile.open(path: s.path("out.wav")))
+        func loudness(from: Int, to: Int) throws -> Double {
+            let meter = try LoudnessMeter(channelCount: 2, sampleRate: 48_000, truePeak: false)
+            // Away from the edges, where the tracks' default fades are.
+            try out.withUnsafeBufferPointer { try meter.add(interleaved: $0.baseAddress! + (from + 1) * 48_000 * 2, frames: (to - from - 2) * 48_000) }
+            return meter.measurement.integrated
+        }
+        let first = try loudness(from: 0, to: 10), second = try loudness(from: 10, to: 20), third = try loudness(from: 20, to: 30)
+        #expect(abs(first - -30) <= 0.5 && abs(second - -30) <= 0.5 && abs(first - second) <= 0.5, "\(first), \(second)")
+        #expect(abs(third - -36) <= 0.5, "\(third)")
+    }
+
+    /// A track's loudness with a gain, of a silent source, or relative to a track that is not there: one line.
+    @Test func badTrackLoudnessFailsCleanly() throws {
+        let s = try TemporaryFolder()
+        _ = try s.wav("silence.wav", rate: 48_000, frames: 3 * 48_000) { _, _ in 0 }
+        let cases: [(String, String)] = [
+            (#"{ "tone": { "frequencyHz": 440 }, "gainDb": -6, "loudness": -30 }"#, "tracks[0].loudness: a track sets its level by 'loudness' or by 'gainDb', not both"),
+            (#"{ "file": "silence.wav", "loop": true, "loudness": -30 }"#, "tracks[0].loudness: the track is silent where it is measured"),
+            (#"{ "tone": { "frequencyHz": 440 }, "loudness": { "track": "rain" } }"#, "tracks[0].loudness.track: no other track is named 'rain'"),
+            (#"{ "tone": { "frequencyHz": 440 }, "loudness": 3 }"#, "tracks[0].loudness: 3 is out of range"),
+        ]
+        for (track, expected) in cases {
+            let preset = try s.write("p.json", #"{ "duration": 5, "tracks": [ "# + track + " ] }")
+            let r = try CLI.run([preset, "-o", s.path("out.wav")])
+            #expect(r.status == 1 && r.stderr.contains(expected) && r.stderr.split(separator: "\n").count == 1, "\(track): \(r.stderr)")
+            #expect(s.contents == ["p.json", "silence.wav"])
+        }
+    }
 }

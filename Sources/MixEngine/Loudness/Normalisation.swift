@@ -99,10 +99,11 @@ public enum Normalisation {
     static let minimumPartSeconds = 60
 
     /// The integrated loudness at `point` of the whole plan, and its highest sample before the limiter.
-    public static func measure(_ plan: RenderPlan, at point: TapPoint, material: PreparedMaterial,
+    public static func measure(_ plan: RenderPlan, at point: TapPoint, material: PreparedMaterial, range: Range<Int64>? = nil,
                                blockFrames: Int = 4096) throws -> (loudness: Double, mixPeakDb: Double) {
+        let whole = range ?? 0..<plan.frameCount
         let parts = Int(max(1, min(Int64(ProcessInfo.processInfo.activeProcessorCount),
-                                   plan.frameCount / Int64(plan.sampleRate * minimumPartSeconds))))
+                                   Int64(whole.count) / Int64(plan.sampleRate * minimumPartSeconds))))
         let taps = try (0..<parts).map { _ in
             try LoudnessTap(channelCount: plan.channelCount, sampleRate: plan.sampleRate, truePeak: false)
         }
@@ -110,7 +111,8 @@ public enum Normalisation {
         results.initialize(repeating: nil)
         defer { _ = results.deinitialize(); results.deallocate() }
         DispatchQueue.concurrentPerform(iterations: parts) { k in
-            let range = plan.frameCount * Int64(k) / Int64(parts)..<plan.frameCount * Int64(k + 1) / Int64(parts)
+            let n = Int64(whole.count)
+            let range = whole.lowerBound + n * Int64(k) / Int64(parts)..<whole.lowerBound + n * Int64(k + 1) / Int64(parts)
             results[k] = Result {
                 try Renderer(plan: plan, blockFrames: blockFrames)
                     .render(to: NullEncoder(), range: range, material: material, taps: [RenderTap(point, taps[k])],

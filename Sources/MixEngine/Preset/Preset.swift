@@ -163,8 +163,20 @@ public struct TrackSpec: Sendable, Equatable {
     public var during: SectionSpan?
     /// Whether the track dips under the voice when the preset ducks (`voice.ducking`).
     public var ducks = true
+    /// The track's loudness in the mix, instead of `gainDb`: its gain is set from its measured loudness.
+    public var loudness: TrackLoudness?
 
     public init(name: String? = nil, source: SourceSpec) { self.name = name; self.source = source }
+}
+
+/// A track's loudness in the mix (`"loudness": -30`, or `{"track": "rain", "offset": -6}`): the planner
+/// measures the track alone (EBU R128, gated) and sets its gain so it sits there.
+/// A plain enum value (`Sendable`); allocates only a track's name.
+public enum TrackLoudness: Sendable, Equatable {
+    /// Integrated loudness in LUFS.
+    case absolute(Double)
+    /// LU above (positive) or below another track's loudness in the mix.
+    case relative(track: String, offset: Double)
 }
 
 /// A run of a session's sections, from `first` to `last` (the same one for a single section).
