@@ -26,6 +26,8 @@ public struct NormalisationReport: Sendable, Equatable {
     public var measuringPasses: Int
     /// Seconds the measuring passes took, together.
     public var seconds: Double
+    /// The CPU seconds they took, on every core (`CPUClock.process`).
+    public var cpuSeconds: Double = 0
 }
 
 /// Finds the master gain that brings a plan to a loudness target under a true-peak ceiling, offline and
@@ -65,7 +67,7 @@ public enum Normalisation {
     public static func find(plan: RenderPlan, spec: LoudnessSpec, material: PreparedMaterial, blockFrames: Int = 4096,
                             failure: (String) -> EngineError) throws -> NormalisationReport {
         let clock = ContinuousClock()
-        let started = clock.now
+        let started = clock.now, startedCPU = CPUClock.process
         func measure(_ plan: RenderPlan, at point: TapPoint) throws -> (loudness: Double, mixPeakDb: Double) {
             try Self.measure(plan, at: point, material: material, blockFrames: blockFrames)
         }
@@ -96,6 +98,7 @@ public enum Normalisation {
         }
         report.gainDb = gainDb
         report.seconds = (clock.now - started).seconds
+        report.cpuSeconds = CPUClock.process - startedCPU
         return report
     }
 

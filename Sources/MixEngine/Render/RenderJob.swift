@@ -108,15 +108,21 @@ public struct RenderJob: Sendable {
         guard let format = OutputFileFormat.from(path: path) else {
             throw EngineError.output(path: path, reason: "unknown output extension; use .ogg, .flac, .wav or .mp3")
         }
+        let settings = outputSettings(format: format)
+        if let problem = SoundFileWriter.validate(settings: settings) {
+            throw EngineError.output(path: path, reason: "\(problem)")
+        }
+        try checkNotAnInput(path)
+        return settings
+    }
+
+    /// The settings for writing this job in `format` (not checked against the writer's limits).
+    public func outputSettings(format: OutputFileFormat) -> OutputSettings {
         let tags = preset.output.tags
         var settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,
                                       sampleFormat: preset.output.sampleFormat, vorbisQuality: preset.output.quality,
                                       title: tags.title ?? preset.name, artist: tags.artist, comment: tags.comment)
         settings.expectedFrameCount = Int64(range.count)
-        if let problem = SoundFileWriter.validate(settings: settings) {
-            throw EngineError.output(path: path, reason: "\(problem)")
-        }
-        try checkNotAnInput(path)
         return settings
     }
 

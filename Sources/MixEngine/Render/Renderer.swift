@@ -35,7 +35,11 @@ public struct RenderSummary: Sendable {
 /// thread, overlapping the rest. `write` is the render loop handing blocks to the encoder thread:
 /// interleaving, and waiting for a free buffer when the encoder is behind (most of a render to Ogg
 /// Vorbis, whose encoder is slowest).
-/// A value of six `Double`s; allocates nothing. `Sendable`, safe to share.
+///
+/// The `...CPU` fields are CPU seconds of the same stages (`CPUClock`): `prepareCPU` and `totalCPU` are the
+/// whole process's (preparing runs on every core; the total includes the encoder thread), `sourcesCPU`,
+/// `mixCPU` and `writeCPU` the render thread's, `encodeCPU` the encoder thread's.
+/// A value of twelve `Double`s; allocates nothing. `Sendable`, safe to share.
 public struct RenderTimings: Sendable {
     public var prepare: Double = 0
     public var sources: Double = 0
@@ -43,6 +47,12 @@ public struct RenderTimings: Sendable {
     public var encode: Double = 0
     public var write: Double = 0
     public var wall: Double = 0
+    public var prepareCPU: Double = 0
+    public var sourcesCPU: Double = 0
+    public var mixCPU: Double = 0
+    public var encodeCPU: Double = 0
+    public var writeCPU: Double = 0
+    public var totalCPU: Double = 0
 }
 
 /// The block render loop: for each block of frames, every voice that sounds is rendered from its
@@ -94,11 +104,13 @@ public final class Renderer {
         precondition(range.lowerBound >= 0 && range.upperBound <= plan.frameCount, "the range must lie within the render")
         let clock = ContinuousClock()
         let started = clock.now
+        let startedCPU = CPUClock.process
         var timings = RenderTimings()
 
         let material = material ?? PreparedMaterial()
         let preparation = try material.prepare(for: plan)
         timings.prepare = preparation.seconds
+        timings.prepareCPU = CPUClock.process - startedCPU
 
         let channels = plan.channelCount
         let bus = AudioBlock(channelCount: channels, capacity: blockFrames)
@@ -123,9 +135,10 @@ public final class Renderer {
             while position < end {
                 let n = Int(min(Int64(blockFrames), end - position))
                 try mixer.mixTracks(into: bus, at: position, count: n, timings: &timings)
-                let chainStarted = clock.now
+                let chainStarted = clock.now, chainStartedCPU = CPUClock.thread
                 try chain.process(bus, count: n, at: position)
                 timings.mix += (clock.now - chainStarted).seconds
+                timings.mixCPU += CPUClock.thread - chainStartedCPU
                 position += Int64(n)
                 // Frames the output has received so far (it lags the mix by the chain's latency).
                 let written = min(position - Int64(chain.latency), range.upperBound) - range.lowerBound
@@ -140,6 +153,10 @@ public final class Renderer {
         timings.mix -= output.writeSeconds
         timings.encode = output.encodeSeconds
         timings.wall = (clock.now - started).seconds
+        timings.writeCPU = output.writeCPUSeconds
+        timings.mixCPU -= output.writeCPUSeconds
+        timings.encodeCPU = output.encodeCPUSeconds
+        timings.totalCPU = CPUClock.process - startedCPU
 
         return RenderSummary(
             frameCount: Int64(range.count), sampleRate: plan.sampleRate,
