@@ -50,6 +50,12 @@ enum BenchMain {
                     let (section, target) = try bench.run()
                     report.sections.append(section)
                     report.targets.append(target)
+                case .loudness:
+                    let bench = LoudnessBench(runs: options.runs ?? (options.isQuick ? 1 : 3),
+                                              seconds: options.nightSeconds ?? (options.isQuick ? 300 : 3600), progress: progress)
+                    let (section, target) = try bench.run()
+                    report.sections.append(section)
+                    report.targets.append(target)
                 case .session:
                     let bench = SessionBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 3),
                                              seconds: options.isQuick ? 1200 : 1800, progress: progress)

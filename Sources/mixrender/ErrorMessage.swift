@@ -10,6 +10,8 @@ enum ErrorMessage {
         case .duration: return "--duration"
         case .sampleRate: return "--sample-rate"
         case .quality: return "--quality"
+        case .loudness: return "--loudness"
+        case .truePeak: return "--true-peak"
         case .start: return "--start"
         case .end: return "--end"
         case .output: return "-o"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MixEngine
 
 @main
 struct Mixrender: ParsableCommand {
@@ -11,8 +12,11 @@ struct Mixrender: ParsableCommand {
             mixrender validate presets/night.json            check a preset, render nothing
             mixrender info rain.ogg                          what a file is
             mixrender loudness rain.ogg                      its loudness (EBU R128)
+            mixrender key presets/night.json                 its cache key, without rendering
             """,
-        subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, LoudnessCommand.self, WaveformCommand.self],
+        version: MixrenderVersion.string,
+        subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, LoudnessCommand.self, WaveformCommand.self,
+                      KeyCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     /// ArgumentParser's main, with the engine's structured errors worded for the command line.

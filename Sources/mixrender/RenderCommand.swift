@@ -32,6 +32,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Also write the timeline as JSON: sections, spoken segments, ducking, schedules, breathing phases.")
     var timeline: String?
 
+    @Option(help: "Also write a report as JSON once the render succeeds: inputs and output with SHA-256, levels, timings, the cache key (docs/report.md).")
+    var report: String?
+
     func validate() throws {
         guard blockFrames > 0 && blockFrames <= 1 << 20 else {
             throw CLIError("--block-frames must be between 1 and 1048576")
@@ -53,6 +56,19 @@ struct RenderCommand: ParsableCommand {
             try job.checkNotAnInput(timeline)
             _ = try AtomicOutputFile.check(destination: timeline)
         }
+        // The report's inputs are hashed before rendering: an unreadable source stops the render before it starts.
+        var reportInputs: (files: [InputFile], key: CacheKey, seconds: Double, cpu: Double)?
+        if let report {
+            guard report != output && report != waveform && report != timeline else {
+                throw CLIError("--report: '\(report)' is also another output; give it a name of its own")
+            }
+            try job.checkNotAnInput(report)
+            _ = try AtomicOutputFile.check(destination: report)
+            let started = ContinuousClock.now, startedCPU = CPUClock.process
+            let files = try InputFile.hashAll(job.plan)
+            let key = try job.cacheKey(inputs: files, format: OutputFileFormat.from(path: output))
+            reportInputs = (files, key, (ContinuousClock.now - started).seconds, CPUClock.process - startedCPU)
+        }
         let recorder = try waveform.map {
             WaveformRecorder(plan: try WaveformPlan(output: $0, options: WaveformOptions(), sampleRate: job.plan.sampleRate,
                                                     channelCount: job.plan.channelCount, frameCount: Int64(job.range.count)))
@@ -63,9 +79,17 @@ struct RenderCommand: ParsableCommand {
         bar.finish()
         let waveforms = try recorder?.writeOutputs() ?? []
         if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }
+        if let report, let inputs = reportInputs {
+            let started = ContinuousClock.now, startedCPU = CPUClock.process
+            let written = try ContentHash.file(path: output)
+            try RenderReport(job: job, result: result, inputs: inputs.files, key: inputs.key, outputSHA256: written.sha256,
+                             hashSeconds: inputs.seconds + (ContinuousClock.now - started).seconds,
+                             hashCPUSeconds: inputs.cpu + CPUClock.process - startedCPU).write(to: report)
+        }
         if !quiet {
             var lines = [Report.summary(result, job: job)] + waveforms.map { "waveform  \($0)" }
             if let timeline { lines.append("timeline  \(timeline)") }
+            if let report { lines.append("report    \(report)") }
             print(lines.joined(separator: "\n"))
         }
     }
@@ -84,6 +108,12 @@ struct OverrideOptions: ParsableArguments {
 
     @Option(help: "Resampler quality: best, medium or fast.")
     var resampler: String?
+
+    @Option(parsing: .unconditional, help: "Normalise to this integrated loudness, in LUFS (EBU R128; -70 to 0, e.g. -16).")
+    var loudness: Double?
+
+    @Option(name: .customLong("true-peak"), parsing: .unconditional, help: "The true-peak ceiling while normalising, in dBTP (-20 to 0; default -1).")
+    var truePeak: Double?
 
     @Option(help: "Render only from this time of the timeline on (fades and envelopes stay where the preset puts them).")
     var start: String?
@@ -110,6 +140,8 @@ struct OverrideOptions: ParsableArguments {
         }
         o.sampleRate = sampleRate
         o.quality = quality
+        o.loudnessTarget = loudness
+        o.truePeakDb = truePeak
         if let resampler {
             guard let r = ResamplerQuality(rawValue: resampler) else {
                 throw CLIError("--resampler: unknown quality '\(resampler)'; expected best, medium or fast")

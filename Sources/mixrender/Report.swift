@@ -18,6 +18,21 @@ enum Report {
             "size      \(bytes(result.outputBytes))",
             "peak      \(db(s.peakDb)) dBFS, RMS \(db(s.rmsDb)) dBFS",
         ]
+        lines.append("loudness  \(lufs(s.loudness.integrated)) LUFS integrated, range \(db(s.loudness.range)) LU, true peak \(db(s.loudness.truePeak)) dBTP")
+        if let n = result.normalisation {
+            var line = "normalise target \(lufs(n.targetLUFS)) LUFS under \(db(n.truePeakDb)) dBTP: the mix measured \(lufs(n.measuredLUFS)) LUFS, "
+                + "gain \(String(format: "%+.1f", n.gainDb)) dB"
+            if n.limiterLossLU > 0.05 {
+                line += "; the limiter took \(String(format: "%.1f", n.limiterLossLU)) LU, made up by \(n.measuringPasses - 2) more pass\(n.measuringPasses == 3 ? "" : "es")"
+            }
+            line += " (\(n.measuringPasses) measuring pass\(n.measuringPasses == 1 ? "" : "es"), \(String(format: "%.2f", n.seconds)) s)"
+            if let encoded = n.encodedLUFS {
+                line += n.encoderCorrectionDb != 0
+                    ? "; the encoder moved it by \(String(format: "%+.1f", -n.encoderCorrectionDb)) LU, so it was written again: \(lufs(encoded)) LUFS decoded"
+                    : "; \(lufs(encoded)) LUFS decoded"
+            }
+            lines.append(line)
+        }
         if s.maxGainReductionDb > 0.005 {
             lines.append("limiter   mix peaked at \(db(s.mixPeakDb)) dBFS; reduced up to \(String(format: "%.1f", s.maxGainReductionDb)) dB for \(String(format: "%.2f", s.limitedSeconds)) s")
         } else {
@@ -71,10 +86,16 @@ enum Report {
         for (key, value) in comments where ["TITLE", "ARTIST", "ALBUM", "COMMENT", "DATE", "GENRE"].contains(key.uppercased()) {
             lines.append(key.lowercased().padding(toLength: 10, withPad: " ", startingAt: 0) + value)
         }
+        let replayGain = Dictionary(comments.map { ($0.key.uppercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        if let gain = replayGain["REPLAYGAIN_TRACK_GAIN"] {
+            lines.append("replaygain \(gain)" + (replayGain["REPLAYGAIN_TRACK_PEAK"].map { ", peak \($0)" } ?? ""))
+        }
         for mark in Chapters.marks(inComments: comments) { lines.append("chapter   \(mark.timestamp)  \(mark.name)") }
         for warning in info.warnings { lines.append("warning   \(warning)") }
         return lines.joined(separator: "\n")
     }
+
+    static func lufs(_ value: Double) -> String { value.isFinite ? String(format: "%.1f", value) : "-inf" }
 
     static func db(_ value: Double) -> String {
         value.isFinite ? String(format: "%.1f", value) : "-inf"

@@ -61,6 +61,35 @@ import TestSupport
         }
     }
 
+    /// With `.truePeak` detection (what a dBTP ceiling asks for) the written output's values between
+    /// samples, as an ideal 4x meter reads them, stay within 0.05 dB of the −1 dB ceiling; with the default
+    /// `.samplePeak` they do not. A 12 kHz tone at 48 kHz with phase 1/8 has every sample at 0.707 of its
+    /// peak: +1 dBTP, −2 dBFS; read over the last 0.2 s, when the release has settled after its start.
+    @Test func truePeakDetectionHoldsTheCeilingBetweenSamples() throws {
+        let folder = try TemporaryFolder()
+        let preset = try folder.preset("""
+            { "duration": 1, "output": { "sampleRate": 48000 },
+              "tracks": [ { "tone": { "frequencyHz": 12000, "phase": 0.125 }, "gainDb": 16 } ] }
+            """)
+        let job = try RenderJob(presetPath: preset)
+        #expect(job.plan.limiter.detection == .samplePeak)
+        let meter = ReferenceOversampler(factor: 4)
+        var readings: [Limiter.Detection: Double] = [:]
+        for detection in Limiter.Detection.allCases {
+            var plan = job.plan
+            plan.limiter.detection = detection
+            let capture = CaptureEncoder(sampleRate: plan.sampleRate, channelCount: 2)
+            let summary = try Renderer(plan: plan).render(to: capture)
+            #expect(summary.clippedSamples == 0)
+            #expect(summary.maxGainReductionDb > (detection == .truePeak ? 1.9 : -0.01))
+            readings[detection] = capture.channels.map { channel in
+                channel.withUnsafeBufferPointer { dB(meter.truePeak($0, frames: 38_000..<47_000)) }
+            }.max()!
+        }
+        #expect(readings[.truePeak]! <= -1 + 0.05 && readings[.truePeak]! >= -1.1, "true-peak detection: \(readings[.truePeak]!) dBTP")
+        #expect(readings[.samplePeak]! > 0.9, "sample-peak detection: \(readings[.samplePeak]!) dBTP")
+    }
+
     @Test func aFailingTapStopsTheRenderAndClosesTheEncoder() throws {
         final class FailingTap: MixTap {
             struct Failure: Error {}

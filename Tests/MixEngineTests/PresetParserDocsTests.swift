@@ -91,7 +91,7 @@ import Testing
         let blocks = Self.jsonBlocks(in: try Self.reference())
         let full = try #require(blocks.max { $0.text.count < $1.text.count })
         let elsewhere = Set(Self.sessionRootKeys + ["during", "duck"] + SourceKinds.keys.filter { !["file", "generator", "playlist", "tone"].contains($0) })
-        for key in PresetReader.Keys.root + PresetReader.Keys.output + PresetReader.Keys.master + PresetReader.Keys.limiter
+        for key in PresetReader.Keys.root + PresetReader.Keys.output + PresetReader.Keys.loudness + PresetReader.Keys.master + PresetReader.Keys.limiter
             + PresetReader.Keys.track + PresetReader.Keys.tags + PresetReader.Keys.envelopePoint + ["crossfade", "seed", "files"]
             where !elsewhere.contains(key) {
             #expect(full.text.contains("\"\(key)\""), "the full example in docs/presets.md lacks '\(key)'")
@@ -130,7 +130,7 @@ import Testing
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg"}, {"file": "b.ogg", "fadeIn": {"duration": 5, "curve": "cubic"}}]}"#,
          "presets/night.json: tracks[1].fadeIn.curve: unknown curve 'cubic'; expected one of linear, equalPower, sCurve, logarithmic, exponential"),
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg", "gian": -6}]}"#,
-         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, gainDb, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck"),
+         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, gainDb, loudness, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck"),
         (#"{"tracks": [{"file": "a.ogg"}]}"#,
          #"presets/night.json: missing required key 'duration' (the length of the render, e.g. "8h")"#),
         ("{\n  \"duration\": \"8h\",\n  \"tracks\": [1, 2,, 3]\n}",
@@ -184,6 +184,7 @@ import Testing
             ([], PresetReader.Keys.root),
             (["$defs", "output"], PresetReader.Keys.output),
             (["$defs", "output", "properties", "tags"], PresetReader.Keys.tags),
+            (["$defs", "output", "properties", "loudness"], PresetReader.Keys.loudness),
             (["$defs", "master"], PresetReader.Keys.master),
             (["$defs", "master", "properties", "limiter"], PresetReader.Keys.limiter),
             (["$defs", "fade", "oneOf", 1], PresetReader.Keys.fade),

@@ -5,6 +5,7 @@ import RealModule
 
 @inlinable func _sin(_ x: Double) -> Double { Double.sin(x) }
 @inlinable func _cos(_ x: Double) -> Double { Double.cos(x) }
+@inlinable func _tan(_ x: Double) -> Double { Double.tan(x) }
 @inlinable func _log10(_ x: Double) -> Double { Double.log10(x) }
 @inlinable func _pow(_ x: Double, _ y: Double) -> Double { Double.pow(x, y) }
 @inlinable func _exp(_ x: Double) -> Double { Double.exp(x) }

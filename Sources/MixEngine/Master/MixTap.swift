@@ -1,4 +1,5 @@
 import MixDSP
+import MixIO
 
 /// Something that listens to the mix at a point of the master chain without changing it: a meter,
 /// the output encoder, a waveform recorder, a loudness meter.
@@ -68,6 +69,9 @@ public final class EncoderTap: MixTap {
     public private(set) var writeSeconds: Double = 0
     /// Seconds the encoder thread spent encoding.
     public var encodeSeconds: Double { writer.encodeSeconds }
+    /// The same in CPU seconds (the render thread's, and the encoder thread's).
+    public private(set) var writeCPUSeconds: Double = 0
+    public var encodeCPUSeconds: Double { writer.encodeCPUSeconds }
     private let clock = ContinuousClock()
 
     public init(_ encoder: AudioEncoder, channelCount: Int, blockFrames: Int) {
@@ -75,9 +79,10 @@ public final class EncoderTap: MixTap {
     }
 
     public func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
-        let started = clock.now
+        let started = clock.now, startedCPU = CPUClock.thread
         try writer.write(block, offset: offset, count: count)
         writeSeconds += (clock.now - started).seconds
+        writeCPUSeconds += CPUClock.thread - startedCPU
     }
 
     public func finish() throws { try writer.finish() }

@@ -18,6 +18,8 @@ public struct RenderPlan: Sendable {
     /// Master gain, fade-in and the sleep-timer fade-out.
     public var master: GainStack
     public var limiter: LimiterSpec
+    /// Normalisation to a loudness (`RenderJob` finds the gain by measuring passes); nil: none.
+    public var loudness: LoudnessSpec?
     /// Things the planner had to adjust (a crossfade longer than half a loop, say), one line each,
     /// with the JSON path they concern. The render goes ahead; the CLI prints them on stderr.
     public var warnings: [String] = []

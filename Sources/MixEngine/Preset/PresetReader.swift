@@ -20,13 +20,15 @@ struct PresetReader {
     /// The keys each kind of object allows, in the order error messages list them.
     enum Keys {
         static let root = ["$schema", "version", "name", "duration", "output", "master", "voice", "bed", "tracks", "sections", "ending"]
-        static let output = ["sampleRate", "channels", "quality", "bitDepth", "resampler", "tags"]
+        static let output = ["sampleRate", "channels", "quality", "bitDepth", "resampler", "tags", "loudness"]
+        static let loudness = ["target", "truePeakDb", "maxGainDb"]
+        static let trackLoudness = ["track", "offset"]
         static let tags = ["title", "artist", "comment"]
         static let master = ["gainDb", "fadeIn", "fadeOut", "limiter"]
         static let limiter = ["ceilingDb", "lookaheadMs", "releaseMs"]
         static let fade = ["duration", "curve"]
         /// A track's own keys; its source's key (one of `SourceKinds.keys`) comes after `name`.
-        static let trackSettings = ["gainDb", "pan", "start", "end", "during", "loop", "fadeIn", "fadeOut", "envelope", "duck"]
+        static let trackSettings = ["gainDb", "loudness", "pan", "start", "end", "during", "loop", "fadeIn", "fadeOut", "envelope", "duck"]
         static let track = ["name"] + SourceKinds.keys + trackSettings
         static let loop = ["crossfade"]
         static let envelopePoint = ["time", "gainDb", "curve"]
@@ -110,6 +112,14 @@ struct PresetReader {
         if let depth = object["bitDepth"] { output.sampleFormat = try sampleFormat(depth) }
         if let resampler = object["resampler"] {
             output.resampler = try resampler.choice("resampler", ["best": .best, "medium": .medium, "fast": .fast])
+        }
+        if let loudness = object["loudness"] {
+            let fields = try loudness.object(allowing: Keys.loudness)
+            var spec = LoudnessSpec(targetLUFS: try fields.required("target", hint: "the integrated loudness to reach, in LUFS (-16, say)")
+                                        .number(in: LoudnessSpec.targets))
+            if let ceiling = fields["truePeakDb"] { spec.truePeakDb = try ceiling.number(in: LoudnessSpec.ceilings) }
+            if let most = fields["maxGainDb"] { spec.maximumGainDb = try most.number(in: LoudnessSpec.maximumGains) }
+            output.loudness = spec
         }
         if let tags = object["tags"] {
             let fields = try tags.object(allowing: Keys.tags)
@@ -206,6 +216,16 @@ struct PresetReader {
         let isGenerator = kind.isEndless
 
         if let gain = object["gainDb"] { track.gainDb = try gain.number(in: -96...24) }
+        if let loudness = object["loudness"] {
+            if object.has("gainDb") { throw loudness.error("a track sets its level by 'loudness' or by 'gainDb', not both") }
+            if case .number = loudness.value {
+                track.loudness = .absolute(try loudness.number(in: LoudnessSpec.targets))
+            } else {
+                let fields = try loudness.object(allowing: Keys.trackLoudness)
+                track.loudness = .relative(track: try fields.required("track", hint: "the name of the track it is relative to").string(),
+                                           offset: try fields["offset"]?.number(in: -60...60) ?? 0)
+            }
+        }
         if let pan = object["pan"] { track.pan = try pan.number(in: -1...1) }
         if let start = object["start"] {
             track.startSeconds = try start.time(allowingZero: true)

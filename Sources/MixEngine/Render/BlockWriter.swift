@@ -1,5 +1,6 @@
 import Foundation  // Thread
 import MixDSP
+import MixIO
 
 /// Hands rendered blocks to an encoder running on its own thread, so that encoding (the slowest
 /// stage of an Ogg render) overlaps mixing. The renderer is the producer and the encoder thread the
@@ -26,6 +27,8 @@ final class BlockWriter {
 
     /// Seconds the encoder thread spent inside `encoder.write` (complete after `close()` or `finish()`).
     var encodeSeconds: Double { drain.encodeSeconds }
+    /// CPU seconds the encoder thread spent there.
+    var encodeCPUSeconds: Double { drain.encodeCPUSeconds }
 
     init(encoder: AudioEncoder, channelCount: Int, blockFrames: Int, depth: Int = 8) {
         self.encoder = encoder
@@ -72,6 +75,7 @@ final class BlockWriter {
         // Written by the encoder thread only; read by the renderer after `waitUntilReadingClosed()`,
         // whose lock orders the two.
         var encodeSeconds: Double = 0
+        var encodeCPUSeconds: Double = 0
 
         init(encoder: AudioEncoder, ring: BufferRing) {
             self.encoder = encoder
@@ -82,15 +86,17 @@ final class BlockWriter {
             let clock = ContinuousClock()
             // The renderer never closes its end with a failure, so `next()` does not throw here.
             while let block = try? ring.next() {
-                let started = clock.now
+                let started = clock.now, startedCPU = CPUClock.thread
                 do {
                     try encoder.write(interleaved: block.buffer, frames: block.count)
                 } catch {
                     encodeSeconds += (clock.now - started).seconds
+                    encodeCPUSeconds += CPUClock.thread - startedCPU
                     ring.closeReading(failure: error)
                     return
                 }
                 encodeSeconds += (clock.now - started).seconds
+                encodeCPUSeconds += CPUClock.thread - startedCPU
                 ring.release()
             }
             ring.closeReading()

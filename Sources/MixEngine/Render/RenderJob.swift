@@ -9,6 +9,9 @@ public struct RenderOverrides: Sendable {
     public var sampleRate: Int?
     public var quality: Double?
     public var resampler: ResamplerQuality?
+    /// Normalise to this integrated loudness (LUFS), under this true-peak ceiling (dBTP).
+    public var loudnessTarget: Double?
+    public var truePeakDb: Double?
     /// Render only this part of the timeline, in seconds: `[start, end)`.
     public var startSeconds: Double?
     public var endSeconds: Double?
@@ -22,6 +25,8 @@ public struct RenderOverrides: Sendable {
 /// A value: the summary, the output's path and its size; allocates only the path. `Sendable`, safe to share.
 public struct RenderResult: Sendable {
     public var summary: RenderSummary
+    /// What normalising to a loudness did, when the preset or the command line asked for it.
+    public var normalisation: NormalisationReport?
     public var outputPath: String
     public var outputBytes: Int64
 }
@@ -35,6 +40,8 @@ public struct RenderJob: Sendable {
     public let presetPath: String
     public let preset: Preset
     public let plan: RenderPlan
+    /// Whether the loudness target came from the command line (so its errors name `--loudness`).
+    public let loudnessIsOverride: Bool
 
     /// Loads the preset, applies the overrides and plans it, opening every source file. Overrides are
     /// checked by the same rules as the preset's own values (an `EngineError.setting` naming the setting).
@@ -45,8 +52,19 @@ public struct RenderJob: Sendable {
         if let r = overrides.sampleRate { preset.output.sampleRate = r }
         if let q = overrides.quality { preset.output.quality = q }
         if let r = overrides.resampler { preset.output.resampler = r }
+        if let target = overrides.loudnessTarget {
+            preset.output.loudness = LoudnessSpec(targetLUFS: target, truePeakDb: preset.output.loudness?.truePeakDb ?? -1,
+                                                  maximumGainDb: preset.output.loudness?.maximumGainDb ?? 30)
+        }
+        if let ceiling = overrides.truePeakDb {
+            guard preset.output.loudness != nil else {
+                throw EngineError.setting(.truePeak, reason: "is the ceiling of a loudness normalisation; give \(setting: .loudness) too (or output.loudness in the preset)")
+            }
+            preset.output.loudness!.truePeakDb = ceiling
+        }
         self.presetPath = presetPath
         self.preset = preset
+        self.loudnessIsOverride = overrides.loudnessTarget != nil
         self.plan = try Planner(presetFile: presetPath).plan(preset)
         let rate = Double(plan.sampleRate)
         let first = Int64(((overrides.startSeconds ?? 0) * rate).rounded())
@@ -77,6 +95,12 @@ public struct RenderJob: Sendable {
         if let quality = o.quality, !(quality.isFinite && OutputSpec.qualities.contains(quality)) {
             throw EngineError.setting(.quality, reason: "must be between 0 and 1")
         }
+        if let target = o.loudnessTarget, !(target.isFinite && LoudnessSpec.targets.contains(target)) {
+            throw EngineError.setting(.loudness, reason: "must be between -70 and 0 LUFS")
+        }
+        if let ceiling = o.truePeakDb, !(ceiling.isFinite && LoudnessSpec.ceilings.contains(ceiling)) {
+            throw EngineError.setting(.truePeak, reason: "must be between -20 and 0 dBTP")
+        }
     }
 
     /// The file format and settings for writing to `path`, checked before anything is rendered.
@@ -84,15 +108,21 @@ public struct RenderJob: Sendable {
         guard let format = OutputFileFormat.from(path: path) else {
             throw EngineError.output(path: path, reason: "unknown output extension; use .ogg, .flac, .wav or .mp3")
         }
+        let settings = outputSettings(format: format)
+        if let problem = SoundFileWriter.validate(settings: settings) {
+            throw EngineError.output(path: path, reason: "\(problem)")
+        }
+        try checkNotAnInput(path)
+        return settings
+    }
+
+    /// The settings for writing this job in `format` (not checked against the writer's limits).
+    public func outputSettings(format: OutputFileFormat) -> OutputSettings {
         let tags = preset.output.tags
         var settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,
                                       sampleFormat: preset.output.sampleFormat, vorbisQuality: preset.output.quality,
                                       title: tags.title ?? preset.name, artist: tags.artist, comment: tags.comment)
         settings.expectedFrameCount = Int64(range.count)
-        if let problem = SoundFileWriter.validate(settings: settings) {
-            throw EngineError.output(path: path, reason: "\(problem)")
-        }
-        try checkNotAnInput(path)
         return settings
     }
 
@@ -131,24 +161,60 @@ public struct RenderJob: Sendable {
                        taps: [RenderTap] = [], material: PreparedMaterial? = nil,
                        progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
         let settings = try outputSettings(for: path)
-        let output = try AtomicOutputFile(destination: path)
+        let material = material ?? PreparedMaterial()
+        // Normalising: measuring passes find the master gain first (they share the prepared material).
+        var normalisation = try plan.loudness.map { spec in
+            try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames) { reason in
+                loudnessIsOverride ? .setting(.loudness, reason: "\(String(format1: spec.targetLUFS)): \(reason)")
+                                   : .preset(PresetError(file: presetPath, jsonPath: "output.loudness.target", message: reason))
+            }
+        }
+        var output = try AtomicOutputFile(destination: path)
         do {
-            let writer = try SoundFileWriter(path: output.temporaryPath, settings: settings, displayPath: path)
-            let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
-            let summary = try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, material: material,
-                                                                             taps: taps, progress: progress)
-            let marks = chapters
-            if !marks.isEmpty && settings.format.carriesVorbisComments {
-                do { try FileTags.write(path: output.temporaryPath, format: settings.format, fields: Chapters.comments(marks)) } catch {
-                    throw EngineError.output(path: path, reason: "cannot write its chapters: \(error)")
+            var summary = try write(plan.withMasterGain(db: normalisation?.gainDb ?? 0), to: output, settings: settings,
+                                    blockFrames: blockFrames, extraSinks: extraSinks, taps: taps, material: material, progress: progress)
+            // A lossy encoder changes the loudness a little (Vorbis's low-pass takes high frequencies, which
+            // K-weighting counts up): the file is decoded and measured, and written again with the difference
+            // when it is more than the tolerance (not when other sinks or taps have already been fed).
+            if var n = normalisation, !settings.format.isPCM {
+                let decoded = try LoudnessMeter.measure(path: output.temporaryPath, truePeak: false).integrated
+                n.encodedLUFS = decoded
+                let shortfall = n.targetLUFS - decoded
+                if decoded.isFinite, abs(shortfall) > Normalisation.toleranceLU, extraSinks.isEmpty, taps.isEmpty,
+                   n.gainDb + shortfall <= plan.loudness!.maximumGainDb {
+                    output.discard()
+                    output = try AtomicOutputFile(destination: path)
+                    n.encoderCorrectionDb = shortfall
+                    n.gainDb += shortfall
+                    summary = try write(plan.withMasterGain(db: n.gainDb), to: output, settings: settings, blockFrames: blockFrames,
+                                        extraSinks: [], taps: [], material: material, progress: progress)
+                    n.encodedLUFS = try LoudnessMeter.measure(path: output.temporaryPath, truePeak: false).integrated
+                }
+                normalisation = n
+            }
+            // Chapter marks and ReplayGain, as Vorbis comments where the format has them.
+            let comments = Chapters.comments(chapters) + ReplayGain.comments(summary.loudness)
+            if !comments.isEmpty && settings.format.carriesVorbisComments {
+                do { try FileTags.write(path: output.temporaryPath, format: settings.format, fields: comments) } catch {
+                    throw EngineError.output(path: path, reason: "cannot write its chapters and ReplayGain tags: \(error)")
                 }
             }
             try output.commit()
             let size = FileSystem.identity(of: path)?.size ?? 0
-            return RenderResult(summary: summary, outputPath: path, outputBytes: size)
+            return RenderResult(summary: summary, normalisation: normalisation, outputPath: path, outputBytes: size)
         } catch {
             output.discard()
             throw error
         }
+    }
+
+    /// One render of `plan` into the output's temporary file.
+    private func write(_ plan: RenderPlan, to output: AtomicOutputFile, settings: OutputSettings, blockFrames: Int,
+                       extraSinks: [AudioEncoder], taps: [RenderTap], material: PreparedMaterial,
+                       progress: ((Int64) -> Void)?) throws -> RenderSummary {
+        let writer = try SoundFileWriter(path: output.temporaryPath, settings: settings, displayPath: output.destination)
+        let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
+        return try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, material: material,
+                                                                        taps: taps, progress: progress)
     }
 }

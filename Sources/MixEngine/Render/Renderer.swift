@@ -1,4 +1,5 @@
 import MixDSP
+import MixIO
 
 /// What a render did: its length, its levels, what the limiter did, and where the time went.
 /// A value of numbers; allocates nothing. `Sendable`, safe to share.
@@ -19,6 +20,9 @@ public struct RenderSummary: Sendable {
     /// Samples the limiter's final safety clamp had to cut to the ceiling (0 unless a peak outran the
     /// look-ahead): clipping, counted and reported, never silent.
     public var clippedSamples: Int64
+    /// EBU R128 loudness of what was written (integrated, range, true peak, ...), measured on the render
+    /// thread as the blocks leave the limiter (a render to Ogg waits on its encoder, so this costs it no time).
+    public var loudness: LoudnessMeasurement
     /// What preparing the material did: entries made for this render, and entries another render had made.
     public var materialMade: Int
     public var materialReused: Int
@@ -31,7 +35,11 @@ public struct RenderSummary: Sendable {
 /// thread, overlapping the rest. `write` is the render loop handing blocks to the encoder thread:
 /// interleaving, and waiting for a free buffer when the encoder is behind (most of a render to Ogg
 /// Vorbis, whose encoder is slowest).
-/// A value of six `Double`s; allocates nothing. `Sendable`, safe to share.
+///
+/// The `...CPU` fields are CPU seconds of the same stages (`CPUClock`): `prepareCPU` and `totalCPU` are the
+/// whole process's (preparing runs on every core; the total includes the encoder thread), `sourcesCPU`,
+/// `mixCPU` and `writeCPU` the render thread's, `encodeCPU` the encoder thread's.
+/// A value of twelve `Double`s; allocates nothing. `Sendable`, safe to share.
 public struct RenderTimings: Sendable {
     public var prepare: Double = 0
     public var sources: Double = 0
@@ -39,6 +47,12 @@ public struct RenderTimings: Sendable {
     public var encode: Double = 0
     public var write: Double = 0
     public var wall: Double = 0
+    public var prepareCPU: Double = 0
+    public var sourcesCPU: Double = 0
+    public var mixCPU: Double = 0
+    public var encodeCPU: Double = 0
+    public var writeCPU: Double = 0
+    public var totalCPU: Double = 0
 }
 
 /// The block render loop: for each block of frames, every voice that sounds is rendered from its
@@ -65,9 +79,11 @@ public final class Renderer {
     }
 
     /// Frames of mix rendered before a partial render's first frame, so the limiter arrives there in
-    /// the state a full render would have (its look-ahead plus ten release time constants).
+    /// the state a full render would have (its look-ahead plus ten release time constants; in true-peak
+    /// mode also the frames the detector and the hold look at, twice `TruePeakDetector.supportRadius`).
     public var warmUpFrames: Int64 {
-        Int64((plan.limiter.lookaheadMs + 10 * plan.limiter.releaseMs) / 1000 * Double(plan.sampleRate)) + 1
+        let extra = plan.limiter.detection == .truePeak ? Int64(2 * TruePeakDetector.supportRadius) : 0
+        return Int64((plan.limiter.lookaheadMs + 10 * plan.limiter.releaseMs) / 1000 * Double(plan.sampleRate)) + 1 + extra
     }
 
     /// Renders frames `range` of the plan (all of it by default) into `encoder`, which is finished
@@ -79,27 +95,35 @@ public final class Renderer {
     ///     made first. Without one, the render makes its own and drops it at the end.
     ///   - taps: listeners at points of the master chain (before the limiter, at the output, ...).
     ///   - progress: called after each block with the frames written so far.
+    ///   - measuresOutput: whether the summary's `loudness` is measured (a measuring pass, which has its own
+    ///     tap, leaves it out: it costs the 4x oversampled true peak).
     public func render(to encoder: AudioEncoder, range: Range<Int64>? = nil, material: PreparedMaterial? = nil,
-                       taps: [RenderTap] = [], progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
+                       taps: [RenderTap] = [], measuresOutput: Bool = true,
+                       progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
         let range = range ?? 0..<plan.frameCount
         precondition(range.lowerBound >= 0 && range.upperBound <= plan.frameCount, "the range must lie within the render")
         let clock = ContinuousClock()
         let started = clock.now
+        let startedCPU = CPUClock.process
         var timings = RenderTimings()
 
         let material = material ?? PreparedMaterial()
         let preparation = try material.prepare(for: plan)
         timings.prepare = preparation.seconds
+        timings.prepareCPU = CPUClock.process - startedCPU
 
         let channels = plan.channelCount
         let bus = AudioBlock(channelCount: channels, capacity: blockFrames)
         let mixer = TrackMixer(plan: plan, material: material, blockFrames: blockFrames)
         let limiter = Limiter(channelCount: channels, sampleRate: plan.sampleRate, ceilingDb: plan.limiter.ceilingDb,
-                              lookaheadMs: plan.limiter.lookaheadMs, releaseMs: plan.limiter.releaseMs)
+                              lookaheadMs: plan.limiter.lookaheadMs, releaseMs: plan.limiter.releaseMs,
+                              detection: plan.limiter.detection)
         let meter = LevelTap()
+        let loudness = measuresOutput ? try LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate) : nil
         let output = EncoderTap(encoder, channelCount: channels, blockFrames: blockFrames)
         let chain = MasterChain.standard(gains: GainStage(plan.master, blockFrames: blockFrames), limiter: LimiterStage(limiter),
-                                         meter: meter, output: output, taps: taps, range: range)
+                                         meter: meter, output: output,
+                                         taps: (loudness.map { [RenderTap(.output, $0)] } ?? []) + taps, range: range)
 
         let end = range.upperBound + Int64(chain.latency)
         var position: Int64 = max(0, range.lowerBound - warmUpFrames)
@@ -111,9 +135,10 @@ public final class Renderer {
             while position < end {
                 let n = Int(min(Int64(blockFrames), end - position))
                 try mixer.mixTracks(into: bus, at: position, count: n, timings: &timings)
-                let chainStarted = clock.now
+                let chainStarted = clock.now, chainStartedCPU = CPUClock.thread
                 try chain.process(bus, count: n, at: position)
                 timings.mix += (clock.now - chainStarted).seconds
+                timings.mixCPU += CPUClock.thread - chainStartedCPU
                 position += Int64(n)
                 // Frames the output has received so far (it lags the mix by the chain's latency).
                 let written = min(position - Int64(chain.latency), range.upperBound) - range.lowerBound
@@ -128,6 +153,10 @@ public final class Renderer {
         timings.mix -= output.writeSeconds
         timings.encode = output.encodeSeconds
         timings.wall = (clock.now - started).seconds
+        timings.writeCPU = output.writeCPUSeconds
+        timings.mixCPU -= output.writeCPUSeconds
+        timings.encodeCPU = output.encodeCPUSeconds
+        timings.totalCPU = CPUClock.process - startedCPU
 
         return RenderSummary(
             frameCount: Int64(range.count), sampleRate: plan.sampleRate,
@@ -137,6 +166,7 @@ public final class Renderer {
             maxGainReductionDb: limiter.maximumReductionDb,
             limitedSeconds: Double(limiter.limitedFrames) / Double(plan.sampleRate),
             clippedSamples: limiter.clampedSamples,
+            loudness: loudness?.measurement ?? LoudnessMeasurement.unmeasured,
             materialMade: preparation.made, materialReused: preparation.reused,
             timings: timings)
     }

@@ -1,4 +1,5 @@
 import MixDSP
+import MixIO
 
 /// The first stage of a block: every track's voices rendered from their sources, summed and shaped
 /// by the track's gains and balance, and the tracks summed into the master bus (the master chain takes
@@ -43,6 +44,8 @@ final class TrackMixer {
     func mixTracks(into bus: AudioBlock, at position: Int64, count n: Int, timings: inout RenderTimings) throws {
         bus.clear(count: n)
         let blockEnd = position + Int64(n)
+        // The render thread's CPU time, read once between stages (the end of one is the start of the next).
+        var cpu = CPUClock.thread
         for t in plan.tracks.indices {
             let track = plan.tracks[t]
             guard track.start < blockEnd && track.end > position else { continue }
@@ -52,12 +55,17 @@ final class TrackMixer {
             try sumVoices(of: t, from: lo, to: hi, blockStart: position)
             let mixStarted = clock.now
             timings.sources += (mixStarted - sourceStarted).seconds
+            let sourcesDone = CPUClock.thread
+            timings.sourcesCPU += sourcesDone - cpu
             addToBus(t, from: lo, to: hi, blockStart: position, bus: bus)
             timings.mix += (clock.now - mixStarted).seconds
+            cpu = CPUClock.thread
+            timings.mixCPU += cpu - sourcesDone
         }
         let flushStarted = clock.now
         busTerms.flush(into: bus)
         timings.mix += (clock.now - flushStarted).seconds
+        timings.mixCPU += CPUClock.thread - cpu
     }
 
     /// Sums track `t`'s voices over `[lo, hi)` into its block, each shaped by its own gains.

@@ -17,6 +17,10 @@ public protocol VoiceMaterial: Sendable {
     /// The source for a voice about to start. `prepared` is what `preparation` made (nil without one);
     /// prepared sources are shared, so they must be read-only while rendering.
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource
+    /// Writes what decides this material's sound into a cache key (see `CacheKey`): its kind and every
+    /// parameter its source is made from; for a file, its content (`key.file`), never its path. Two
+    /// materials that write the same must sound the same in the same context. Every kind supplies its own.
+    func describe(into key: inout CacheKeyWriter)
 }
 
 extension VoiceMaterial {

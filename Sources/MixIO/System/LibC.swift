@@ -201,6 +201,14 @@ enum LibC {
     /// Calls `getenv(name)`.
     static func getenv(_ name: String) -> String? { Glibc.getenv(name).map { String(cString: $0) } }
 
+    /// Calls `clock_gettime(clock)`: seconds (CPU seconds for the CPU-time clocks). These clocks cannot fail
+    /// on Linux; 0 if one ever did.
+    static func clockSeconds(_ clock: clockid_t) -> Double {
+        var t = timespec()
+        guard Glibc.clock_gettime(clock, &t) == 0 else { return 0 }
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
     /// Calls `getpid()` (which cannot fail).
     static func getpid() -> Int32 { Glibc.getpid() }
 

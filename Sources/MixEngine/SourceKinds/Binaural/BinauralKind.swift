@@ -47,6 +47,11 @@ public struct BinauralKind: ReadableSourceKind {
 struct BinauralVoice: VoiceMaterial {
     let carrierHz: Double
     let beat: RateSchedule
+    func describe(into key: inout CacheKeyWriter) {
+        key.field("material", "binaural")
+        key.field("carrierHz", carrierHz)
+        key.schedule("beat", beat)
+    }
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
         BinauralGenerator(carrierHz: carrierHz, beat: beat, sampleRate: context.sampleRate,
                           amplitude: Float(BinauralKind.rmsLevel * 2.0.squareRoot()))

@@ -174,6 +174,13 @@ struct BreathingVoice: VoiceMaterial {
     let kind: BreathingKind
     let pattern: [BreathingPacer.Phase]
     let cycles: Int
+    func describe(into key: inout CacheKeyWriter) {
+        key.field("material", "breathing")
+        for phase in pattern { key.field(phase.kind.rawValue, phase.frames) }
+        key.field("pitchHz", kind.pitchHz)
+        key.field("glideSemitones", kind.glideSemitones)
+        key.field("cycles", cycles)
+    }
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
         BreathingPacer(pattern: pattern, frequencyHz: kind.pitchHz, glideSemitones: kind.glideSemitones, floor: 0,
                        sampleRate: context.sampleRate, amplitude: Float(BreathingKind.peakLevel), cycles: cycles,

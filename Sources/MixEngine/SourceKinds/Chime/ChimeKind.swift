@@ -64,6 +64,12 @@ public struct ChimeKind: ReadableSourceKind {
 /// A chime computed as it plays, from its own start; nothing to prepare.
 struct ChimeVoice: VoiceMaterial {
     let kind: ChimeKind
+    func describe(into key: inout CacheKeyWriter) {
+        key.field("material", "chime")
+        key.field("sound", kind.sound.rawValue)
+        key.field("pitchHz", kind.pitchHz)
+        key.field("seconds", kind.seconds)
+    }
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
         switch kind.sound {
         case .bell:

@@ -58,6 +58,13 @@ public struct IsochronicKind: ReadableSourceKind {
 struct IsochronicVoice: VoiceMaterial {
     let kind: IsochronicKind
     let pulse: RateSchedule
+    func describe(into key: inout CacheKeyWriter) {
+        key.field("material", "isochronic")
+        key.field("carrierHz", kind.carrierHz)
+        key.schedule("pulse", pulse)
+        key.field("duty", kind.duty)
+        key.field("edges", kind.edges)
+    }
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
         // Peak at the sine's for -18 dBFS RMS while on.
         IsochronicGenerator(carrierHz: kind.carrierHz, pulse: pulse, duty: kind.duty, edge: kind.edges,

@@ -33,6 +33,11 @@ public struct NoiseKind: ReadableSourceKind {
 /// Noise made as it plays; nothing to prepare.
 struct NoiseVoice: VoiceMaterial {
     let kind: NoiseKind
+    func describe(into key: inout CacheKeyWriter) {
+        key.field("material", "noise")
+        key.field("color", kind.color.rawValue)
+        key.field("seed", kind.seed)
+    }
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
         NoiseGenerator(color: kind.color, seed: kind.seed, channelCount: context.channelCount)
     }

@@ -8,6 +8,11 @@ import MixIO
 struct StreamedFile: VoiceMaterial {
     let path: String
 
+    func describe(into key: inout CacheKeyWriter) {
+        key.field("material", "streamed file")
+        key.file("content", path: path)
+    }
+
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
         try StreamingSource(decoder: AudioFile.open(path: path), outputRate: context.sampleRate,
                             outputChannels: context.channelCount, makeConverter: context.makeConverter)
@@ -57,4 +62,15 @@ struct PreparedFile: VoiceMaterial, MaterialRequest {
     }
 
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource { prepared! }
+
+    func describe(into key: inout CacheKeyWriter) {
+        key.field("material", "prepared file")
+        key.file("content", path: file.path)
+        if let seam {
+            key.field("seamFrames", seam.crossfadeFrames)
+            key.field("seamCurve", seam.curve.rawValue)
+        } else {
+            key.field("form", "once")
+        }
+    }
 }

@@ -43,6 +43,23 @@ public struct VoiceClip: Sendable {
 /// a file. A value (`Sendable`) sharing its samples with every voice that says the same thing.
 struct SpokenText: VoiceMaterial {
     let speech: SynthesizedSpeech
+    /// The SHA-256 of the samples (little-endian 16-bit), taken once when synthesised: what the cache key
+    /// knows of them (espeak-ng's output for a text and settings is the same in every fresh process, and
+    /// a new espeak-ng that speaks differently changes the key).
+    let digest: String
+
+    init(speech: SynthesizedSpeech) {
+        self.speech = speech
+        var hash = ContentHash()
+        speech.samples.map { $0.littleEndian }.withUnsafeBytes { hash.update($0) }
+        digest = hash.hex
+    }
+
+    func describe(into key: inout CacheKeyWriter) {
+        key.field("material", "speech")
+        key.field("sampleRate", speech.sampleRate)
+        key.field("samples", "sha256:" + digest)
+    }
 
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
         try StreamingSource(decoder: SampleArrayDecoder(samples: speech.samples, sampleRate: speech.sampleRate),

@@ -63,6 +63,13 @@ public struct ToneKind: ReadableSourceKind {
 /// A tone computed as it plays; nothing to prepare.
 struct ToneVoice: VoiceMaterial {
     let kind: ToneKind
+    func describe(into key: inout CacheKeyWriter) {
+        key.field("material", "tone")
+        key.field("waveform", kind.waveform.rawValue)
+        key.field("frequencyHz", kind.frequencyHz)
+        key.field("phase", kind.phase)
+        key.field("amplitude", kind.amplitude)
+    }
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
         ToneGenerator(waveform: kind.waveform, frequencyHz: kind.frequencyHz, sampleRate: context.sampleRate,
                       amplitude: kind.amplitude, phase: kind.phase, channelCount: context.channelCount)

@@ -1,0 +1,144 @@
+import Dispatch
+import Foundation
+import MixDSP
+import MixIO
+
+/// What normalising a render did: what the mix measured, the gain it took, and what the limiter cost.
+/// A value of numbers; allocates nothing. `Sendable`, safe to share.
+public struct NormalisationReport: Sendable, Equatable {
+    public var targetLUFS: Double
+    public var truePeakDb: Double
+    /// The mix's integrated loudness before the limiter, at the preset's own gains.
+    public var measuredLUFS: Double
+    /// The gain applied to the master bus (before the limiter), in dB.
+    public var gainDb: Double
+    /// How much the limiter lowered the loudness at the first gain (0 when it was not expected to act).
+    public var limiterLossLU: Double
+    /// The output's integrated loudness the last measuring pass found (the measure, before the limiter,
+    /// plus the gain, when the limiter cannot act).
+    public var expectedLUFS: Double
+    /// For a lossy format, the written file's loudness once decoded, and the gain added (or taken) when the
+    /// encoder moved it by more than the tolerance and the file was written again (0 otherwise).
+    public var encodedLUFS: Double?
+    public var encoderCorrectionDb: Double = 0
+    /// Measuring passes run before the write (the first measures the mix; each further one checks the
+    /// limiter's effect and corrects the gain).
+    public var measuringPasses: Int
+    /// Seconds the measuring passes took, together.
+    public var seconds: Double
+    /// The CPU seconds they took, on every core (`CPUClock.process`).
+    public var cpuSeconds: Double = 0
+}
+
+/// Finds the master gain that brings a plan to a loudness target under a true-peak ceiling, offline and
+/// exactly, by rendering without an encoder:
+///
+/// 1. A first pass measures the mix before the limiter, where loudness scales linearly with gain:
+///    the gain is the target minus that measure. A silent mix, or one that needs more than the allowed
+///    gain, is an error.
+/// 2. If the mix's peak at that gain reaches within 3 dB of the ceiling, the limiter may act (inter-sample
+///    peaks stand up to about 3 dB above samples), so a pass measures the output after the limiter; while it
+///    reads more than 0.1 LU under the target, the gain is raised by the shortfall and measured again (at most
+///    `maximumCorrections` times).
+///
+/// The passes share `material` with the write that follows (nothing is decoded twice) and cover the whole
+/// plan, so a partial render is normalised as the full render is. No state of its own; `find` allocates each
+/// pass's render state.
+public enum Normalisation {
+    /// The shortfall under which the gain is left as it is.
+    public static let toleranceLU = 0.1
+    public static let maximumCorrections = 3
+
+    /// The measuring passes' meter: MixDSP's `GatedLoudness` (integrated loudness only, its filter on both
+    /// channels at once), a few times faster than libebur128's, which cost as much as mixing the render.
+    final class GatedLoudnessTap: MixTap {
+        let meter: GatedLoudness
+        init(channelCount: Int, sampleRate: Int) { meter = GatedLoudness(channelCount: channelCount, sampleRate: sampleRate) }
+        func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws { meter.add(block, offset: offset, count: count) }
+    }
+
+    /// Discards what it is given: the measuring passes' encoder.
+    final class NullEncoder: AudioEncoder {
+        func write(interleaved: UnsafePointer<Float>, frames: Int) throws {}
+        func finish() throws {}
+    }
+
+    /// `failure` words a reason as the error for where the target was given (the preset or the command line).
+    public static func find(plan: RenderPlan, spec: LoudnessSpec, material: PreparedMaterial, blockFrames: Int = 4096,
+                            failure: (String) -> EngineError) throws -> NormalisationReport {
+        let clock = ContinuousClock()
+        let started = clock.now, startedCPU = CPUClock.process
+        func measure(_ plan: RenderPlan, at point: TapPoint) throws -> (loudness: Double, mixPeakDb: Double) {
+            try Self.measure(plan, at: point, material: material, blockFrames: blockFrames)
+        }
+
+        let (mix, mixPeakDb) = try measure(plan, at: .beforeLimiter)
+        guard mix.isFinite else {
+            throw failure("the mix is silent (no loudness to measure), so it cannot be brought to \(lufs(spec.targetLUFS))")
+        }
+        var gainDb = spec.targetLUFS - mix
+        guard gainDb <= spec.maximumGainDb else {
+            throw failure("the mix measures \(lufs(mix)); reaching \(lufs(spec.targetLUFS)) needs +\(format1(gainDb)) dB, "
+                          + "more than the \(format1(spec.maximumGainDb)) dB allowed (output.loudness.maxGainDb)")
+        }
+        var report = NormalisationReport(targetLUFS: spec.targetLUFS, truePeakDb: spec.truePeakDb, measuredLUFS: mix,
+                                         gainDb: gainDb, limiterLossLU: 0, expectedLUFS: spec.targetLUFS,
+                                         encodedLUFS: nil, measuringPasses: 1, seconds: 0)
+        // The limiter can act only where the mix's peak, at this gain, comes near the ceiling.
+        if mixPeakDb + gainDb > spec.truePeakDb - 3 {
+            for pass in 0...maximumCorrections {
+                let output = try measure(plan.withMasterGain(db: gainDb), at: .output).loudness
+                report.measuringPasses += 1
+                report.expectedLUFS = output
+                if pass == 0 { report.limiterLossLU = max(0, spec.targetLUFS - output) }
+                let shortfall = spec.targetLUFS - output
+                guard shortfall > toleranceLU, pass < maximumCorrections, gainDb + shortfall <= spec.maximumGainDb else { break }
+                gainDb += shortfall
+            }
+        }
+        report.gainDb = gainDb
+        report.seconds = (clock.now - started).seconds
+        report.cpuSeconds = CPUClock.process - startedCPU
+        return report
+    }
+
+    /// Parts of at least a minute each, one per core: a part renders from its own start (after the warm-up
+    /// every partial render has, so it is the full render's slice) with its own meter, and the meters combine.
+    static let minimumPartSeconds = 60
+
+    /// The integrated loudness at `point` of the whole plan, and its highest sample before the limiter.
+    public static func measure(_ plan: RenderPlan, at point: TapPoint, material: PreparedMaterial, range: Range<Int64>? = nil,
+                               blockFrames: Int = 4096) throws -> (loudness: Double, mixPeakDb: Double) {
+        let whole = range ?? 0..<plan.frameCount
+        let parts = Int(max(1, min(Int64(ProcessInfo.processInfo.activeProcessorCount),
+                                   Int64(whole.count) / Int64(plan.sampleRate * minimumPartSeconds))))
+        let taps = (0..<parts).map { _ in GatedLoudnessTap(channelCount: plan.channelCount, sampleRate: plan.sampleRate) }
+        let results = UnsafeMutableBufferPointer<Result<Double, Error>?>.allocate(capacity: parts)
+        results.initialize(repeating: nil)
+        defer { _ = results.deinitialize(); results.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: parts) { k in
+            let n = Int64(whole.count)
+            let range = whole.lowerBound + n * Int64(k) / Int64(parts)..<whole.lowerBound + n * Int64(k + 1) / Int64(parts)
+            results[k] = Result {
+                try Renderer(plan: plan, blockFrames: blockFrames)
+                    .render(to: NullEncoder(), range: range, material: material, taps: [RenderTap(point, taps[k])],
+                            measuresOutput: false).mixPeakDb
+            }
+        }
+        var mixPeakDb = -Double.infinity
+        for k in 0..<parts { mixPeakDb = max(mixPeakDb, try results[k]!.get()) }
+        return (GatedLoudness.integrated(combining: taps.map(\.meter)), mixPeakDb)
+    }
+
+    static func lufs(_ x: Double) -> String { "\(format1(x)) LUFS" }
+    static func format1(_ x: Double) -> String { String(format1: x) }
+}
+
+extension RenderPlan {
+    /// The plan with `db` more gain on the master bus, before the limiter.
+    public func withMasterGain(db: Double) -> RenderPlan {
+        var plan = self
+        plan.master.constant = Float(Double(plan.master.constant) * gain(fromDecibels: db))
+        return plan
+    }
+}

@@ -1,0 +1,127 @@
+import Dispatch
+import Foundation  // NSLock
+import MixDSP
+import MixIO
+
+/// A source file as the render report gives it: the planner's header and the content's size and SHA-256.
+/// A value: a header and a string; allocates only those. `Sendable`, safe to share.
+public struct InputFile: Sendable, Equatable {
+    public var info: AudioFileInfo
+    public var bytes: Int64
+    public var sha256: String
+
+    /// Hashes every source file of `plan` (each once, several at a time, each in 1 MiB chunks so memory
+    /// stays flat), in path order. An unreadable file is an error naming it.
+    public static func hashAll(_ plan: RenderPlan) throws -> [InputFile] {
+        let files = plan.sourceFiles.sorted { $0.key < $1.key }.map(\.value)
+        var results = [Result<InputFile, Error>?](repeating: nil, count: files.count)
+        let lock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: files.count) { k in
+            let result = Result { () throws -> InputFile in
+                let (bytes, sha) = try ContentHash.file(path: files[k].path)
+                return InputFile(info: files[k], bytes: bytes, sha256: sha)
+            }
+            lock.withLock { results[k] = result }
+        }
+        return try results.map { try $0!.get() }
+    }
+}
+
+/// The key a back end can file a render under: equal keys, equal renders (`audio`), and equal files
+/// (`file`, with the encoding). It is the SHA-256 of a canonical text of the *resolved plan* (see
+/// `CacheKeyWriter`), so it does not depend on how the preset is spelled (key order, `"90s"` or `90`,
+/// defaults written out or left out), on where its files are, or on the output's path. docs/report.md
+/// lists what enters it.
+///
+/// A value of three strings. `Sendable`, safe to share.
+public struct CacheKey: Sendable, Equatable {
+    /// The audio: the same for every output format (`mixrender key PRESET`).
+    public var audio: String
+    /// The file: the audio key and the encoding (format, sample format or quality, tags, chapters); nil
+    /// when no output format is known.
+    public var file: String?
+    public var version: String
+
+    /// The key of rendering `range` of `plan`, with these input digests (path -> SHA-256), written with
+    /// `output` settings (nil: the audio key only) and these chapter marks, by mixrender `version`.
+    public init(plan: RenderPlan, range: Range<Int64>, digests: [String: String], output: OutputSettings?,
+                chapters: [Chapters.Mark] = [], version: String = MixrenderVersion.string) throws {
+        let audioText = try Self.audioText(plan: plan, range: range, digests: digests, version: version)
+        audio = ContentHash.of(audioText)
+        self.version = version
+        file = output.map { ContentHash.of("audio=\(audio)\n" + Self.encodingText($0, chapters: chapters)) }
+    }
+
+    /// The canonical text of the audio key: the version, the format of the mix, the range, every track
+    /// and voice, the master bus, the limiter and the loudness target.
+    public static func audioText(plan: RenderPlan, range: Range<Int64>, digests: [String: String],
+                                 version: String = MixrenderVersion.string) throws -> String {
+        var w = CacheKeyWriter(digests: digests)
+        w.field("mixrender", version)
+        w.field("sampleRate", plan.sampleRate)
+        w.field("channels", plan.channelCount)
+        w.field("frames", plan.frameCount)
+        w.field("renderedStart", range.lowerBound)
+        w.field("renderedEnd", range.upperBound)
+        w.field("resampler", plan.resampler.rawValue)
+        for track in plan.tracks {
+            w.group("track") { w in
+                w.field("start", track.start)
+                w.field("end", track.end)
+                w.gains("gains", track.gains)
+                for (k, b) in track.balance.enumerated() { w.field("balance\(k)", b) }
+                for voice in track.voices {
+                    w.group("voice") { w in
+                        w.field("start", voice.start)
+                        w.field("end", voice.end)
+                        w.field("sourceOffset", voice.sourceOffset)
+                        w.gains("gains", voice.gains)
+                        voice.material.describe(into: &w)
+                    }
+                }
+            }
+        }
+        w.gains("master", plan.master)
+        w.group("limiter") { w in
+            w.field("ceilingDb", plan.limiter.ceilingDb)
+            w.field("detection", plan.limiter.detection.rawValue)
+            w.field("lookaheadMs", plan.limiter.lookaheadMs)
+            w.field("releaseMs", plan.limiter.releaseMs)
+        }
+        if let loudness = plan.loudness {
+            w.group("loudness") { w in
+                w.field("targetLUFS", loudness.targetLUFS)
+                w.field("truePeakDb", loudness.truePeakDb)
+                w.field("maximumGainDb", loudness.maximumGainDb)
+            }
+        }
+        if let path = w.unhashed.first {
+            throw EngineError.output(path: path, reason: "a source file with no content hash; the cache key cannot be made")
+        }
+        return w.text
+    }
+
+    /// The canonical text of what the encoding adds: what changes the file's bytes beyond the audio.
+    public static func encodingText(_ settings: OutputSettings, chapters: [Chapters.Mark]) -> String {
+        var w = CacheKeyWriter(digests: [:])
+        w.field("format", settings.format.fileExtension)
+        if settings.format.isPCM { w.field("sampleFormat", settings.sampleFormat.rawValue) } else { w.field("quality", settings.vorbisQuality) }
+        w.field("title", settings.title ?? "")
+        w.field("artist", settings.artist ?? "")
+        w.field("comment", settings.comment ?? "")
+        if settings.format.carriesVorbisComments {
+            for mark in chapters { w.group("chapter") { w in w.field("name", mark.name); w.field("frame", mark.frame) } }
+        }
+        return w.text
+    }
+}
+
+extension RenderJob {
+    /// The cache key of this job, from its inputs' digests, for an output in `format` with the preset's
+    /// encoding settings (an output's path takes no part), or the audio key only without one.
+    public func cacheKey(inputs: [InputFile], format: OutputFileFormat? = nil, version: String = MixrenderVersion.string) throws -> CacheKey {
+        let digests = Dictionary(inputs.map { ($0.info.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+        return try CacheKey(plan: plan, range: range, digests: digests, output: format.map { outputSettings(format: $0) },
+                            chapters: chapters, version: version)
+    }
+}
