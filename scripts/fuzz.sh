@@ -122,6 +122,8 @@ for target in "${targets[@]}"; do
     grep -E 'ERROR: |Fatal error|SUMMARY|runtime failure|Precondition|deadly signal|Timeout|out-of-memory' "$scratch/$name.log" | head -5 || true
     for file in $new; do
       echo "  reproducer: $file   replay: $bin/$name $file   (or: swift run $name $file)"
+      # A CI log alone is enough to make the input again: base64 -d > input.
+      [ "$(wc -c < "$file")" -gt 4096 ] || echo "  base64: $(base64 -w0 "$file")"
     done
   fi
 done
