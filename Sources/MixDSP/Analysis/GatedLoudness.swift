@@ -28,6 +28,9 @@ public final class GatedLoudness {
     private var hopsSeen = 0
     /// Every complete block's weighted mean square, in order.
     public private(set) var blockPowers: [Double] = []
+    /// The weighted sum of squares of every completed hop, and the frames in them.
+    private var allEnergy = 0.0
+    private var allFrames = 0
 
     public init(channelCount: Int, sampleRate: Int) {
         precondition(channelCount > 0 && sampleRate > 0)
@@ -120,6 +123,8 @@ public final class GatedLoudness {
             if 2 * pair + 1 < channelCount { power += weight(2 * pair + 1) * extraSums[pair][1] }
             extraSums[pair] = .zero
         }
+        allEnergy += power
+        allFrames += hop
         power /= Double(hop)
         inHop = 0
         hopsSeen += 1
@@ -134,6 +139,18 @@ public final class GatedLoudness {
     }
 
     public var integrated: Double { Self.integrated(blockPowers: blockPowers) }
+
+    /// The K-weighted loudness of everything added, without gates (as a momentary reading over the whole
+    /// programme): for a sound shorter than one 400 ms block, which has no integrated loudness.
+    public var ungated: Double {
+        var energy = allEnergy
+        for pair in 0..<extraSums.count {
+            energy += weight(2 * pair) * extraSums[pair][0]
+            if 2 * pair + 1 < channelCount { energy += weight(2 * pair + 1) * extraSums[pair][1] }
+        }
+        let frames = allFrames + inHop
+        return frames > 0 && energy > 0 ? -0.691 + 10 * _log10(energy / Double(frames)) : -.infinity
+    }
 
     /// BS.1770-4's gating over block powers (weighted mean squares).
     public static func integrated(blockPowers: [Double]) -> Double {
