@@ -23,7 +23,7 @@ struct LoudnessBench {
         let material = PreparedMaterial()
         try material.prepare(for: job.plan)
         let clock = ContinuousClock()
-        var measuring: [Double] = [], rendering: [Double] = [], ratios: [Double] = []
+        var measuring: [Double] = [], rendering: [Double] = [], ratios: [Double] = [], unmetered: [Double] = [], costs: [Double] = []
         for round in 0..<runs {
             progress.say("loudness: measuring pass, round \(round + 1)/\(runs)")
             let started = clock.now
@@ -32,9 +32,17 @@ struct LoudnessBench {
             progress.say("loudness: render to Ogg Vorbis, round \(round + 1)/\(runs)")
             let render = try job.render(to: temporary.path("night-\(round).ogg"), material: material).summary.timings.wall
             measuring.append(measure); rendering.append(render); ratios.append(measure / render)
+            // The same render without the summary's loudness tap (EBU R128 and true peak on the render thread).
+            progress.say("loudness: render to Ogg Vorbis without the output meter, round \(round + 1)/\(runs)")
+            let settings = try job.outputSettings(for: temporary.path("bare-\(round).ogg"))
+            let writer = try SoundFileWriter(path: temporary.path("bare-\(round).ogg"), settings: settings)
+            let bare = try Renderer(plan: job.plan).render(to: writer, material: material, measuresOutput: false).timings.wall
+            unmetered.append(bare); costs.append(render / bare)
         }
         section.add(["measuring pass"], ["value": Spread(measuring)])
         section.add(["render to Ogg Vorbis"], ["value": Spread(rendering)])
+        section.add(["render to Ogg Vorbis, no output meter"], ["value": Spread(unmetered)])
+        section.notes.append("the output meter's cost on a render to Ogg: \(fixed(Spread(costs).median, 3))x the wall time without it (median)")
         let ratio = Spread(ratios)
         let isMet = ratio.median < 0.15
         let target = Target(name: "normalising costs little",

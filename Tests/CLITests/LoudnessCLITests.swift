@@ -19,11 +19,13 @@ import Testing
     @Test func loudnessPrintsEachFileAndJSON() throws {
         let s = try TemporaryFolder()
         let a = try sine(s), b = try sine(s, "quiet.wav", dBFS: -33)
-        let r = try CLI.run(["loudness", a, b, s.path("missing.wav")])
+        let text = try s.write("notes.wav", "not audio at all")
+        let r = try CLI.run(["loudness", a, b, s.path("missing.wav"), text])
         #expect(r.status == 1)
         #expect(r.stdout.contains("file            \(a)\nintegrated       -23.0 LUFS\n"), "\(r.stdout)")
         #expect(r.stdout.contains("file            \(b)\nintegrated       -33.0 LUFS\n"), "\(r.stdout)")
-        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("missing.wav"), "\(r.stderr)")
+        let errors = r.stderr.split(separator: "\n")
+        #expect(errors.count == 2 && errors[0].contains("missing.wav") && errors[1].contains("notes.wav': not an audio format mixrender can read"), "\(r.stderr)")
 
         let json = try CLI.run(["loudness", "--json", a, s.path("missing.wav")])
         #expect(json.status == 1)
