@@ -51,8 +51,8 @@ enum BenchMain {
                     report.sections.append(section)
                     report.targets.append(target)
                 case .loudness:
-                    let bench = LoudnessBench(runs: options.runs ?? (options.isQuick ? 1 : 3),
-                                              seconds: options.nightSeconds ?? (options.isQuick ? 300 : 3600), progress: progress)
+                    let bench = LoudnessBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 3),
+                                              seconds: options.nightSeconds ?? (options.isQuick ? 60 : 3600), progress: progress)
                     let (section, target) = try bench.run()
                     report.sections.append(section)
                     report.targets.append(target)

@@ -92,6 +92,32 @@ import TestSupport
         }
     }
 
+    /// With `voice.loudness`, every segment is brought to that loudness (EBU R128, gated: pauses longer than
+    /// the gate do not count), as it plays in stereo: a quiet recording, a loud one and a text each measure
+    /// within 0.5 LU of -20 LUFS where they play.
+    @Test func everySegmentIsAtTheVoiceLoudness() throws {
+        let folder = try TemporaryFolder()
+        let rate = 16000
+        _ = try Self.voiceFile(folder, "quiet.wav", rate: rate, seconds: 6, speech: [(0.2, 2.0), (4.0, 5.5)], amplitude: 0.017)
+        _ = try Self.voiceFile(folder, "loud.wav", rate: rate, seconds: 2, speech: [(0, 2)], amplitude: 0.6)
+        let json = """
+        { "output": { "sampleRate": \(rate), "channels": 2, "bitDepth": "float" }, "voice": { "loudness": -20 },
+          "sections": [ { "name": "A", "segments": [ { "file": "quiet.wav", "pauseAfter": "1s" }, { "file": "loud.wav" },
+                                                      { "text": "Let your shoulders drop, and let your breath slow down.", "gapBefore": "1s" } ] } ] }
+        """
+        let job = try Self.job(json, in: folder)
+        let (capture, _) = try renderToMemory(job)
+        let channels = capture.channels
+        for segment in job.plan.timeline.segments {
+            let meter = GatedLoudness(channelCount: 2, sampleRate: rate)
+            let span = Int(segment.start)..<Int(segment.end)
+            let block = AudioBlock(channelCount: 2, capacity: span.count)
+            for c in 0..<2 { for (i, frame) in span.enumerated() { block.channel(c)[i] = channels[c][frame] } }
+            meter.add(block, offset: 0, count: span.count)
+            #expect(abs(meter.integrated - -20) < 0.5, "\(segment.caption): \(meter.integrated) LUFS")
+        }
+    }
+
     // MARK: - Ducking
 
     /// The bed (a tone, alone on the right: the voice is panned left) is the set depth lower during speech;

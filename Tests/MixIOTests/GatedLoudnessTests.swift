@@ -8,6 +8,11 @@ import Testing
 /// against libebur128 (`LoudnessMeter`, whose histogram mode reads within about 0.05 LU of the exact value).
 @Suite struct GatedLoudnessTests {
     static func measure(_ samples: [Float], channels: Int, rate: Int, pieces: Int = 1000) throws -> (ours: Double, library: Double) {
+        let (ours, library) = try meters(samples, channels: channels, rate: rate, pieces: pieces)
+        return (ours.integrated, library.integrated)
+    }
+
+    static func meters(_ samples: [Float], channels: Int, rate: Int, pieces: Int = 1000) throws -> (ours: GatedLoudness, library: LoudnessMeasurement) {
         let frames = samples.count / channels
         let block = AudioBlock(channelCount: channels, capacity: frames)
         for i in 0..<frames { for c in 0..<channels { block.channel(c)[i] = samples[i * channels + c] } }
@@ -21,7 +26,7 @@ import Testing
         }
         let library = try LoudnessMeter(channelCount: channels, sampleRate: rate, truePeak: false)
         try samples.withUnsafeBufferPointer { try library.add(interleaved: $0.baseAddress!, frames: frames) }
-        return (ours.integrated, library.measurement.integrated)
+        return (ours, library.measurement)
     }
 
     /// Tech 3341 cases 1, 2 and 4 (a gated sequence), stereo at 48 kHz: within 0.02 LU of the expected value.
@@ -64,5 +69,23 @@ import Testing
         b.add(block, offset: frames / 3, count: frames - frames / 3)
         #expect(abs(GatedLoudness.integrated(combining: [a, b]) - whole.integrated) <= 0.03)
         #expect(GatedLoudness(channelCount: 2, sampleRate: 48_000).integrated == -.infinity)
+    }
+
+    /// The render summary's other figures: loudness range within 0.5 LU of libebur128 (Tech 3342 allows ±1),
+    /// momentary and short-term maxima within 0.1 LU, on noise that changes level.
+    @Test func rangeAndMaximaAgreeWithLibebur128() throws {
+        var state: UInt64 = 9
+        let rate = 48_000, frames = 60 * rate
+        let samples = (0..<(frames * 2)).map { i -> Float in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let second = i / 2 / rate
+            let level: Float = second % 10 < 4 ? 0.3 : second % 10 < 7 ? 0.08 : 0.02
+            return level * Float(Double(state >> 11) / Double(1 << 53) - 0.5)
+        }
+        let (ours, library) = try Self.meters(samples, channels: 2, rate: rate)
+        #expect(abs(ours.range - library.range) <= 0.5, "\(ours.range) vs \(library.range)")
+        #expect(ours.range > 5, "\(ours.range)")
+        #expect(abs(ours.momentaryMax - library.momentaryMax) <= 0.1, "\(ours.momentaryMax) vs \(library.momentaryMax)")
+        #expect(abs(ours.shortTermMax - library.shortTermMax) <= 0.1, "\(ours.shortTermMax) vs \(library.shortTermMax)")
     }
 }

@@ -17,7 +17,7 @@ public struct Planner {
         let rate = preset.output.sampleRate
         let channels = preset.output.channelCount
         let voiceSpec = preset.voice ?? VoiceSpec()
-        let session = PlanningSession(presetFile: presetFile, sampleRate: rate, voice: voiceSpec)
+        let session = PlanningSession(presetFile: presetFile, sampleRate: rate, channelCount: channels, voice: voiceSpec)
 
         // A session's voice is laid out first: it sets the render's length and the sections' times.
         var layout: SessionLayout?

@@ -119,7 +119,7 @@ public final class Renderer {
                               lookaheadMs: plan.limiter.lookaheadMs, releaseMs: plan.limiter.releaseMs,
                               detection: plan.limiter.detection)
         let meter = LevelTap()
-        let loudness = measuresOutput ? try LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate) : nil
+        let loudness = measuresOutput ? LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate) : nil
         let output = EncoderTap(encoder, channelCount: channels, blockFrames: blockFrames)
         let chain = MasterChain.standard(gains: GainStage(plan.master, blockFrames: blockFrames), limiter: LimiterStage(limiter),
                                          meter: meter, output: output,

@@ -5,7 +5,7 @@ import MixIO
 /// docs/sessions.md). Same conventions as the rest of the reader: every problem names its JSON path.
 extension PresetReader {
     enum SessionKeys {
-        static let voice = ["levelDb", "edgeFade", "pan", "speech", "ducking"]
+        static let voice = ["levelDb", "loudness", "edgeFade", "pan", "speech", "ducking"]
         static let speech = ["voice", "rate", "pitch", "volume"]
         static let ducking = ["depthDb", "lookahead", "attack", "hold", "release", "attackCurve", "releaseCurve"]
         static let section = ["name", "stretch", "length", "segments"]
@@ -20,6 +20,10 @@ extension PresetReader {
         let object = try cursor.object(allowing: SessionKeys.voice)
         var voice = VoiceSpec()
         if let level = object["levelDb"] { voice.levelDb = try level.number(in: -60...0) }
+        if let loudness = object["loudness"] {
+            if object.has("levelDb") { throw loudness.error("the voice's level is set by 'loudness' (LUFS) or by 'levelDb', not both") }
+            voice.loudnessLUFS = try loudness.number(in: LoudnessSpec.targets)
+        }
         if let fade = object["edgeFade"] {
             voice.edgeFadeSeconds = try fade.time(allowingZero: true)
             guard voice.edgeFadeSeconds <= 1 else { throw fade.error("\(TimeParser.string(fromSeconds: voice.edgeFadeSeconds)) is longer than 1s; an edge fade is a few milliseconds") }

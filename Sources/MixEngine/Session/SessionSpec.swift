@@ -20,6 +20,9 @@ public struct SessionSpec: Sendable, Equatable {
 public struct VoiceSpec: Sendable, Equatable {
     /// The level every segment is brought to: RMS over its speech only (pauses left out), in dBFS.
     public var levelDb: Double = -20
+    /// Instead of `levelDb`: the loudness every segment is brought to, in LUFS (EBU R128, gated, as it plays
+    /// centred in the output: a mono voice in stereo counts both sides), the mechanism tracks' `loudness` uses.
+    public var loudnessLUFS: Double?
     /// Fades at each segment's edges, so nothing clicks.
     public var edgeFadeSeconds: Double = 0.015
     /// Balance of the voice, as a track's `pan`.

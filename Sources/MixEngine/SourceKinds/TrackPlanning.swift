@@ -68,6 +68,7 @@ public struct TrackPlanning {
 final class PlanningSession {
     let presetFile: String
     let sampleRate: Int
+    let channelCount: Int
     /// The preset's voice settings (levels, fades, speech defaults).
     let voice: VoiceSpec
     var warnings: [String] = []
@@ -79,9 +80,10 @@ final class PlanningSession {
     var recordings: [String: VoiceClip] = [:]
     var synthesis = SynthesisReport()
 
-    init(presetFile: String, sampleRate: Int, voice: VoiceSpec = VoiceSpec()) {
+    init(presetFile: String, sampleRate: Int, channelCount: Int = 2, voice: VoiceSpec = VoiceSpec()) {
         self.presetFile = presetFile
         self.sampleRate = sampleRate
+        self.channelCount = channelCount
         self.voice = voice
     }
 

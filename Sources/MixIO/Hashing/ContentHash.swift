@@ -5,8 +5,8 @@ import Glibc
 /// input and output hashes and the cache key.
 ///
 /// A value wrapping swift-crypto's hasher; `update` allocates nothing, `hex` allocates its string.
-/// `Sendable`; one hasher is used by one thread at a time.
-public struct ContentHash: Sendable {
+/// Not `Sendable` (swift-crypto's hasher is not declared so): one hasher, one thread.
+public struct ContentHash {
     private var hasher = SHA256()
 
     public init() {}

@@ -7,25 +7,20 @@ extension TemporaryFolder {
     /// Writes a WAV (32-bit float unless told) made from a closure (frame, channel) -> sample; returns its path.
     public func wav(_ name: String, rate: Int = 48_000, channels: Int = 1, frames: Int,
                     format: OutputSampleFormat = .float32, _ f: (Int, Int) -> Float) throws -> String {
-        let p = path(name)
-        let writer = try SoundFileWriter(path: p, settings: OutputSettings(format: .wav, sampleRate: rate,
-                                                                           channelCount: channels, sampleFormat: format))
-        let data = TestSignals.interleaved(channels: channels, frames: frames, f)
-        try data.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
-        try writer.finish()
-        return p
+        try write(name, OutputSettings(format: .wav, sampleRate: rate, channelCount: channels, sampleFormat: format), frames: frames, f)
     }
-}
 
-extension TemporaryFolder {
     /// Writes an MP3 (LAME's variable bitrate, with its Xing/LAME header) made from a closure
     /// (frame, channel) -> sample; returns its path.
     public func mp3(_ name: String, rate: Int = 44_100, channels: Int = 1, frames: Int, quality: Double = 0.5,
                     _ f: (Int, Int) -> Float) throws -> String {
+        try write(name, OutputSettings(format: .mp3, sampleRate: rate, channelCount: channels, vorbisQuality: quality), frames: frames, f)
+    }
+
+    private func write(_ name: String, _ settings: OutputSettings, frames: Int, _ f: (Int, Int) -> Float) throws -> String {
         let p = path(name)
-        let writer = try SoundFileWriter(path: p, settings: OutputSettings(format: .mp3, sampleRate: rate,
-                                                                           channelCount: channels, vorbisQuality: quality))
-        let data = TestSignals.interleaved(channels: channels, frames: frames, f)
+        let writer = try SoundFileWriter(path: p, settings: settings)
+        let data = TestSignals.interleaved(channels: settings.channelCount, frames: frames, f)
         try data.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
         try writer.finish()
         return p

@@ -15,14 +15,18 @@ public struct VoiceClip: Sendable {
     public let length: Int64
     /// Its speech level as measured (RMS over speech frames only, dBFS); nil when it holds no speech.
     public let levelDb: Double?
+    /// Its loudness in LUFS as it plays centred in the output (integrated, or ungated for a clip shorter than
+    /// one 400 ms block); nil when silent.
+    public let loudness: Double?
     /// Where speech is, in output frames from its start (pauses left out).
     public let speech: [Range<Int64>]
     /// Text for the timeline's captions, or the recording's path.
     public let caption: String
 
-    /// The gain that brings it to `voice.levelDb` (unity for a clip with no speech), times `extraDb`.
+    /// The gain that brings it to `voice.loudnessLUFS` or `voice.levelDb` (unity for a silent clip), times `extraDb`.
     func gain(for voice: VoiceSpec, extraDb: Double = 0) -> Float {
-        let level = levelDb.map { voice.levelDb - $0 } ?? 0
+        let level: Double
+        if let target = voice.loudnessLUFS { level = loudness.map { target - $0 } ?? 0 } else { level = levelDb.map { voice.levelDb - $0 } ?? 0 }
         return Float(MixDSP.gain(fromDecibels: level + extraDb))
     }
 
@@ -104,10 +108,13 @@ extension PlanningSession {
             analyzer.append(int16: samples)
             return analyzer.finish()
         }
+        var meter = VoiceLoudness(sampleRate: speech.sampleRate, outputChannels: channelCount)
+        let floats = speech.samples.map { Float($0) / 32768 }
+        floats.withUnsafeBufferPointer { meter.add($0) }
         let clip = VoiceClip(material: SpokenText(speech: speech),
                              length: StreamingSource.outputLength(inputFrames: Int64(speech.samples.count),
                                                                   inputRate: speech.sampleRate, outputRate: sampleRate),
-                             levelDb: activity.levelDb,
+                             levelDb: activity.levelDb, loudness: meter.lufs,
                              speech: activity.regions.map { scale($0, from: speech.sampleRate) },
                              caption: request.text)
         spoken[request] = clip
@@ -121,11 +128,13 @@ extension PlanningSession {
         let info = try file(path, jsonPath: jsonPath)
         guard info.frameCount > 0 else { throw error(jsonPath, "'\(path)' holds no audio (0 frames)") }
         let activity: SpeechActivity
+        let loudness: Double?
         do {
             // Folded to mono by the same pipeline that plays files (at the file's own rate: no resampler).
             let pipeline = try DecodePipeline(decoder: AudioFile.open(path: path), outputRate: info.sampleRate, outputChannels: 1,
                                               makeConverter: { _, _, _ in preconditionFailure("no resampling at the file's own rate") })
             var analyzer = SpeechActivityAnalyzer(sampleRate: info.sampleRate)
+            var meter = VoiceLoudness(sampleRate: info.sampleRate, outputChannels: channelCount)
             let frames = 8192
             let mono = UnsafeMutablePointer<Float>.allocate(capacity: frames)
             defer { mono.deallocate() }
@@ -133,14 +142,16 @@ extension PlanningSession {
                 let n = try pipeline.pull(into: mono, frames: frames)
                 if n == 0 { break }
                 analyzer.append(UnsafeBufferPointer(start: mono, count: n))
+                meter.add(UnsafeBufferPointer(start: mono, count: n))
             }
             activity = analyzer.finish()
+            loudness = meter.lufs
         } catch {
             throw self.error(jsonPath, "\(error)")
         }
         let clip = VoiceClip(material: StreamedFile(path: path),
                              length: StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: sampleRate),
-                             levelDb: activity.levelDb,
+                             levelDb: activity.levelDb, loudness: loudness,
                              speech: activity.regions.map { scale($0, from: info.sampleRate) },
                              caption: path)
         recordings[path] = clip
@@ -151,5 +162,35 @@ extension PlanningSession {
     private func scale(_ range: Range<Int>, from rate: Int) -> Range<Int64> {
         let convert = { (n: Int) in StreamingSource.outputLength(inputFrames: Int64(n), inputRate: rate, outputRate: self.sampleRate) }
         return convert(range.lowerBound)..<convert(range.upperBound)
+    }
+}
+
+/// A voice clip's loudness (`GatedLoudness` on its mono signal, at its own rate), as it plays centred in an
+/// output of `outputChannels`: a mono voice at unity on both sides of stereo reads 3.01 LU louder than alone.
+struct VoiceLoudness {
+    private let meter: GatedLoudness
+    private let block: AudioBlock
+    private let channelOffset: Double
+
+    init(sampleRate: Int, outputChannels: Int) {
+        meter = GatedLoudness(channelCount: 1, sampleRate: sampleRate)
+        block = AudioBlock(channelCount: 1, capacity: 8192)
+        channelOffset = 10 * Double.log10(Double(max(1, outputChannels)))
+    }
+
+    mutating func add(_ samples: UnsafeBufferPointer<Float>) {
+        var done = 0
+        while done < samples.count {
+            let run = min(8192, samples.count - done)
+            block.channel(0).baseAddress!.update(from: samples.baseAddress! + done, count: run)
+            meter.add(block, offset: 0, count: run)
+            done += run
+        }
+    }
+
+    /// Integrated when the clip holds a 400 ms block, ungated otherwise; nil for silence.
+    var lufs: Double? {
+        let value = meter.integrated.isFinite ? meter.integrated : meter.ungated
+        return value.isFinite ? value + channelOffset : nil
     }
 }
