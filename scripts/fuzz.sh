@@ -110,7 +110,7 @@ for target in "${targets[@]}"; do
   status=0
   # The Swift runtime's backtracer would take the crash signal before libFuzzer, which then writes no reproducer.
   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} TMPDIR=$scratch/tmp FUZZ_PRESET_FOLDER=$files \
-    "$bin/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 \
+    "$bin/$name" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 -close_fd_mask=1 \
       -print_final_stats=1 -artifact_prefix="$findings/$name/" "${options[@]}" "$corpus" "${inputs[@]}" \
       > "$scratch/$name.log" 2>&1 || status=$?
   grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|Done [0-9]+ runs)' "$scratch/$name.log" || true
