@@ -1,9 +1,10 @@
 /// A container and codec mixrender writes.
 /// A plain enum value (`Sendable`); allocates nothing, except a few temporary strings in `from(path:)`.
 public enum OutputFileFormat: String, Sendable, CaseIterable {
-    case oggVorbis, flac, wav, mp3
+    case oggVorbis, flac, wav, mp3, opus, caf, aiff
 
-    /// The format for a file name's extension (`.ogg`/`.oga`, `.flac`, `.wav`, `.mp3`, any case), or nil.
+    /// The format for a file name's extension (`.ogg`/`.oga`, `.flac`, `.wav`, `.mp3`, `.opus`, `.caf`,
+    /// `.aiff`/`.aif`, any case), or nil.
     public static func from(path: String) -> OutputFileFormat? {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
@@ -12,12 +13,24 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
         case "flac": return .flac
         case "wav": return .wav
         case "mp3": return .mp3
+        case "opus": return .opus
+        case "caf": return .caf
+        case "aiff", "aif": return .aiff
         default: return nil
         }
     }
 
-    /// Whether samples are stored as they are (WAV, FLAC), so `OutputSampleFormat` applies.
-    public var isPCM: Bool { self == .flac || self == .wav }
+    /// Whether samples are stored losslessly (WAV, FLAC, AIFF, ALAC in CAF), so `OutputSampleFormat` applies.
+    public var isPCM: Bool { self == .flac || self == .wav || self == .aiff || self == .caf }
+
+    /// The rates Opus encodes at.
+    public static let opusRates = [8000, 12000, 16000, 24000, 48000]
+
+    /// Every extension, for messages: "ogg, flac, wav, mp3, opus, caf or aiff" (".ogg, .flac, ..." with a dot).
+    public static func extensionList(dotted: Bool = false) -> String {
+        let names = allCases.map { (dotted ? "." : "") + $0.fileExtension }
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
 
     /// The rates MPEG-1, 2 and 2.5 Layer III define.
     public static let mp3Rates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
@@ -32,6 +45,9 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
         case .flac: return "flac"
         case .wav: return "wav"
         case .mp3: return "mp3"
+        case .opus: return "opus"
+        case .caf: return "caf"
+        case .aiff: return "aiff"
         }
     }
 
@@ -42,6 +58,9 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
         case .flac: return "FLAC"
         case .wav: return "WAV"
         case .mp3: return "MP3"
+        case .opus: return "Ogg Opus"
+        case .caf: return "CAF ALAC"
+        case .aiff: return "AIFF"
         }
     }
 }

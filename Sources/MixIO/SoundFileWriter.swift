@@ -1,7 +1,8 @@
 import CSndFile
 import MixDSP
 
-/// Encodes interleaved `Float` frames to Ogg Vorbis, FLAC, WAV or MP3 (LAME, through libsndfile) with libsndfile.
+/// Encodes interleaved `Float` frames with libsndfile: Ogg Vorbis, FLAC, WAV, MP3 (LAME), Ogg Opus, ALAC in CAF
+/// and AIFF.
 ///
 /// Layout: an opaque libsndfile handle (nil once finished), the path, the settings and a frame count.
 /// `init` allocates (libsndfile's and the encoder's state); `write` allocates nothing in Swift, except
@@ -55,15 +56,16 @@ public final class SoundFileWriter: AudioEncoder {
                 throw failure("sf_command", "Vorbis quality \(quality) was refused: \(SndFile.lastReason(handle))")
             }
         }
-        if settings.format == .mp3 {
-            // LAME's variable bitrate; its "compression level" runs the other way from quality (0 is best).
+        if settings.format == .mp3 || settings.format == .opus {
+            // LAME's and Opus's variable bitrate; the "compression level" runs the other way from quality (0 is
+            // best; for Opus libsndfile maps it onto the bitrate, about 256 down to 6 kbit/s per channel).
             // libsndfile 1.2 answers SFC_SET_BITRATE_MODE with 0 whatever the mode, so only the level is checked.
             var mode = Int32(SF_BITRATE_MODE_VARIABLE)
             // libsndfile hands LAME level x 10 as its VBR quality, which LAME refuses above 9.999 (quality 0 here).
             var level = min(1 - settings.vorbisQuality, 0.9999)
             sf_command(handle, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
             if sf_command(handle, Int32(SFC_SET_COMPRESSION_LEVEL), &level, Int32(MemoryLayout<Double>.size)) != Int32(SF_TRUE) {
-                throw failure("sf_command", "the MP3 encoder refused variable bitrate at quality \(settings.vorbisQuality): \(SndFile.lastReason(handle))")
+                throw failure("sf_command", "the \(settings.format.displayName) encoder refused variable bitrate at quality \(settings.vorbisQuality): \(SndFile.lastReason(handle))")
             }
         }
         for (kind, text) in [(SF_STR_TITLE, settings.title), (SF_STR_ARTIST, settings.artist),
@@ -121,6 +123,9 @@ public final class SoundFileWriter: AudioEncoder {
         case .flac: rates = 1...655_350; maxChannels = 8
         case .wav: rates = 1...768_000; maxChannels = 1024
         case .mp3: rates = 8000...48_000; maxChannels = 2
+        case .opus: rates = 8000...48_000; maxChannels = 2
+        case .caf: rates = 1...384_000; maxChannels = 8
+        case .aiff: rates = 1...768_000; maxChannels = 1024
         }
         let name = settings.format.displayName
         if !rates.contains(settings.sampleRate) {
@@ -135,6 +140,13 @@ public final class SoundFileWriter: AudioEncoder {
         }
         if !settings.format.isPCM && !(0...1).contains(settings.vorbisQuality) {
             return "\(name) quality must be between 0 and 1, not \(settings.vorbisQuality)"
+        }
+        if settings.format == .opus && !OutputFileFormat.opusRates.contains(settings.sampleRate) {
+            return "Ogg Opus cannot be written at \(settings.sampleRate) Hz (it takes "
+                + OutputFileFormat.opusRates.map(String.init).joined(separator: ", ") + " Hz; set output.sampleRate or --sample-rate)"
+        }
+        if settings.format == .caf && settings.sampleFormat == .float32 {
+            return "ALAC in CAF stores 16 or 24 bits; use pcm16 or pcm24"
         }
         if settings.format == .mp3 && !OutputFileFormat.mp3Rates.contains(settings.sampleRate) {
             return "MP3 cannot be written at \(settings.sampleRate) Hz (it takes "
@@ -162,6 +174,9 @@ public final class SoundFileWriter: AudioEncoder {
         case .flac: info.format = Int32(SF_FORMAT_FLAC | subtype)
         case .wav: info.format = Int32((settings.wavNeedsRF64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV) | subtype)
         case .mp3: info.format = Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
+        case .opus: info.format = Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS)
+        case .caf: info.format = Int32(SF_FORMAT_CAF | (settings.sampleFormat == .pcm24 ? SF_FORMAT_ALAC_24 : SF_FORMAT_ALAC_16))
+        case .aiff: info.format = Int32(SF_FORMAT_AIFF | subtype)
         }
         return info
     }

@@ -17,7 +17,7 @@ struct KeyCommand: ParsableCommand {
 
     @OptionGroup var overrides: OverrideOptions
 
-    @Option(help: "The output format (ogg, flac, wav or mp3, as the output's extension): print the file key.")
+    @Option(help: "The output format (ogg, flac, wav, mp3, opus, caf or aiff, as the output's extension): print the file key.")
     var format: String?
 
     @Flag(help: .hidden)
@@ -26,7 +26,7 @@ struct KeyCommand: ParsableCommand {
     func run() throws {
         let chosen = try format.map { name -> OutputFileFormat in
             guard let f = OutputFileFormat.from(path: "output.\(name)") else {
-                throw CLIError("--format: unknown format '\(name)'; expected ogg, flac, wav or mp3")
+                throw CLIError("--format: unknown format '\(name)'; expected \(OutputFileFormat.extensionList())")
             }
             return f
         }

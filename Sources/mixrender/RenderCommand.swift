@@ -7,7 +7,7 @@ import MixIO
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a preset to an audio file (.ogg, .flac, .wav or .mp3).")
+        abstract: "Render a preset to an audio file (.ogg, .flac, .wav, .mp3, .opus, .caf or .aiff).")
 
     @Argument(help: "The preset (JSON).")
     var preset: String

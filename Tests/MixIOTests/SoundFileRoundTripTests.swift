@@ -32,6 +32,13 @@ import Testing
         // MP3 is read back by MPEGFileReader, gapless: the exact length too. At quality 0.4 LAME's coding noise
         // lifts a sine's peak by up to 1.1 dB (its RMS stays within 0.1 dB): 0.5 * (10^(1.1/20) - 1) = 0.068.
         Case(file: "sine.mp3", format: .mp3, sampleFormat: .pcm16, formatName: "MP3", peakTolerance: 0.068),
+        // Ogg Opus (48 kHz) trims its pre-skip by the granule position: the exact length too.
+        Case(file: "sine.opus", format: .opus, sampleFormat: .pcm16, formatName: "Ogg Opus", peakTolerance: 0.0296),
+        // ALAC in CAF and AIFF are lossless.
+        Case(file: "sine.24.caf", format: .caf, sampleFormat: .pcm24, formatName: "CAF 24 bit ALAC",
+             peakTolerance: 2.0 / 8_388_608),
+        Case(file: "sine.16.aiff", format: .aiff, sampleFormat: .pcm16, formatName: "AIFF 16-bit PCM",
+             peakTolerance: 2.0 / 32768),
     ]
 
     @Test(arguments: cases)
@@ -152,7 +159,8 @@ import Testing
         #expect(OutputFileFormat.from(path: "night") == nil)
         #expect(OutputFileFormat.from(path: "dir.wav/night") == nil)
         #expect(OutputFileFormat.from(path: ".wav") == nil)
-        #expect(OutputFileFormat.allCases.map(\.fileExtension) == ["ogg", "flac", "wav", "mp3"])
+        #expect(OutputFileFormat.allCases.map(\.fileExtension) == ["ogg", "flac", "wav", "mp3", "opus", "caf", "aiff"])
+        #expect(OutputFileFormat.from(path: "a.AIF") == .aiff && OutputFileFormat.from(path: "a.caf") == .caf)
     }
 }
 
@@ -192,5 +200,14 @@ import Testing
         let reader = try SoundFileReader(path: path)
         #expect(reader.frameCount == 48_000)
         #expect(try readAll(reader).count == data.count)
+    }
+
+    /// Opus takes its own rates only; ALAC no float: one line each, before anything is written.
+    @Test func opusAndALACRefuseWhatTheyCannotStore() {
+        let opus = OutputSettings(format: .opus, sampleRate: 44_100, channelCount: 2)
+        #expect(SoundFileWriter.validate(settings: opus)?.contains("Ogg Opus cannot be written at 44100 Hz (it takes 8000, 12000, 16000, 24000, 48000 Hz") == true)
+        let alac = OutputSettings(format: .caf, sampleRate: 48_000, channelCount: 2, sampleFormat: .float32)
+        #expect(SoundFileWriter.validate(settings: alac) == "ALAC in CAF stores 16 or 24 bits; use pcm16 or pcm24")
+        #expect(SoundFileWriter.validate(settings: OutputSettings(format: .opus, sampleRate: 24_000, channelCount: 1)) == nil)
     }
 }

@@ -106,7 +106,7 @@ public struct RenderJob: Sendable {
     /// The file format and settings for writing to `path`, checked before anything is rendered.
     public func outputSettings(for path: String) throws -> OutputSettings {
         guard let format = OutputFileFormat.from(path: path) else {
-            throw EngineError.output(path: path, reason: "unknown output extension; use .ogg, .flac, .wav or .mp3")
+            throw EngineError.output(path: path, reason: "unknown output extension; use \(OutputFileFormat.extensionList(dotted: true))")
         }
         let settings = outputSettings(format: format)
         if let problem = SoundFileWriter.validate(settings: settings) {
