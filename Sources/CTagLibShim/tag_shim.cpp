@@ -6,6 +6,7 @@
 #include <string>
 
 #include <taglib/flacfile.h>
+#include <taglib/opusfile.h>
 #include <taglib/tdebuglistener.h>
 #include <taglib/vorbisfile.h>
 #include <taglib/xiphcomment.h>
@@ -40,6 +41,10 @@ Opened open(const char *path, int container) {
         auto *file = new TagLib::FLAC::File(path);
         opened.file.reset(file);
         if (file->isValid()) opened.comment = file->xiphComment(true);
+    } else if (container == MR_TAG_OGG_OPUS) {
+        auto *file = new TagLib::Ogg::Opus::File(path);
+        opened.file.reset(file);
+        if (file->isValid()) opened.comment = file->tag();
     }
     return opened;
 }
@@ -49,8 +54,8 @@ template <typename Work>
 int withComment(const char *path, int container, char *error, size_t error_length, Work work) {
     try {
         Opened opened = open(path, container);
-        if (!opened.file) { fail(error, error_length, "not an Ogg Vorbis or FLAC file"); return -1; }
-        if (!opened.file->isValid() || !opened.comment) { fail(error, error_length, "TagLib cannot read it as Ogg Vorbis or FLAC"); return -1; }
+        if (!opened.file) { fail(error, error_length, "not an Ogg Vorbis, Ogg Opus or FLAC file"); return -1; }
+        if (!opened.file->isValid() || !opened.comment) { fail(error, error_length, "TagLib cannot read it as Ogg Vorbis, Ogg Opus or FLAC"); return -1; }
         return work(opened, error, error_length);
     } catch (const std::exception &e) {
         fail(error, error_length, std::string("TagLib failed: ") + e.what());

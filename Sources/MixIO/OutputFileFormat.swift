@@ -36,7 +36,7 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
     public static let mp3Rates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
 
     /// Whether the format keeps Vorbis comments, where chapter marks (`CHAPTER001=...`) go.
-    public var carriesVorbisComments: Bool { self == .oggVorbis || self == .flac }
+    public var carriesVorbisComments: Bool { self == .oggVorbis || self == .flac || self == .opus }
 
     /// The usual extension, without the dot.
     public var fileExtension: String {

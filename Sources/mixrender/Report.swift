@@ -87,6 +87,9 @@ enum Report {
             lines.append(key.lowercased().padding(toLength: 10, withPad: " ", startingAt: 0) + value)
         }
         let replayGain = Dictionary(comments.map { ($0.key.uppercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        if let q78 = replayGain["R128_TRACK_GAIN"].flatMap(Double.init) {
+            lines.append("r128 gain \(String(format: "%+.2f", q78 / 256)) dB to -23 LUFS (R128_TRACK_GAIN \(Int(q78)))")
+        }
         if let gain = replayGain["REPLAYGAIN_TRACK_GAIN"] {
             lines.append("replaygain \(gain)" + (replayGain["REPLAYGAIN_TRACK_PEAK"].map { ", peak \($0)" } ?? ""))
         }

@@ -180,4 +180,20 @@ import Testing
             #expect(s.contents == ["p.json", "silence.wav"])
         }
     }
+
+    /// Ogg Opus carries R128_TRACK_GAIN (the gain to -23 LUFS in 1/256 dB, RFC 7845), not ReplayGain tags,
+    /// and takes chapter marks like Ogg Vorbis.
+    @Test func anOpusRenderCarriesR128Gain() throws {
+        let s = try TemporaryFolder()
+        _ = try sine(s)
+        let preset = try s.write("p.json", #"{ "duration": 5, "tracks": [ { "file": "sine.wav" } ] }"#)
+        let r = try CLI.run([preset, "-o", s.path("out.opus")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let tags = Dictionary(try FileTags.read(path: s.path("out.opus"), format: .opus), uniquingKeysWith: { a, _ in a })
+        #expect(tags["REPLAYGAIN_TRACK_GAIN"] == nil)
+        let q78 = try #require(tags["R128_TRACK_GAIN"].flatMap(Int.init))
+        // The sine is -23 LUFS: a gain of about 0 (within 0.1 dB, 26 steps of 1/256 dB).
+        #expect(abs(q78) <= 26, "\(q78)")
+        #expect(try CLI.run(["info", s.path("out.opus")]).stdout.contains("R128_TRACK_GAIN \(q78)"))
+    }
 }

@@ -9,7 +9,7 @@ extern "C" {
 #endif
 
 /// The containers the shim opens: which TagLib file class reads the path.
-enum mr_tag_container { MR_TAG_OGG_VORBIS = 1, MR_TAG_FLAC = 2 };
+enum mr_tag_container { MR_TAG_OGG_VORBIS = 1, MR_TAG_FLAC = 2, MR_TAG_OGG_OPUS = 3 };
 
 /// Sets `count` comments (`keys[i]=values[i]`, UTF-8) in the file at `path`: earlier values of those keys are
 /// removed, every other comment is kept, a key given several times gets several values. Returns 0 on success,

@@ -193,7 +193,7 @@ public struct RenderJob: Sendable {
                 normalisation = n
             }
             // Chapter marks and ReplayGain, as Vorbis comments where the format has them.
-            let comments = Chapters.comments(chapters) + ReplayGain.comments(summary.loudness)
+            let comments = Chapters.comments(chapters) + ReplayGain.comments(summary.loudness, format: settings.format)
             if !comments.isEmpty && settings.format.carriesVorbisComments {
                 do { try FileTags.write(path: output.temporaryPath, format: settings.format, fields: comments) } catch {
                     throw EngineError.output(path: path, reason: "cannot write its chapters and ReplayGain tags: \(error)")

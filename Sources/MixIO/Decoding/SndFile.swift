@@ -52,10 +52,11 @@ enum SndFile {
 
     // MARK: - Format names
 
-    /// The format whose Vorbis comments TagLib reads in a file of this `SF_INFO.format`: Ogg Vorbis or FLAC.
+    /// The format whose Vorbis comments TagLib reads in a file of this `SF_INFO.format`: Ogg Vorbis, Ogg Opus or FLAC.
     static func commentFormat(_ format: Int32) -> OutputFileFormat? {
         switch (Int(format) & SF_FORMAT_TYPEMASK, Int(format) & SF_FORMAT_SUBMASK) {
         case (SF_FORMAT_OGG, SF_FORMAT_VORBIS): return .oggVorbis
+        case (SF_FORMAT_OGG, SF_FORMAT_OPUS): return .opus
         case (SF_FORMAT_FLAC, _): return .flac
         default: return nil
         }

@@ -1,6 +1,6 @@
 import CTagLibShim
 
-/// Vorbis comments (tags and chapter marks) of Ogg Vorbis and FLAC files, through TagLib: libsndfile writes
+/// Vorbis comments (tags and chapter marks) of Ogg Vorbis, Ogg Opus and FLAC files, through TagLib: libsndfile writes
 /// only a fixed handful of tags, TagLib any comment. Used on a finished temporary file, before it is renamed
 /// into place.
 ///
@@ -56,6 +56,7 @@ public enum FileTags {
         switch format {
         case .oggVorbis: return Int32(MR_TAG_OGG_VORBIS.rawValue)
         case .flac: return Int32(MR_TAG_FLAC.rawValue)
+        case .opus: return Int32(MR_TAG_OGG_OPUS.rawValue)
         default:
             throw AudioIOError(path: path, function: "", reason: "\(format.displayName) has no Vorbis comments", operation: "tag")
         }
