@@ -16,12 +16,13 @@ public final class GatedLoudness {
     public let channelCount: Int
     public let sampleRate: Int
     private let hop: Int
-    // Stage 1 (shelf) and stage 2 (high-pass): b0 b1 b2 a1 a2, and the state of channels (0, 1) and (2, 3)...
+    // Stage 1 (shelf) and stage 2 (high-pass): b0 b1 b2 a1 a2.
     private let shelf: (b0: Double, b1: Double, b2: Double, a1: Double, a2: Double)
     private let highPass: (b0: Double, b1: Double, b2: Double, a1: Double, a2: Double)
-    private var state: [SIMD4<Double>]           // per channel pair: shelf s1 s2, high-pass s1 s2 (as 2 x SIMD2 packed)
-    private var hopSum: SIMD2<Double> = .zero     // per channel pair 0; further pairs in `extraSums`
-    private var extraSums: [SIMD2<Double>]
+    /// Per channel pair, two entries: the shelf's s1 and s2, then the high-pass's, each for both channels.
+    private var state: [SIMD4<Double>]
+    /// Per channel pair, the sum of squares of the current hop so far.
+    private var hopSums: [SIMD2<Double>]
     private var inHop = 0
     /// Every complete 100 ms hop's weighted mean square, in order (a 400 ms block is four hops, a 3 s
     /// short-term window thirty).
@@ -62,7 +63,7 @@ public final class GatedLoudness {
         }
         let pairs = (channelCount + 1) / 2
         state = [SIMD4<Double>](repeating: .zero, count: 2 * pairs)
-        extraSums = [SIMD2<Double>](repeating: .zero, count: pairs)
+        hopSums = [SIMD2<Double>](repeating: .zero, count: pairs)
     }
 
     /// BS.1770's channel weights: 1 for left, right and centre, 0 for the LFE (the fourth), 1.41 for the surrounds.
@@ -80,7 +81,7 @@ public final class GatedLoudness {
         var done = 0
         while done < count {
             let run = min(count - done, hop - inHop)
-            for pair in 0..<extraSums.count {
+            for pair in 0..<hopSums.count {
                 let left = block.channel(2 * pair).baseAddress! + offset + done
                 let right = 2 * pair + 1 < channelCount ? block.channel(2 * pair + 1).baseAddress! + offset + done : nil
                 filter(pair: pair, left: left, right: right, count: run)
@@ -98,7 +99,7 @@ public final class GatedLoudness {
         let (c0, c1, c2, d1, d2) = highPass
         var s = state[2 * pair], h = state[2 * pair + 1]
         var s1 = SIMD2(s[0], s[1]), s2 = SIMD2(s[2], s[3]), h1 = SIMD2(h[0], h[1]), h2 = SIMD2(h[2], h[3])
-        var sum = extraSums[pair]
+        var sum = hopSums[pair]
         for i in 0..<count {
             let x = SIMD2(Double(left[i]), right.map { Double($0[i]) } ?? 0)
             let y = b0 * x + s1
@@ -111,15 +112,15 @@ public final class GatedLoudness {
         }
         s = SIMD4(s1[0], s1[1], s2[0], s2[1]); h = SIMD4(h1[0], h1[1], h2[0], h2[1])
         state[2 * pair] = s; state[2 * pair + 1] = h
-        extraSums[pair] = sum
+        hopSums[pair] = sum
     }
 
     private func endHop() {
         var power = 0.0
-        for pair in 0..<extraSums.count {
-            power += weight(2 * pair) * extraSums[pair][0]
-            if 2 * pair + 1 < channelCount { power += weight(2 * pair + 1) * extraSums[pair][1] }
-            extraSums[pair] = .zero
+        for pair in 0..<hopSums.count {
+            power += weight(2 * pair) * hopSums[pair][0]
+            if 2 * pair + 1 < channelCount { power += weight(2 * pair + 1) * hopSums[pair][1] }
+            hopSums[pair] = .zero
         }
         allEnergy += power
         allFrames += hop
@@ -176,9 +177,9 @@ public final class GatedLoudness {
     /// programme): for a sound shorter than one 400 ms block, which has no integrated loudness.
     public var ungated: Double {
         var energy = allEnergy
-        for pair in 0..<extraSums.count {
-            energy += weight(2 * pair) * extraSums[pair][0]
-            if 2 * pair + 1 < channelCount { energy += weight(2 * pair + 1) * extraSums[pair][1] }
+        for pair in 0..<hopSums.count {
+            energy += weight(2 * pair) * hopSums[pair][0]
+            if 2 * pair + 1 < channelCount { energy += weight(2 * pair + 1) * hopSums[pair][1] }
         }
         let frames = allFrames + inHop
         return frames > 0 && energy > 0 ? -0.691 + 10 * _log10(energy / Double(frames)) : -.infinity

@@ -49,14 +49,6 @@ public enum Normalisation {
     public static let toleranceLU = 0.1
     public static let maximumCorrections = 3
 
-    /// The measuring passes' meter: MixDSP's `GatedLoudness` (integrated loudness only, its filter on both
-    /// channels at once), a few times faster than libebur128's, which cost as much as mixing the render.
-    final class GatedLoudnessTap: MixTap {
-        let meter: GatedLoudness
-        init(channelCount: Int, sampleRate: Int) { meter = GatedLoudness(channelCount: channelCount, sampleRate: sampleRate) }
-        func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws { meter.add(block, offset: offset, count: count) }
-    }
-
     /// Discards what it is given: the measuring passes' encoder.
     final class NullEncoder: AudioEncoder {
         func write(interleaved: UnsafePointer<Float>, frames: Int) throws {}
@@ -112,7 +104,7 @@ public enum Normalisation {
         let whole = range ?? 0..<plan.frameCount
         let parts = Int(max(1, min(Int64(ProcessInfo.processInfo.activeProcessorCount),
                                    Int64(whole.count) / Int64(plan.sampleRate * minimumPartSeconds))))
-        let taps = (0..<parts).map { _ in GatedLoudnessTap(channelCount: plan.channelCount, sampleRate: plan.sampleRate) }
+        let taps = (0..<parts).map { _ in LoudnessTap(channelCount: plan.channelCount, sampleRate: plan.sampleRate, truePeak: false) }
         let results = UnsafeMutableBufferPointer<Result<Double, Error>?>.allocate(capacity: parts)
         results.initialize(repeating: nil)
         defer { _ = results.deinitialize(); results.deallocate() }

@@ -142,16 +142,6 @@ public final class LoudnessMeter {
                                    shortTermMax: shortTermMax.isFinite ? shortTermMax : -.infinity)
     }
 
-    /// The integrated loudness of several meters' programmes taken as one (`ebur128_loudness_global_multiple`):
-    /// parts of one render measured on separate threads. Gating blocks that would straddle two parts are not
-    /// counted (three 100 ms steps per boundary). -infinity for silence.
-    public static func integrated(combining meters: [LoudnessMeter]) -> Double {
-        var states: [UnsafeMutablePointer<ebur128_state>?] = meters.map { $0.state }
-        var value = -Double.infinity
-        let code = withExtendedLifetime(meters) { ebur128_loudness_global_multiple(&states, states.count, &value) }
-        return code == EBUR128_SUCCESS.rawValue && value.isFinite ? value : -.infinity
-    }
-
     /// Measures a whole file: decodes it (`AudioFile.open` for analysis: the fastest decoder) and adds every frame.
     public static func measure(path: String, truePeak: Bool = true) throws -> LoudnessMeasurement {
         let reader = try AudioFile.open(path: path, purpose: .analysis)
