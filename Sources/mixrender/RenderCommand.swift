@@ -57,17 +57,14 @@ struct RenderCommand: ParsableCommand {
             _ = try AtomicOutputFile.check(destination: timeline)
         }
         // The report's inputs are hashed before rendering: an unreadable source stops the render before it starts.
-        var reportInputs: (files: [InputFile], key: CacheKey, seconds: Double, cpu: Double)?
+        var reportInputs: RenderReport.Inputs?
         if let report {
             guard report != output && report != waveform && report != timeline else {
                 throw CLIError("--report: '\(report)' is also another output; give it a name of its own")
             }
             try job.checkNotAnInput(report)
             _ = try AtomicOutputFile.check(destination: report)
-            let started = ContinuousClock.now, startedCPU = CPUClock.process
-            let files = try InputFile.hashAll(job.plan)
-            let key = try job.cacheKey(inputs: files, format: OutputFileFormat.from(path: output))
-            reportInputs = (files, key, (ContinuousClock.now - started).seconds, CPUClock.process - startedCPU)
+            reportInputs = try RenderReport.Inputs(job: job, output: output)
         }
         let recorder = try waveform.map {
             WaveformRecorder(plan: try WaveformPlan(output: $0, options: WaveformOptions(), sampleRate: job.plan.sampleRate,
@@ -80,11 +77,7 @@ struct RenderCommand: ParsableCommand {
         let waveforms = try recorder?.writeOutputs() ?? []
         if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }
         if let report, let inputs = reportInputs {
-            let started = ContinuousClock.now, startedCPU = CPUClock.process
-            let written = try ContentHash.file(path: output)
-            try RenderReport(job: job, result: result, inputs: inputs.files, key: inputs.key, outputSHA256: written.sha256,
-                             hashSeconds: inputs.seconds + (ContinuousClock.now - started).seconds,
-                             hashCPUSeconds: inputs.cpu + CPUClock.process - startedCPU).write(to: report)
+            try RenderReport(job: job, result: result, inputs: inputs).write(to: report)
         }
         if !quiet {
             var lines = [Report.summary(result, job: job)] + waveforms.map { "waveform  \($0)" }

@@ -136,3 +136,33 @@ public struct RenderReport: Sendable {
         }
     }
 }
+
+extension RenderReport {
+    /// What a report needs from before the render: every input hashed (so that an unreadable source stops
+    /// the render before it starts), the cache key, and what that took.
+    /// A value; allocates the list of inputs. `Sendable`.
+    public struct Inputs: Sendable {
+        public var files: [InputFile]
+        public var key: CacheKey
+        public var seconds: Double
+        public var cpuSeconds: Double
+
+        /// Hashes the job's inputs (`InputFile.hashAll`, in parallel) and makes its key for writing `output`.
+        public init(job: RenderJob, output: String) throws {
+            let started = ContinuousClock.now, startedCPU = CPUClock.process
+            files = try InputFile.hashAll(job.plan)
+            key = try job.cacheKey(inputs: files, format: OutputFileFormat.from(path: output))
+            seconds = (ContinuousClock.now - started).seconds
+            cpuSeconds = CPUClock.process - startedCPU
+        }
+    }
+
+    /// The report of a finished render: hashes the written output and adds that time to the inputs'.
+    public init(job: RenderJob, result: RenderResult, inputs: Inputs) throws {
+        let started = ContinuousClock.now, startedCPU = CPUClock.process
+        let written = try ContentHash.file(path: result.outputPath)
+        self.init(job: job, result: result, inputs: inputs.files, key: inputs.key, outputSHA256: written.sha256,
+                  hashSeconds: inputs.seconds + (ContinuousClock.now - started).seconds,
+                  hashCPUSeconds: inputs.cpuSeconds + CPUClock.process - startedCPU)
+    }
+}
