@@ -7,8 +7,12 @@ public struct OutputSettings: Sendable, Equatable {
     public var channelCount: Int
     /// Sample storage for WAV and FLAC; ignored for Ogg Vorbis.
     public var sampleFormat: OutputSampleFormat
-    /// Ogg Vorbis VBR quality, 0...1 (libsndfile's `SFC_SET_VBR_ENCODING_QUALITY`; 0.4 is about 92 kbit/s).
+    /// Ogg Vorbis VBR quality, 0...1 (libsndfile's `SFC_SET_VBR_ENCODING_QUALITY`; 0.4 is about 92 kbit/s);
+    /// for MP3 and Opus the variable-bitrate quality on the same scale, used when `bitrateKbps` is nil.
     public var vorbisQuality: Double
+    /// A bitrate in kbit/s for the lossy formats that take one (MP3: constant bitrate; Opus: its target
+    /// bitrate); nil: variable bitrate at `vorbisQuality`.
+    public var bitrateKbps: Int?
     public var title: String?
     public var artist: String?
     public var comment: String?

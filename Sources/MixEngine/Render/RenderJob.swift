@@ -109,7 +109,7 @@ public struct RenderJob: Sendable {
             throw EngineError.output(path: path, reason: "unknown output extension; use \(OutputFileFormat.extensionList(dotted: true))")
         }
         let settings = outputSettings(format: format)
-        if let problem = SoundFileWriter.validate(settings: settings) {
+        if let problem = AudioFileWriter.validate(settings: settings) {
             throw EngineError.output(path: path, reason: "\(problem)")
         }
         try checkNotAnInput(path)
@@ -212,7 +212,7 @@ public struct RenderJob: Sendable {
     private func write(_ plan: RenderPlan, to output: AtomicOutputFile, settings: OutputSettings, blockFrames: Int,
                        extraSinks: [AudioEncoder], taps: [RenderTap], material: PreparedMaterial,
                        progress: ((Int64) -> Void)?) throws -> RenderSummary {
-        let writer = try SoundFileWriter(path: output.temporaryPath, settings: settings, displayPath: output.destination)
+        let writer = try AudioFileWriter.open(path: output.temporaryPath, settings: settings, displayPath: output.destination)
         let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
         return try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, material: material,
                                                                         taps: taps, progress: progress)
