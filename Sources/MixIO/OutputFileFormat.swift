@@ -35,6 +35,27 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
     /// The rates MPEG-1, 2 and 2.5 Layer III define.
     public static let mp3Rates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
 
+    /// The constant bitrates, in kbit/s, an MP3 at `sampleRate` can have: MPEG-1 (32 to 48 kHz) has 32 to 320,
+    /// MPEG-2 (16 to 24 kHz) 8 to 160, and MPEG-2.5 (8 to 12 kHz) 8 to 64 of the same table.
+    public static func mp3Bitrates(sampleRate: Int) -> [Int] {
+        if sampleRate >= 32000 { return [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320] }
+        let mpeg2 = [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
+        return sampleRate >= 16000 ? mpeg2 : mpeg2.filter { $0 <= 64 }
+    }
+
+    /// The lowest constant bitrate, in kbit/s, whose frames hold LAME's Info tag (the encoder delay and padding
+    /// a player trims to be gapless): LAME writes the tag in a frame of the stream's own bitrate and leaves it
+    /// out when 156 bytes and the side information do not fit (its `InitVbrTag`). Below it, an MP3 decodes
+    /// with a frame and a half of silence more than was rendered. Variable bitrates always have room.
+    public static func mp3GaplessMinimumKbps(sampleRate: Int, channelCount: Int) -> Int {
+        let isMPEG1 = sampleRate >= 32000
+        let sideInfo = 4 + (isMPEG1 ? (channelCount == 1 ? 17 : 32) : (channelCount == 1 ? 9 : 17))
+        return mp3Bitrates(sampleRate: sampleRate).first { (isMPEG1 ? 144_000 : 72_000) * $0 / sampleRate >= sideInfo + 156 }!
+    }
+
+    /// The bitrates Opus takes, in kbit/s per channel (libopus's useful range, as libsndfile maps it).
+    public static let opusBitratesPerChannel = 6...256
+
     /// Whether the format keeps Vorbis comments, where chapter marks (`CHAPTER001=...`) go.
     public var carriesVorbisComments: Bool { self == .oggVorbis || self == .flac || self == .opus }
 

@@ -1,4 +1,5 @@
 import CSndFile
+import Glibc
 import MixDSP
 
 /// Encodes interleaved `Float` frames with libsndfile: Ogg Vorbis, FLAC, WAV, MP3 (LAME), Ogg Opus, ALAC in CAF
@@ -25,11 +26,16 @@ public final class SoundFileWriter: AudioEncoder {
     /// the encoder up explicitly (`SFC_SET_NORM_FLOAT` on, `SFC_SET_SCALE_INT_FLOAT_WRITE` off,
     /// `SFC_SET_CLIPPING` on for integer output, `SFC_SET_ADD_PEAK_CHUNK` off,
     /// `SFC_SET_VBR_ENCODING_QUALITY` for Vorbis) and stores the tags with `sf_set_string`.
-    public init(path: String, settings: OutputSettings, displayPath: String? = nil) throws {
+    public convenience init(path: String, settings: OutputSettings, displayPath: String? = nil) throws {
+        try self.init(path: path, settings: settings, displayPath: displayPath, validating: true)
+    }
+
+    /// As above; `validating: false` skips `validate` (for tests that show what a refused setting would do).
+    init(path: String, settings: OutputSettings, displayPath: String?, validating: Bool) throws {
         self.path = path
         self.displayPath = displayPath ?? path
         self.settings = settings
-        if let problem = Self.validate(settings: settings) {
+        if validating, let problem = Self.validate(settings: settings) {
             throw AudioIOError(path: displayPath ?? path, function: "sf_format_check", reason: problem, operation: "create")
         }
         var info = Self.sfInfo(settings)
@@ -57,15 +63,15 @@ public final class SoundFileWriter: AudioEncoder {
             }
         }
         if settings.format == .mp3 || settings.format == .opus {
-            // LAME's and Opus's variable bitrate; the "compression level" runs the other way from quality (0 is
-            // best; for Opus libsndfile maps it onto the bitrate, about 256 down to 6 kbit/s per channel).
-            // libsndfile 1.2 answers SFC_SET_BITRATE_MODE with 0 whatever the mode, so only the level is checked.
-            var mode = Int32(SF_BITRATE_MODE_VARIABLE)
-            // libsndfile hands LAME level x 10 as its VBR quality, which LAME refuses above 9.999 (quality 0 here).
-            var level = min(1 - settings.vorbisQuality, 0.9999)
+            // The bitrate goes through libsndfile's "compression level" (0 best, 1 smallest), which it maps per
+            // codec (see `compressionLevel`). libsndfile 1.2 answers SFC_SET_BITRATE_MODE with 0 whatever the
+            // mode, so only the level is checked.
+            var mode = Int32(settings.format == .mp3 && settings.bitrateKbps != nil ? SF_BITRATE_MODE_CONSTANT : SF_BITRATE_MODE_VARIABLE)
+            var level = Self.compressionLevel(settings)
             sf_command(handle, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
             if sf_command(handle, Int32(SFC_SET_COMPRESSION_LEVEL), &level, Int32(MemoryLayout<Double>.size)) != Int32(SF_TRUE) {
-                throw failure("sf_command", "the \(settings.format.displayName) encoder refused variable bitrate at quality \(settings.vorbisQuality): \(SndFile.lastReason(handle))")
+                let what = settings.bitrateKbps.map { "\($0) kbit/s" } ?? "quality \(settings.vorbisQuality)"
+                throw failure("sf_command", "the \(settings.format.displayName) encoder refused \(what): \(SndFile.lastReason(handle))")
             }
         }
         for (kind, text) in [(SF_STR_TITLE, settings.title), (SF_STR_ARTIST, settings.artist),
@@ -152,11 +158,67 @@ public final class SoundFileWriter: AudioEncoder {
             return "MP3 cannot be written at \(settings.sampleRate) Hz (it takes "
                 + OutputFileFormat.mp3Rates.map(String.init).joined(separator: ", ") + " Hz)"
         }
+        if let kbps = settings.bitrateKbps {
+            switch settings.format {
+            case .mp3:
+                let allowed = OutputFileFormat.mp3Bitrates(sampleRate: settings.sampleRate)
+                if !allowed.contains(kbps) {
+                    return "an MP3 at \(settings.sampleRate) Hz has no bitrate of \(kbps) kbit/s (it takes "
+                        + allowed.map(String.init).joined(separator: ", ") + ")"
+                }
+                let least = OutputFileFormat.mp3GaplessMinimumKbps(sampleRate: settings.sampleRate, channelCount: settings.channelCount)
+                if kbps < least {
+                    return "an MP3 at \(settings.sampleRate) Hz and \(kbps) kbit/s has no room for LAME's header, which tells players "
+                        + "to trim the encoder's delay and padding (it would not be gapless); use \(least) kbit/s or more"
+                }
+            case .opus:
+                let range = OutputFileFormat.opusBitratesPerChannel
+                let channels = settings.channelCount
+                if !(range.lowerBound * channels...range.upperBound * channels).contains(kbps) {
+                    return "Ogg Opus takes \(range.lowerBound * channels) to \(range.upperBound * channels) kbit/s for \(channels) channel\(channels == 1 ? "" : "s") (\(range.lowerBound) to \(range.upperBound) each), not \(kbps)"
+                }
+            case .oggVorbis:
+                return "Ogg Vorbis takes a quality, not a bitrate (libsndfile has no bitrate mode for Vorbis); set the quality instead"
+            default:
+                break   // the lossless formats have no bitrate to set, as they have no quality
+            }
+        }
         var info = sfInfo(settings)
         if sf_format_check(&info) != Int32(SF_TRUE) {
             return "libsndfile cannot write \(name) with these settings"
         }
         return nil
+    }
+
+    /// libsndfile's compression level (0...1) for an MP3 or Opus `settings`, from its bitrate or quality.
+    ///
+    /// - MP3, constant bitrate: libsndfile sets LAME's bitrate to `max - level x (max - min)` kbit/s, truncated
+    ///   (MPEG-1: 320 to 32; MPEG-2: 160 to 8; MPEG-2.5: 64 to 8); the level is aimed a quarter kbit/s above the
+    ///   bitrate so that truncation lands on it.
+    /// - MP3, variable bitrate: LAME's VBR quality is level x 10 (V0 best … V9.999; LAME refuses 10), so
+    ///   quality 0.5 is V5 and 0.8 is V2.
+    /// - Opus: libsndfile sets the target to `(1 - level) x 250 + 6` kbit/s per channel. Without a bitrate, the
+    ///   quality is mapped geometrically through 6 (quality 0), 48 (0.5, opusenc's default of 96 kbit/s for
+    ///   stereo) and 256 kbit/s per channel (1): libsndfile's own linear mapping would put the default
+    ///   quality at 262 kbit/s for stereo, three times what Opus needs to be transparent on ambience.
+    static func compressionLevel(_ settings: OutputSettings) -> Double {
+        let q = settings.vorbisQuality
+        switch settings.format {
+        case .mp3:
+            guard let kbps = settings.bitrateKbps else { return min(1 - q, 0.9999) }
+            let (low, high) = settings.sampleRate >= 32000 ? (32.0, 320.0) : settings.sampleRate >= 16000 ? (8.0, 160.0) : (8.0, 64.0)
+            return max(0, min(1, (high - Double(kbps) - 0.25) / (high - low)))
+        case .opus:
+            let perChannel = settings.bitrateKbps.map { Double($0) / Double(settings.channelCount) } ?? opusBitratePerChannel(quality: q)
+            return max(0, min(1, 1 - (perChannel - 6 + 0.0005) / 250))
+        default:
+            return 0
+        }
+    }
+
+    /// The Opus target bitrate per channel, in kbit/s, at `quality` without an explicit bitrate.
+    public static func opusBitratePerChannel(quality q: Double) -> Double {
+        q <= 0.5 ? 6 * pow(8, 2 * q) : 48 * pow(256.0 / 48, 2 * q - 1)
     }
 
     private static func sfInfo(_ settings: OutputSettings) -> SF_INFO {

@@ -10,6 +10,7 @@ enum ErrorMessage {
         case .duration: return "--duration"
         case .sampleRate: return "--sample-rate"
         case .quality: return "--quality"
+        case .bitrate: return "--bitrate"
         case .loudness: return "--loudness"
         case .truePeak: return "--true-peak"
         case .start: return "--start"

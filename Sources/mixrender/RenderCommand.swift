@@ -96,8 +96,11 @@ struct OverrideOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Output sample rate in Hz.")
     var sampleRate: Int?
 
-    @Option(parsing: .unconditional, help: "Ogg Vorbis quality, 0 to 1.")
+    @Option(parsing: .unconditional, help: "Ogg Vorbis, MP3 (variable bitrate) and Opus quality, 0 to 1.")
     var quality: Double?
+
+    @Option(parsing: .unconditional, help: "Bitrate in kbit/s instead of a quality: MP3 constant bitrate (32 to 320 at 32 kHz and up), Opus target (6 to 256 per channel).")
+    var bitrate: Int?
 
     @Option(help: "Resampler quality: best, medium or fast.")
     var resampler: String?
@@ -133,6 +136,7 @@ struct OverrideOptions: ParsableArguments {
         }
         o.sampleRate = sampleRate
         o.quality = quality
+        o.bitrateKbps = bitrate
         o.loudnessTarget = loudness
         o.truePeakDb = truePeak
         if let resampler {

@@ -242,6 +242,25 @@ import Testing
         #expect(s.contents == ["p.json"])
     }
 
+    /// `output.bitrate` and `output.quality` together is a mistake in the preset; `--quality` on the command line
+    /// replaces a preset's bitrate (and `--bitrate` its quality), since the command line chooses for this output.
+    @Test func aBitrateAndAQuality() throws {
+        let s = try TemporaryFolder()
+        let both = try s.write("both.json", #"{ "duration": 2, "output": { "quality": 0.5, "bitrate": 128 }, "tracks": [ { "generator": { "type": "pink" } } ] }"#)
+        let r = try CLI.run([both, "-o", s.path("o.mp3")])
+        #expect(r.status == 1 && r.stderr == "Error: \(both): output.bitrate: give a quality or a bitrate, not both (the bitrate is for MP3 and Opus; quality 0 to 1 for Ogg Vorbis, MP3 and Opus)\n", "\(r.stderr)")
+        let cbr = try s.write("cbr.json", #"{ "duration": 2, "output": { "bitrate": 96 }, "tracks": [ { "generator": { "type": "pink" } } ] }"#)
+        #expect(try CLI.run([cbr, "-o", s.path("cbr.mp3"), "-q"]).status == 0)
+        let tag = try #require(LAMETag.read([UInt8](try Data(contentsOf: URL(fileURLWithPath: s.path("cbr.mp3"))))))
+        #expect(Set(tag.frameBitrates) == [96] && tag.kind == "Info" && tag.gaplessFrameCount == 96_000)
+        // The same preset at a quality from the command line: LAME's variable bitrate.
+        #expect(try CLI.run([cbr, "-o", s.path("vbr.mp3"), "-q", "--quality", "0.6"]).status == 0)
+        let vbr = try #require(LAMETag.read([UInt8](try Data(contentsOf: URL(fileURLWithPath: s.path("vbr.mp3"))))))
+        #expect(vbr.kind == "Xing" && vbr.gaplessFrameCount == 96_000)
+        // And a bitrate for a lossless file is no error (it has none to set, as it has no quality).
+        #expect(try CLI.run([cbr, "-o", s.path("o.flac"), "-q"]).status == 0)
+    }
+
     @Test func commandLineMistakesAreOneLine() throws {
         let s = try TemporaryFolder()
         let preset = try s.write("p.json", #"{ "duration": 2, "tracks": [ { "generator": { "type": "pink" } } ] }"#)
@@ -252,6 +271,12 @@ import Testing
             ([preset, "-o", s.path("o.wav"), "--bogus"], "Error: Unknown option '--bogus'"),
             ([preset, "-o"], "Error: Missing value for '-o <output>'"),
             (["waveform", preset, "--width", "-1"], "Error: --width must be at least 1, not -1"),
+            ([preset, "-o", s.path("o.mp3"), "--bitrate", "128", "--quality", "0.5"], "Error: --bitrate and --quality cannot be given together; give one"),
+            ([preset, "-o", s.path("o.mp3"), "--bitrate", "100"],
+             "Error: cannot write '\(s.path("o.mp3"))': an MP3 at 48000 Hz has no bitrate of 100 kbit/s (it takes 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320)"),
+            ([preset, "-o", s.path("o.mp3"), "--bitrate", "9999"], "Error: --bitrate must be between 6 and 512 kbit/s"),
+            ([preset, "-o", s.path("o.opus"), "--bitrate", "8"], "Error: cannot write '\(s.path("o.opus"))': Ogg Opus takes 12 to 512 kbit/s for 2 channels (6 to 256 each), not 8"),
+            ([preset, "-o", s.path("o.ogg"), "--bitrate", "128"], "Error: cannot write '\(s.path("o.ogg"))': Ogg Vorbis takes a quality, not a bitrate"),
         ] {
             let r = try CLI.run(arguments)
             #expect(r.status != 0, "\(arguments)")

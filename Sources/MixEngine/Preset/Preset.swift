@@ -47,11 +47,16 @@ public struct OutputSpec: Sendable, Equatable {
     public static let sampleRates = 8000...192_000
     /// Ogg Vorbis qualities (libsndfile's scale).
     public static let qualities = 0.0...1.0
+    /// Bitrates in kbit/s any format could take (each format checks its own: `SoundFileWriter.validate`).
+    public static let bitrates = 6...512
 
     public var sampleRate: Int = 48000
     public var channelCount: Int = 2
     /// Ogg Vorbis quality, 0...1 (libsndfile's scale: 0.4 is about 92 kbit/s, 0.7 about 150).
     public var quality: Double = 0.5
+    /// A bitrate in kbit/s for MP3 (constant bitrate) and Opus (target bitrate) instead of `quality`; nil: the
+    /// quality decides. Checked against the format when the output is known.
+    public var bitrateKbps: Int?
     /// Sample format for FLAC and WAV (FLAC takes 16 or 24); JSON `bitDepth` 16, 24 or "float".
     public var sampleFormat: OutputSampleFormat = .pcm16
     public var resampler: ResamplerQuality = .default

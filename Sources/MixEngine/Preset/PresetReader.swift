@@ -20,7 +20,7 @@ struct PresetReader {
     /// The keys each kind of object allows, in the order error messages list them.
     enum Keys {
         static let root = ["$schema", "version", "name", "duration", "output", "master", "voice", "bed", "tracks", "sections", "ending"]
-        static let output = ["sampleRate", "channels", "quality", "bitDepth", "resampler", "tags", "loudness"]
+        static let output = ["sampleRate", "channels", "quality", "bitrate", "bitDepth", "resampler", "tags", "loudness"]
         static let loudness = ["target", "truePeakDb", "maxGainDb"]
         static let trackLoudness = ["track", "offset"]
         static let tags = ["title", "artist", "comment"]
@@ -109,6 +109,12 @@ struct PresetReader {
             output.channelCount = Int(count)
         }
         if let quality = object["quality"] { output.quality = try quality.number(in: OutputSpec.qualities) }
+        if let bitrate = object["bitrate"] {
+            guard object["quality"] == nil else {
+                throw bitrate.error("give a quality or a bitrate, not both (the bitrate is for MP3 and Opus; quality 0 to 1 for Ogg Vorbis, MP3 and Opus)")
+            }
+            output.bitrateKbps = Int(try bitrate.integer(in: Double(OutputSpec.bitrates.lowerBound)...Double(OutputSpec.bitrates.upperBound)))
+        }
         if let depth = object["bitDepth"] { output.sampleFormat = try sampleFormat(depth) }
         if let resampler = object["resampler"] {
             output.resampler = try resampler.choice("resampler", ["best": .best, "medium": .medium, "fast": .fast])

@@ -8,6 +8,8 @@ public struct RenderOverrides: Sendable {
     public var durationSeconds: Double?
     public var sampleRate: Int?
     public var quality: Double?
+    /// A bitrate in kbit/s (MP3, Opus) instead of the quality.
+    public var bitrateKbps: Int?
     public var resampler: ResamplerQuality?
     /// Normalise to this integrated loudness (LUFS), under this true-peak ceiling (dBTP).
     public var loudnessTarget: Double?
@@ -50,7 +52,9 @@ public struct RenderJob: Sendable {
         // The length is checked with the preset (fades that fit, tracks that start in time), as if written there.
         var preset = try PresetLoader.load(path: presetPath, durationSeconds: overrides.durationSeconds)
         if let r = overrides.sampleRate { preset.output.sampleRate = r }
-        if let q = overrides.quality { preset.output.quality = q }
+        // A quality or a bitrate given here replaces the preset's choice of either.
+        if let q = overrides.quality { preset.output.quality = q; preset.output.bitrateKbps = nil }
+        if let b = overrides.bitrateKbps { preset.output.bitrateKbps = b }
         if let r = overrides.resampler { preset.output.resampler = r }
         if let target = overrides.loudnessTarget {
             preset.output.loudness = LoudnessSpec(targetLUFS: target, truePeakDb: preset.output.loudness?.truePeakDb ?? -1,
@@ -95,6 +99,12 @@ public struct RenderJob: Sendable {
         if let quality = o.quality, !(quality.isFinite && OutputSpec.qualities.contains(quality)) {
             throw EngineError.setting(.quality, reason: "must be between 0 and 1")
         }
+        if let bitrate = o.bitrateKbps {
+            guard o.quality == nil else { throw EngineError.setting(.bitrate, reason: "and \(setting: .quality) cannot be given together; give one") }
+            guard OutputSpec.bitrates.contains(bitrate) else {
+                throw EngineError.setting(.bitrate, reason: "must be between \(OutputSpec.bitrates.lowerBound) and \(OutputSpec.bitrates.upperBound) kbit/s")
+            }
+        }
         if let target = o.loudnessTarget, !(target.isFinite && LoudnessSpec.targets.contains(target)) {
             throw EngineError.setting(.loudness, reason: "must be between -70 and 0 LUFS")
         }
@@ -122,6 +132,7 @@ public struct RenderJob: Sendable {
         var settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,
                                       sampleFormat: preset.output.sampleFormat, vorbisQuality: preset.output.quality,
                                       title: tags.title ?? preset.name, artist: tags.artist, comment: tags.comment)
+        settings.bitrateKbps = preset.output.bitrateKbps
         settings.expectedFrameCount = Int64(range.count)
         return settings
     }

@@ -105,7 +105,13 @@ public struct CacheKey: Sendable, Equatable {
     public static func encodingText(_ settings: OutputSettings, chapters: [Chapters.Mark]) -> String {
         var w = CacheKeyWriter(digests: [:])
         w.field("format", settings.format.fileExtension)
-        if settings.format.isPCM { w.field("sampleFormat", settings.sampleFormat.rawValue) } else { w.field("quality", settings.vorbisQuality) }
+        if settings.format.isPCM {
+            w.field("sampleFormat", settings.sampleFormat.rawValue)
+        } else if let kbps = settings.bitrateKbps {
+            w.field("bitrate", kbps)
+        } else {
+            w.field("quality", settings.vorbisQuality)
+        }
         w.field("title", settings.title ?? "")
         w.field("artist", settings.artist ?? "")
         w.field("comment", settings.comment ?? "")

@@ -57,3 +57,80 @@ public func readAll(_ reader: any AudioDecoder, blockFrames: Int = 4096) throws 
         result += buffer[0..<(count * reader.channelCount)]
     }
 }
+
+/// The Xing/Info tag and its LAME extension in an MP3's first frame, read byte by byte (not through a decoder):
+/// what a gapless player reads to trim the encoder's delay and padding.
+/// (http://gabriel.mp3-tech.org/mp3infotag.html)
+public struct LAMETag: Equatable, CustomStringConvertible {
+    /// "Xing" for a variable bitrate, "Info" for a constant one.
+    public var kind: String
+    /// MPEG frames after the tag frame.
+    public var frames: Int
+    /// Samples per frame: 1152 (MPEG-1) or 576 (MPEG-2 and 2.5).
+    public var samplesPerFrame: Int
+    /// The encoder's delay and padding, in samples (12 bits each).
+    public var delay: Int
+    public var padding: Int
+    /// The bitrate index of every audio frame after the tag frame, in kbit/s.
+    public var frameBitrates: [Int]
+
+    /// The samples a gapless decoder gives: the frames' samples less delay and padding.
+    public var gaplessFrameCount: Int { frames * samplesPerFrame - delay - padding }
+    public var description: String { "\(kind) frames \(frames) delay \(delay) padding \(padding)" }
+
+    /// The tag of an MP3 file's bytes that start with its first frame (no ID3v2 tag), or nil.
+    public static func read(_ bytes: [UInt8]) -> LAMETag? {
+        guard let first = MPEGFrameHeader(bytes, at: 0) else { return nil }
+        // The side information after the 4-byte header: 32 or 17 bytes (MPEG-1 stereo or mono), 17 or 9 (MPEG-2).
+        let sideInfo = first.isMPEG1 ? (first.isMono ? 17 : 32) : (first.isMono ? 9 : 17)
+        var i = 4 + sideInfo
+        guard i + 8 <= bytes.count, let kind = String(bytes: bytes[i..<(i + 4)], encoding: .ascii), kind == "Xing" || kind == "Info" else { return nil }
+        let flags = Int(bytes[i + 7])
+        i += 8
+        var frames = 0
+        if flags & 1 != 0 { frames = bytes[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) }; i += 4 }
+        if flags & 2 != 0 { i += 4 }
+        if flags & 4 != 0 { i += 100 }
+        if flags & 8 != 0 { i += 4 }
+        // LAME extension: encoder string (9), revision (1), low-pass (1), peak (4), gains (2 + 2), flags (1),
+        // bitrate (1), then delay and padding in 3 bytes.
+        guard i + 24 <= bytes.count, String(bytes: bytes[i..<(i + 4)], encoding: .ascii) == "LAME" else { return nil }
+        let d = i + 21
+        let delay = Int(bytes[d]) << 4 | Int(bytes[d + 1]) >> 4
+        let padding = (Int(bytes[d + 1]) & 0x0F) << 8 | Int(bytes[d + 2])
+        var bitrates: [Int] = []
+        var offset = first.length
+        while let header = MPEGFrameHeader(bytes, at: offset) {
+            bitrates.append(header.bitrateKbps)
+            offset += header.length
+        }
+        return LAMETag(kind: kind, frames: frames, samplesPerFrame: first.isMPEG1 ? 1152 : 576, delay: delay,
+                       padding: padding, frameBitrates: bitrates)
+    }
+}
+
+/// One MPEG audio Layer III frame header, parsed from 4 bytes.
+public struct MPEGFrameHeader {
+    public var isMPEG1: Bool
+    public var isMono: Bool
+    public var bitrateKbps: Int
+    public var sampleRate: Int
+    /// Bytes in the frame, header included.
+    public var length: Int
+
+    public init?(_ bytes: [UInt8], at offset: Int) {
+        guard offset + 4 <= bytes.count, bytes[offset] == 0xFF, bytes[offset + 1] & 0xE0 == 0xE0 else { return nil }
+        let b1 = bytes[offset + 1], b2 = bytes[offset + 2], b3 = bytes[offset + 3]
+        let version = (b1 >> 3) & 3
+        guard version != 1, (b1 >> 1) & 3 == 1 else { return nil }   // a version, and Layer III
+        isMPEG1 = version == 3
+        let bitrates = isMPEG1 ? [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 0]
+                               : [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 0]
+        let rates = isMPEG1 ? [44_100, 48_000, 32_000, 0] : version == 2 ? [22_050, 24_000, 16_000, 0] : [11_025, 12_000, 8000, 0]
+        bitrateKbps = bitrates[Int(b2 >> 4)]
+        sampleRate = rates[Int((b2 >> 2) & 3)]
+        guard bitrateKbps > 0, sampleRate > 0 else { return nil }
+        isMono = b3 >> 6 == 3
+        length = (isMPEG1 ? 144 : 72) * bitrateKbps * 1000 / sampleRate + Int((b2 >> 1) & 1)
+    }
+}
