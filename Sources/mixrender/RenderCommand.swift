@@ -117,6 +117,9 @@ struct OverrideOptions: ParsableArguments {
     @Option(help: "Render only up to this time of the timeline.")
     var end: String?
 
+    @Flag(help: "Render a file that loops without a seam: the mix after the end is crossfaded into the start (output.loopable; 5 s equalPower unless the preset says).")
+    var loopable = false
+
     /// The options as the engine takes them. Only their spelling is checked here; their values are checked
     /// by the engine (`RenderJob`), by the same rules as the preset's.
     func resolved() throws -> RenderOverrides {
@@ -139,6 +142,7 @@ struct OverrideOptions: ParsableArguments {
         o.bitrateKbps = bitrate
         o.loudnessTarget = loudness
         o.truePeakDb = truePeak
+        o.loopable = loopable
         if let resampler {
             guard let r = ResamplerQuality(rawValue: resampler) else {
                 throw CLIError("--resampler: unknown quality '\(resampler)'; expected best, medium or fast")

@@ -90,8 +90,8 @@ import Testing
     @Test func theFullExampleUsesEveryTrackFeature() throws {
         let blocks = Self.jsonBlocks(in: try Self.reference())
         let full = try #require(blocks.max { $0.text.count < $1.text.count })
-        // `bitrate` excludes `quality`, which the full example shows; `bitrate` has its own example.
-        let elsewhere = Set(Self.sessionRootKeys + ["during", "duck", "bitrate"] + SourceKinds.keys.filter { !["file", "generator", "playlist", "tone"].contains($0) })
+        // `bitrate` excludes `quality`, and `loopable` a master fade, which the full example shows; each has its own example.
+        let elsewhere = Set(Self.sessionRootKeys + ["during", "duck", "bitrate", "loopable"] + SourceKinds.keys.filter { !["file", "generator", "playlist", "tone"].contains($0) })
         for key in PresetReader.Keys.root + PresetReader.Keys.output + PresetReader.Keys.loudness + PresetReader.Keys.master + PresetReader.Keys.limiter
             + PresetReader.Keys.track + PresetReader.Keys.tags + PresetReader.Keys.envelopePoint + ["crossfade", "seed", "files"]
             where !elsewhere.contains(key) {

@@ -32,10 +32,11 @@ public final class MasterChain {
 
     /// The standard chain of a plan: master gain and fades, the limiter, and taps at each `TapPoint`
     /// (in the order given; at `.output`, after `meter` and before `output`).
-    public static func standard(gains: GainStage, limiter: LimiterStage, meter: LevelTap, output: MixTap,
+    /// `wrap`, for a loopable render, comes right after the gains.
+    public static func standard(gains: GainStage, wrap: LoopWrapStage? = nil, limiter: LimiterStage, meter: LevelTap, output: MixTap,
                                 taps: [RenderTap], range: Range<Int64>) -> MasterChain {
         func at(_ point: TapPoint) -> [Element] { taps.filter { $0.point == point }.map { .tap($0.tap) } }
-        return MasterChain(at(.mix) + [.stage(gains)] + at(.beforeLimiter) + [.stage(limiter), .tap(meter)]
+        return MasterChain(at(.mix) + [.stage(gains)] + (wrap.map { [.stage($0)] } ?? []) + at(.beforeLimiter) + [.stage(limiter), .tap(meter)]
                            + at(.output) + [.tap(output)], range: range)
     }
 

@@ -50,3 +50,36 @@ public final class LimiterStage: MasterStage {
         limiter.process(bus, count: count)
     }
 }
+
+/// A loopable render's wrap-around (`LoopOutput`), before the limiter: over the first `crossfadeFrames` of the
+/// timeline the bus fades in along the curve while `tail` (the mix after the end, through the same master
+/// gains, made before the render) fades out along its mirror. Elsewhere it passes the bus unchanged.
+/// Layout: the tail (one `AudioBlock` of `crossfadeFrames`), the curve and the length. `process` allocates
+/// nothing. Not thread-safe: the render thread only.
+public final class LoopWrapStage: MasterStage {
+    public let loop: LoopOutput
+    private let tail: AudioBlock
+    public var latency: Int { 0 }
+
+    public init(_ loop: LoopOutput, tail: AudioBlock) {
+        precondition(tail.capacity >= Int(loop.crossfadeFrames))
+        self.loop = loop
+        self.tail = tail
+    }
+
+    public func process(_ bus: AudioBlock, count n: Int, at position: Int64) {
+        let c = loop.crossfadeFrames
+        guard position < c, position + Int64(n) > 0 else { return }
+        let first = Int(max(0, -position)), last = Int(min(Int64(n), c - position))
+        let span = Double(c)
+        for i in first..<last {
+            let frame = position + Int64(i)
+            // Midpoint sampling, so fade-in and fade-out are mirror images over the whole crossfade.
+            let t = (Double(frame) + 0.5) / span
+            let fadeIn = Float(loop.curve.shape(t)), fadeOut = Float(loop.curve.shape(1 - t))
+            for ch in 0..<bus.channelCount {
+                bus.channel(ch)[i] = bus.channel(ch)[i] * fadeIn + tail.channel(ch)[Int(frame)] * fadeOut
+            }
+        }
+    }
+}

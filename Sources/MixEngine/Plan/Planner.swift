@@ -21,7 +21,7 @@ public struct Planner {
 
         // A session's voice is laid out first: it sets the render's length and the sections' times.
         var layout: SessionLayout?
-        let total: Int64
+        var total: Int64
         if let spec = preset.session {
             let requested = preset.durationSeconds.map(session.frames)
             if let requested, requested <= 0 { throw session.error("duration", "the render is shorter than one frame") }
@@ -35,6 +35,9 @@ public struct Planner {
             total = session.frames(seconds)
         }
         guard total > 0 else { throw session.error("duration", "the render is shorter than one frame") }
+        // A loopable render plans its crossfade's length past the end: that mix is crossfaded into the start.
+        let loop = try loopOutput(preset, length: total, session: session)
+        total += loop?.crossfadeFrames ?? 0
 
         var masterEnvelopes: [Envelope] = []
         if let f = preset.master.fadeIn {
@@ -110,10 +113,29 @@ public struct Planner {
                               resampler: preset.output.resampler, tracks: tracks, master: master,
                               limiter: limiter, timeline: timeline)
         plan.loudness = preset.output.loudness
+        plan.loop = loop
         plan.warnings = session.warnings
         plan.sourceFiles = session.files
         plan.synthesis = session.synthesis
         return plan
+    }
+
+    /// The loop of a loopable render of `length` frames, checked: a mix (a session has a beginning and an end),
+    /// no master fade, and at least twice the crossfade long.
+    private func loopOutput(_ preset: Preset, length: Int64, session: PlanningSession) throws -> LoopOutput? {
+        guard let fade = preset.output.loopable else { return nil }
+        let t = TimeParser.string(fromSeconds:)
+        if preset.session != nil {
+            throw session.error("output.loopable", "a session has a beginning and an end, so it cannot loop; loopable output is for mixes")
+        }
+        for (key, f) in [("fadeIn", preset.master.fadeIn), ("fadeOut", preset.master.fadeOut)] where f != nil {
+            throw session.error("output.loopable", "a loopable render cannot have a master fade (master.\(key)): the file would fade where it wraps around to its start; leave the fade to the player's timer")
+        }
+        let crossfade = session.frames(fade.seconds)
+        guard length >= 2 * crossfade else {
+            throw session.error("output.loopable", "a \(t(fade.seconds)) crossfade needs a render at least twice as long (\(t(2 * fade.seconds))); the render is \(t(Double(length) / Double(preset.output.sampleRate)))")
+        }
+        return LoopOutput(length: length, crossfadeFrames: crossfade, curve: fade.curve)
     }
 
     /// The longest stretch of a track, from its start, measured for its `loudness`.

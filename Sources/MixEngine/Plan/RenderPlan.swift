@@ -11,7 +11,8 @@ import MixIO
 public struct RenderPlan: Sendable {
     public var sampleRate: Int
     public var channelCount: Int
-    /// Length of the render in frames.
+    /// Length of the render in frames (a loopable render's includes the crossfade planned past its end:
+    /// see `loop` and `outputFrameCount`).
     public var frameCount: Int64
     public var resampler: ResamplerQuality
     public var tracks: [PlannedTrack]
@@ -30,7 +31,14 @@ public struct RenderPlan: Sendable {
     /// How much speech was synthesised for the plan, and how long that took.
     public var synthesis = SynthesisReport()
 
+    /// A loopable render: its file is `loop.length` frames whose start has the mix that follows its end
+    /// crossfaded in, so it plays on repeat without a seam; nil for an ordinary render.
+    public var loop: LoopOutput?
+
     public var durationSeconds: Double { Double(frameCount) / Double(sampleRate) }
+
+    /// Frames of the file a full render writes: `frameCount`, less a loopable render's crossfade.
+    public var outputFrameCount: Int64 { loop?.length ?? frameCount }
 
     /// The format voices render in.
     public var voiceContext: VoiceContext {
@@ -47,6 +55,19 @@ public struct RenderPlan: Sendable {
             }
         }
         return requests
+    }
+}
+
+/// How a loopable render wraps around: the file is frames `[0, length)` of the mix, except that over its first
+/// `crossfadeFrames` the mix that follows its end (`[length, length + crossfadeFrames)`) fades out while the
+/// start fades in. The file's last frame is then followed, on repeat, by what followed it in the mix.
+/// A value of two integers and a curve; allocates nothing. `Sendable`.
+public struct LoopOutput: Sendable, Equatable {
+    public var length: Int64
+    public var crossfadeFrames: Int64
+    public var curve: Curve
+    public init(length: Int64, crossfadeFrames: Int64, curve: Curve) {
+        self.length = length; self.crossfadeFrames = crossfadeFrames; self.curve = curve
     }
 }
 

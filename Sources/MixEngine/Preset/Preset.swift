@@ -63,7 +63,17 @@ public struct OutputSpec: Sendable, Equatable {
     public var tags = AudioTags()
     /// Normalisation to a loudness under a true-peak ceiling (`output.loudness`, `--loudness`); nil: none.
     public var loudness: LoudnessSpec?
+    /// A file that loops without a seam (`output.loopable`, `--loopable`); nil: an ordinary render.
+    public var loopable: FadeSpec?
     public init() {}
+
+    /// A loopable render's crossfade when the preset gives none: long enough that a change of texture between
+    /// the end and the start passes unnoticed in ambience, short beside the minutes such files last.
+    public static let defaultLoopCrossfade = FadeSpec(seconds: 5, curve: .equalPower)
+    /// The longest loop crossfade: the render holds that much of the mix in memory.
+    public static let maximumLoopCrossfadeSeconds = 60.0
+    /// The shortest: the limiter's look-ahead must fit in it (see `Renderer`).
+    public static let minimumLoopCrossfadeSeconds = 0.05
 }
 
 /// Loudness normalisation: the integrated loudness (EBU R128) the render is brought to, the true-peak

@@ -20,7 +20,7 @@ struct PresetReader {
     /// The keys each kind of object allows, in the order error messages list them.
     enum Keys {
         static let root = ["$schema", "version", "name", "duration", "output", "master", "voice", "bed", "tracks", "sections", "ending"]
-        static let output = ["sampleRate", "channels", "quality", "bitrate", "bitDepth", "resampler", "tags", "loudness"]
+        static let output = ["sampleRate", "channels", "quality", "bitrate", "bitDepth", "resampler", "tags", "loudness", "loopable"]
         static let loudness = ["target", "truePeakDb", "maxGainDb"]
         static let trackLoudness = ["track", "offset"]
         static let tags = ["title", "artist", "comment"]
@@ -126,6 +126,18 @@ struct PresetReader {
             if let ceiling = fields["truePeakDb"] { spec.truePeakDb = try ceiling.number(in: LoudnessSpec.ceilings) }
             if let most = fields["maxGainDb"] { spec.maximumGainDb = try most.number(in: LoudnessSpec.maximumGains) }
             output.loudness = spec
+        }
+        if let loopable = object["loopable"] {
+            // `true`, or the crossfade as a fade: `"8s"`, or `{"duration": "8s", "curve": "equalGain"}`.
+            if case .bool(let on) = loopable.value {
+                output.loopable = on ? OutputSpec.defaultLoopCrossfade : nil
+            } else {
+                let fade = try self.fade(loopable, defaultCurve: OutputSpec.defaultLoopCrossfade.curve, isCrossfade: true)
+                guard fade.seconds >= OutputSpec.minimumLoopCrossfadeSeconds && fade.seconds <= OutputSpec.maximumLoopCrossfadeSeconds else {
+                    throw loopable.error("the loop's crossfade must be between \(OutputSpec.minimumLoopCrossfadeSeconds) and \(Int(OutputSpec.maximumLoopCrossfadeSeconds)) s, not \(fade.seconds) s")
+                }
+                output.loopable = fade
+            }
         }
         if let tags = object["tags"] {
             let fields = try tags.object(allowing: Keys.tags)

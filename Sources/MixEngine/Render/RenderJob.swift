@@ -17,6 +17,8 @@ public struct RenderOverrides: Sendable {
     /// Render only this part of the timeline, in seconds: `[start, end)`.
     public var startSeconds: Double?
     public var endSeconds: Double?
+    /// Render a file that loops without a seam (the preset's `output.loopable` crossfade, or the default).
+    public var loopable = false
     public init(durationSeconds: Double? = nil, sampleRate: Int? = nil, quality: Double? = nil, resampler: ResamplerQuality? = nil) {
         self.durationSeconds = durationSeconds; self.sampleRate = sampleRate
         self.quality = quality; self.resampler = resampler
@@ -56,6 +58,7 @@ public struct RenderJob: Sendable {
         if let q = overrides.quality { preset.output.quality = q; preset.output.bitrateKbps = nil }
         if let b = overrides.bitrateKbps { preset.output.bitrateKbps = b }
         if let r = overrides.resampler { preset.output.resampler = r }
+        if overrides.loopable { preset.output.loopable = preset.output.loopable ?? OutputSpec.defaultLoopCrossfade }
         if let target = overrides.loudnessTarget {
             preset.output.loudness = LoudnessSpec(targetLUFS: target, truePeakDb: preset.output.loudness?.truePeakDb ?? -1,
                                                   maximumGainDb: preset.output.loudness?.maximumGainDb ?? 30)
@@ -71,8 +74,11 @@ public struct RenderJob: Sendable {
         self.loudnessIsOverride = overrides.loudnessTarget != nil
         self.plan = try Planner(presetFile: presetPath).plan(preset)
         let rate = Double(plan.sampleRate)
+        if plan.loop != nil, let setting = overrides.startSeconds != nil ? EngineSetting.start : overrides.endSeconds != nil ? .end : nil {
+            throw EngineError.setting(setting, reason: "cannot take part of a loopable render (output.loopable): its start holds its end")
+        }
         let first = Int64(((overrides.startSeconds ?? 0) * rate).rounded())
-        let last = overrides.endSeconds.map { Int64(($0 * rate).rounded()) } ?? plan.frameCount
+        let last = overrides.endSeconds.map { Int64(($0 * rate).rounded()) } ?? plan.outputFrameCount
         guard first < plan.frameCount else {
             throw EngineError.setting(.start, reason: "\(overrides.startSeconds ?? 0) s is not before the end of the render (\(plan.durationSeconds) s)")
         }
@@ -226,6 +232,6 @@ public struct RenderJob: Sendable {
         let writer = try AudioFileWriter.open(path: output.temporaryPath, settings: settings, displayPath: output.destination)
         let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
         return try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, material: material,
-                                                                        taps: taps, progress: progress)
+                                                                        taps: taps, loop: plan.loop, progress: progress)
     }
 }

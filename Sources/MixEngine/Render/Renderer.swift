@@ -97,10 +97,17 @@ public final class Renderer {
     ///   - progress: called after each block with the frames written so far.
     ///   - measuresOutput: whether the summary's `loudness` is measured (a measuring pass, which has its own
     ///     tap, leaves it out: it costs the 4x oversampled true peak).
+    ///   - loop: renders the file of a loopable plan (`plan.loop`; the range is then `0..<loop.length`). The mix
+    ///     after the end is rendered first and crossfaded into the start before the limiter (`LoopWrapStage`),
+    ///     and the limiter is warmed up on the frames before the end, so that on repeat it is in the state it
+    ///     would be in were the file followed by itself: the wrap-around is as seamless as any other frame.
     public func render(to encoder: AudioEncoder, range: Range<Int64>? = nil, material: PreparedMaterial? = nil,
-                       taps: [RenderTap] = [], measuresOutput: Bool = true,
+                       taps: [RenderTap] = [], measuresOutput: Bool = true, loop: LoopOutput? = nil,
                        progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
-        let range = range ?? 0..<plan.frameCount
+        let range = range ?? loop.map { 0..<$0.length } ?? 0..<plan.frameCount
+        if let loop {
+            precondition(range == 0..<loop.length && loop.length + loop.crossfadeFrames <= plan.frameCount, "a loop renders its whole file")
+        }
         precondition(range.lowerBound >= 0 && range.upperBound <= plan.frameCount, "the range must lie within the render")
         let clock = ContinuousClock()
         let started = clock.now
@@ -121,14 +128,30 @@ public final class Renderer {
         let meter = LevelTap()
         let loudness = measuresOutput ? LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate) : nil
         let output = EncoderTap(encoder, channelCount: channels, blockFrames: blockFrames)
-        let chain = MasterChain.standard(gains: GainStage(plan.master, blockFrames: blockFrames), limiter: LimiterStage(limiter),
+        let gains = GainStage(plan.master, blockFrames: blockFrames)
+        let limiterStage = LimiterStage(limiter)
+        let wrap = try loop.map { LoopWrapStage($0, tail: try renderTail(of: $0, material: material, timings: &timings)) }
+        let chain = MasterChain.standard(gains: gains, wrap: wrap, limiter: limiterStage,
                                          meter: meter, output: output,
                                          taps: (loudness.map { [RenderTap(.output, $0)] } ?? []) + taps, range: range)
 
         let end = range.upperBound + Int64(chain.latency)
         var position: Int64 = max(0, range.lowerBound - warmUpFrames)
+        // A loop's limiter is warmed up on the frames before its end, which on repeat precede its start.
+        var warmedUp: Int64 = 0
+        if let loop, let wrap {
+            var p = max(0, loop.length - warmUpFrames)
+            warmedUp = loop.length - p
+            let warmMixer = TrackMixer(plan: plan, material: material, blockFrames: blockFrames)
+            while p < loop.length {
+                let n = Int(min(Int64(blockFrames), loop.length - p))
+                try warmMixer.mixTracks(into: bus, at: p, count: n, timings: &timings)
+                for stage in [gains, wrap, limiterStage] as [MasterStage] { stage.process(bus, count: n, at: p) }
+                p += Int64(n)
+            }
+        }
         // The summary speaks of the range only, not of the warm-up before it.
-        limiter.statisticsWindow = (range.lowerBound - position)..<(range.upperBound - position)
+        limiter.statisticsWindow = (warmedUp + range.lowerBound - position)..<(warmedUp + range.upperBound - position)
 
         var reported: Int64 = 0
         do {
@@ -169,5 +192,25 @@ public final class Renderer {
             loudness: loudness?.measurement ?? LoudnessMeasurement.unmeasured,
             materialMade: preparation.made, materialReused: preparation.reused,
             timings: timings)
+    }
+
+    /// The mix after a loop's end, `[length, length + crossfadeFrames)`, through the master gains: what
+    /// `LoopWrapStage` crossfades into the start. Rendered by a mixer of its own before the render.
+    private func renderTail(of loop: LoopOutput, material: PreparedMaterial, timings: inout RenderTimings) throws -> AudioBlock {
+        let tail = AudioBlock(channelCount: plan.channelCount, capacity: Int(loop.crossfadeFrames))
+        let bus = AudioBlock(channelCount: plan.channelCount, capacity: blockFrames)
+        let mixer = TrackMixer(plan: plan, material: material, blockFrames: blockFrames)
+        let gains = GainStage(plan.master, blockFrames: blockFrames)
+        var p = loop.length
+        while p < loop.length + loop.crossfadeFrames {
+            let n = Int(min(Int64(blockFrames), loop.length + loop.crossfadeFrames - p))
+            try mixer.mixTracks(into: bus, at: p, count: n, timings: &timings)
+            gains.process(bus, count: n, at: p)
+            for c in 0..<plan.channelCount {
+                (tail.channel(c).baseAddress! + Int(p - loop.length)).update(from: bus.channel(c).baseAddress!, count: n)
+            }
+            p += Int64(n)
+        }
+        return tail
     }
 }

@@ -64,6 +64,13 @@ public struct CacheKey: Sendable, Equatable {
         w.field("renderedStart", range.lowerBound)
         w.field("renderedEnd", range.upperBound)
         w.field("resampler", plan.resampler.rawValue)
+        if let loop = plan.loop {
+            w.group("loop") { w in
+                w.field("length", loop.length)
+                w.field("crossfade", loop.crossfadeFrames)
+                w.field("curve", loop.curve.rawValue)
+            }
+        }
         for track in plan.tracks {
             w.group("track") { w in
                 w.field("start", track.start)
