@@ -7,8 +7,12 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
     enum Tier: Sendable {
         /// Rendered into memory as float, compared with a 24-bit FLAC golden (`LosslessTier`).
         case lossless
-        /// Rendered to Ogg Vorbis through `RenderJob.render(to:)`, decoded, compared band by band (`SpectralTier`).
+        /// Rendered to a lossy format (the golden's: Ogg Vorbis, MP3, Ogg Opus) through `RenderJob.render(to:)`,
+        /// decoded, compared band by band (`SpectralTier`).
         case lossy
+        /// Rendered to a lossless format other than FLAC (the golden's: ALAC in CAF, AIFF) through
+        /// `RenderJob.render(to:)`, decoded, compared by the lossless tier.
+        case encodedLossless
         /// As `lossless`, but rendered by the `mixrender` executable in a process of its own, to a WAV: for presets
         /// that speak. espeak-ng's output depends on what it synthesised before in the same process (its
         /// wave generator keeps state across calls), so only a fresh process gives the golden's samples.
@@ -31,6 +35,7 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
     var guards: String
 
     var testDescription: String { name }
+    var fileExtension: String { String(golden.split(separator: ".").last ?? "") }
 
     var presetPath: String { GoldenPaths.root.appendingPathComponent(preset).path }
     var goldenPath: String { GoldenPaths.root.appendingPathComponent(golden).path }
@@ -131,12 +136,29 @@ enum GoldenCatalog {
     ]
 
     /// Ogg Vorbis goldens: the whole path to a lossy file, compared with the spectral measure.
-    static let lossy: [GoldenCase] = [
+    static let lossy: [GoldenCase] = formats.filter { $0.tier == .lossy } + [
         GoldenCase(name: "night-surf-vorbis", preset: "presets/night.json", start: 66, end: 72, tier: .lossy,
                    golden: "golden/presets/night-surf-vorbis.ogg",
                    guards: "night.json at 48 kHz through the Vorbis encoder (quality 0.4), surf loop seam included"),
     ]
 
+    /// One golden per output format the encoders above do not cover, through its own encoder.
+    static let formats: [GoldenCase] = [
+        GoldenCase(name: "night-surf-mp3", preset: "presets/night.json", start: 66, end: 69, tier: .lossy,
+                   golden: "golden/presets/night-surf-mp3.mp3",
+                   guards: "night.json at 48 kHz through LAME (variable bitrate, quality 0.5: V5), gapless"),
+        GoldenCase(name: "night-surf-opus", preset: "presets/night.json", start: 66, end: 69, tier: .lossy,
+                   golden: "golden/presets/night-surf-opus.opus",
+                   guards: "night.json at 48 kHz through libopus (quality 0.5: 96 kbit/s stereo), pre-skip trimmed"),
+        GoldenCase(name: "night-surf-alac", preset: "presets/night.json", start: 66, end: 67, sampleRate: 16_000, tier: .encodedLossless,
+                   golden: "golden/presets/night-surf-alac.caf",
+                   guards: "night.json at 16 kHz, 16-bit ALAC in CAF"),
+        GoldenCase(name: "night-surf-aiff", preset: "presets/night.json", start: 67, end: 68, sampleRate: 16_000, tier: .encodedLossless,
+                   golden: "golden/presets/night-surf-aiff.aiff",
+                   guards: "night.json at 16 kHz, 16-bit big-endian AIFF"),
+    ]
+
     static let lossless: [GoldenCase] = presets + features
-    static let all: [GoldenCase] = lossless + lossy
+    static let encodedLossless: [GoldenCase] = formats.filter { $0.tier == .encodedLossless }
+    static let all: [GoldenCase] = lossless + lossy + encodedLossless
 }

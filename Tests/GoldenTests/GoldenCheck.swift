@@ -11,6 +11,9 @@ enum GoldenCheck {
         if try startRecording(name, goldenPath: goldenPath) {
             if goldenPath.hasSuffix(".wav") {
                 try actual.write(to: goldenPath, format: .wav, sampleFormat: .float32)
+            } else if let format = OutputFileFormat.from(path: goldenPath), format != .flac {
+                // A golden of a lossless output format (ALAC in CAF, AIFF) holds the 16-bit render as written.
+                try actual.write(to: goldenPath, format: format, sampleFormat: .pcm16)
             } else {
                 try actual.write(to: goldenPath, format: .flac, sampleFormat: .pcm24)
             }
@@ -52,8 +55,9 @@ enum GoldenCheck {
         fail(message, sourceLocation)
     }
 
-    /// Lossy tier: the Ogg Vorbis file at `actualOgg` (just rendered) against the golden Ogg.
-    static func lossy(_ name: String, actualOgg: String, goldenPath: String,
+    /// Lossy tier: the lossy file at `actualFile` (just rendered: Ogg Vorbis, MP3, Ogg Opus) against the golden
+    /// file of the same format.
+    static func lossy(_ name: String, actualFile actualOgg: String, goldenPath: String,
                       sourceLocation: SourceLocation = #_sourceLocation) throws {
         let shown = GoldenPaths.display(goldenPath)
         if try startRecording(name, goldenPath: goldenPath) {
@@ -63,7 +67,7 @@ enum GoldenCheck {
             return
         }
         let keepActual = {
-            let path = try GoldenPaths.failureFile(name, "actual.ogg")
+            let path = try GoldenPaths.failureFile(name, "actual." + (actualOgg.split(separator: ".").last.map(String.init) ?? "ogg"))
             try? FileManager.default.removeItem(atPath: path)
             try FileManager.default.copyItem(atPath: actualOgg, toPath: path)
             return path
