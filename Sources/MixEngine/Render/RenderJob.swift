@@ -128,8 +128,26 @@ public struct RenderJob: Sendable {
         if let problem = AudioFileWriter.validate(settings: settings) {
             throw EngineError.output(path: path, reason: "\(problem)")
         }
+        if let least = Self.leastBinauralBitrateKbps(settings), hasBinauralBeats {
+            throw EngineError.output(path: path, reason: "the render has binaural beats, which need each ear its own tone, and \(settings.format.displayName) below \(least) kbit/s merges the channels (measured: at 24 kbit/s both ears get both tones); use \(least) kbit/s or more")
+        }
         try checkNotAnInput(path)
         return settings
+    }
+
+    /// Whether the preset has binaural beats (a `binaural` track), which a lossy encoder must keep in two channels.
+    public var hasBinauralBeats: Bool { preset.tracks.contains { $0.source.kind is BinauralKind } }
+
+    /// The least bitrate at which `settings`' encoder keeps the two channels apart, when its settings could go
+    /// below it; nil when they cannot. libopus codes stereo below about 28 kbit/s as one channel with a
+    /// stereo image (measured on a 250 Hz carrier with a 6 Hz beat: at 24 kbit/s each ear held both tones at
+    /// the same level, at 28 and up the other ear's tone was more than 33 dB down); 32 leaves a margin.
+    /// LAME (no intensity stereo) and libvorbis (point stereo only at high frequencies, above any carrier)
+    /// kept them apart at their lowest settings (`BinauralEncodingTests`).
+    static func leastBinauralBitrateKbps(_ settings: OutputSettings) -> Int? {
+        guard settings.format == .opus, settings.channelCount == 2 else { return nil }
+        let kbps = settings.bitrateKbps.map(Double.init) ?? 2 * SoundFileWriter.opusBitratePerChannel(quality: settings.vorbisQuality)
+        return kbps < 32 ? 32 : nil
     }
 
     /// The settings for writing this job in `format` (not checked against the writer's limits).
