@@ -72,6 +72,35 @@ import Testing
         P.expectError(Self.chapters("[\(many)]", duration: #""2h""#), path: "chapters", "at most \(ChapterSpec.maximumCount)")
     }
 
+    /// What a format cannot keep is a warning naming the JSON path: CAF (libsndfile's 'info' chunk) keeps only
+    /// the known keys, no chapters and no ReplayGain; an RF64 WAV is not tagged. Formats TagLib writes warn of nothing.
+    @Test func whatAFormatCannotKeepIsAWarning() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("mix.json", #"""
+            { "name": "Rain", "duration": "60s", "output": { "sampleRate": 8000, "loudness": { "target": -20 },
+                                                             "tags": { "Mood": "calm", "album": "Nights" } },
+              "chapters": [{"at": 0, "name": "Rain"}],
+              "tracks": [ { "generator": { "type": "pink" } } ] }
+            """#)
+        let job = try RenderJob(presetPath: path)
+        let caf = job.outputWarnings(for: job.outputSettings(format: .caf))
+        #expect(caf.count == 3, "\(caf)")
+        #expect(caf.allSatisfy { $0.hasPrefix(path + ": ") }, "\(caf)")
+        #expect(caf.contains { $0.contains("output.tags.Mood: CAF ALAC keeps only title, artist, album") }, "\(caf)")
+        #expect(caf.contains { $0.contains(": chapters: CAF ALAC has no chapter marks") }, "\(caf)")
+        #expect(caf.contains { $0.contains(": output.loudness: CAF ALAC has no ReplayGain tags") }, "\(caf)")
+        for format in OutputFileFormat.allCases where format != .caf {
+            #expect(job.outputWarnings(for: job.outputSettings(format: format)).isEmpty, "\(format)")
+        }
+        var long = job.outputSettings(format: .wav)
+        long.expectedFrameCount = 1 << 31
+        #expect(long.wavNeedsRF64)
+        let rf64 = job.outputWarnings(for: long)
+        #expect(rf64.count == 1 && rf64[0].contains("RF64"), "\(rf64)")
+        // The title defaults to the name; the preset's tags follow, in order.
+        #expect(job.outputSettings(format: .mp3).tagFields.fields.map(\.key) == ["TITLE", "ALBUM", "MOOD"])
+    }
+
     /// The chapters a render carries: all of them relative to the file's start, or in a partial render those
     /// in its range, the one running at its start moved to 0; as ID3v2 chapters each ends where the next starts.
     @Test func aRenderCarriesTheListedChaptersAndAPartOfItThoseInItsRange() throws {

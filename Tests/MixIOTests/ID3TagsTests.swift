@@ -155,6 +155,22 @@ import Testing
         }
     }
 
+    /// TagLib reads only RIFF WAVs: an RF64 WAV is refused before TagLib sees it, and left as it was.
+    @Test func anRF64WAVIsRefusedAndUntouched() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("long.wav")
+        let original = Data("RF64".utf8) + Data([0xFF, 0xFF, 0xFF, 0xFF]) + Data("WAVEds64".utf8) + Data(count: 512)
+        try original.write(to: URL(fileURLWithPath: path))
+        #expect(FileTags.detectFormat(path: path) == nil)
+        do {
+            try FileTags.write(path: path, format: .wav, fields: Self.fields, chapters: Self.chapters)
+            Issue.record("no error")
+        } catch {
+            #expect("\(error)".contains(path) && "\(error)".contains("not WAV"), "\(error)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+    }
+
     @Test func theFormatIsFoundFromTheFirstBytes() throws {
         let folder = try TemporaryFolder()
         for c in Self.cases + [Case(file: "x.flac", format: .flac), Case(file: "x.ogg", format: .oggVorbis),
