@@ -1,5 +1,5 @@
 /// Everything `SoundFileWriter` needs to create a file; check with `SoundFileWriter.validate(settings:)`.
-/// A value: two enums, numbers and three optional tag `String`s; allocates only those strings.
+/// A value: two enums, numbers and the tags (`TagFields`); allocates only the tags' strings.
 /// `Sendable`, safe to share.
 public struct OutputSettings: Sendable, Equatable {
     public var format: OutputFileFormat
@@ -13,9 +13,12 @@ public struct OutputSettings: Sendable, Equatable {
     /// A bitrate in kbit/s for the lossy formats that take one (MP3: constant bitrate; Opus: its target
     /// bitrate); nil: variable bitrate at `vorbisQuality`.
     public var bitrateKbps: Int?
-    public var title: String?
-    public var artist: String?
-    public var comment: String?
+    /// The tags, in order (docs/tags.md): libsndfile stores title, artist and comment (and, in CAF, every known
+    /// key); `FileTags` writes them all where the format has tags.
+    public var tagFields = TagFields()
+    public var title: String? { get { tagFields.value("TITLE") } set { tagFields.set("TITLE", newValue) } }
+    public var artist: String? { get { tagFields.value("ARTIST") } set { tagFields.set("ARTIST", newValue) } }
+    public var comment: String? { get { tagFields.value("COMMENT") } set { tagFields.set("COMMENT", newValue) } }
     /// How many frames will be written, when the caller knows: a WAV whose data will not fit in the 4 GiB a
     /// RIFF header can describe is written as RF64 instead (see `wavNeedsRF64`).
     public var expectedFrameCount: Int64?

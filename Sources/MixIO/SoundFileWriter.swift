@@ -74,9 +74,12 @@ public final class SoundFileWriter: AudioEncoder {
                 throw failure("sf_command", "the \(settings.format.displayName) encoder refused \(what): \(SndFile.lastReason(handle))")
             }
         }
-        for (kind, text) in [(SF_STR_TITLE, settings.title), (SF_STR_ARTIST, settings.artist),
-                             (SF_STR_COMMENT, settings.comment)] {
-            guard let text else { continue }
+        // CAF has only libsndfile's 'info' chunk, so it takes every known key; the others, title, artist and
+        // comment (FileTags writes the rest after the render).
+        let stringKinds = settings.format == .caf ? Self.stringKinds : Array(Self.stringKinds.prefix(3))
+        for (kind, key) in stringKinds {
+            guard let values = settings.tagFields[key] else { continue }
+            let text = values.joined(separator: "/")
             let code = sf_set_string(handle, Int32(kind), text)
             if code != 0 { throw failure("sf_set_string", "cannot store tags: \(SndFile.reason(forCode: code))") }
         }
@@ -117,6 +120,12 @@ public final class SoundFileWriter: AudioEncoder {
         let code = sf_close(handle)
         if code != 0 { throw failure("sf_close", SndFile.reason(forCode: code), "finish") }
     }
+
+    /// libsndfile's string fields and the tag keys they hold (`sf_set_string`), title, artist and comment first.
+    static let stringKinds: [(Int, String)] = [
+        (SF_STR_TITLE, "TITLE"), (SF_STR_ARTIST, "ARTIST"), (SF_STR_COMMENT, "COMMENT"), (SF_STR_ALBUM, "ALBUM"),
+        (SF_STR_DATE, "DATE"), (SF_STR_GENRE, "GENRE"), (SF_STR_TRACKNUMBER, "TRACKNUMBER"), (SF_STR_COPYRIGHT, "COPYRIGHT"),
+    ]
 
     /// Why `settings` cannot be written, in plain words, or nil if they can. Checks what libsndfile's
     /// `sf_format_check` does not (rates, channel counts, quality) and then calls `sf_format_check`.

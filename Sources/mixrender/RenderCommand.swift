@@ -44,8 +44,8 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         try InterruptCleanup.install()   // Ctrl-C removes the temporary output file and exits 130
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
-        _ = try job.outputSettings(for: output)
-        if !quiet { Report.warn(job.plan.warnings) }   // a bad extension or format is found before rendering
+        let settings = try job.outputSettings(for: output)
+        if !quiet { Report.warn(job.plan.warnings + job.outputWarnings(for: settings)) }   // a bad extension or format is found before rendering
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))

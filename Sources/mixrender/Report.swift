@@ -41,7 +41,7 @@ enum Report {
         if s.clippedSamples > 0 {
             lines.append("clipped   \(s.clippedSamples) sample\(s.clippedSamples == 1 ? "" : "s") cut to the ceiling (a peak outran the look-ahead)")
         }
-        if let job, !job.chapters.isEmpty, OutputFileFormat.from(path: result.outputPath)?.carriesVorbisComments == true {
+        if let job, !job.chapters.isEmpty, OutputFileFormat.from(path: result.outputPath).map(FileTags.carriesChapters) == true {
             lines.append("chapters  \(job.chapters.count) (" + job.chapters.map(\.name).joined(separator: ", ") + ")")
         }
         if let job, job.plan.synthesis.speechSeconds > 0 {
@@ -74,7 +74,7 @@ enum Report {
         return lines.joined(separator: "\n")
     }
 
-    static func info(_ info: AudioFileInfo, comments: [(key: String, value: String)] = []) -> String {
+    static func info(_ info: AudioFileInfo, comments: [(key: String, value: String)] = [], chapters: [FileTags.Chapter] = []) -> String {
         var lines = [
             "file      \(info.path)",
             "format    \(info.formatName)",
@@ -82,9 +82,18 @@ enum Report {
             "channels  \(info.channelCount)",
             "duration  \(clock(info.durationSeconds)) (\(info.frameCount) frames)",
         ]
-        // Tags as `title     Sleep hypnosis`; chapter marks one line each.
-        for (key, value) in comments where ["TITLE", "ARTIST", "ALBUM", "COMMENT", "DATE", "GENRE"].contains(key.uppercased()) {
-            lines.append(key.lowercased().padding(toLength: 10, withPad: " ", startingAt: 0) + value)
+        // Known tags as `title     Sleep hypnosis`, in TagFields.knownKeys's order; the others as `tag       MOOD=calm`
+        // (not chapter marks, ReplayGain or a WAV's RIFF INFO copies, shown below or not at all); chapters one line each.
+        for known in TagFields.knownKeys {
+            for (key, value) in comments where key.uppercased() == known {
+                lines.append(known.lowercased().padding(toLength: 10, withPad: " ", startingAt: 0) + value)
+            }
+        }
+        let shownElsewhere = ["REPLAYGAIN_", "R128_", "INFO:"]
+        for (key, value) in comments where !TagFields.knownKeys.contains(key.uppercased())
+            && !shownElsewhere.contains(where: { key.uppercased().hasPrefix($0) })
+            && !(key.uppercased().hasPrefix("CHAPTER") && key.dropFirst(7).first?.isNumber == true) {
+            lines.append("tag       \(key.uppercased())=\(value)")
         }
         let replayGain = Dictionary(comments.map { ($0.key.uppercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         if let q78 = replayGain["R128_TRACK_GAIN"].flatMap(Double.init) {
@@ -94,6 +103,11 @@ enum Report {
             lines.append("replaygain \(gain)" + (replayGain["REPLAYGAIN_TRACK_PEAK"].map { ", peak \($0)" } ?? ""))
         }
         for mark in Chapters.marks(inComments: comments) { lines.append("chapter   \(mark.timestamp)  \(mark.name)") }
+        // ID3v2 chapters: start, end and name (`CHAP` frames, in the table of contents' order).
+        for chapter in chapters.sorted(by: { ($0.tableOfContentsIndex ?? Int.max, $0.startMilliseconds) < ($1.tableOfContentsIndex ?? Int.max, $1.startMilliseconds) }) {
+            let ms = { (t: UInt32) in Chapters.Mark(name: "", frame: Int64(t), sampleRate: 1000).timestamp }
+            lines.append("chapter   \(ms(chapter.startMilliseconds))  \(chapter.name)  (to \(ms(chapter.endMilliseconds)))")
+        }
         for warning in info.warnings { lines.append("warning   \(warning)") }
         return lines.joined(separator: "\n")
     }

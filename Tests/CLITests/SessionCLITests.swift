@@ -168,17 +168,26 @@ import Testing
         #expect(lastEnd == 30 * Self.rate, "\(sections.last ?? [:])")
     }
 
-    @Test func aWAVRenderHasNoChaptersAndNoError() throws {
+    /// A WAV carries the sections as ID3v2 CHAP frames (in its 'id3 ' chunk), and a CAF none, with a warning.
+    @Test func aWAVRenderHasID3ChaptersAndACAFNone() throws {
         let s = try TemporaryFolder()
         let preset = try s.write("session.json", Self.session())
-        let r = try CLI.run([preset, "-o", s.path("out.wav")])
+        let r = try CLI.run([preset, "-o", s.path("out.wav"), "--timeline", s.path("t.json")])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.isEmpty, "\(r.stderr)")
-        #expect(!r.stdout.contains("chapters"), "\(r.stdout)")
-        #expect(r.stdout.contains("wrote"))
+        #expect(r.stdout.contains("chapters  "), "\(r.stdout)")
         let info = try AudioFileInfo.read(path: s.path("out.wav"))
         #expect(info.sampleRate == Self.rate && info.frameCount > Int64(3 * Self.rate))
-        #expect(s.contents == ["out.wav", "session.json"])
+        let timeline = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.path("t.json")))) as? [String: Any])
+        let sections = try #require(timeline["sections"] as? [[String: Any]])
+        let chapters = try FileTags.contents(path: s.path("out.wav"), format: .wav).chapters
+        #expect(chapters.map(\.name) == sections.map { $0["name"] as? String ?? "?" })
+        #expect(chapters.last?.endMilliseconds == UInt32((info.frameCount * 1000 + Int64(Self.rate / 2)) / Int64(Self.rate)))
+        #expect(s.contents == ["out.wav", "session.json", "t.json"])
+        let caf = try CLI.run([preset, "-o", s.path("out.caf")])
+        #expect(caf.status == 0, "\(caf.stderr)")
+        #expect(caf.stderr.contains("sections: CAF ALAC has no chapter marks"), "\(caf.stderr)")
+        #expect(!caf.stdout.contains("chapters  "), "\(caf.stdout)")
     }
 
     /// Within one process espeak-ng's output depends on what it said before (see SpeechSynthesizerTests);

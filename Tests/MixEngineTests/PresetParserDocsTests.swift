@@ -1,5 +1,6 @@
 import Foundation
 import MixDSP
+import MixIO
 @testable import MixEngine
 import Testing
 
@@ -184,7 +185,7 @@ import Testing
         let objects: [(path: [Any], keys: [String])] = [
             ([], PresetReader.Keys.root),
             (["$defs", "output"], PresetReader.Keys.output),
-            (["$defs", "output", "properties", "tags"], PresetReader.Keys.tags),
+            (["$defs", "chapter"], PresetReader.Keys.chapter),
             (["$defs", "output", "properties", "loudness"], PresetReader.Keys.loudness),
             (["$defs", "master"], PresetReader.Keys.master),
             (["$defs", "master", "properties", "limiter"], PresetReader.Keys.limiter),
@@ -202,6 +203,23 @@ import Testing
             #expect(Set(properties.keys) == Set(keys), "schema at \(path)")
             #expect(object["additionalProperties"] as? Bool == false, "schema at \(path) must forbid other keys")
         }
+    }
+
+    /// `output.tags` takes any key: the schema names the known ones, allows others of the reader's form, and
+    /// states the reader's limits.
+    @Test func schemaTagsFollowTheReader() throws {
+        let tags = try #require(Self.node(try Self.schema(), ["$defs", "output", "properties", "tags"]))
+        let properties = try #require(tags["properties"] as? [String: Any])
+        #expect(Set(properties.keys) == Set(PresetReader.Keys.tags))
+        #expect((tags["additionalProperties"] as? [String: Any])?["$ref"] as? String == "#/$defs/tagValue")
+        #expect(tags["maxProperties"] as? Int == TagFields.maximumFields)
+        let pattern = try #require((tags["propertyNames"] as? [String: Any])?["pattern"] as? String)
+        #expect(pattern == "^[ -<>-}]{1,\(TagFields.maximumKeyLength)}$")
+        let value = try #require(Self.node(try Self.schema(), ["$defs", "tagValue", "oneOf", 1]))
+        #expect(value["maxItems"] as? Int == TagFields.maximumValues)
+        #expect((value["items"] as? [String: Any])?["maxLength"] as? Int == TagFields.maximumValueBytes)
+        let chapters = try #require(Self.node(try Self.schema(), ["properties", "chapters"]))
+        #expect(chapters["maxItems"] as? Int == ChapterSpec.maximumCount)
     }
 
     @Test func schemaNamesTheParsersCurves() throws {

@@ -97,7 +97,9 @@ import Testing
         output.quality = 0.7
         output.sampleFormat = .float32
         output.resampler = .best
-        output.tags = AudioTags(title: "Rain", artist: "me", comment: "for sleeping")
+        output.tags = TagFields([.init(key: "TITLE", values: ["Rain"]), .init(key: "ARTIST", values: ["me"]),
+                                 .init(key: "COMMENT", values: ["for sleeping"])])
+        output.tagPaths = ["TITLE": "output.tags.title", "ARTIST": "output.tags.artist", "COMMENT": "output.tags.comment"]
 
         var master = MasterSpec()
         master.gainDb = -3
@@ -449,8 +451,8 @@ import Testing
                          "unknown resampler 'fastest' (did you mean 'fast'?); expected one of best, medium, fast")
         Self.expectError(Self.preset(extra: #""version": 2"#), path: "version", "unsupported preset version 2; this mixrender reads version 1")
         Self.expectError(Self.preset(extra: #""$schema": 1"#), path: "$schema", "expected a string")
-        Self.expectError(Self.preset(extra: #""output": {"tags": {"album": "x"}}"#), path: "output.tags",
-                         "unknown key 'album'; expected one of title, artist, comment")
+        Self.expectError(Self.preset(extra: #""output": {"tags": {"album": 3}}"#), path: "output.tags.album",
+                         "expected a string or a list of strings, got the number 3")
     }
 
     @Test func missingPresetFile() {

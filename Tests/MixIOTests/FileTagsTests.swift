@@ -107,15 +107,6 @@ import Testing
         }
     }
 
-    @Test func aWAVIsRefused() throws {
-        let folder = try TemporaryFolder()
-        let path = try folder.wav("plain.wav", rate: Self.rate, frames: 100) { _, _ in 0.1 }
-        let original = try Data(contentsOf: URL(fileURLWithPath: path))
-        expectOneLineError(naming: path) { try FileTags.write(path: path, format: .wav, fields: Self.chapters) }
-        expectOneLineError(naming: path) { _ = try FileTags.read(path: path, format: .wav) }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
-    }
-
     @Test(arguments: cases)
     func aMissingFileIsNamed(_ c: Case) throws {
         let folder = try TemporaryFolder()

@@ -27,6 +27,8 @@ public struct Preset: Sendable, Equatable {
     public var voice: VoiceSpec?
     /// The sections of narration that make the preset a session; nil for a mix.
     public var session: SessionSpec?
+    /// The chapter marks the output carries (`chapters`), in time order; nil: a session's sections, or none.
+    public var chapters: [ChapterSpec]?
 
     public init(name: String? = nil, output: OutputSpec = OutputSpec(), durationSeconds: Double?,
                 master: MasterSpec = MasterSpec(), tracks: [TrackSpec], voice: VoiceSpec? = nil, session: SessionSpec? = nil) {
@@ -60,7 +62,10 @@ public struct OutputSpec: Sendable, Equatable {
     /// Sample format for FLAC and WAV (FLAC takes 16 or 24); JSON `bitDepth` 16, 24 or "float".
     public var sampleFormat: OutputSampleFormat = .pcm16
     public var resampler: ResamplerQuality = .default
-    public var tags = AudioTags()
+    /// The tags written into the file (`output.tags`; docs/tags.md); the title defaults to the preset's name.
+    public var tags = TagFields()
+    /// Each tag's JSON path as written (`output.tags.Narrator`), by its upper-case key, for warnings.
+    public var tagPaths: [String: String] = [:]
     /// Normalisation to a loudness under a true-peak ceiling (`output.loudness`, `--loudness`); nil: none.
     public var loudness: LoudnessSpec?
     /// A file that loops without a seam (`output.loopable`, `--loopable`); nil: an ordinary render.
@@ -200,4 +205,16 @@ public struct SectionSpan: Sendable, Equatable {
     public var first: String
     public var last: String
     public init(first: String, last: String) { self.first = first; self.last = last }
+}
+
+/// A chapter mark of the preset's `chapters` list: its name and where it starts, in seconds from the start of
+/// the render. A value of a `String` and a `Double`; allocates only the name. `Sendable`, safe to share.
+public struct ChapterSpec: Sendable, Equatable {
+    /// The most chapters a list may have: Vorbis comments number them `CHAPTER001` to `CHAPTER999`.
+    public static let maximumCount = 999
+    /// The longest name, in bytes of UTF-8.
+    public static let maximumNameBytes = 1024
+    public var name: String
+    public var seconds: Double
+    public init(name: String, seconds: Double) { self.name = name; self.seconds = seconds }
 }

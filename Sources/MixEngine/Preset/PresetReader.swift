@@ -19,11 +19,13 @@ struct PresetReader {
 
     /// The keys each kind of object allows, in the order error messages list them.
     enum Keys {
-        static let root = ["$schema", "version", "name", "duration", "output", "master", "voice", "bed", "tracks", "sections", "ending"]
+        static let root = ["$schema", "version", "name", "duration", "output", "master", "voice", "bed", "tracks", "sections", "ending", "chapters"]
         static let output = ["sampleRate", "channels", "quality", "bitrate", "bitDepth", "resampler", "tags", "loudness", "loopable"]
         static let loudness = ["target", "truePeakDb", "maxGainDb"]
         static let trackLoudness = ["track", "offset"]
-        static let tags = ["title", "artist", "comment"]
+        /// The tag keys each format has a field of its own for (`TagFields.knownKeys`); `output.tags` takes any other too.
+        static let tags = TagFields.knownKeys.map { $0.lowercased() }
+        static let chapter = ["at", "name"]
         static let master = ["gainDb", "fadeIn", "fadeOut", "limiter"]
         static let limiter = ["ceilingDb", "lookaheadMs", "releaseMs"]
         static let fade = ["duration", "curve"]
@@ -91,6 +93,7 @@ struct PresetReader {
 
         var preset = Preset(name: name, output: output, durationSeconds: duration, master: master, tracks: tracks,
                             voice: voice, session: session)
+        preset.chapters = try document["chapters"].map { try chapters($0, duration: duration) }
         preset.durationIsOverride = durationOverride != nil
         return preset
     }
@@ -140,12 +143,93 @@ struct PresetReader {
             }
         }
         if let tags = object["tags"] {
-            let fields = try tags.object(allowing: Keys.tags)
-            output.tags = AudioTags(title: try fields["title"]?.string(),
-                               artist: try fields["artist"]?.string(),
-                               comment: try fields["comment"]?.string())
+            output.tags = try self.tags(tags)
+            if case .object(let members) = tags.value {
+                for key in members.keys { output.tagPaths[key.uppercased()] = JSONCursor.path(tags.path, key: key) }
+            }
         }
         return output
+    }
+
+    /// `output.tags`: any key (case does not matter; written in upper case) with a string or a list of strings.
+    /// The known keys come first, in `TagFields.knownKeys`'s order, then the others in alphabetical order.
+    func tags(_ cursor: JSONCursor) throws -> TagFields {
+        guard case .object(let members) = cursor.value else { throw cursor.error("expected an object of tags, got \(cursor.value.summary)") }
+        guard members.count <= TagFields.maximumFields else {
+            throw cursor.error("\(members.count) tags; a file takes at most \(TagFields.maximumFields)")
+        }
+        let known = TagFields.knownKeys
+        let keys = members.keys.sorted { a, b in
+            let (i, j) = (known.firstIndex(of: a.uppercased()) ?? known.count, known.firstIndex(of: b.uppercased()) ?? known.count)
+            return i != j ? i < j : (a.uppercased(), a) < (b.uppercased(), b)
+        }
+        var tags = TagFields()
+        var seen: [String: String] = [:]
+        for key in keys {
+            let member = JSONCursor(members[key]!, path: JSONCursor.path(cursor.path, key: key), file: cursor.file)
+            if let problem = TagFields.problem(key: key) { throw member.error(problem) }
+            if let other = seen[key.uppercased()] {
+                throw member.error("the same tag as '\(other)' (tag names do not depend on case); give it once")
+            }
+            seen[key.uppercased()] = key
+            var values: [String] = []
+            var isList = false
+            switch member.value {
+            case .string:
+                values = [try member.string()]
+            case .array:
+                isList = true
+                let items = try member.array()
+                guard !items.isEmpty else { throw member.error("an empty list; leave the tag out, or give a string") }
+                guard items.count <= TagFields.maximumValues else {
+                    throw member.error("\(items.count) values; a tag takes at most \(TagFields.maximumValues)")
+                }
+                values = try items.map { item in
+                    guard case .string = item.value else { throw item.error("expected a string, got \(item.value.summary)") }
+                    return try item.string()
+                }
+            default:
+                throw member.error("expected a string or a list of strings, got \(member.value.summary)")
+            }
+            for (index, value) in values.enumerated() {
+                let at = isList ? JSONCursor(.string(value), path: JSONCursor.path(member.path, index: index), file: member.file) : member
+                if let problem = TagFields.problem(value: value) { throw at.error(problem) }
+                guard value.contains(where: { !$0.isWhitespace }) else { throw at.error("must not be empty; leave the tag out") }
+            }
+            tags.set(key, values)
+        }
+        return tags
+    }
+
+    /// The top-level `chapters`: `[{"at": "0:00", "name": "Rain"}, ...]`, in strictly increasing time, each
+    /// before the end of the render when its length is known here (a session's is checked when it is planned).
+    func chapters(_ cursor: JSONCursor, duration: Double?) throws -> [ChapterSpec] {
+        let items = try cursor.array()
+        guard !items.isEmpty else { throw cursor.error("an empty list; leave 'chapters' out for none") }
+        guard items.count <= ChapterSpec.maximumCount else {
+            throw cursor.error("\(items.count) chapters; a file takes at most \(ChapterSpec.maximumCount) (CHAPTER001 to CHAPTER999)")
+        }
+        var chapters: [ChapterSpec] = []
+        for (index, item) in items.enumerated() {
+            let object = try item.object(allowing: Keys.chapter)
+            let at = try object.required("at", hint: "where the chapter starts: seconds or a time such as \"30m\"")
+            let seconds = try at.time(allowingZero: true)
+            let nameCursor = try object.required("name", hint: "what players show for the chapter")
+            let name = try nameCursor.nonEmptyString()
+            guard !name.utf8.contains(0) else { throw nameCursor.error("a chapter name must not contain a NUL character") }
+            guard name.utf8.count <= ChapterSpec.maximumNameBytes else {
+                throw nameCursor.error("a chapter name has at most \(ChapterSpec.maximumNameBytes) bytes")
+            }
+            let t = TimeParser.string(fromSeconds:)
+            if let previous = chapters.last, seconds <= previous.seconds {
+                throw at.error("\(t(seconds)) is not after chapters[\(index - 1)] (\(t(previous.seconds))); chapters are listed in time order")
+            }
+            if let duration, seconds >= duration {
+                throw at.error("\(t(seconds)) is not before the end of the render (\(t(duration)))")
+            }
+            chapters.append(ChapterSpec(name: name, seconds: seconds))
+        }
+        return chapters
     }
 
     /// `16`, `24` or `"float"`.

@@ -79,11 +79,18 @@ public struct RenderJob: Sendable {
         }
         let first = Int64(((overrides.startSeconds ?? 0) * rate).rounded())
         let last = overrides.endSeconds.map { Int64(($0 * rate).rounded()) } ?? plan.outputFrameCount
-        guard first < plan.frameCount else {
+        guard first < plan.outputFrameCount else {
             throw EngineError.setting(.start, reason: "\(overrides.startSeconds ?? 0) s is not before the end of the render (\(plan.durationSeconds) s)")
         }
         guard last > first else { throw EngineError.setting(.end, reason: "must be after \(setting: .start)") }
-        self.range = first..<min(last, plan.frameCount)
+        self.range = first..<min(last, plan.outputFrameCount)
+        // A session's length is known once it is planned: its listed chapters must start before its end.
+        let seconds = Double(plan.outputFrameCount) / rate   // a loopable render's file ends before its crossfade
+        for (index, chapter) in (preset.chapters ?? []).enumerated() where chapter.seconds >= seconds {
+            let t = TimeParser.string(fromSeconds:)
+            throw EngineError.preset(PresetError(file: presetPath, jsonPath: "chapters[\(index)].at",
+                                                 message: "\(t(chapter.seconds)) is not before the end of the render (\(t(seconds)))"))
+        }
     }
 
     /// The overrides' own limits, as the preset reader applies them to the same values.
@@ -152,10 +159,10 @@ public struct RenderJob: Sendable {
 
     /// The settings for writing this job in `format` (not checked against the writer's limits).
     public func outputSettings(format: OutputFileFormat) -> OutputSettings {
-        let tags = preset.output.tags
         var settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,
                                       sampleFormat: preset.output.sampleFormat, vorbisQuality: preset.output.quality,
-                                      title: tags.title ?? preset.name, artist: tags.artist, comment: tags.comment)
+                                      title: preset.name)
+        for field in preset.output.tags.fields { settings.tagFields.set(field.key, field.values) }
         settings.bitrateKbps = preset.output.bitrateKbps
         settings.expectedFrameCount = Int64(range.count)
         return settings
@@ -179,12 +186,69 @@ public struct RenderJob: Sendable {
     /// The frames to render: all of them, or the part the overrides ask for.
     public let range: Range<Int64>
 
-    /// The chapter marks the output carries: a session's sections that fall in the rendered range, each
-    /// from its start (or the range's) relative to the range's start.
+    /// The chapter marks the output carries: the preset's `chapters` list (which wins over a session's
+    /// sections), else a session's sections; those that fall in the rendered range, each from its start (or the
+    /// range's) relative to the range's start. A listed chapter lasts until the next one starts.
     public var chapters: [Chapters.Mark] {
-        plan.timeline.sections.compactMap { section in
-            guard section.end > range.lowerBound && section.start < range.upperBound else { return nil }
-            return Chapters.Mark(name: section.name, frame: max(section.start, range.lowerBound) - range.lowerBound, sampleRate: plan.sampleRate)
+        let spans: [(name: String, start: Int64, end: Int64)]
+        if let list = preset.chapters {
+            let starts = list.map { Int64(($0.seconds * Double(plan.sampleRate)).rounded()) }
+            spans = list.indices.map { (list[$0].name, starts[$0], $0 + 1 < starts.count ? starts[$0 + 1] : plan.frameCount) }
+        } else {
+            spans = plan.timeline.sections.map { ($0.name, $0.start, $0.end) }
+        }
+        return spans.compactMap { span in
+            guard span.end > range.lowerBound && span.start < range.upperBound else { return nil }
+            return Chapters.Mark(name: span.name, frame: max(span.start, range.lowerBound) - range.lowerBound, sampleRate: plan.sampleRate)
+        }
+    }
+
+    /// What the output cannot keep of the tags, chapters and ReplayGain asked for, as plan warnings (one line
+    /// each, naming the JSON path): a CAF keeps only the known keys (libsndfile's 'info' chunk), no chapters and
+    /// no ReplayGain; an RF64 WAV is not tagged (TagLib reads only RIFF WAVs).
+    public func outputWarnings(for settings: OutputSettings) -> [String] {
+        var warnings: [String] = []
+        let name = settings.format.displayName
+        if settings.wavNeedsRF64 {
+            let lost = settings.tagFields.fields.map(\.key).filter { !["TITLE", "ARTIST", "COMMENT"].contains($0) }
+            if !lost.isEmpty || !chapters.isEmpty || plan.loudness != nil {
+                warnings.append("\(presetPath): output.tags: a WAV this long is RF64, which the tagger does not write; "
+                                + "it keeps only title, artist and comment (libsndfile's), without other tags, chapters or ReplayGain")
+            }
+            return warnings
+        }
+        guard settings.format == .caf else { return warnings }
+        let dropped = settings.tagFields.freeFormKeys
+        if !dropped.isEmpty {
+            let paths = dropped.map { preset.output.tagPaths[$0] ?? "output.tags.\($0)" }
+            warnings.append("\(presetPath): \(paths.joined(separator: ", ")): \(name) keeps only "
+                            + TagFields.knownKeys.map { $0.lowercased() }.joined(separator: ", ") + "; not written")
+        }
+        if !chapters.isEmpty {
+            warnings.append("\(presetPath): \(preset.chapters != nil ? "chapters" : "sections"): \(name) has no chapter marks; the \(chapters.count) chapters are not written")
+        }
+        if plan.loudness != nil {
+            warnings.append("\(presetPath): output.loudness: \(name) has no ReplayGain tags; the audio is normalised, but no gain tag is written")
+        }
+        return warnings
+    }
+
+    /// Writes the tags, the chapter marks and ReplayGain into the finished temporary file, where the format has
+    /// them (docs/tags.md): Vorbis comments, or ID3v2 frames (and RIFF INFO in WAV). CAF's tags were written by
+    /// libsndfile; an RF64 WAV is left as it is (see `outputWarnings`).
+    private func writeTags(into temporaryPath: String, destination: String, settings: OutputSettings,
+                           loudness: LoudnessMeasurement) throws {
+        guard FileTags.canWrite(settings.format), !settings.wavNeedsRF64 else { return }
+        var fields = settings.tagFields.comments + ReplayGain.comments(loudness, format: settings.format)
+        var id3Chapters: [FileTags.Chapter]?
+        if settings.format.carriesVorbisComments {
+            fields += Chapters.comments(chapters)
+        } else {
+            id3Chapters = Chapters.id3Chapters(chapters, frameCount: Int64(range.count))
+        }
+        guard !fields.isEmpty || id3Chapters?.isEmpty == false else { return }
+        do { try FileTags.write(path: temporaryPath, format: settings.format, fields: fields, chapters: id3Chapters) } catch {
+            throw EngineError.output(path: destination, reason: "cannot write its tags, chapters and ReplayGain: \(error)")
         }
     }
 
@@ -227,13 +291,8 @@ public struct RenderJob: Sendable {
                 }
                 normalisation = n
             }
-            // Chapter marks and ReplayGain, as Vorbis comments where the format has them.
-            let comments = Chapters.comments(chapters) + ReplayGain.comments(summary.loudness, format: settings.format)
-            if !comments.isEmpty && settings.format.carriesVorbisComments {
-                do { try FileTags.write(path: output.temporaryPath, format: settings.format, fields: comments) } catch {
-                    throw EngineError.output(path: path, reason: "cannot write its chapters and ReplayGain tags: \(error)")
-                }
-            }
+            // Tags, chapter marks and ReplayGain, where the format has them.
+            try writeTags(into: output.temporaryPath, destination: path, settings: settings, loudness: summary.loudness)
             try output.commit()
             let size = FileSystem.identity(of: path)?.size ?? 0
             return RenderResult(summary: summary, normalisation: normalisation, outputPath: path, outputBytes: size)

@@ -122,7 +122,11 @@ public struct CacheKey: Sendable, Equatable {
         w.field("title", settings.title ?? "")
         w.field("artist", settings.artist ?? "")
         w.field("comment", settings.comment ?? "")
-        if settings.format.carriesVorbisComments {
+        // The other tags (none before there were any: earlier keys are unchanged).
+        for field in settings.tagFields.fields where !["TITLE", "ARTIST", "COMMENT"].contains(field.key) {
+            w.group("tag") { w in w.field("key", field.key); for value in field.values { w.field("value", value) } }
+        }
+        if FileTags.carriesChapters(settings.format) {
             for mark in chapters { w.group("chapter") { w in w.field("name", mark.name); w.field("frame", mark.frame) } }
         }
         return w.text

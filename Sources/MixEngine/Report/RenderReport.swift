@@ -71,7 +71,7 @@ public struct RenderReport: Sendable {
             ("frames", "\(s.frameCount)"),
             ("bytes", "\(result.outputBytes)"),
             ("sha256", N.string(outputSHA256)),
-            ("chapters", "\(settings.format.carriesVorbisComments ? job.chapters.count : 0)"),
+            ("chapters", "\(FileTags.carriesChapters(settings.format) ? job.chapters.count : 0)"),
         ], indent: 1)
 
         let normalisation = result.normalisation.map { n in

@@ -1,8 +1,12 @@
+import MixIO
+
 /// Chapter marks as Vorbis comments, the convention players and taggers read in Ogg and FLAC:
 /// `CHAPTER001=00:00:00.000`, `CHAPTER001NAME=Induction`, numbered from 001 in time order.
 /// (https://wiki.xiph.org/Chapter_Extension)
 ///
-/// No state; `comments` allocates the list.
+/// ID3v2 formats take them as `CHAP` frames with a `CTOC` (`id3Chapters`).
+///
+/// No state; `comments` and `id3Chapters` allocate the list.
 public enum Chapters {
     /// One chapter: a name and where it starts, in frames of the file. A value; allocates only the name.
     public struct Mark: Sendable, Equatable {
@@ -25,6 +29,16 @@ public enum Chapters {
         marks.enumerated().flatMap { index, mark -> [(key: String, value: String)] in
             let number = String(String(index + 1 + 1000).dropFirst())
             return [(key: "CHAPTER\(number)", value: mark.timestamp), (key: "CHAPTER\(number)NAME", value: mark.name)]
+        }
+    }
+
+    /// The chapters as ID3v2 `CHAP` frames want them: each from its start to the next one's (the last to
+    /// `frameCount`, the file's end), in milliseconds rounded to the nearest.
+    public static func id3Chapters(_ marks: [Mark], frameCount: Int64) -> [FileTags.Chapter] {
+        func ms(_ frame: Int64, _ rate: Int) -> UInt32 { UInt32(clamping: (frame * 1000 + Int64(rate) / 2) / Int64(rate)) }
+        return marks.enumerated().map { index, mark in
+            let end = index + 1 < marks.count ? marks[index + 1].frame : frameCount
+            return FileTags.Chapter(name: mark.name, startMilliseconds: ms(mark.frame, mark.sampleRate), endMilliseconds: ms(end, mark.sampleRate))
         }
     }
 

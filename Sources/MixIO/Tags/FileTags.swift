@@ -1,17 +1,59 @@
+import CSndFile
 import CTagLibShim
+import Glibc
 
-/// Vorbis comments (tags and chapter marks) of Ogg Vorbis, Ogg Opus and FLAC files, through TagLib: libsndfile writes
-/// only a fixed handful of tags, TagLib any comment. Used on a finished temporary file, before it is renamed
-/// into place.
+/// Tags and chapter marks of finished audio files, through TagLib (libsndfile writes only a fixed handful of
+/// tags): Vorbis comments in Ogg Vorbis, Ogg Opus and FLAC; ID3v2.3 in MP3 and AIFF; RIFF INFO and ID3v2.3 in
+/// WAV (docs/tags.md has the mapping). CAF has no TagLib support: its tags are libsndfile's 'info' chunk, read
+/// with `sf_get_string`. Used on a finished temporary file, before it is renamed into place.
 ///
-/// No state; each call opens the file, does its work and closes it. TagLib keeps no shared state here, so
-/// calls on different files may run on several threads at once. `read` allocates the list it returns.
+/// No state; each call opens the file, does its work and closes it. TagLib keeps no shared state here (the shim
+/// sets its quiet debug listener and its UTF-8 RIFF INFO handler, the same each time), so calls on different
+/// files may run on several threads at once. `read` and `contents` allocate what they return.
 public enum FileTags {
+    /// One chapter: its name and its span in milliseconds from the file's start. Read back from ID3v2, also its
+    /// `CHAP` element id and its place in the top-level `CTOC` (nil when none lists it).
+    /// A value; allocates only its strings.
+    public struct Chapter: Sendable, Equatable {
+        public var name: String
+        public var startMilliseconds: UInt32
+        public var endMilliseconds: UInt32
+        public var elementID: String = ""
+        public var tableOfContentsIndex: Int? = nil
+        public init(name: String, startMilliseconds: UInt32, endMilliseconds: UInt32) {
+            self.name = name; self.startMilliseconds = startMilliseconds; self.endMilliseconds = endMilliseconds
+        }
+    }
+
+    /// What a file carries: its fields (for Vorbis comments, chapter marks among them) and its ID3v2 chapters.
+    /// A value; allocates its arrays.
+    public struct Contents: Sendable {
+        public var fields: [(key: String, value: String)] = []
+        public var chapters: [Chapter] = []
+        /// The values of `key` (compared without case), in order.
+        public func values(_ key: String) -> [String] {
+            let upper = key.uppercased()
+            return fields.filter { $0.key.uppercased() == upper }.map(\.value)
+        }
+    }
+
+    /// The formats whose tags `write` sets through TagLib (all but CAF, whose tags libsndfile writes).
+    public static func canWrite(_ format: OutputFileFormat) -> Bool { format != .caf }
+
+    /// Whether `format` keeps chapter marks: Vorbis comments (`CHAPTERnnn`), or ID3v2 `CHAP`/`CTOC` frames.
+    public static func carriesChapters(_ format: OutputFileFormat) -> Bool { canWrite(format) }
+
+    /// Whether `format` keeps free-form keys: everything TagLib writes (a Vorbis comment, an ID3v2 `TXXX`).
+    public static func carriesFreeFormKeys(_ format: OutputFileFormat) -> Bool { canWrite(format) }
+
     /// Sets `fields` in the `format` file at `path`: earlier values of those keys are removed, every other
-    /// comment is kept, and a key given several times gets several values (in order). Keys are Vorbis comment
-    /// names (ASCII, no `=`), such as `TITLE`, `CHAPTER001`, `CHAPTER001NAME`; values are any UTF-8.
-    public static func write(path: String, format: OutputFileFormat, fields: [(key: String, value: String)]) throws {
-        let container = try self.container(format, path: path)
+    /// field is kept, and a key given several times gets several values (in order; an ID3v2.3 frame or a RIFF
+    /// INFO field holds them joined with '/'). Keys are Vorbis comment names (ASCII, no `=`), such as `TITLE`,
+    /// `CHAPTER001`, `MOOD`; values are any UTF-8 without NUL. `chapters` (ID3v2 formats only; in Vorbis comment
+    /// formats chapter marks are fields) replace the file's CHAP and CTOC frames; nil leaves them.
+    public static func write(path: String, format: OutputFileFormat, fields: [(key: String, value: String)],
+                             chapters: [Chapter]? = nil) throws {
+        let container = try self.container(format, path: path, operation: "tag")
         for (key, value) in fields {
             guard !key.isEmpty, key.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value <= 0x7D && $0 != "=" }) else {
                 throw AudioIOError(path: path, function: "", reason: "'\(key)' is not a Vorbis comment name (ASCII, no '=')", operation: "tag")
@@ -20,11 +62,29 @@ public enum FileTags {
                 throw AudioIOError(path: path, function: "", reason: "the value of \(key) contains a NUL character", operation: "tag")
             }
         }
+        if let chapters, !chapters.isEmpty, format.carriesVorbisComments {
+            throw AudioIOError(path: path, function: "", reason: "chapter marks are comments (CHAPTERnnn) in \(format.displayName)", operation: "tag")
+        }
+        if let name = chapters?.first(where: { $0.name.utf8.contains(0) })?.name {
+            throw AudioIOError(path: path, function: "", reason: "the chapter name '\(name)' contains a NUL character", operation: "tag")
+        }
+        // TagLib takes some files that are not of the format (it put an ID3v2 tag before a text file's first
+        // byte): the first bytes are checked first, so a file that is not what it should be is never touched.
+        try checkIs(format, path: path, operation: "tag")
         var error = [CChar](repeating: 0, count: 256)
+        let names = (chapters ?? []).map(\.name)
         let status = try withCStrings(fields.map(\.key)) { keys in
             try withCStrings(fields.map(\.value)) { values in
-                try LibC.checkPath(path, function: "TagLib", operation: "tag")
-                return mr_tags_write(path, container, keys, values, Int32(fields.count), &error, error.count)
+                try withCStrings(names) { names in
+                    try LibC.checkPath(path, function: "TagLib", operation: "tag")
+                    let marks = (chapters ?? []).enumerated().map { index, chapter in
+                        mr_chapter(start_ms: chapter.startMilliseconds, end_ms: chapter.endMilliseconds, name: names[index])
+                    }
+                    return marks.withUnsafeBufferPointer { marks in
+                        mr_tags_write(path, container, keys, values, Int32(fields.count), marks.baseAddress,
+                                      chapters == nil ? -1 : Int32(marks.count), &error, error.count)
+                    }
+                }
             }
         }
         guard status == 0 else {
@@ -32,34 +92,101 @@ public enum FileTags {
         }
     }
 
-    /// Every comment of the `format` file at `path`, keys in TagLib's order (sorted), each key's values in
-    /// file order.
+    /// Every field of the `format` file at `path`: Vorbis comments with keys in TagLib's order (sorted), each
+    /// key's values in file order; ID3v2 as TagLib's property map (`TITLE`, `COMMENT`, a `TXXX` as its
+    /// description); WAV also its RIFF INFO as `INFO:INAM`...; CAF its 'info' chunk as the known keys.
     public static func read(path: String, format: OutputFileFormat) throws -> [(key: String, value: String)] {
-        let container = try self.container(format, path: path)
-        final class Collected { var fields: [(key: String, value: String)] = [] }
+        try contents(path: path, format: format).fields
+    }
+
+    /// The fields and the ID3v2 chapters (`CHAP` frames, in file order) of the `format` file at `path`.
+    public static func contents(path: String, format: OutputFileFormat) throws -> Contents {
+        if format == .caf { return try cafContents(path: path) }
+        let container = try self.container(format, path: path, operation: "read the tags of")
+        try checkIs(format, path: path, operation: "read the tags of")
+        final class Collected { var contents = Contents() }
         let collected = Collected()
         var error = [CChar](repeating: 0, count: 256)
         try LibC.checkPath(path, function: "TagLib", operation: "read the tags of")
         let status = withExtendedLifetime(collected) {
             mr_tags_read(path, container, { context, key, value in
                 let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
-                collected.fields.append((String(cString: key!), String(cString: value!)))
+                collected.contents.fields.append((String(cString: key!), String(cString: value!)))
+            }, { context, id, start, end, name, index in
+                let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
+                var chapter = Chapter(name: String(cString: name!), startMilliseconds: start, endMilliseconds: end)
+                chapter.elementID = String(cString: id!)
+                chapter.tableOfContentsIndex = index >= 0 ? Int(index) : nil
+                collected.contents.chapters.append(chapter)
             }, Unmanaged.passUnretained(collected).toOpaque(), &error, error.count)
         }
         guard status == 0 else {
             throw AudioIOError(path: path, function: "TagLib", reason: String(cString: error), operation: "read the tags of")
         }
-        return collected.fields
+        return collected.contents
     }
 
-    private static func container(_ format: OutputFileFormat, path: String) throws -> Int32 {
+    /// The tag format of the file at `path`, from its first bytes (not its name): Ogg Vorbis or Opus, FLAC, MP3
+    /// (an ID3v2 tag or an MPEG audio frame), WAV (RIFF; an RF64 WAV is nil: TagLib does not read it), AIFF or
+    /// AIFF-C, CAF. Nil for anything else or a file that cannot be read.
+    public static func detectFormat(path: String) -> OutputFileFormat? {
+        guard !path.utf8.contains(0), let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var head = [UInt8](repeating: 0, count: 64)
+        let count = fread(&head, 1, head.count, file)
+        let bytes = head.prefix(count)
+        func ascii(_ offset: Int, _ text: String) -> Bool {
+            let want = Array(text.utf8)
+            return bytes.count >= offset + want.count && Array(bytes[offset..<offset + want.count]) == want
+        }
+        if ascii(0, "OggS") {
+            return ascii(28, "OpusHead") ? .opus : ascii(29, "vorbis") ? .oggVorbis : nil
+        }
+        if ascii(0, "fLaC") { return .flac }
+        if ascii(0, "RIFF") && ascii(8, "WAVE") { return .wav }
+        if ascii(0, "FORM") && (ascii(8, "AIFF") || ascii(8, "AIFC")) { return .aiff }
+        if ascii(0, "caff") { return .caf }
+        if ascii(0, "ID3") { return .mp3 }
+        // An MPEG audio frame: 11 sync bits, layer III.
+        if bytes.count >= 2 && bytes[0] == 0xFF && bytes[1] & 0xE0 == 0xE0 && bytes[1] & 0x06 == 0x02 { return .mp3 }
+        return nil
+    }
+
+    /// Throws unless the file at `path` begins as a `format` file does (`detectFormat`).
+    private static func checkIs(_ format: OutputFileFormat, path: String, operation: String) throws {
+        try LibC.checkPath(path, function: "open", operation: operation)
+        guard FileSystem.identity(of: path) != nil else {
+            throw AudioIOError(path: path, function: "open", reason: "no such file", operation: operation)
+        }
+        let found = detectFormat(path: path)
+        guard found == format else {
+            throw AudioIOError(path: path, function: "", reason: "it is not \(format.displayName) (it begins as \(found?.displayName ?? "something else"))", operation: operation)
+        }
+    }
+
+    private static func container(_ format: OutputFileFormat, path: String, operation: String) throws -> Int32 {
         switch format {
         case .oggVorbis: return Int32(MR_TAG_OGG_VORBIS.rawValue)
         case .flac: return Int32(MR_TAG_FLAC.rawValue)
         case .opus: return Int32(MR_TAG_OGG_OPUS.rawValue)
-        default:
-            throw AudioIOError(path: path, function: "", reason: "\(format.displayName) has no Vorbis comments", operation: "tag")
+        case .mp3: return Int32(MR_TAG_MPEG.rawValue)
+        case .aiff: return Int32(MR_TAG_AIFF.rawValue)
+        case .wav: return Int32(MR_TAG_WAV.rawValue)
+        case .caf:
+            throw AudioIOError(path: path, function: "", reason: "TagLib does not write CAF; its tags are libsndfile's (sf_set_string)", operation: operation)
         }
+    }
+
+    /// A CAF's 'info' chunk through libsndfile (`sf_get_string`), as the known keys it holds.
+    private static func cafContents(path: String) throws -> Contents {
+        var info = SF_INFO()
+        let handle = try SndFile.open(path: path, mode: Int32(SFM_READ), info: &info)
+        defer { sf_close(handle) }
+        var contents = Contents()
+        for (kind, key) in SoundFileWriter.stringKinds {
+            if let text = SndFile.string(handle, kind) { contents.fields.append((key, text)) }
+        }
+        return contents
     }
 
     /// Calls `body` with `strings` as an array of C strings (valid during the call).

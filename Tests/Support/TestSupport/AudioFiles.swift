@@ -78,8 +78,14 @@ public struct LAMETag: Equatable, CustomStringConvertible {
     public var gaplessFrameCount: Int { frames * samplesPerFrame - delay - padding }
     public var description: String { "\(kind) frames \(frames) delay \(delay) padding \(padding)" }
 
-    /// The tag of an MP3 file's bytes that start with its first frame (no ID3v2 tag), or nil.
-    public static func read(_ bytes: [UInt8]) -> LAMETag? {
+    /// The tag of an MP3 file's bytes (after its ID3v2 tag, if it has one), or nil.
+    public static func read(_ file: [UInt8]) -> LAMETag? {
+        var bytes = file
+        if bytes.count > 10, bytes[0] == 0x49, bytes[1] == 0x44, bytes[2] == 0x33 {   // "ID3": a syncsafe size follows
+            let size = bytes[6..<10].reduce(0) { $0 << 7 | Int($1 & 0x7F) } + 10 + (bytes[5] & 0x10 != 0 ? 10 : 0)
+            guard size < bytes.count else { return nil }
+            bytes = Array(bytes[size...])
+        }
         guard let first = MPEGFrameHeader(bytes, at: 0) else { return nil }
         // The side information after the 4-byte header: 32 or 17 bytes (MPEG-1 stereo or mono), 17 or 9 (MPEG-2).
         let sideInfo = first.isMPEG1 ? (first.isMono ? 17 : 32) : (first.isMono ? 9 : 17)
