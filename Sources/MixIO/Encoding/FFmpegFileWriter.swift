@@ -4,10 +4,12 @@ import MixDSP
 /// Encodes interleaved `Float` frames to AAC-LC with FFmpeg's native encoder (libavcodec's `aac`, LGPL) and
 /// muxes them into an `.m4a` with libavformat's `ipod` muxer: `ftyp` brand `M4A `, iTunes metadata
 /// (`©nam`, `©ART`, `©cmt`), the `moov` box moved to the front (`movflags +faststart`, for players that
-/// stream the file), and a QuickTime chapter track (with Nero `chpl`) when given chapters.
+/// stream the file), the movie's time scale at the sample rate, and a QuickTime chapter track (with Nero
+/// `chpl`) when given chapters.
 ///
 /// **Gapless.** The encoder primes with 1024 frames (`initial_padding`) and pads its last block; the
-/// muxer's edit list (`elst`) starts the track after the priming and lasts exactly the frames written, and
+/// muxer's edit list (`elst`) starts the track after the priming and lasts exactly the frames written (in
+/// the movie's time scale, the sample rate), and
 /// its `sgpd`/`sbgp` `roll` group marks one packet of decoder pre-roll: the structure Apple's QuickTime
 /// File Format (appendix G, "Audio Priming") describes, which AVFoundation honours. FFmpeg's own reader
 /// (`FFmpegFileReader`) decodes the file to exactly the frames written, aligned to the frame. No
@@ -48,7 +50,8 @@ public final class FFmpegFileWriter: AudioEncoder {
     private var isFinished = false
 
     /// Checks `settings` (`validate(settings:)`) and `chapters` (starting at distinct frames, in order, none
-    /// before 0, each named), finds the `aac` encoder (`avcodec_find_encoder_by_name`), opens it
+    /// before 0 or at or after `settings.expectedFrameCount`, which chapters need: the muxer lays its chapter
+    /// track out in the header, so the last chapter's end must be known then), finds the `aac` encoder (`avcodec_find_encoder_by_name`), opens it
     /// (`avcodec_open2`: planar float, AAC-LC, the bitrate), creates `path` (`avformat_alloc_output_context2`
     /// with `ipod`, `avio_open`) and writes the header (`avformat_write_header`, with the tags and chapters).
     public init(path: String, settings: OutputSettings, displayPath: String? = nil,
@@ -58,7 +61,7 @@ public final class FFmpegFileWriter: AudioEncoder {
         if let problem = Self.validate(settings: settings) {
             throw AudioIOError(path: name, function: "", reason: problem, operation: "create")
         }
-        if let problem = Self.validate(chapters: chapters) {
+        if let problem = Self.validate(chapters: chapters, frameCount: settings.expectedFrameCount) {
             throw AudioIOError(path: name, function: "", reason: problem, operation: "create")
         }
         let bitrateKbps = Self.bitrateKbps(for: settings)
@@ -120,15 +123,23 @@ public final class FFmpegFileWriter: AudioEncoder {
             let set = av_dict_set(&format.pointee.metadata, key, text, 0)
             guard set >= 0 else { throw failure("av_dict_set", set) }
         }
-        try Self.addChapters(chapters, rate: rate, to: format, failure: failure)
+        try Self.addChapters(chapters, frameCount: settings.expectedFrameCount ?? 0, rate: rate, to: format, failure: failure)
 
         let created = avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
         guard created >= 0 else { throw failure("avio_open", created) }
+        // The movie's time scale is the sample rate, so that the edit list's duration counts frames exactly
+        // (FFmpeg's default, 1000, would round the end to the millisecond).
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         av_dict_set(&options, "movflags", "+faststart", 0)
+        av_dict_set(&options, "movie_timescale", String(settings.sampleRate), 0)
         let written = avformat_write_header(format, &options)
         guard written >= 0 else { throw failure("avformat_write_header", written) }
+        if let ignored = av_dict_get(options, "", nil, AV_DICT_IGNORE_SUFFIX) {
+            throw AudioIOError(path: name, function: "avformat_write_header",
+                               reason: "the MP4 muxer does not know the option '\(String(cString: ignored.pointee.key))'",
+                               operation: "create")
+        }
 
         self.path = path
         self.displayPath = name
@@ -186,8 +197,8 @@ public final class FFmpegFileWriter: AudioEncoder {
         framesWritten += Int64(frames)
     }
 
-    /// Sends the last, shorter block, drains the encoder (`avcodec_send_frame` with no frame), sets the
-    /// chapters' ends, writes the trailer (`av_write_trailer`: the `moov` box, moved to the front) and closes
+    /// Sends the last, shorter block, drains the encoder (`avcodec_send_frame` with no frame), checks that
+    /// the frames written are the `expectedFrameCount` chapters were laid out for, writes the trailer (`av_write_trailer`: the `moov` box, moved to the front) and closes
     /// the file (`avio_closep`), reporting each one's error. Calling it again does nothing.
     public func finish() throws {
         guard !isFinished else { return }
@@ -196,12 +207,9 @@ public final class FFmpegFileWriter: AudioEncoder {
         let flushed = avcodec_send_frame(codec, nil)
         guard flushed >= 0 else { throw FFmpeg.error(displayPath, "avcodec_send_frame", code: flushed, operation: "finish") }
         try drain(operation: "finish")
-        if let late = chapters.last(where: { $0.frame >= framesWritten }) {
-            throw AudioIOError(path: displayPath, function: "", reason: "chapter '\(late.name)' starts at frame \(late.frame), "
-                               + "not before the end of the audio (\(framesWritten) frames)", operation: "finish")
-        }
-        for i in 0..<Int(format.pointee.nb_chapters) {
-            format.pointee.chapters[i]!.pointee.end = i + 1 < chapters.count ? chapters[i + 1].frame : framesWritten
+        if !chapters.isEmpty, let expected = settings.expectedFrameCount, framesWritten != expected {
+            throw AudioIOError(path: displayPath, function: "", reason: "\(framesWritten) frames were written, not the "
+                               + "\(expected) its chapters were laid out for", operation: "finish")
         }
         let trailer = av_write_trailer(format)
         guard trailer >= 0 else { throw FFmpeg.error(displayPath, "av_write_trailer", code: trailer, operation: "finish") }
@@ -281,14 +289,20 @@ public final class FFmpegFileWriter: AudioEncoder {
         return nil
     }
 
-    /// Why `chapters` cannot be stored, or nil: each needs a name and a start after the one before, not before 0.
-    static func validate(chapters: [AudioFileWriter.Chapter]) -> String? {
+    /// Why `chapters` cannot be stored in a file of `frameCount` frames, or nil: each needs a name and a start
+    /// after the one before, from 0 and before the end, which must be known.
+    static func validate(chapters: [AudioFileWriter.Chapter], frameCount: Int64?) -> String? {
+        guard !chapters.isEmpty else { return nil }
+        guard let frameCount else { return "chapters need the length known before writing (expectedFrameCount)" }
         for (i, chapter) in chapters.enumerated() {
             if chapter.name.isEmpty { return "chapter \(i + 1) has no name" }
             if chapter.frame < 0 { return "chapter '\(chapter.name)' starts before the file (frame \(chapter.frame))" }
             if i > 0 && chapter.frame <= chapters[i - 1].frame {
                 return "chapter '\(chapter.name)' (frame \(chapter.frame)) does not start after '\(chapters[i - 1].name)' "
                     + "(frame \(chapters[i - 1].frame))"
+            }
+            if chapter.frame >= frameCount {
+                return "chapter '\(chapter.name)' starts at frame \(chapter.frame), not before the end (\(frameCount) frames)"
             }
         }
         return nil
@@ -297,9 +311,9 @@ public final class FFmpegFileWriter: AudioEncoder {
     // MARK: - Muxer
 
     /// Gives the muxer its chapters (`av_mallocz` for each, `av_dict_set` for its title), in frames (time base
-    /// 1/rate); each ends where the next starts, the last one's end is set by `finish`. The muxer must know
-    /// it has chapters before its header (it sets the chapter track up there) and writes them with the trailer.
-    private static func addChapters(_ chapters: [AudioFileWriter.Chapter], rate: Int32,
+    /// 1/rate); each ends where the next starts, the last one at `frameCount`. The muxer lays its chapter
+    /// track out from them in `avformat_write_header`.
+    private static func addChapters(_ chapters: [AudioFileWriter.Chapter], frameCount: Int64, rate: Int32,
                                     to format: UnsafeMutablePointer<AVFormatContext>,
                                     failure: (String, Int32) -> AudioIOError) throws {
         guard !chapters.isEmpty else { return }
@@ -314,7 +328,7 @@ public final class FFmpegFileWriter: AudioEncoder {
             chapter.pointee.id = Int64(i)
             chapter.pointee.time_base = AVRational(num: 1, den: rate)
             chapter.pointee.start = mark.frame
-            chapter.pointee.end = i + 1 < chapters.count ? chapters[i + 1].frame : mark.frame + 1
+            chapter.pointee.end = i + 1 < chapters.count ? chapters[i + 1].frame : frameCount
             let set = av_dict_set(&chapter.pointee.metadata, "title", mark.name, 0)
             guard set >= 0 else { throw failure("av_dict_set", set) }
         }
