@@ -27,7 +27,7 @@ import Testing
     }
 
     func stereo(rate: Int = rate, bitrateKbps: Int? = nil) -> OutputSettings {
-        var settings = OutputSettings(format: .m4a, sampleRate: rate, channelCount: 2)
+        var settings = OutputSettings(format: .m4a, sampleRate: rate, channelCount: 2, vorbisQuality: 0.5)
         settings.bitrateKbps = bitrateKbps
         return settings
     }
@@ -72,8 +72,7 @@ import Testing
     func keepsRateChannelsAndLevel(rate: Int, channels: Int) throws {
         let folder = try TemporaryFolder()
         let frames = rate * 2
-        var settings = OutputSettings(format: .m4a, sampleRate: rate, channelCount: channels)
-        settings.bitrateKbps = nil
+        let settings = OutputSettings(format: .m4a, sampleRate: rate, channelCount: channels, vorbisQuality: 0.5)
         let signals: [(String, [Float])] = [
             ("noise", lowNoise(frames: frames, channels: channels)),
             ("sine", TestSignals.sine(frequency: 997, amplitude: 0.5, rate: rate, frames: frames, channels: channels)),
@@ -127,13 +126,15 @@ import Testing
 
     // MARK: - Bitrate
 
-    /// The default bitrate comes from the quality (64 kbit/s per channel at 0.4), and the file's size is
-    /// what the bitrate says: the audio of 10 s of noise within 10 % (the encoder holds an average bitrate).
+    /// Without a bitrate it comes from the quality (64 kbit/s per channel at the presets' default, 0.5), and
+    /// the file's size is what the bitrate says: 10 s of noise within 10 % (the encoder holds an average bitrate).
     @Test func bitrateSetsTheSize() throws {
-        #expect(FFmpegFileWriter.defaultBitrateKbps(quality: 0.4, sampleRate: 48_000, channelCount: 2) == 128)
-        #expect(FFmpegFileWriter.defaultBitrateKbps(quality: 0.4, sampleRate: 44_100, channelCount: 1) == 64)
-        #expect(FFmpegFileWriter.defaultBitrateKbps(quality: 1, sampleRate: 48_000, channelCount: 2) == 224)
-        #expect(FFmpegFileWriter.defaultBitrateKbps(quality: 0.4, sampleRate: 8000, channelCount: 2) == 96)  // 48 per channel at most
+        #expect(FFmpegFileWriter.defaultBitrateKbps(quality: 0.5, sampleRate: 48_000, channelCount: 2) == 128)
+        #expect(FFmpegFileWriter.defaultBitrateKbps(quality: 0.5, sampleRate: 44_100, channelCount: 1) == 64)
+        #expect(FFmpegFileWriter.defaultBitrateKbps(quality: 1, sampleRate: 48_000, channelCount: 2) == 256)
+        #expect(FFmpegFileWriter.defaultBitrateKbps(quality: 0, sampleRate: 48_000, channelCount: 2) == 64)
+        #expect(FFmpegFileWriter.defaultBitrateKbps(quality: 0.75, sampleRate: 48_000, channelCount: 1) == 91)
+        #expect(FFmpegFileWriter.defaultBitrateKbps(quality: 0.5, sampleRate: 8000, channelCount: 2) == 96)  // 48 per channel at most
         let folder = try TemporaryFolder()
         let samples = noise(frames: Self.rate * 10, channels: 2)
         for kbps in [nil, 96, 192] {

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Glibc
 import MixDSP
 
 /// Encodes interleaved `Float` frames to AAC-LC with FFmpeg's native encoder (libavcodec's `aac`, LGPL) and
@@ -16,7 +17,7 @@ import MixDSP
 /// `iTunSMPB` is written: FFmpeg's muxer has no way to (see docs/aac.md).
 ///
 /// **Bitrate.** Constant average bitrate, `OutputSettings.bitrateKbps`, or when that is nil one made from
-/// `vorbisQuality` (`defaultBitrateKbps`: 64 kbit/s per channel at the default 0.4).
+/// `vorbisQuality` (`defaultBitrateKbps`: 64 kbit/s per channel at the presets' default quality, 0.5).
 ///
 /// Layout: FFmpeg's muxer context (`AVFormatContext`, which owns the output file and the chapters), the
 /// encoder's context, one `AVFrame` of 1024 planar float frames that `write` fills (deinterleaving) and
@@ -252,11 +253,12 @@ public final class FFmpegFileWriter: AudioEncoder {
         (16 * channelCount)...(6 * sampleRate * channelCount / 1000)
     }
 
-    /// The bitrate used when `bitrateKbps` is nil: `32 + 80 x quality` kbit/s per channel (quality 0.4,
-    /// the default, gives 64 per channel: 128 kbit/s stereo, 64 mono; 0 gives 32, 1 gives 112), at most
-    /// what the rate allows (`bitrates`).
+    /// The bitrate used when `bitrateKbps` is nil: `32 x 4^quality` kbit/s per channel, rounded (each 0.25
+    /// of quality is x1.41): the presets' default quality, 0.5, gives 64 per channel (128 kbit/s stereo, 64
+    /// mono); 0 gives 32 (64 stereo), 1 gives 128 (256 stereo, iTunes Plus's rate); at most what the rate
+    /// allows (`bitrates`).
     public static func defaultBitrateKbps(quality: Double, sampleRate: Int, channelCount: Int) -> Int {
-        let perChannel = Int((32 + 80 * min(max(quality, 0), 1)).rounded())
+        let perChannel = Int((32 * exp2(2 * min(max(quality, 0), 1))).rounded())
         return min(perChannel * channelCount, bitrates(sampleRate: sampleRate, channelCount: channelCount).upperBound)
     }
 
