@@ -56,6 +56,8 @@ enum BenchMain {
                     let (section, target) = try bench.run()
                     report.sections.append(section)
                     report.targets.append(target)
+                case .encoders:
+                    report.sections.append(try EncoderBench(runs: options.runs ?? 1, isQuick: options.isQuick).run())
                 case .session:
                     let bench = SessionBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 3),
                                              seconds: options.isQuick ? 1200 : 1800, progress: progress)

@@ -14,6 +14,7 @@
 #include <taglib/flacfile.h>
 #include <taglib/id3v2tag.h>
 #include <taglib/infotag.h>
+#include <taglib/mp4file.h>
 #include <taglib/mpegfile.h>
 #include <taglib/opusfile.h>
 #include <taglib/tableofcontentsframe.h>
@@ -48,12 +49,16 @@ UTF8Info utf8Info;
 
 TagLib::String utf8(const char *text) { return TagLib::String(text, TagLib::String::UTF8); }
 
+// The name iTunes, foobar2000 and Picard give free-form MP4 items: `----:com.apple.iTunes:MOOD`.
+const TagLib::String freeformPrefix = "----:com.apple.iTunes:";
+
 // The file opened with its class, and the tag the shim works on (made if the file has none).
 struct Opened {
     std::unique_ptr<TagLib::File> file;
     TagLib::Ogg::XiphComment *comment = nullptr;
     TagLib::ID3v2::Tag *id3 = nullptr;
     TagLib::RIFF::Info::Tag *info = nullptr;
+    TagLib::MP4::Tag *mp4 = nullptr;
     int container = 0;
 };
 
@@ -86,6 +91,10 @@ Opened open(const char *path, int container) {
         auto *file = new TagLib::RIFF::WAV::File(path);
         opened.file.reset(file);
         if (file->isValid()) { opened.id3 = file->ID3v2Tag(); opened.info = file->InfoTag(); }
+    } else if (container == MR_TAG_MP4) {
+        auto *file = new TagLib::MP4::File(path);
+        opened.file.reset(file);
+        if (file->isValid()) opened.mp4 = file->tag();
     }
     return opened;
 }
@@ -98,6 +107,7 @@ const char *containerName(int container) {
     case MR_TAG_MPEG: return "MP3";
     case MR_TAG_AIFF: return "AIFF";
     case MR_TAG_WAV: return "WAV";
+    case MR_TAG_MP4: return "MP4";
     default: return "a known container";
     }
 }
@@ -108,7 +118,7 @@ int withTags(const char *path, int container, char *error, size_t error_length, 
     try {
         Opened opened = open(path, container);
         if (!opened.file) { fail(error, error_length, "not a container the tag shim knows"); return -1; }
-        if (!opened.file->isValid() || (!opened.comment && !opened.id3)) {
+        if (!opened.file->isValid() || (!opened.comment && !opened.id3 && !opened.mp4)) {
             fail(error, error_length, std::string("TagLib cannot read it as ") + containerName(container));
             return -1;
         }
@@ -229,6 +239,20 @@ extern "C" int mr_tags_write(const char *path, int container, const char *const 
             if (chapter_count > 0) { fail(error, error_length, "chapter marks are comments in Vorbis comment formats"); return -1; }
             for (int i = 0; i < count; i++) opened.comment->removeFields(utf8(keys[i]));
             for (int i = 0; i < count; i++) opened.comment->addField(utf8(keys[i]), utf8(values[i]), false);
+        } else if (opened.mp4) {
+            // iTunes items through TagLib's property map: the known keys to their atoms (TITLE: ©nam, ARTIST: ©ART,
+            // ALBUM: ©alb, COMMENT: ©cmt, DATE: ©day, GENRE: ©gen, TRACKNUMBER: trkn, COPYRIGHT: cprt, ...), any
+            // other to a free-form item ----:com.apple.iTunes:KEY. Chapters are the muxer's (a chapter track).
+            if (chapter_count > 0) { fail(error, error_length, "MP4 chapters are written by the muxer, not the tagger"); return -1; }
+            TagLib::PropertyMap properties = opened.mp4->properties();
+            std::map<TagLib::String, TagLib::StringList> given;
+            for (int i = 0; i < count; i++) given[utf8(keys[i]).upper()].append(utf8(values[i]));
+            for (auto &entry : given) properties.replace(entry.first, entry.second);
+            // TagLib 1.13's property map knows only the iTunes atoms; what it refuses becomes a free-form item.
+            const TagLib::PropertyMap refused = opened.mp4->setProperties(properties);
+            for (auto it = refused.begin(); it != refused.end(); ++it) {
+                opened.mp4->setItem(freeformPrefix + it->first, TagLib::MP4::Item(it->second));
+            }
         } else {
             // One frame per key, its values joined in the order given.
             std::vector<TagLib::String> order;
@@ -264,6 +288,25 @@ extern "C" int mr_tags_read(const char *path, int container, void (*visit)(void 
                 for (auto value = it->second.begin(); value != it->second.end(); ++value) {
                     visit(context, it->first.toCString(true), value->toCString(true));
                 }
+            }
+            return 0;
+        }
+        if (opened.mp4) {
+            const TagLib::PropertyMap properties = opened.mp4->properties();
+            std::set<std::string> seen;
+            for (auto it = properties.begin(); it != properties.end(); ++it) {
+                seen.insert(it->first.upper().to8Bit(true));
+                for (auto value = it->second.begin(); value != it->second.end(); ++value) {
+                    visit(context, it->first.toCString(true), value->toCString(true));
+                }
+            }
+            const TagLib::MP4::ItemMap items = opened.mp4->itemMap();
+            for (auto it = items.begin(); it != items.end(); ++it) {
+                if (!it->first.startsWith(freeformPrefix)) continue;
+                const TagLib::String key = it->first.substr(freeformPrefix.size());
+                if (seen.count(key.upper().to8Bit(true))) continue;
+                const TagLib::StringList values = it->second.toStringList();
+                for (auto value = values.begin(); value != values.end(); ++value) visit(context, key.toCString(true), value->toCString(true));
             }
             return 0;
         }

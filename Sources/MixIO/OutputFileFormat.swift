@@ -1,10 +1,10 @@
 /// A container and codec mixrender writes.
 /// A plain enum value (`Sendable`); allocates nothing, except a few temporary strings in `from(path:)`.
 public enum OutputFileFormat: String, Sendable, CaseIterable {
-    case oggVorbis, flac, wav, mp3, opus, caf, aiff
+    case oggVorbis, flac, wav, mp3, opus, caf, aiff, m4a
 
     /// The format for a file name's extension (`.ogg`/`.oga`, `.flac`, `.wav`, `.mp3`, `.opus`, `.caf`,
-    /// `.aiff`/`.aif`, any case), or nil.
+    /// `.aiff`/`.aif`, `.m4a`, any case), or nil.
     public static func from(path: String) -> OutputFileFormat? {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
@@ -16,6 +16,7 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
         case "opus": return .opus
         case "caf": return .caf
         case "aiff", "aif": return .aiff
+        case "m4a": return .m4a
         default: return nil
         }
     }
@@ -26,7 +27,7 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
     /// The rates Opus encodes at.
     public static let opusRates = [8000, 12000, 16000, 24000, 48000]
 
-    /// Every extension, for messages: "ogg, flac, wav, mp3, opus, caf or aiff" (".ogg, .flac, ..." with a dot).
+    /// Every extension, for messages: "ogg, flac, wav, mp3, opus, caf, aiff or m4a" (".ogg, .flac, ..." with a dot).
     public static func extensionList(dotted: Bool = false) -> String {
         let names = allCases.map { (dotted ? "." : "") + $0.fileExtension }
         return names.dropLast().joined(separator: ", ") + " or " + names.last!
@@ -56,6 +57,10 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
     /// The bitrates Opus takes, in kbit/s per channel (libopus's useful range, as libsndfile maps it).
     public static let opusBitratesPerChannel = 6...256
 
+    /// The rates AAC-LC defines from 8 to 96 kHz (ISO/IEC 14496-3's sampling frequency index; FFmpeg's encoder
+    /// also takes 7350 Hz, which players rarely do).
+    public static let aacRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
+
     /// Whether the format keeps Vorbis comments, where chapter marks (`CHAPTER001=...`) go.
     public var carriesVorbisComments: Bool { self == .oggVorbis || self == .flac || self == .opus }
 
@@ -69,6 +74,7 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
         case .opus: return "opus"
         case .caf: return "caf"
         case .aiff: return "aiff"
+        case .m4a: return "m4a"
         }
     }
 
@@ -82,6 +88,7 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
         case .opus: return "Ogg Opus"
         case .caf: return "CAF ALAC"
         case .aiff: return "AIFF"
+        case .m4a: return "AAC (M4A)"
         }
     }
 }

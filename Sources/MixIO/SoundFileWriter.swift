@@ -141,6 +141,7 @@ public final class SoundFileWriter: AudioEncoder {
         case .opus: rates = 8000...48_000; maxChannels = 2
         case .caf: rates = 1...384_000; maxChannels = 8
         case .aiff: rates = 1...768_000; maxChannels = 1024
+        case .m4a: return "libsndfile does not write AAC; FFmpegFileWriter does"
         }
         let name = settings.format.displayName
         if !rates.contains(settings.sampleRate) {
@@ -248,6 +249,7 @@ public final class SoundFileWriter: AudioEncoder {
         case .opus: info.format = Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS)
         case .caf: info.format = Int32(SF_FORMAT_CAF | (settings.sampleFormat == .pcm24 ? SF_FORMAT_ALAC_24 : SF_FORMAT_ALAC_16))
         case .aiff: info.format = Int32(SF_FORMAT_AIFF | subtype)
+        case .m4a: info.format = 0  // not libsndfile's: refused by `validate`
         }
         return info
     }

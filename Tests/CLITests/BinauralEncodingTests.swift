@@ -73,6 +73,7 @@ import Testing
         Setting(file: "b.ogg", options: []), Setting(file: "b.ogg", options: ["--quality", "0"]),
         Setting(file: "b.opus", options: []), Setting(file: "b.opus", options: ["--bitrate", "32"]),
         Setting(file: "b.mp3", options: []), Setting(file: "b.mp3", options: ["--bitrate", "64"]),
+        Setting(file: "b.m4a", options: []), Setting(file: "b.m4a", options: ["--bitrate", "32"]),
         Setting(file: "b.wav", options: []),
     ]
 

@@ -80,7 +80,7 @@ import Testing
         ("missing source", #"{ "duration": 10, "tracks": [ { "file": "nowhere.ogg" } ] }"#, "out.ogg", [], "tracks[0].file"),
         ("not audio", #"{ "duration": 10, "tracks": [ { "file": "notes.txt" } ] }"#, "out.ogg", [], "notes.txt"),
         ("missing output folder", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "no/such/folder/out.ogg", [], "does not exist"),
-        ("unknown extension", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.m4a", [], "unknown output extension"),
+        ("unknown extension", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.wma", [], "unknown output extension"),
         ("bad duration option", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.ogg", ["--duration", "soon"], "--duration"),
         ("bad quality option", #"{ "duration": 10, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.ogg", ["--quality", "3"], "--quality"),
         ("float FLAC", #"{ "duration": 10, "output": { "bitDepth": "float" }, "tracks": [ { "generator": { "type": "pink" } } ] }"#, "out.flac", [], "FLAC"),

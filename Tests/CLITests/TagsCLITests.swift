@@ -25,7 +25,7 @@ import Testing
                                             ("COMMENT", "pluie d'été"), ("DATE", "2024"), ("GENRE", "Ambient")]
     static let chapterNames = ["Rain", "Déjà vu", "Deep night"]
 
-    @Test(arguments: ["out.ogg", "out.opus", "out.flac", "out.mp3", "out.aiff", "out.wav", "out.caf"])
+    @Test(arguments: ["out.ogg", "out.opus", "out.flac", "out.mp3", "out.aiff", "out.wav", "out.caf", "out.m4a"])
     func everyFormatKeepsWhatItCan(_ name: String) throws {
         let s = try TemporaryFolder()
         let preset = try s.write("p.json", Self.preset)
@@ -60,6 +60,17 @@ import Testing
             } else {
                 #expect(read.values("REPLAYGAIN_TRACK_GAIN").count == 1 && read.values("REPLAYGAIN_TRACK_PEAK").count == 1, "\(read.fields)")
             }
+            #expect(chapterLines.count == 3, "\(info.stdout)")
+            #expect(r.stderr.isEmpty, "\(r.stderr)")
+        case .m4a:
+            // iTunes items (TagLib's MP4 property map): free-form keys as ----:com.apple.iTunes items, several
+            // values kept; chapters in the chapter track the muxer wrote, read back through libavformat.
+            #expect(read.values("NARRATOR") == ["Ana Lía"], "\(read.fields)")
+            #expect(read.values("MOOD") == ["calm", "dark"], "\(read.fields)")
+            #expect(read.values("REPLAYGAIN_TRACK_GAIN").count == 1 && read.values("REPLAYGAIN_TRACK_PEAK").count == 1, "\(read.fields)")
+            #expect(read.chapters.map(\.name) == Self.chapterNames)
+            #expect(read.chapters.map(\.startMilliseconds) == [0, 4500, 9000])
+            #expect(read.chapters.map(\.endMilliseconds) == [4500, 9000, 12_000])
             #expect(chapterLines.count == 3, "\(info.stdout)")
             #expect(r.stderr.isEmpty, "\(r.stderr)")
         case .mp3, .aiff, .wav:

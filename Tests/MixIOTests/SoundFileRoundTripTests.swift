@@ -155,11 +155,12 @@ import Testing
         #expect(OutputFileFormat.from(path: "a.b/night.FLAC") == .flac)
         #expect(OutputFileFormat.from(path: "night.Wav") == .wav)
         #expect(OutputFileFormat.from(path: "night.MP3") == .mp3)
-        #expect(OutputFileFormat.from(path: "night.m4a") == nil)
+        #expect(OutputFileFormat.from(path: "night.M4A") == .m4a)
+        #expect(OutputFileFormat.from(path: "night.wma") == nil)
         #expect(OutputFileFormat.from(path: "night") == nil)
         #expect(OutputFileFormat.from(path: "dir.wav/night") == nil)
         #expect(OutputFileFormat.from(path: ".wav") == nil)
-        #expect(OutputFileFormat.allCases.map(\.fileExtension) == ["ogg", "flac", "wav", "mp3", "opus", "caf", "aiff"])
+        #expect(OutputFileFormat.allCases.map(\.fileExtension) == ["ogg", "flac", "wav", "mp3", "opus", "caf", "aiff", "m4a"])
         #expect(OutputFileFormat.from(path: "a.AIF") == .aiff && OutputFileFormat.from(path: "a.caf") == .caf)
     }
 }

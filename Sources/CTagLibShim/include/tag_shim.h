@@ -11,7 +11,8 @@ extern "C" {
 
 /// The containers the shim opens: which TagLib file class reads the path.
 enum mr_tag_container {
-    MR_TAG_OGG_VORBIS = 1, MR_TAG_FLAC = 2, MR_TAG_OGG_OPUS = 3, MR_TAG_MPEG = 4, MR_TAG_AIFF = 5, MR_TAG_WAV = 6
+    MR_TAG_OGG_VORBIS = 1, MR_TAG_FLAC = 2, MR_TAG_OGG_OPUS = 3, MR_TAG_MPEG = 4, MR_TAG_AIFF = 5, MR_TAG_WAV = 6,
+    MR_TAG_MP4 = 7
 };
 
 /// One chapter for an ID3v2 `CHAP` frame: start and end in milliseconds, its name (UTF-8) as an embedded TIT2.

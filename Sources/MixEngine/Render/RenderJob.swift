@@ -243,7 +243,7 @@ public struct RenderJob: Sendable {
         var id3Chapters: [FileTags.Chapter]?
         if settings.format.carriesVorbisComments {
             fields += Chapters.comments(chapters)
-        } else {
+        } else if settings.format != .m4a {   // an M4A's chapter track is muxed with the audio (`write`)
             id3Chapters = Chapters.id3Chapters(chapters, frameCount: Int64(range.count))
         }
         guard !fields.isEmpty || id3Chapters?.isEmpty == false else { return }
@@ -306,7 +306,8 @@ public struct RenderJob: Sendable {
     private func write(_ plan: RenderPlan, to output: AtomicOutputFile, settings: OutputSettings, blockFrames: Int,
                        extraSinks: [AudioEncoder], taps: [RenderTap], material: PreparedMaterial,
                        progress: ((Int64) -> Void)?) throws -> RenderSummary {
-        let writer = try AudioFileWriter.open(path: output.temporaryPath, settings: settings, displayPath: output.destination)
+        let marks = settings.format == .m4a ? chapters.map { AudioFileWriter.Chapter(name: $0.name, frame: $0.frame) } : []
+        let writer = try AudioFileWriter.open(path: output.temporaryPath, settings: settings, displayPath: output.destination, chapters: marks)
         let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
         return try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, material: material,
                                                                         taps: taps, loop: plan.loop, progress: progress)

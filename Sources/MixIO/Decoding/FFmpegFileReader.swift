@@ -4,7 +4,10 @@ import MixDSP
 /// Decodes the best audio stream of a file with FFmpeg's libraries (libavformat, libavcodec) into
 /// interleaved `Float` frames normalised to [-1, 1]: what libsndfile cannot read, such as AAC in `.m4a` and
 /// `.mp4` (voice memos), Opus and Vorbis in WebM. FFmpeg removes the encoder's priming itself (MP4 edit
-/// lists, Matroska's codec delay); lossy decoders may overshoot full scale slightly.
+/// lists, Matroska's codec delay); the end of an MP4 edit list, which FFmpeg 5.1 does not apply (its last
+/// packet decodes whole, padding and all), is applied here: an MP4 stream whose timestamps count samples is
+/// cut to its duration (`AVStream.duration`, which the demuxer takes from the edit list), so an AAC file
+/// decodes to exactly the frames encoded. Lossy decoders may overshoot full scale slightly.
 ///
 /// **Exact length.** Containers only estimate durations, so `init` decodes the whole stream once,
 /// counting frames (and checking that rate and channels never change): `info.frameCount` is what `read`
@@ -83,6 +86,7 @@ public final class FFmpegFileReader: AudioFileReader {
                 try Self.checkShape(of: decoder, rate: shape.rate, channels: shape.channels, at: frameCount, operation: "open")
                 frameCount += Int64(frame.nb_samples)
             }
+            if let length = Self.editListLength(decoder, rate: shape.rate) { frameCount = min(frameCount, length) }
             decoder = try FFmpegDecoder(path: path)
         }
         guard shape.rate > 0, shape.channels > 0 else {
@@ -113,9 +117,9 @@ public final class FFmpegFileReader: AudioFileReader {
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
         precondition(frames >= 0, "frames must not be negative")
         var done = 0
-        while done < frames {
+        while done < frames && position < info.frameCount {
             guard try pendingCount > 0 || decodeFrame() else { break }
-            let count = min(pendingCount, frames - done)
+            let count = min(pendingCount, frames - done, Int(clamping: info.frameCount - position))
             convert(count, into: buffer + done * info.channelCount)
             consume(count)
             done += count
@@ -189,6 +193,16 @@ public final class FFmpegFileReader: AudioFileReader {
             return true
         }
         return false
+    }
+
+    /// The length an MP4 (QuickTime, M4A) stream's edit list gives, in frames: its `duration`, when its time
+    /// base counts whole samples; nil for other containers, or when the duration is unknown.
+    private static func editListLength(_ decoder: FFmpegDecoder, rate: Int) -> Int64? {
+        let stream = decoder.stream.pointee, timeBase = stream.time_base
+        guard String(cString: decoder.format.pointee.iformat.pointee.name) == "mov,mp4,m4a,3gp,3g2,mj2",
+              stream.duration > 0, stream.duration != FFmpeg.noTimestamp, timeBase.num > 0, rate > 0,
+              Int64(timeBase.den) % (Int64(timeBase.num) * Int64(rate)) == 0 else { return nil }
+        return av_rescale_q(stream.duration, timeBase, AVRational(num: 1, den: Int32(rate)))
     }
 
     /// Encodings whose packets decode exactly once the one before them has been decoded: transform codecs

@@ -40,7 +40,8 @@ public enum FileTags {
     /// The formats whose tags `write` sets through TagLib (all but CAF, whose tags libsndfile writes).
     public static func canWrite(_ format: OutputFileFormat) -> Bool { format != .caf }
 
-    /// Whether `format` keeps chapter marks: Vorbis comments (`CHAPTERnnn`), or ID3v2 `CHAP`/`CTOC` frames.
+    /// Whether `format` keeps chapter marks: Vorbis comments (`CHAPTERnnn`), ID3v2 `CHAP`/`CTOC` frames, or (M4A)
+    /// the chapter track its writer muxes (`FFmpegFileWriter`), which `write` leaves alone.
     public static func carriesChapters(_ format: OutputFileFormat) -> Bool { canWrite(format) }
 
     /// Whether `format` keeps free-form keys: everything TagLib writes (a Vorbis comment, an ID3v2 `TXXX`).
@@ -120,6 +121,7 @@ public enum FileTags {
                 collected.contents.chapters.append(chapter)
             }, Unmanaged.passUnretained(collected).toOpaque(), &error, error.count)
         }
+        if status == 0 && format == .m4a { collected.contents.chapters = try MP4Chapters.read(path: path) }
         guard status == 0 else {
             throw AudioIOError(path: path, function: "TagLib", reason: String(cString: error), operation: "read the tags of")
         }
@@ -147,6 +149,7 @@ public enum FileTags {
         if ascii(0, "FORM") && (ascii(8, "AIFF") || ascii(8, "AIFC")) { return .aiff }
         if ascii(0, "caff") { return .caf }
         if ascii(0, "ID3") { return .mp3 }
+        if ascii(4, "ftyp") { return .m4a }
         // An MPEG audio frame: 11 sync bits, layer III.
         if bytes.count >= 2 && bytes[0] == 0xFF && bytes[1] & 0xE0 == 0xE0 && bytes[1] & 0x06 == 0x02 { return .mp3 }
         return nil
@@ -172,6 +175,7 @@ public enum FileTags {
         case .mp3: return Int32(MR_TAG_MPEG.rawValue)
         case .aiff: return Int32(MR_TAG_AIFF.rawValue)
         case .wav: return Int32(MR_TAG_WAV.rawValue)
+        case .m4a: return Int32(MR_TAG_MP4.rawValue)
         case .caf:
             throw AudioIOError(path: path, function: "", reason: "TagLib does not write CAF; its tags are libsndfile's (sf_set_string)", operation: operation)
         }

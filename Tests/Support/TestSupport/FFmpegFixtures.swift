@@ -16,17 +16,17 @@ public enum FFmpegFixtures {
         public var formatName: String
         public var sampleRate: Int
         public var channelCount: Int
-        /// Frames FFmpeg 5.1 decodes: the signal's 1.5 s, plus the encoder's padding where the container
-        /// does not say to trim it (MP4 here has no end trimming, WebM Vorbis none).
+        /// Frames `FFmpegFileReader` decodes: the signal's 1.5 s, plus the encoder's padding where the
+        /// container does not say to trim it (WebM Vorbis; the reader applies the end of MP4's edit list).
         public var frameCount: Int64
         public var path: String { FFmpegFixtures.path(name) }
         public var description: String { name }
     }
 
     public static let memo = Fixture(name: "memo-48k-mono.m4a", formatName: "AAC (MPEG-4)", sampleRate: 48_000,
-                                     channelCount: 1, frameCount: 72_704)
+                                     channelCount: 1, frameCount: 72_000)
     public static let stereoMP4 = Fixture(name: "stereo-44k.mp4", formatName: "AAC (MPEG-4)", sampleRate: 44_100,
-                                          channelCount: 2, frameCount: 66_560)
+                                          channelCount: 2, frameCount: 66_150)
     public static let opusWebM = Fixture(name: "opus-48k-mono.webm", formatName: "Opus (WebM)", sampleRate: 48_000,
                                          channelCount: 1, frameCount: 72_000)
     public static let vorbisWebM = Fixture(name: "vorbis-44k-stereo.webm", formatName: "Vorbis (WebM)",
