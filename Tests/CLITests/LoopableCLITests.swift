@@ -35,7 +35,7 @@ import Testing
         return (try readAll(reader), reader.channelCount)
     }
 
-    @Test(arguments: ["wav", "flac", "aiff", "caf", "ogg", "opus", "mp3"])
+    @Test(arguments: ["wav", "flac", "aiff", "caf", "ogg", "opus", "mp3", "m4a"])
     func theWrapAroundIsSeamlessInEveryFormat(_ format: String) throws {
         let s = try TemporaryFolder()
         let preset = try Self.preset(s)
