@@ -22,4 +22,10 @@ public enum AudioFileWriter {
         }
         return try SoundFileWriter(path: path, settings: settings, displayPath: displayPath)
     }
+
+    /// An encoder writing into the open file descriptor `descriptor` (a pipe: standard output), for formats that
+    /// `canStream`; `displayPath` names it in errors ("standard output").
+    public static func open(fileDescriptor descriptor: Int32, settings: OutputSettings, displayPath: String) throws -> AudioEncoder {
+        try SoundFileWriter(fileDescriptor: descriptor, settings: settings, displayPath: displayPath)
+    }
 }

@@ -61,6 +61,31 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
     /// also takes 7350 Hz, which players rarely do).
     public static let aacRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
 
+    /// Whether the format can be written to a pipe (`-o -`): its encoder never needs to seek back. WAV, AIFF and
+    /// CAF write their length at the start, and MP4 its index once the audio is written.
+    public var canStream: Bool { streamRefusal == nil }
+
+    /// Why the format cannot be written to a pipe, or nil when it can.
+    public var streamRefusal: String? {
+        switch self {
+        case .oggVorbis, .opus, .flac, .mp3: return nil
+        case .wav, .aiff, .caf: return "\(displayName) writes its length at the start once the audio is written, so it needs a file it can seek in; for a lossless stream use flac"
+        case .m4a: return "MP4 writes its index after the audio, so it needs a file it can seek in; for a stream use mp3 or opus"
+        }
+    }
+
+    /// The formats a pipe takes, for messages: "ogg, flac, mp3 or opus".
+    public static var streamableList: String {
+        let names = allCases.filter(\.canStream).map(\.fileExtension)
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+
+    /// The format a name given on the command line (`--format`) stands for: an extension (`ogg`, `oga`, `aif`...,
+    /// any case, with or without the dot), or nil.
+    public static func named(_ name: String) -> OutputFileFormat? {
+        from(path: "x." + (name.hasPrefix(".") ? String(name.dropFirst()) : name))
+    }
+
     /// Whether the format keeps Vorbis comments, where chapter marks (`CHAPTER001=...`) go.
     public var carriesVorbisComments: Bool { self == .oggVorbis || self == .flac || self == .opus }
 

@@ -31,7 +31,32 @@ public final class SoundFileWriter: AudioEncoder {
     }
 
     /// As above; `validating: false` skips `validate` (for tests that show what a refused setting would do).
-    init(path: String, settings: OutputSettings, displayPath: String?, validating: Bool) throws {
+    convenience init(path: String, settings: OutputSettings, displayPath: String?, validating: Bool) throws {
+        try self.init(path: path, settings: settings, displayPath: displayPath, validating: validating) { info in
+            try SndFile.open(path: path, mode: Int32(SFM_WRITE), info: &info)
+        }
+    }
+
+    /// Encodes into the open file descriptor `descriptor` (standard output, say) with `sf_open_fd`, which it
+    /// does not close. On a pipe libsndfile never seeks: Ogg Vorbis and Opus are exact by their granule
+    /// positions as ever; FLAC's header says neither the length nor the MD5 (decoders read to the end); and
+    /// an MP3 has no LAME header, so it is not gapless (libsndfile leaves the tag out when it cannot seek back to
+    /// write it). Only formats that `OutputFileFormat.canStream` are taken. `displayPath` names the stream in
+    /// errors.
+    public convenience init(fileDescriptor descriptor: Int32, settings: OutputSettings, displayPath: String) throws {
+        guard settings.format.canStream else {
+            throw AudioIOError(path: displayPath, function: "", reason: settings.format.streamRefusal ?? "cannot be streamed", operation: "create")
+        }
+        try self.init(path: displayPath, settings: settings, displayPath: displayPath, validating: true) { info in
+            guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, 0) else {
+                throw AudioIOError(path: displayPath, function: "sf_open_fd", reason: SndFile.readable(String(cString: sf_strerror(nil))), operation: "create")
+            }
+            return handle
+        }
+    }
+
+    private init(path: String, settings: OutputSettings, displayPath: String?, validating: Bool,
+                 open: (inout SF_INFO) throws -> OpaquePointer) throws {
         self.path = path
         self.displayPath = displayPath ?? path
         self.settings = settings
@@ -41,7 +66,7 @@ public final class SoundFileWriter: AudioEncoder {
         var info = Self.sfInfo(settings)
         let handle: OpaquePointer
         do {
-            handle = try SndFile.open(path: path, mode: Int32(SFM_WRITE), info: &info)
+            handle = try open(&info)
         } catch var error as AudioIOError {
             error.path = self.displayPath
             throw error
@@ -101,6 +126,10 @@ public final class SoundFileWriter: AudioEncoder {
             let count = min(Self.maxFramesPerCall, frames - done)
             let written = sf_writef_float(handle, interleaved + done * channelCount, sf_count_t(count))
             if written != count {
+                let lost = errno
+                if lost == EPIPE {
+                    throw failure("sf_writef_float", "the program reading it stopped (the pipe was closed)", "write")
+                }
                 let message = String(cString: sf_strerror(handle))
                 // At the first write libvorbisenc sets itself up; when it refuses, libsndfile says this.
                 let reason = message == "Format not recognised."

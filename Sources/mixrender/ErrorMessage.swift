@@ -11,6 +11,7 @@ enum ErrorMessage {
         case .sampleRate: return "--sample-rate"
         case .quality: return "--quality"
         case .bitrate: return "--bitrate"
+        case .format: return "--format"
         case .loudness: return "--loudness"
         case .truePeak: return "--true-peak"
         case .start: return "--start"

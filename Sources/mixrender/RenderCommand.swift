@@ -12,8 +12,11 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "The preset (JSON).")
     var preset: String
 
-    @Option(name: .shortAndLong, help: "The output file; its extension picks the format.")
+    @Option(name: .shortAndLong, help: "The output file; its extension picks the format. '-' writes the encoded stream to standard output (with --format).")
     var output: String
+
+    @Option(help: "The format of the stream with -o -: ogg, opus, mp3 or flac (formats that never seek back). With a file, it must match the extension.")
+    var format: String?
 
     @OptionGroup var overrides: OverrideOptions
 
@@ -41,11 +44,40 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
+    /// The format of a stream to standard output (`-o -`), checked; nil for a file.
+    func streamFormat() throws -> OutputFileFormat? {
+        let named = try format.map { name -> OutputFileFormat in
+            guard let f = OutputFileFormat.named(name) else {
+                throw CLIError("--format: unknown format '\(name)'; expected \(output == "-" ? OutputFileFormat.streamableList : OutputFileFormat.extensionList())")
+            }
+            return f
+        }
+        guard output == "-" else {
+            if let named, OutputFileFormat.from(path: output) != named {
+                throw CLIError("--format \(format!) does not match the output '\(output)', whose extension picks its format; give the file a .\(named.fileExtension) name, or drop --format")
+            }
+            return nil
+        }
+        guard let named else {
+            throw CLIError("-o -: give the stream's format with --format (\(OutputFileFormat.streamableList)), e.g. -o - --format ogg")
+        }
+        if let refusal = named.streamRefusal { throw CLIError("--format \(format!): \(refusal)") }
+        guard !Terminal.isTerminal(Terminal.standardOutput) else {
+            throw CLIError("-o -: standard output is a terminal; send the stream into a file or a program (-o - --format \(named.fileExtension) | ...)")
+        }
+        if report != nil {
+            throw CLIError("--report: a report hashes the output file, and a stream on standard output is none; render to a file for a report")
+        }
+        return named
+    }
+
     func run() throws {
         try InterruptCleanup.install()   // Ctrl-C removes the temporary output file and exits 130
+        let stream = try streamFormat()
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
-        let settings = try job.outputSettings(for: output)
-        if !quiet { Report.warn(job.plan.warnings + job.outputWarnings(for: settings)) }   // a bad extension or format is found before rendering
+        // A bad extension or format is found before rendering.
+        let settings = try stream.map { try job.streamSettings(format: $0, name: "standard output") } ?? job.outputSettings(for: output)
+        if !quiet { Report.warn(job.plan.warnings + (stream != nil ? job.streamWarnings(for: settings, seekable: FileSystem.isRegularFile(descriptor: Terminal.standardOutput)) : job.outputWarnings(for: settings))) }
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
@@ -70,9 +102,11 @@ struct RenderCommand: ParsableCommand {
             WaveformRecorder(plan: try WaveformPlan(output: $0, options: WaveformOptions(), sampleRate: job.plan.sampleRate,
                                                     channelCount: job.plan.channelCount, frameCount: Int64(job.range.count)))
         }
-        let result = try job.render(to: output, blockFrames: blockFrames, extraSinks: recorder.map { [$0] } ?? []) {
-            bar.update($0)
-        }
+        let sinks: [AudioEncoder] = recorder.map { [$0] } ?? []
+        let result = try stream.map { format in
+            try job.render(toStream: Terminal.standardOutput, format: format, name: "standard output", blockFrames: blockFrames,
+                           extraSinks: sinks) { bar.update($0) }
+        } ?? job.render(to: output, blockFrames: blockFrames, extraSinks: sinks) { bar.update($0) }
         bar.finish()
         let waveforms = try recorder?.writeOutputs() ?? []
         if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }
@@ -83,7 +117,9 @@ struct RenderCommand: ParsableCommand {
             var lines = [Report.summary(result, job: job)] + waveforms.map { "waveform  \($0)" }
             if let timeline { lines.append("timeline  \(timeline)") }
             if let report { lines.append("report    \(report)") }
-            print(lines.joined(separator: "\n"))
+            // With the audio on standard output, the summary goes to standard error.
+            if stream != nil { FileHandle.standardError.write((lines.joined(separator: "\n") + "\n").data(using: .utf8)!) }
+            else { print(lines.joined(separator: "\n")) }
         }
     }
 }

@@ -47,7 +47,7 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
 /// A plain enum value (`Sendable`); allocates nothing.
 public enum EngineSetting: String, Sendable, Equatable, CaseIterable {
     /// The render's length, format and range, given besides the preset.
-    case duration, sampleRate, quality, bitrate, start, end, loudness, truePeak
+    case duration, sampleRate, quality, bitrate, format, start, end, loudness, truePeak
     /// The output file.
     case output
     /// Waveform resolution and style.

@@ -131,15 +131,68 @@ public struct RenderJob: Sendable {
         guard let format = OutputFileFormat.from(path: path) else {
             throw EngineError.output(path: path, reason: "unknown output extension; use \(OutputFileFormat.extensionList(dotted: true))")
         }
-        let settings = outputSettings(format: format)
-        if let problem = AudioFileWriter.validate(settings: settings) {
-            throw EngineError.output(path: path, reason: "\(problem)")
-        }
-        if let least = Self.leastBinauralBitrateKbps(settings), hasBinauralBeats {
-            throw EngineError.output(path: path, reason: "the render has binaural beats, which need each ear its own tone, and \(settings.format.displayName) below \(least) kbit/s merges the channels (measured: at 24 kbit/s both ears get both tones); use \(least) kbit/s or more")
-        }
+        let settings = try checkedSettings(format: format, name: path)
         try checkNotAnInput(path)
         return settings
+    }
+
+    /// The settings for writing this job in `format`, checked before anything is rendered; `name` is what errors
+    /// call the output (its path, or the stream).
+    public func checkedSettings(format: OutputFileFormat, name: String) throws -> OutputSettings {
+        let settings = outputSettings(format: format)
+        if let problem = AudioFileWriter.validate(settings: settings) {
+            throw EngineError.output(path: name, reason: "\(problem)")
+        }
+        if let least = Self.leastBinauralBitrateKbps(settings), hasBinauralBeats {
+            throw EngineError.output(path: name, reason: "the render has binaural beats, which need each ear its own tone, and \(settings.format.displayName) below \(least) kbit/s merges the channels (measured: at 24 kbit/s both ears get both tones); use \(least) kbit/s or more")
+        }
+        return settings
+    }
+
+    /// The settings for streaming this job in `format` into a pipe (see `render(toStream:)`), checked: the
+    /// format must be one that never seeks back.
+    public func streamSettings(format: OutputFileFormat, name: String) throws -> OutputSettings {
+        if let refusal = format.streamRefusal { throw EngineError.setting(.format, reason: "\(format.fileExtension): \(refusal)") }
+        return try checkedSettings(format: format, name: name)
+    }
+
+    /// What a stream cannot carry of what the preset asks for, one warning line each: tags other than title,
+    /// artist and comment, chapter marks and ReplayGain are written into a finished file, which a stream never is.
+    /// `seekable`: the stream goes into a regular file (`-o - > night.mp3`), where libsndfile still writes
+    /// an MP3's LAME header and a FLAC's length.
+    public func streamWarnings(for settings: OutputSettings, seekable: Bool) -> [String] {
+        var lost: [String] = []
+        if !settings.tagFields.fields.map(\.key).filter({ !["TITLE", "ARTIST", "COMMENT"].contains($0) }).isEmpty { lost.append("tags other than title, artist and comment") }
+        if !chapters.isEmpty { lost.append("its \(chapters.count) chapter marks") }
+        if plan.loudness != nil && settings.format != .opus { lost.append("ReplayGain tags (the audio is normalised)") }
+        if plan.loudness != nil && settings.format == .opus { lost.append("R128_TRACK_GAIN (the audio is normalised)") }
+        var warnings = lost.isEmpty ? [] : ["\(presetPath): a stream carries only what its encoder writes at its start, not \(lost.joined(separator: ", ")); render to a file to keep them"]
+        if settings.format == .mp3 && !seekable {
+            warnings.append("\(presetPath): an MP3 written to a pipe has no LAME header (it is written last, at the start of the file), so players add about 50 ms of silence at each end; render to a file for a gapless MP3")
+        }
+        return warnings
+    }
+
+    /// Renders into the open file descriptor `descriptor` (standard output), encoded as `format`, without a
+    /// temporary file: the bytes go out as they are encoded. Normalising measures before encoding, as for a
+    /// file, but a lossy stream cannot be measured and written again, nor tagged after the end (see
+    /// `streamWarnings`). On an error the stream is cut short; the caller's exit status says so.
+    public func render(toStream descriptor: Int32, format: OutputFileFormat, name: String, blockFrames: Int = 4096,
+                       extraSinks: [AudioEncoder] = [], taps: [RenderTap] = [], material: PreparedMaterial? = nil,
+                       progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
+        let settings = try streamSettings(format: format, name: name)
+        let material = material ?? PreparedMaterial()
+        let normalisation = try plan.loudness.map { spec in
+            try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames) { reason in
+                loudnessIsOverride ? .setting(.loudness, reason: "\(String(format1: spec.targetLUFS)): \(reason)")
+                                   : .preset(PresetError(file: presetPath, jsonPath: "output.loudness.target", message: reason))
+            }
+        }
+        let writer = try AudioFileWriter.open(fileDescriptor: descriptor, settings: settings, displayPath: name)
+        let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
+        let summary = try Renderer(plan: plan.withMasterGain(db: normalisation?.gainDb ?? 0), blockFrames: blockFrames)
+            .render(to: sink, range: range, material: material, taps: taps, loop: plan.loop, progress: progress)
+        return RenderResult(summary: summary, normalisation: normalisation, outputPath: name, outputBytes: 0)
     }
 
     /// Whether the preset has binaural beats (a `binaural` track), which a lossy encoder must keep in two channels.

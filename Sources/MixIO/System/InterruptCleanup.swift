@@ -35,7 +35,9 @@ public enum InterruptCleanup {
     /// installs the handler (`signal`). SIGXFSZ is ignored (`signal(SIGXFSZ, SIG_IGN)`): past the file size
     /// limit (`ulimit -f`) a write then fails with `EFBIG`, which the writer reports as an error naming the
     /// output and the reason, and the temporary file is removed, instead of the process dying with the
-    /// partial file left behind. Call once at start-up, before other threads start; later calls do nothing.
+    /// partial file left behind. SIGPIPE is ignored too: when the program reading a stream (`-o -`) stops, the
+    /// write fails with `EPIPE` and the render ends with one line saying so and a non-zero status, instead of
+    /// dying silently with status 141. Call once at start-up, before other threads start; later calls do nothing.
     public static func install() throws {
         _ = slots   // made now, never inside the handler
         try lock.withLock {
@@ -43,6 +45,7 @@ public enum InterruptCleanup {
             try LibC.unblockSignals(signals)
             for number in signals { try LibC.signal(number, interruptHandler) }
             try LibC.signal(SIGXFSZ, SIG_IGN)
+            try LibC.signal(SIGPIPE, SIG_IGN)
             installed = true
         }
     }
