@@ -55,7 +55,8 @@ enum Report {
     static func validation(_ job: RenderJob) -> String {
         let plan = job.plan
         var lines = ["\(job.presetPath): OK",
-                     "duration  \(clock(plan.durationSeconds)), \(plan.sampleRate) Hz, \(plan.channelCount == 1 ? "mono" : "stereo")"]
+                     "duration  \(clock(Double(plan.outputFrameCount) / Double(plan.sampleRate))), \(plan.sampleRate) Hz, \(plan.channelCount == 1 ? "mono" : "stereo")"
+                     + (plan.loop.map { ", loopable (\(clock(Double($0.crossfadeFrames) / Double(plan.sampleRate))) crossfade into the start)" } ?? "")]
         let time = { (frame: Int64) in clock(Double(frame) / Double(plan.sampleRate)) }
         let timeline = plan.timeline
         for (i, section) in timeline.sections.enumerated() {

@@ -47,7 +47,7 @@ public struct Planner {
             masterEnvelopes.append(.fadeOut(end: total, length: min(session.frames(f.seconds), total), curve: f.curve))
         }
         let context = VoiceContext(sampleRate: rate, channelCount: channels, resampler: preset.output.resampler)
-        var timeline = Timeline(sampleRate: rate, frameCount: total)
+        var timeline = Timeline(sampleRate: rate, frameCount: total - (loop?.crossfadeFrames ?? 0))   // the file's length
 
         var tracks: [PlannedTrack] = []
         var speech: [Range<Int64>] = []
