@@ -15,7 +15,7 @@ enum Report {
         var lines = [
             "wrote     \(result.outputPath)",
             "duration  \(clock(s.durationSeconds)) (\(s.frameCount) frames at \(s.sampleRate) Hz)",
-            "size      \(result.outputBytes > 0 || result.outputPath != "standard output" ? bytes(result.outputBytes) : "streamed")",
+            "size      \(result.outputBytes.map(bytes) ?? "streamed")",
             "peak      \(db(s.peakDb)) dBFS, RMS \(db(s.rmsDb)) dBFS",
         ]
         lines.append("loudness  \(lufs(s.loudness.integrated)) LUFS integrated, range \(db(s.loudness.range)) LU, true peak \(db(s.loudness.truePeak)) dBTP")

@@ -14,7 +14,9 @@ public enum PresetLoader {
     /// Reads and validates the preset at `path`; relative source paths in it are resolved against the
     /// folder `path` is in (so they stay relative if `path` is).
     /// `durationSeconds`, when given, stands in for the document's `duration` and is checked as it would be.
-    public static func load(path: String, durationSeconds: Double? = nil) throws -> Preset {
+    /// `ignoringMasterFadeFit`: the caller will leave the master fades out (a render made loopable on the command
+    /// line), so they need not fit the length.
+    public static func load(path: String, durationSeconds: Double? = nil, ignoringMasterFadeFit: Bool = false) throws -> Preset {
         guard !path.isEmpty else {
             throw EngineError.preset(PresetError(file: "", jsonPath: "", message: "no preset file given"))
         }
@@ -31,7 +33,8 @@ public enum PresetLoader {
             }
             throw EngineError.preset(PresetError(file: path, jsonPath: "", message: "cannot read preset: \(problem)"))
         }
-        return try parse(bytes, file: path, baseDirectory: folder(of: path), durationSeconds: durationSeconds)
+        return try parse(bytes, file: path, baseDirectory: folder(of: path), durationSeconds: durationSeconds,
+                         ignoringMasterFadeFit: ignoringMasterFadeFit)
     }
 
     /// Parses and validates a preset held in memory.
@@ -46,14 +49,16 @@ public enum PresetLoader {
 
     /// Parses and validates a preset held in memory as UTF-8 bytes (see `parse(_:file:baseDirectory:)`).
     public static func parse(_ bytes: [UInt8], file: String, baseDirectory: String,
-                             durationSeconds: Double? = nil) throws -> Preset {
+                             durationSeconds: Double? = nil, ignoringMasterFadeFit: Bool = false) throws -> Preset {
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes)
         } catch let error as JSONSyntaxError {
             throw EngineError.preset(PresetError(file: file, jsonPath: error.jsonPath, message: error.message))
         }
-        return try PresetReader(baseDirectory: baseDirectory, durationOverride: durationSeconds).preset(JSONCursor(root, file: file))
+        var reader = PresetReader(baseDirectory: baseDirectory, durationOverride: durationSeconds)
+        reader.ignoresMasterFadeFit = ignoringMasterFadeFit
+        return try reader.preset(JSONCursor(root, file: file))
     }
 
     /// The folder part of `path`: `presets` for `presets/night.json`, empty for `night.json`, `/` for `/night.json`.

@@ -14,6 +14,8 @@ struct PresetReader {
     /// A length given by the caller instead of the document's `duration` (the command line's override); the
     /// preset is checked against it exactly as against its own (fades that fit, tracks that start in time).
     var durationOverride: Double? = nil
+    /// Whether the master fades need not fit the length: the caller leaves them out (`--loopable`).
+    var ignoresMasterFadeFit = false
     /// The preset's `voice`, once read: the defaults of its `speech` tracks.
     var voice: VoiceSpec? = nil
 
@@ -252,7 +254,7 @@ struct PresetReader {
         if let gain = object["gainDb"] { master.gainDb = try gain.number(in: -60...24) }
         if let fade = object["fadeIn"] { master.fadeIn = try self.fade(fade) }
         if let fade = object["fadeOut"] { master.fadeOut = try self.fade(fade) }
-        if let duration {
+        if let duration, !ignoresMasterFadeFit {
             try checkFadesFit(master.fadeIn, master.fadeOut, in: duration,
                               what: "the render (\(TimeParser.string(fromSeconds: duration)))", object: object)
         }

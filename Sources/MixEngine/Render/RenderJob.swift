@@ -31,8 +31,11 @@ public struct RenderResult: Sendable {
     public var summary: RenderSummary
     /// What normalising to a loudness did, when the preset or the command line asked for it.
     public var normalisation: NormalisationReport?
+    /// The file written, or the name of the stream (`render(toStream:)`).
     public var outputPath: String
-    public var outputBytes: Int64
+    /// The file's size; nil for a stream, whose bytes went to its reader.
+    public var outputBytes: Int64?
+    public var isStream: Bool { outputBytes == nil }
 }
 
 /// A preset loaded, checked and planned: everything that can be wrong with it has been found.
@@ -52,13 +55,25 @@ public struct RenderJob: Sendable {
     public init(presetPath: String, overrides: RenderOverrides = RenderOverrides()) throws {
         try Self.check(overrides)
         // The length is checked with the preset (fades that fit, tracks that start in time), as if written there.
-        var preset = try PresetLoader.load(path: presetPath, durationSeconds: overrides.durationSeconds)
+        var preset = try PresetLoader.load(path: presetPath, durationSeconds: overrides.durationSeconds,
+                                           ignoringMasterFadeFit: overrides.loopable)
         if let r = overrides.sampleRate { preset.output.sampleRate = r }
         // A quality or a bitrate given here replaces the preset's choice of either.
         if let q = overrides.quality { preset.output.quality = q; preset.output.bitrateKbps = nil }
         if let b = overrides.bitrateKbps { preset.output.bitrateKbps = b }
         if let r = overrides.resampler { preset.output.resampler = r }
-        if overrides.loopable { preset.output.loopable = preset.output.loopable ?? OutputSpec.defaultLoopCrossfade }
+        // --loopable makes this output a loop: the preset's master fades (its sleep timer), which a loop cannot
+        // have, are left out, with a warning. A preset that asks for a loop and fades itself is an error.
+        var dropped: [String] = []
+        if overrides.loopable {
+            preset.output.loopable = preset.output.loopable ?? OutputSpec.defaultLoopCrossfade
+            if preset.session == nil {
+                if preset.master.fadeIn != nil { dropped.append("master.fadeIn") }
+                if preset.master.fadeOut != nil { dropped.append("master.fadeOut") }
+                preset.master.fadeIn = nil
+                preset.master.fadeOut = nil
+            }
+        }
         if let target = overrides.loudnessTarget {
             preset.output.loudness = LoudnessSpec(targetLUFS: target, truePeakDb: preset.output.loudness?.truePeakDb ?? -1,
                                                   maximumGainDb: preset.output.loudness?.maximumGainDb ?? 30)
@@ -72,7 +87,11 @@ public struct RenderJob: Sendable {
         self.presetPath = presetPath
         self.preset = preset
         self.loudnessIsOverride = overrides.loudnessTarget != nil
-        self.plan = try Planner(presetFile: presetPath).plan(preset)
+        var plan = try Planner(presetFile: presetPath).plan(preset)
+        if !dropped.isEmpty {
+            plan.warnings.insert("\(presetPath): \(dropped.joined(separator: ", ")): left out, since this render was made loopable on the command line: a loop fades nowhere (the player's timer does)", at: 0)
+        }
+        self.plan = plan
         let rate = Double(plan.sampleRate)
         if plan.loop != nil, let setting = overrides.startSeconds != nil ? EngineSetting.start : overrides.endSeconds != nil ? .end : nil {
             throw EngineError.setting(setting, reason: "cannot take part of a loopable render (output.loopable): its start holds its end")
@@ -192,7 +211,7 @@ public struct RenderJob: Sendable {
         let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
         let summary = try Renderer(plan: plan.withMasterGain(db: normalisation?.gainDb ?? 0), blockFrames: blockFrames)
             .render(to: sink, range: range, material: material, taps: taps, loop: plan.loop, progress: progress)
-        return RenderResult(summary: summary, normalisation: normalisation, outputPath: name, outputBytes: 0)
+        return RenderResult(summary: summary, normalisation: normalisation, outputPath: name, outputBytes: nil)
     }
 
     /// Whether the preset has binaural beats (a `binaural` track), which a lossy encoder must keep in two channels.

@@ -69,7 +69,7 @@ public struct RenderReport: Sendable {
                 + "\"startFrame\": \(job.range.lowerBound), \"endFrame\": \(job.range.upperBound)}"),
             ("durationSeconds", N.number(s.durationSeconds)),
             ("frames", "\(s.frameCount)"),
-            ("bytes", "\(result.outputBytes)"),
+            ("bytes", "\(result.outputBytes ?? 0)"),
             ("sha256", N.string(outputSHA256)),
             ("chapters", "\(FileTags.carriesChapters(settings.format) ? job.chapters.count : 0)"),
         ], indent: 1)

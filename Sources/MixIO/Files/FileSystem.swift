@@ -50,13 +50,13 @@ public enum FileSystem {
         try? status(of: path)
     }
 
-    /// Calls `stat` (following symbolic links); throws when the path names nothing reachable.
     /// Whether the open file descriptor `descriptor` is a regular file (`fstat`), which an encoder may seek back
     /// in: standard output redirected to a file is, a pipe or a terminal is not.
     public static func isRegularFile(descriptor: Int32) -> Bool {
         (try? FileIdentity(LibC.fstat(descriptor, path: "", operation: "inspect")))?.kind == .regular
     }
 
+    /// Calls `stat` (following symbolic links); throws when the path names nothing reachable.
     public static func status(of path: String) throws -> FileIdentity {
         FileIdentity(try LibC.stat(path, operation: "look at"))
     }
