@@ -1,0 +1,141 @@
+/// Helpers shared by the procedural generators (rain, wind): a counter-based hash, a state-variable
+/// filter, smooth random curves, and `WarmStart`, which runs recursive filters so that any frame's
+/// output is the same wherever rendering started.
+
+/// SplitMix64 of (seed, a, b): a counter-based random word. Pure, so anything derived from it can be
+/// computed for any position without running from frame 0.
+@inline(__always) func proceduralHash(_ seed: UInt64, _ a: Int64, _ b: UInt64) -> UInt64 {
+    var z = seed &+ (UInt64(bitPattern: a) &* 0x9E37_79B9_7F4A_7C15) &+ (b &* 0xD1B5_4A32_D192_ED03)
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+}
+
+/// A uniform number in [0, 1) from a hash word (its top 53 bits).
+@inline(__always) func unitInterval(_ z: UInt64) -> Double { Double(z >> 11) * (1.0 / 9_007_199_254_740_992.0) }
+
+/// A smooth random curve in [0, 1]: values drawn at knots `period` seconds apart from (seed, knot), joined by
+/// a smoothstep (s = 3f² − 2f³), so its slope is zero at every knot. A pure function of time.
+@inline(__always) func valueNoise(seed: UInt64, seconds t: Double, period: Double) -> Double {
+    let x = t / period
+    let knot = Int64(x)                     // t >= 0 here, so truncation is the floor
+    let f = x - Double(knot)
+    let a = unitInterval(proceduralHash(seed, knot, 0x5EED))
+    let b = unitInterval(proceduralHash(seed, knot &+ 1, 0x5EED))
+    let s = f * f * (3 - 2 * f)
+    return a + (b - a) * s
+}
+
+/// Coefficients of a state-variable filter (Andrew Simper's trapezoidal SVF), stable while its cutoff moves:
+///   g = tan(π fc / fs), k = 1/Q, a1 = 1/(1 + g(g + k)), a2 = g a1, a3 = g a2.
+/// Its band output (`v1`) peaks at Q; `k · v1` is a band-pass with unity gain at fc. Four `Double`s.
+struct SVF {
+    var a1: Double, a2: Double, a3: Double, k: Double
+    init(cutoffHz: Double, q: Double, sampleRate: Double) {
+        let g = _tan(Double.pi * min(max(cutoffHz, 1), 0.45 * sampleRate) / sampleRate)
+        k = 1 / q
+        a1 = 1 / (1 + g * (g + k))
+        a2 = g * a1
+        a3 = g * a2
+    }
+
+    /// One sample through the filter with state (ic1, ic2): returns (band, low).
+    @inline(__always) func tick(_ v0: Double, _ ic1: inout Double, _ ic2: inout Double) -> (band: Double, low: Double) {
+        let v3 = v0 - ic2
+        let v1 = a1 * ic1 + a2 * v3
+        let v2 = ic2 + a2 * ic1 + a3 * v3
+        ic1 = 2 * v1 - ic1
+        ic2 = 2 * v2 - ic2
+        return (v1, v2)
+    }
+}
+
+/// Runs a generator's recursive filters so that the output at any frame is a function of that frame
+/// alone, whatever block sizes were used and wherever rendering started: exact partial renders, cheap seeks.
+///
+/// Time is cut into epochs of `epochFrames`. The filter state at the start of epoch k is, by definition,
+/// the state reached by starting from zero at `k·epochFrames − warmUpFrames` and running over the
+/// generator's own input. While rendering contiguously, a second ("shadow") state is started from zero
+/// `warmUpFrames` before each epoch boundary and replaces the running state at the boundary; the two
+/// differ there only by what is left of the running state's past after `warmUpFrames`, which the
+/// generators keep far below Float resolution (their filters' slowest decay is tens of milliseconds;
+/// the warm-up is one second). A seek runs at most `epochFrames + warmUpFrames` frames, whatever the
+/// position; contiguous rendering costs `warmUpFrames / epochFrames` more for the shadow.
+///
+/// Layout: two state arrays of `stateSize` doubles and a scratch block; allocates them in `init`,
+/// nothing while rendering. Not thread-safe: one thread at a time.
+struct WarmStart {
+    let epochFrames: Int64
+    let warmUpFrames: Int64
+    private(set) var state: [Double]
+    private var shadow: [Double]
+    private let scratch: AudioBlock
+    /// The frame after the last one rendered; nil before the first render (or after a seek is needed).
+    private var nextPosition: Int64?
+
+    init(stateSize: Int, epochFrames: Int64, warmUpFrames: Int64, channelCount: Int) {
+        precondition(warmUpFrames > 0 && warmUpFrames < epochFrames)
+        self.epochFrames = epochFrames
+        self.warmUpFrames = warmUpFrames
+        state = Array(repeating: 0, count: stateSize)
+        shadow = Array(repeating: 0, count: stateSize)
+        scratch = AudioBlock(channelCount: channelCount, capacity: 1024)
+    }
+
+    /// The floor of a / b for b > 0.
+    @inline(__always) static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+
+    /// Renders frames [position, position + count) into `block` at `offset` by calling
+    /// `run(state, from, count, block, offset)`, which must write `count` frames computed from `from` on
+    /// and update `state`; it is also called with the scratch block to run states forward silently.
+    mutating func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64,
+                         _ run: (UnsafeMutablePointer<Double>, Int64, Int, AudioBlock, Int) -> Void) {
+        if nextPosition != position { seek(to: position, run) }
+        var done = 0
+        while done < count {
+            let pos = position + Int64(done)
+            let epochEnd = (WarmStart.floorDiv(pos, epochFrames) + 1) * epochFrames
+            let warmStart = epochEnd - warmUpFrames
+            if pos < warmStart {
+                let n = Int(min(Int64(count - done), warmStart - pos))
+                state.withUnsafeMutableBufferPointer { run($0.baseAddress!, pos, n, block, offset + done) }
+                done += n
+            } else {
+                if pos == warmStart { for i in shadow.indices { shadow[i] = 0 } }
+                let n = Int(min(Int64(min(count - done, scratch.capacity)), epochEnd - pos))
+                state.withUnsafeMutableBufferPointer { run($0.baseAddress!, pos, n, block, offset + done) }
+                shadow.withUnsafeMutableBufferPointer { run($0.baseAddress!, pos, n, scratch, 0) }
+                done += n
+                if pos + Int64(n) == epochEnd { swap(&state, &shadow) }
+            }
+        }
+        nextPosition = position + Int64(count)
+    }
+
+    /// Sets the state (and the shadow, inside a warm-up) for rendering from `position`.
+    private mutating func seek(to position: Int64, _ run: (UnsafeMutablePointer<Double>, Int64, Int, AudioBlock, Int) -> Void) {
+        let epochStart = WarmStart.floorDiv(position, epochFrames) * epochFrames
+        for i in state.indices { state[i] = 0 }
+        let scratch = self.scratch
+        state.withUnsafeMutableBufferPointer { s in
+            WarmStart.runSilently(s.baseAddress!, from: epochStart - warmUpFrames, to: position, scratch, run)
+        }
+        let nextWarmStart = epochStart + epochFrames - warmUpFrames
+        if position > nextWarmStart {
+            for i in shadow.indices { shadow[i] = 0 }
+            shadow.withUnsafeMutableBufferPointer { s in
+                WarmStart.runSilently(s.baseAddress!, from: nextWarmStart, to: position, scratch, run)
+            }
+        }
+    }
+
+    private static func runSilently(_ s: UnsafeMutablePointer<Double>, from start: Int64, to end: Int64, _ scratch: AudioBlock,
+                                    _ run: (UnsafeMutablePointer<Double>, Int64, Int, AudioBlock, Int) -> Void) {
+        var pos = start
+        while pos < end {
+            let n = Int(min(end - pos, Int64(scratch.capacity)))
+            run(s, pos, n, scratch, 0)
+            pos += Int64(n)
+        }
+    }
+}
