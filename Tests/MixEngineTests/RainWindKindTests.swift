@@ -20,11 +20,11 @@ import TestSupport
     @Test func badSettingsNameTheirJSONPath() {
         P.expectError(P.preset(tracks: #"{"rain": {"intensity": 1.5}}"#), path: "tracks[0].rain.intensity", "out of range")
         P.expectError(P.preset(tracks: #"{"rain": {"dropsPerSecond": 1e9}}"#), path: "tracks[0].rain.dropsPerSecond", "out of range")
-        P.expectError(P.preset(tracks: #"{"rain": {"seed": -1}}"#), path: "tracks[0].rain.seed", "")
-        P.expectError(P.preset(tracks: #"{"wind": {"gustiness": "high"}}"#), path: "tracks[0].wind.gustiness", "")
+        P.expectError(P.preset(tracks: #"{"rain": {"seed": -1}}"#), path: "tracks[0].rain.seed", "out of range")
+        P.expectError(P.preset(tracks: #"{"wind": {"gustiness": "high"}}"#), path: "tracks[0].wind.gustiness", "expected a number")
         P.expectError(P.preset(tracks: #"{"wind": {"whistle": -0.1}}"#), path: "tracks[0].wind.whistle", "out of range")
         P.expectError(P.preset(tracks: #"{"wind": {"gust": 1}}"#), path: "tracks[0].wind", "gust")
-        P.expectError(P.preset(tracks: #"{"wind": {}, "loop": true}"#), path: "tracks[0].loop", "")
+        P.expectError(P.preset(tracks: #"{"wind": {}, "loop": true}"#), path: "tracks[0].loop", "cannot loop")
     }
 
     static let preset = """

@@ -10,7 +10,7 @@
 ///       is the impulse response of a two-pole resonator, a·r^n·sin(ωn + φ): 80% small drops at 1.8–6.5 kHz
 ///       (×2^(brightness − ½)) decaying in 1.5–5 ms, 20% larger "plops" at 350–1200 Hz decaying in 4–10 ms;
 ///       its level log-uniform over 30 dB, its onset phase φ in 0.2–1.3 rad (a tick), panned at random
-///       (equal-power). A drop sounds until it is 60 dB down (at most 70 ms).
+///       (equal-power, favouring the sides). A drop sounds until it is 60 dB down (at most 70 ms).
 ///   At intensity 1 (brightness ½, default density) the level is about -18 dBFS RMS; see the tests.
 /// The bed's filters run through `WarmStart` (epochs of 16 s, a warm-up of 1 s); a drop is always computed
 /// from its own onset, by the same recursion whether it is rendered or skipped over. So the output at any
@@ -34,9 +34,9 @@ public final class RainGenerator: FrameSource {
     public static func defaultDropsPerSecond(intensity: Double) -> Double { 4 + 396 * _pow(min(max(intensity, 0), 1), 1.5) }
 
     // Levels, measured (see the tests): the bed alone at intensity 1 is about -19.5 dBFS RMS, the default
-    // drops at intensity 1 about -23 dBFS, together about -18 dBFS.
-    static let bedScale = 0.78
-    static let dropScale = 0.30
+    // drops at intensity 1 about -23.3 dBFS, together about -18 dBFS.
+    static let bedScale = 0.442
+    static let dropScale = 0.40
 
     static let stateSize = 4
     static let maximumDropsPerSlot = 48
@@ -123,7 +123,7 @@ public final class RainGenerator: FrameSource {
         for m in 0..<RainGenerator.maximumDropsPerSlot {
             let u = unitInterval(proceduralHash(dropSeed, slot, UInt64(4 * m)))
             t += -Double.log(1 - u) / perFrameRate              // exponential gap: a Poisson process
-            let onset = Int64(t)
+            let onset = Int64(t.rounded(.down))                // the floor: slots before frame 0 too
             guard onset < slotStart + slotFrames else { return }
             body(makeDrop(onset: onset, slot: slot, index: m))
         }
@@ -139,7 +139,10 @@ public final class RainGenerator: FrameSource {
         let tau = (isPlop ? 0.004 + 0.006 * u2 : 0.0015 + 0.0035 * u2) * rate
         let level = RainGenerator.dropScale * gain(fromDecibels: -30 * u3)
         let phase = 0.2 + 1.1 * unitInterval(b & 0xFFFF_FFFF | (b >> 40) << 32)
-        let angle = (u4 * 0.5) * Double.pi                        // pan: 0 (left) ... π/2 (right), equal power
+        // Pan: 0 (left) ... π/2 (right), equal power, pushed towards the sides (u → 4u³ below ½) so the
+        // channels stay decorrelated even where drops are louder than the bed.
+        let side = u4 < 0.5 ? 4 * u4 * u4 * u4 : 1 - 4 * (1 - u4) * (1 - u4) * (1 - u4)
+        let angle = side * 0.5 * Double.pi
         let omega = 2 * Double.pi * min(hz, 0.45 * rate) / rate
         let r = _exp(-1 / tau)
         let life = min(Int64((6.9 * tau).rounded(.up)), maximumDropFrames)
