@@ -8,9 +8,9 @@
 ///   band-pass (SVF, unity gain at its centre): centre f0·2^(1.6·gustiness·g + 0.6·(w(t) − ½)) with
 ///       f0 = 180·2^(1.4·intensity) Hz and w a slower wander (knots every 13 s), Q = 1.5 + 2.5·intensity;
 ///   rumble: a low-pass at 90 Hz of the same noise; whistle: a band-pass with Q 45 at 650 + 300·intensity Hz,
-///       raised up to an octave by the gust, its level `whistle`·g³;
-///   level: 20·gustiness dB below the gust's peak when g = 0, and 12·(1 − intensity) dB lower at lower
-///       intensity. At intensity 1 (gustiness ½) the long-run level is about -18 dBFS RMS (see the tests).
+///       raised up to an octave by the gust, its level 6·`whistle`·g³ times the band's;
+////   level: 20·gustiness dB below the gust's peak when g = 0, and 12·(1 − intensity) dB lower at lower
+///       intensity (about 15 dB from 1 to 0 in all, with the narrower band). At intensity 1 (gustiness ½) the long-run level is about -18 dBFS RMS (see the tests).
 /// Parameters move at a control rate of one value every 32 frames, from the absolute frame position; the
 /// gains are interpolated linearly between control points. The filters run through `WarmStart` (epochs of
 /// 16 s, a warm-up of 1 s), so the output at any frame is the same whatever the block sizes and wherever
