@@ -9,8 +9,9 @@
 ///       f0 = 180·2^(1.4·intensity) Hz and w a slower wander (knots every 13 s), Q = 1.5 + 2.5·intensity;
 ///   rumble: a low-pass at 90 Hz of the same noise; whistle: a band-pass with Q 45 at 650 + 300·intensity Hz,
 ///       raised up to an octave by the gust, its level 6·`whistle`·g³ times the band's;
-////   level: 20·gustiness dB below the gust's peak when g = 0, and 12·(1 − intensity) dB lower at lower
-///       intensity (about 15 dB from 1 to 0 in all, with the narrower band). At intensity 1 (gustiness ½) the long-run level is about -18 dBFS RMS (see the tests).
+///   level: 20·gustiness dB below the gust's peak when g = 0, and 12·(1 − intensity) dB lower at lower
+///       intensity (about 15 dB from 1 to 0 in all, with the narrower band). At intensity 1 (gustiness ½)
+///       the long-run level is about -18 dBFS RMS (see the tests).
 /// Parameters move at a control rate of one value every 32 frames, from the absolute frame position; the
 /// gains are interpolated linearly between control points. The filters run through `WarmStart` (epochs of
 /// 16 s, a warm-up of 1 s), so the output at any frame is the same whatever the block sizes and wherever
@@ -93,11 +94,12 @@ public final class WindGenerator: FrameSource {
     private func run(_ s: UnsafeMutablePointer<Double>, from: Int64, count: Int, into block: AudioBlock, offset: Int) {
         let step = WindGenerator.controlFrames
         var i = 0
+        var k = WarmStart.floorDiv(from, step)
+        var c = control(k)                   // a pure function of k: computed once per control period
         while i < count {
             let p = from + Int64(i)
-            let k = WarmStart.floorDiv(p, step)
             let n = Int(min(Int64(count - i), (k + 1) * step - p))
-            let c = control(k), next = control(k + 1)
+            let next = control(k + 1)
             let phase0 = Double(p - k * step) / Double(step)
             let slope = 1 / Double(step)
             for ch in 0..<channelCount {
@@ -118,6 +120,8 @@ public final class WindGenerator: FrameSource {
                 (st[0], st[1], st[2], st[3], st[4], st[5]) = (b1, b2, r1, r2, w1, w2)
             }
             i += n
+            k += 1
+            c = next
         }
     }
 }
