@@ -12,6 +12,8 @@ public enum SourceKinds {
         IsochronicKind.self,
         BreathingKind.self,
         ChimeKind.self,
+        EventsKind.self,
+        ResequenceKind.self,
     ]
 
     /// The track keys that select a kind: `file`, `generator`, ...
