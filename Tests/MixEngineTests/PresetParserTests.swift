@@ -379,7 +379,7 @@ import Testing
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "playlist": {"files": ["b.ogg"]}}"#),
                          path: "tracks[0]", "found 'file' and 'playlist'")
         Self.expectError(Self.preset(tracks: #"{"gainDb": -6}"#), path: "tracks[0]",
-                         "a track needs a source: one of 'file', 'generator', 'playlist', 'tone', 'speech', 'binaural', 'isochronic', 'breathing' or 'chime'")
+                         "a track needs a source: one of 'file', 'generator', 'playlist', 'tone', 'speech', 'binaural', 'isochronic', 'breathing', 'chime', 'events' or 'resequence'")
         Self.expectError(Self.preset(tracks: #"{"playlist": {"files": []}}"#), path: "tracks[0].playlist.files",
                          "a playlist needs at least one file")
         Self.expectError(Self.preset(tracks: #"{"playlist": {"crossfade": 2}}"#), path: "tracks[0].playlist", "missing required key 'files'")
