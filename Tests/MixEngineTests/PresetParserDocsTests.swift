@@ -132,7 +132,7 @@ import Testing
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg"}, {"file": "b.ogg", "fadeIn": {"duration": 5, "curve": "cubic"}}]}"#,
          "presets/night.json: tracks[1].fadeIn.curve: unknown curve 'cubic'; expected one of linear, equalPower, sCurve, logarithmic, exponential"),
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg", "gian": -6}]}"#,
-         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, rain, wind, gainDb, loudness, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck"),
+         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, rain, wind, events, resequence, gainDb, loudness, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck, drift"),
         (#"{"tracks": [{"file": "a.ogg"}]}"#,
          #"presets/night.json: missing required key 'duration' (the length of the render, e.g. "8h")"#),
         ("{\n  \"duration\": \"8h\",\n  \"tracks\": [1, 2,, 3]\n}",
@@ -196,6 +196,7 @@ import Testing
         ] + SourceKinds.all.compactMap { kind in kind.settingsKeys.map { (["$defs", kind.key], $0) } } + [
             (["$defs", "track", "properties", "loop", "oneOf", 1], PresetReader.Keys.loop),
             (["$defs", "envelopePoint"], PresetReader.Keys.envelopePoint),
+            (["$defs", "track", "properties", "drift", "oneOf", 1], DriftSpec.keys),
         ]
         for (path, keys) in objects {
             let object = try #require(Self.node(schema, path), "no schema object at \(path)")

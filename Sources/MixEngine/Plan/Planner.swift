@@ -325,10 +325,24 @@ public struct Planner {
         }
         if let f = spec.fadeIn { envelopes.append(.fadeIn(start: start, length: min(frames(f.seconds), span), curve: f.curve)) }
         if let f = spec.fadeOut { envelopes.append(.fadeOut(end: end, length: min(frames(f.seconds), span), curve: f.curve)) }
+        var balance = balanceGains(pan: spec.pan, channelCount: planning.channelCount)
+        if let drift = spec.drift {
+            let seed = drift.seed ?? UInt64(index), spacing = max(frames(drift.timeScaleSeconds), 1)
+            if drift.gainDb > 0 { envelopes.append(drift.gainEnvelope(seed: seed, spacing: spacing, from: start, to: end)) }
+            if drift.pan > 0 && planning.channelCount == 2 {
+                // The voices carry the whole balance, drifting; the track's own is then unity.
+                let pan = drift.panEnvelope(seed: seed, spacing: spacing, centre: spec.pan, from: start, to: end)
+                for i in voices.indices {
+                    voices[i].material = PanDriftVoice(inner: voices[i].material, pan: pan,
+                                                       timelineOffset: voices[i].start - voices[i].sourceOffset)
+                }
+                balance = [1, 1]
+            }
+        }
 
         return (PlannedTrack(name: spec.name ?? "track \(index + 1)", start: start, end: end, voices: voices,
                              gains: GainStack(constant: Float(gain(fromDecibels: spec.gainDb)), envelopes: envelopes),
-                             balance: balanceGains(pan: spec.pan, channelCount: planning.channelCount)), source)
+                             balance: balance), source)
     }
 }
 

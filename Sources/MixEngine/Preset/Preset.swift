@@ -185,6 +185,8 @@ public struct TrackSpec: Sendable, Equatable {
     public var ducks = true
     /// The track's loudness in the mix, instead of `gainDb`: its gain is set from its measured loudness.
     public var loudness: TrackLoudness?
+    /// Slow random movement of its gain and pan (`DriftSpec`); nil: none.
+    public var drift: DriftSpec?
 
     public init(name: String? = nil, source: SourceSpec) { self.name = name; self.source = source }
 }

@@ -32,7 +32,7 @@ struct PresetReader {
         static let limiter = ["ceilingDb", "lookaheadMs", "releaseMs"]
         static let fade = ["duration", "curve"]
         /// A track's own keys; its source's key (one of `SourceKinds.keys`) comes after `name`.
-        static let trackSettings = ["gainDb", "loudness", "pan", "start", "end", "during", "loop", "fadeIn", "fadeOut", "envelope", "duck"]
+        static let trackSettings = ["gainDb", "loudness", "pan", "start", "end", "during", "loop", "fadeIn", "fadeOut", "envelope", "duck", "drift"]
         static let track = ["name"] + SourceKinds.keys + trackSettings
         static let loop = ["crossfade"]
         static let envelopePoint = ["time", "gainDb", "curve"]
@@ -374,6 +374,7 @@ struct PresetReader {
         }
 
         if let envelope = object["envelope"] { track.envelope = try self.envelope(envelope) }
+        if let drift = object["drift"] { track.drift = try self.drift(drift) }
         return track
     }
 

@@ -73,6 +73,21 @@ public enum TimelineNote: Sendable, Equatable {
     case speech(text: String, start: Int64, end: Int64)
     /// A chime (a bell, a rising tone) sounding over `[start, end)`.
     case chime(sound: String, start: Int64, end: Int64)
+    /// One-shot sounds played at random times (an `events` track), in order.
+    case events([TimelineEvent])
+}
+
+/// One event of an `events` track: which file played over `[start, end)`, at what gain and pan.
+/// A value; allocates only the file's name. `Sendable`.
+public struct TimelineEvent: Sendable, Equatable {
+    public var file: String
+    public var start: Int64
+    public var end: Int64
+    public var gainDb: Double
+    public var pan: Double
+    public init(file: String, start: Int64, end: Int64, gainDb: Double, pan: Double) {
+        self.file = file; self.start = start; self.end = end; self.gainDb = gainDb; self.pan = pan
+    }
 }
 
 /// A point of a schedule, resolved: at `frame` the rate is `hz`. A value; allocates nothing.

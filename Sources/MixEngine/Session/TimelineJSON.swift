@@ -59,6 +59,9 @@ public enum TimelineJSON {
                 return "    {\(name), \"type\": \"speech\", \"text\": \(quote(text)), \(span(start, end))}"
             case .chime(let sound, let start, let end):
                 return "    {\(name), \"type\": \"chime\", \"sound\": \(quote(sound)), \(span(start, end))}"
+            case .events(let events):
+                let list = events.map { "      {\"file\": \(quote($0.file)), \(span($0.start, $0.end)), \"gainDb\": \(number($0.gainDb)), \"pan\": \(number($0.pan))}" }
+                return "    {\(name), \"type\": \"events\", \"events\": [\n" + list.joined(separator: ",\n") + (list.isEmpty ? "" : "\n") + "    ]}"
             }
         }
         lines.append("  \"tracks\": [\n" + tracks.joined(separator: ",\n") + (tracks.isEmpty ? "" : "\n") + "  ]")

@@ -14,6 +14,8 @@ public enum SourceKinds {
         ChimeKind.self,
         RainKind.self,
         WindKind.self,
+        EventsKind.self,
+        ResequenceKind.self,
     ]
 
     /// The track keys that select a kind: `file`, `generator`, ...
