@@ -12,6 +12,9 @@ public enum SourceKinds {
         IsochronicKind.self,
         BreathingKind.self,
         ChimeKind.self,
+        SurfKind.self,
+        FireKind.self,
+        CricketsKind.self,
     ]
 
     /// The track keys that select a kind: `file`, `generator`, ...
