@@ -29,18 +29,22 @@ import Testing
         #expect(fireCrest > noiseCrest + 6, "fire \(fireCrest) dB, white noise \(noiseCrest) dB")
     }
 
-    /// Crackles are many short events: in 10 ms windows, the peak stands more than 4× above the window's
-    /// median magnitude many times a second (for white noise almost never).
+    /// Crackles are many short events: 10 ms windows whose peak stands more than 6 times above their median
+    /// magnitude come 5 to 60 times a second at intensity 0.5 (30 s), and under once a second in white noise.
     @Test func cracklesAreFrequentShortEvents() throws {
-        let out = try GeneratorTesting.render(fire(0.5, seed: 2, channels: 1), frames: 30 * Self.rate)[0]
-        let window = Self.rate / 100
-        var events = 0
-        for start in stride(from: 0, to: out.count - window, by: window) {
-            let w = out[start..<(start + window)].map { abs($0) }.sorted()
-            if w[window - 1] > 6 * w[window / 2] { events += 1 }
+        func eventsPerSecond(_ out: [Float]) -> Double {
+            let window = Self.rate / 100
+            var events = 0
+            for start in stride(from: 0, to: out.count - window, by: window) {
+                let w = out[start..<(start + window)].map { abs($0) }.sorted()
+                if w[window - 1] > 6 * w[window / 2] { events += 1 }
+            }
+            return Double(events) * Double(Self.rate) / Double(out.count)
         }
-        let perSecond = Double(events) / 30
+        let perSecond = eventsPerSecond(try GeneratorTesting.render(fire(0.5, seed: 2, channels: 1), frames: 30 * Self.rate)[0])
         #expect(perSecond > 5 && perSecond < 60, "\(perSecond) crackle windows a second")
+        let noise = eventsPerSecond(try GeneratorTesting.render(NoiseGenerator(color: .white, seed: 2, channelCount: 1), frames: 30 * Self.rate)[0])
+        #expect(noise < 1, "\(noise) in white noise")
     }
 
     @Test func sameSeedSameFireOtherSeedOtherFire() throws {

@@ -14,7 +14,7 @@ import RealModule
 ///
 /// Crackles: time is cut into 10 ms slots; slot k holds one crackle with probability
 /// min(0.9, λ · 0.01 · (0.4 + 1.2 · F)), λ = 6 + 44 · I per second; its start (within the slot), decay
-/// τ (0.08 to 0.8 ms), level (u³, a heavy tail: most are faint, a few are sharp) and pan are hashed from
+/// τ (0.08 to 0.8 ms), level (0.1 + 0.9 u², a heavy tail: most are faint, a few are sharp) and pan are hashed from
 /// (seed, k). A crackle is a burst of differentiated (bright) hashed noise, A · e^(−d / τ) · (v(d) − 0.8 v(d − 1)),
 /// cut at 8 τ. Pops: 0.25 s slots, probability (0.15 + 1.2 · I) · 0.25, each a damped sine of 150 to 700 Hz
 /// (τ 3 to 12 ms, cut at 8 τ) with a 1 ms noise burst at its start, panned at random. Crackles and pops have no
@@ -36,9 +36,9 @@ public final class FireGenerator: FrameSource {
     public static let warmUpSeconds = 0.1
     static let controlFrames = 32
     /// Scales (roar and hiss; crackles; pops) bringing intensity 1 to about −18 dBFS RMS; measured (the tests).
-    static let bedScale = 0.5
-    static let crackleScale = 0.6
-    static let popScale = 0.35
+    static let bedScale = 1.0
+    static let crackleScale = 0.35
+    static let popScale = 0.3
 
     private let warmUpFrames: Int64
     private var nextPosition: Int64 = 0
@@ -154,7 +154,7 @@ public final class FireGenerator: FrameSource {
             let start = slotStart + Int64(SlotRandom.uniform(seed, 20, k, draw: 1) * Double(crackleSlot))
             let tau = (0.08 + 0.72 * SlotRandom.uniform(seed, 20, k, draw: 2)) * 0.001 * rate
             let u = SlotRandom.uniform(seed, 20, k, draw: 3)
-            let level = amplitude * (0.05 + 0.95 * u * u * u)
+            let level = amplitude * (0.1 + 0.9 * u * u)
             let pan = SlotRandom.uniform(seed, 20, k, draw: 4) * 2 - 1
             let length = Int64((8 * tau).rounded(.up))
             let from = max(start, position), to = min(start + length, end)
