@@ -34,6 +34,8 @@ enum BenchMain {
                 case .kernels:
                     let timing = Timing(runs: runs, runSeconds: options.isQuick ? 0.005 : 0.03)
                     report.sections.append(contentsOf: KernelBench(timing: timing).run())
+                case .generators:
+                    report.sections.append(GeneratorBench(timing: Timing(runs: runs, runSeconds: options.isQuick ? 0.01 : 0.1)).run())
                 case .resampler:
                     report.sections.append(try ResamplerBench(runs: runs, isQuick: options.isQuick).run())
                 case .vorbis:
