@@ -46,6 +46,14 @@ import Testing
         #expect(hz > 3700 && hz < 4900, "\(hz) Hz")
     }
 
+    /// Half the intensity (7 crickets instead of 12) is 6 dB quieter, within 1.5 dB (2 minutes, both channels).
+    @Test func halfTheIntensityIsAbout6dBQuieter() throws {
+        func level(_ out: [[Float]]) -> Double { dB(((rms(out[0]) * rms(out[0]) + rms(out[1]) * rms(out[1])) / 2).squareRoot()) }
+        let drop = level(try GeneratorTesting.render(chorus(1, seed: 6), frames: 120 * Self.rate))
+            - level(try GeneratorTesting.render(chorus(0.5, seed: 6), frames: 120 * Self.rate))
+        #expect(abs(drop - 6) < 1.5, "\(drop) dB")
+    }
+
     @Test func sameSeedSameChorusOtherSeedOtherChorus() throws {
         let a = try GeneratorTesting.render(chorus(seed: 4), frames: 96_000)
         let b = try GeneratorTesting.render(chorus(seed: 4), frames: 96_000)

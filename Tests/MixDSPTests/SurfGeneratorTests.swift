@@ -80,6 +80,14 @@ import Foundation
         #expect(ratios[ratios.count / 2] > 2, "median ratio \(ratios[ratios.count / 2])")
     }
 
+    /// Half the intensity is 6 dB quieter, within 1.5 dB (2 minutes, the same seed): the docs' 20·log10 rule.
+    @Test func halfTheIntensityIsAbout6dBQuieter() throws {
+        let full = try GeneratorTesting.render(surf(1, seed: 6, channels: 1), frames: 120 * Self.rate)[0]
+        let half = try GeneratorTesting.render(surf(0.5, seed: 6, channels: 1), frames: 120 * Self.rate)[0]
+        let drop = dB(rms(full)) - dB(rms(half))
+        #expect(abs(drop - 6) < 1.5, "\(drop) dB")
+    }
+
     @Test func sameSeedSameSurfOtherSeedOtherSurf() throws {
         let a = try GeneratorTesting.render(surf(seed: 4), frames: 96_000)
         let b = try GeneratorTesting.render(surf(seed: 4), frames: 96_000)
