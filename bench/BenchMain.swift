@@ -35,8 +35,7 @@ enum BenchMain {
                     let timing = Timing(runs: runs, runSeconds: options.isQuick ? 0.005 : 0.03)
                     report.sections.append(contentsOf: KernelBench(timing: timing).run())
                 case .generators:
-                    let timing = Timing(runs: runs, runSeconds: options.isQuick ? 0.01 : 0.1)
-                    report.sections.append(try GeneratorBench(timing: timing).run())
+                    report.sections.append(GeneratorBench(timing: Timing(runs: runs, runSeconds: options.isQuick ? 0.01 : 0.1)).run())
                 case .resampler:
                     report.sections.append(try ResamplerBench(runs: runs, isQuick: options.isQuick).run())
                 case .vorbis:

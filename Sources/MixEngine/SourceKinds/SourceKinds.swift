@@ -14,6 +14,9 @@ public enum SourceKinds {
         ChimeKind.self,
         RainKind.self,
         WindKind.self,
+        SurfKind.self,
+        FireKind.self,
+        CricketsKind.self,
         EventsKind.self,
         ResequenceKind.self,
     ]
