@@ -73,17 +73,21 @@ enum GoldenCatalog {
 
     /// The example presets in `presets/`.
     static let presets: [GoldenCase] = [
-        preset("night", "fade-in", start: 16, end: 19,
+        preset("night", "fade-in", start: 17.5, end: 19, sampleRate: 12_000,
                guards: "the end of the 20 s master sCurve fade-in over procedural rain (seed 11) under its gain drift"),
-        preset("night", "surf", start: 68.5, end: 71.5,
-               guards: "procedural wind with gusts fading in (equalPower) and drifting, the surf loop fading in and its first 3 s seam crossfade at 69-72 s"),
+        preset("night", "surf", start: 69, end: 70.5, sampleRate: 12_000,
+               guards: "procedural wind with gusts fading in (equalPower) and drifting, the procedural surf fading in"),
         preset("night", "envelope", start: 600, end: 602, sampleRate: 8000,
                guards: "10 minutes in: rain and wind generators started mid-way (their warm start), each under its drift"),
         preset("night", "end", start: 3598, end: 3600, sampleRate: 8000, format: "wav",
                guards: "the last 2 s of the 20-minute exponential sleep-timer fade-out, an hour into the generators (below -80 dBFS: float WAV)"),
-        preset("storm", "thunder", start: 160, end: 163,
+        preset("storm", "thunder", start: 160, end: 161.5, sampleRate: 12_000,
                guards: "heavy rain and gusting wind, and the first distant-thunder event (160.2 s), its gain and pan drawn from the seed"),
-        preset("garden", "joins", start: 10, end: 13,
+        preset("beach", "waves", start: 90, end: 91.5, sampleRate: 12_000,
+               guards: "procedural surf (10 s period) under its drift, a sea breeze"),
+        preset("campfire", "crackle", start: 30, end: 31,
+               guards: "the fire generator's roar, crackles and pops; crickets chirping at 24 °C"),
+        preset("garden", "joins", start: 10, end: 11.5, sampleRate: 12_000,
                guards: "a 12 s surf recording re-sequenced (1 s crossfades at correlation-chosen joins), a re-sequenced rain loop, bird chirps at random"),
         preset("seaside", "start", start: 0, end: 3,
                guards: "master gain and equalPower fade-in, surf loop (44.1 kHz), rain (22.05 kHz mono, hard seam) under its envelope"),
@@ -143,7 +147,7 @@ enum GoldenCatalog {
     static let lossy: [GoldenCase] = formats.filter { $0.tier == .lossy } + [
         GoldenCase(name: "night-surf-vorbis", preset: "presets/night.json", start: 66, end: 72, tier: .lossy,
                    golden: "golden/presets/night-surf-vorbis.ogg",
-                   guards: "night.json at 48 kHz through the Vorbis encoder (quality 0.4), surf loop seam included"),
+                   guards: "night.json at 48 kHz through the Vorbis encoder (quality 0.4): rain, wind and surf generators"),
     ]
 
     /// One golden per output format the encoders above do not cover, through its own encoder.
