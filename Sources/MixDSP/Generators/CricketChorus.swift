@@ -74,7 +74,7 @@ public final class CricketChorus: FrameSource {
         let count = min(max(individualCount ?? CricketChorus.individualCount(intensity: self.intensity), 1), 64)
         var list: [Individual] = []
         for j in 0..<count {
-            let r = { (draw: UInt64) in SlotRandom.uniform(seed, 40, Int64(j), draw: draw) }
+            let r = { (draw: UInt64) in SeededRandom.unit(seed: seed, stream: 40, index: Int64(j), draw: draw) }
             let hz = min(3800 + 1000 * r(0), 0.4 * rate)
             let period = 60 / (perMinute * (0.9 + 0.2 * r(1))) * rate
             list.append(Individual(cyclesPerFrame: hz / rate, harmonic: 2 * hz < rate / 2 ? 0.06 : 0,
@@ -100,12 +100,12 @@ public final class CricketChorus: FrameSource {
             while k <= lastChirp {
                 defer { k += 1 }
                 guard k >= 0 else { continue }
-                let bout = SlotRandom.uniform(seed, one.stream, floorDiv(k, CricketChorus.boutChirps), draw: 7)
+                let bout = SeededRandom.unit(seed: seed, stream: one.stream, index: floorDiv(k, CricketChorus.boutChirps), draw: 7)
                 guard bout >= 0.25 else { continue }
                 let boutLevel = 0.6 + 0.4 * (bout - 0.25) / 0.75
-                let jitter = (SlotRandom.uniform(seed, one.stream, k, draw: 0) * 2 - 1) * jitterMax
+                let jitter = (SeededRandom.unit(seed: seed, stream: one.stream, index: k, draw: 0) * 2 - 1) * jitterMax
                 let start = Int64((one.phaseFrames + Double(k) * one.periodFrames + jitter).rounded(.down))
-                let level = gain * one.level * boutLevel * (0.9 + 0.2 * SlotRandom.uniform(seed, one.stream, k, draw: 1))
+                let level = gain * one.level * boutLevel * (0.9 + 0.2 * SeededRandom.unit(seed: seed, stream: one.stream, index: k, draw: 1))
                 for p in 0..<one.pulses {
                     let pulseStart = start + Int64((Double(p) * pulsePeriodFrames).rounded(.down))
                     let from = max(pulseStart, position), to = min(pulseStart + pulseFrames, end)
@@ -120,8 +120,8 @@ public final class CricketChorus: FrameSource {
     private func addPulse(_ one: Individual, level: Double, start: Int64, from: Int64, to: Int64,
                           into block: AudioBlock, offset: Int, at position: Int64) {
         let shape = Double.pi / Double(pulseFrames)
-        let left = Float(level * SlotRandom.panGain(one.pan, channel: 0, of: channelCount))
-        let right = Float(level * SlotRandom.panGain(one.pan, channel: 1, of: channelCount))
+        let left = Float(level * GeneratorPan.gain(one.pan, channel: 0, of: channelCount))
+        let right = Float(level * GeneratorPan.gain(one.pan, channel: 1, of: channelCount))
         let harmonic = Float(one.harmonic)
         for n in from..<to {
             let d = Double(n - start)

@@ -62,7 +62,7 @@ public final class FireGenerator: FrameSource {
         let r = rate
         func onePole(_ hz: Double) -> Double { 1 - Double.exp(-2 * Double.pi * min(hz, r * 0.45) / r) }
         hissHP = onePole(3000); hissLP = onePole(9000)
-        noiseSeed = SlotRandom.mix(seed ^ 0x4649_5245)   // "FIRE"
+        noiseSeed = SeededRandom.bits(seed: seed, stream: 0x4649_5245, index: 0)   // "FIRE"
         crackleSlot = max(1, Int64((0.010 * rate).rounded()))
         popSlot = max(1, Int64((0.25 * rate).rounded()))
         crackleMax = Int64((8 * 0.0008 * rate).rounded(.up)) + 1
@@ -76,7 +76,7 @@ public final class FireGenerator: FrameSource {
     private func valueNoise(_ t: Double, stream: UInt64) -> Double {
         let k = t.rounded(.down)
         let f = t - k
-        let a = SlotRandom.uniform(seed, stream, Int64(k)), b = SlotRandom.uniform(seed, stream, Int64(k) + 1)
+        let a = SeededRandom.unit(seed: seed, stream: stream, index: Int64(k)), b = SeededRandom.unit(seed: seed, stream: stream, index: Int64(k) + 1)
         let s = (1 - Double.cos(Double.pi * f)) / 2
         return a + (b - a) * s
     }
@@ -150,19 +150,19 @@ public final class FireGenerator: FrameSource {
             guard k >= 0 else { continue }
             let slotStart = k * crackleSlot
             let p = min(0.9, crackleRate * 0.01 * (0.4 + 1.2 * flicker(at: slotStart)))
-            guard SlotRandom.uniform(seed, 20, k) < p else { continue }
-            let start = slotStart + Int64(SlotRandom.uniform(seed, 20, k, draw: 1) * Double(crackleSlot))
-            let tau = (0.08 + 0.72 * SlotRandom.uniform(seed, 20, k, draw: 2)) * 0.001 * rate
-            let u = SlotRandom.uniform(seed, 20, k, draw: 3)
+            guard SeededRandom.unit(seed: seed, stream: 20, index: k) < p else { continue }
+            let start = slotStart + Int64(SeededRandom.unit(seed: seed, stream: 20, index: k, draw: 1) * Double(crackleSlot))
+            let tau = (0.08 + 0.72 * SeededRandom.unit(seed: seed, stream: 20, index: k, draw: 2)) * 0.001 * rate
+            let u = SeededRandom.unit(seed: seed, stream: 20, index: k, draw: 3)
             let level = amplitude * (0.1 + 0.9 * u * u)
-            let pan = SlotRandom.uniform(seed, 20, k, draw: 4) * 2 - 1
+            let pan = SeededRandom.unit(seed: seed, stream: 20, index: k, draw: 4) * 2 - 1
             let length = Int64((8 * tau).rounded(.up))
             let from = max(start, position), to = min(start + length, end)
             guard from < to else { continue }
             let damping = 1 / tau
-            let eventSeed = SlotRandom.bits(seed, 21, k)
+            let eventSeed = SeededRandom.bits(seed: seed, stream: 21, index: k)
             for c in 0..<channelCount {
-                let g = level * SlotRandom.panGain(pan, channel: c, of: channelCount)
+                let g = level * GeneratorPan.gain(pan, channel: c, of: channelCount)
                 let out = block.channel(c).baseAddress! + offset
                 for n in from..<to {
                     let d = n - start
@@ -182,19 +182,19 @@ public final class FireGenerator: FrameSource {
         let amplitude = FireGenerator.popScale * intensity.squareRoot()
         while k <= lastSlot {
             defer { k += 1 }
-            guard k >= 0, SlotRandom.uniform(seed, 30, k) < popProbability else { continue }
-            let start = k * popSlot + Int64(SlotRandom.uniform(seed, 30, k, draw: 1) * Double(popSlot))
-            let tau = (0.003 + 0.009 * SlotRandom.uniform(seed, 30, k, draw: 2)) * rate
-            let hz = 150 + 550 * SlotRandom.uniform(seed, 30, k, draw: 3)
-            let level = amplitude * (0.4 + 0.6 * SlotRandom.uniform(seed, 30, k, draw: 4))
-            let pan = SlotRandom.uniform(seed, 30, k, draw: 5) * 2 - 1
+            guard k >= 0, SeededRandom.unit(seed: seed, stream: 30, index: k) < popProbability else { continue }
+            let start = k * popSlot + Int64(SeededRandom.unit(seed: seed, stream: 30, index: k, draw: 1) * Double(popSlot))
+            let tau = (0.003 + 0.009 * SeededRandom.unit(seed: seed, stream: 30, index: k, draw: 2)) * rate
+            let hz = 150 + 550 * SeededRandom.unit(seed: seed, stream: 30, index: k, draw: 3)
+            let level = amplitude * (0.4 + 0.6 * SeededRandom.unit(seed: seed, stream: 30, index: k, draw: 4))
+            let pan = SeededRandom.unit(seed: seed, stream: 30, index: k, draw: 5) * 2 - 1
             let length = Int64((8 * tau).rounded(.up))
             let from = max(start, position), to = min(start + length, end)
             guard from < to else { continue }
             let damping = 1 / tau, burst = 1 / (0.001 * rate), step = hz / rate
-            let eventSeed = SlotRandom.bits(seed, 31, k)
+            let eventSeed = SeededRandom.bits(seed: seed, stream: 31, index: k)
             for c in 0..<channelCount {
-                let g = level * SlotRandom.panGain(pan, channel: c, of: channelCount)
+                let g = level * GeneratorPan.gain(pan, channel: c, of: channelCount)
                 let out = block.channel(c).baseAddress! + offset
                 for n in from..<to {
                     let d = Double(n - start)

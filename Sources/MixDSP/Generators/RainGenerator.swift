@@ -74,8 +74,8 @@ public final class RainGenerator: FrameSource {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         let rate = Double(sampleRate)
-        noiseSeed = proceduralHash(seed, 0x5241_494E, 1)        // "RAIN"
-        dropSeed = proceduralHash(seed, 0x4452_4F50, 2)         // "DROP"
+        noiseSeed = SeededRandom.bits(seed: seed, stream: 1, index: 0x5241_494E)        // "RAIN"
+        dropSeed = SeededRandom.bits(seed: seed, stream: 2, index: 0x4452_4F50)         // "DROP"
         highPass = SVF(cutoffHz: 350, q: 0.7, sampleRate: rate)
         lowPass = SVF(cutoffHz: 1500 * _pow(2, 3 * self.brightness), q: 0.7, sampleRate: rate)
         bedGain = RainGenerator.bedScale * gain(fromDecibels: -20 * (1 - i))
@@ -121,7 +121,7 @@ public final class RainGenerator: FrameSource {
         let slotStart = slot * slotFrames
         var t = Double(slotStart)
         for m in 0..<RainGenerator.maximumDropsPerSlot {
-            let u = unitInterval(proceduralHash(dropSeed, slot, UInt64(4 * m)))
+            let u = SeededRandom.unit(SeededRandom.bits(seed: dropSeed, stream: UInt64(4 * m), index: slot))
             t += -Double.log(1 - u) / perFrameRate              // exponential gap: a Poisson process
             let onset = Int64(t.rounded(.down))                // the floor: slots before frame 0 too
             guard onset < slotStart + slotFrames else { return }
@@ -130,15 +130,15 @@ public final class RainGenerator: FrameSource {
     }
 
     private func makeDrop(onset: Int64, slot: Int64, index m: Int) -> Drop {
-        let a = proceduralHash(dropSeed, slot, UInt64(4 * m + 1))
-        let b = proceduralHash(dropSeed, slot, UInt64(4 * m + 2))
-        let u1 = unitInterval(a), u2 = unitInterval(a << 26 | a >> 38), u3 = unitInterval(b), u4 = unitInterval(b << 26 | b >> 38)
+        let a = SeededRandom.bits(seed: dropSeed, stream: UInt64(4 * m + 1), index: slot)
+        let b = SeededRandom.bits(seed: dropSeed, stream: UInt64(4 * m + 2), index: slot)
+        let u1 = SeededRandom.unit(a), u2 = SeededRandom.unit(a << 26 | a >> 38), u3 = SeededRandom.unit(b), u4 = SeededRandom.unit(b << 26 | b >> 38)
         let isPlop = (a & 0xFF) < 51                             // about 20%
         let rate = Double(sampleRate)
         let hz = isPlop ? 350 * _pow(1200.0 / 350, u1) : 1800 * _pow(6500.0 / 1800, u1) * _pow(2, brightness - 0.5)
         let tau = (isPlop ? 0.004 + 0.006 * u2 : 0.0015 + 0.0035 * u2) * rate
         let level = RainGenerator.dropScale * gain(fromDecibels: -30 * u3)
-        let phase = 0.2 + 1.1 * unitInterval(b & 0xFFFF_FFFF | (b >> 40) << 32)
+        let phase = 0.2 + 1.1 * SeededRandom.unit(b & 0xFFFF_FFFF | (b >> 40) << 32)
         // Pan: 0 (left) ... π/2 (right), equal power, pushed towards the sides (u → 4u³ below ½) so the
         // channels stay decorrelated even where drops are louder than the bed.
         let side = u4 < 0.5 ? 4 * u4 * u4 * u4 : 1 - 4 * (1 - u4) * (1 - u4) * (1 - u4)

@@ -6,7 +6,7 @@ import RealModule
 ///
 /// Swell k crests at cₖ = (k + jₖ) · P seconds, jₖ uniform in [−0.2, 0.2] (so crests are 0.6 P to 1.4 P
 /// apart), with a height aₖ uniform in [0.5, 1] and a pan uniform in [−0.4, 0.4], all hashed from
-/// (seed, k) (`SlotRandom`). With x = (t − cₖ) / P, each swell adds to two envelopes:
+/// (seed, k) (`SeededRandom`). With x = (t − cₖ) / P, each swell adds to two envelopes:
 ///
 ///   crash(x) = ((x + 0.5) / 0.5)²            for −0.5 ≤ x < 0     (the swell rears up)
 ///            = e^(−x / 0.22) · taper(x)       for 0 ≤ x < 1.3     (it breaks and spends itself)
@@ -81,13 +81,13 @@ public final class SurfGenerator: FrameSource {
         func onePole(_ hz: Double) -> Double { 1 - Double.exp(-2 * Double.pi * min(hz, rate * 0.45) / rate) }
         hissHP = onePole(800); hissLP = onePole(5000); bedLP = onePole(140)
         roarBase = 200; roarSpan = 600 + 3400 * self.intensity
-        noiseSeed = SlotRandom.mix(seed ^ 0x5355_5246)   // "SURF"
+        noiseSeed = SeededRandom.bits(seed: seed, stream: 0x5355_5246, index: 0)   // "SURF"
     }
 
     /// Swell `k`'s crest: its time in seconds (from the generator's frame 0) and its height (0.5...1).
     public func crest(_ k: Int64) -> (seconds: Double, height: Double) {
-        let jitter = (SlotRandom.uniform(seed, 1, k, draw: 0) * 2 - 1) * 0.2
-        return ((Double(k) + jitter) * periodSeconds, 0.5 + 0.5 * SlotRandom.uniform(seed, 1, k, draw: 1))
+        let jitter = (SeededRandom.unit(seed: seed, stream: 1, index: k, draw: 0) * 2 - 1) * 0.2
+        return ((Double(k) + jitter) * periodSeconds, 0.5 + 0.5 * SeededRandom.unit(seed: seed, stream: 1, index: k, draw: 1))
     }
 
     /// The swells' envelopes for channel `c` at time `t` frames: (crash, wash).
@@ -100,8 +100,8 @@ public final class SurfGenerator: FrameSource {
             let (crestSeconds, height) = crest(k)
             let x = u - crestSeconds / periodSeconds
             if x >= -0.5 && x < 1.3 {
-                let pan = (SlotRandom.uniform(seed, 1, k, draw: 2) * 2 - 1) * 0.4
-                let g = height * SlotRandom.panGain(pan, channel: c, of: channelCount)
+                let pan = (SeededRandom.unit(seed: seed, stream: 1, index: k, draw: 2) * 2 - 1) * 0.4
+                let g = height * GeneratorPan.gain(pan, channel: c, of: channelCount)
                 if x < 0 {
                     let q = (x + 0.5) / 0.5
                     crash += g * q * q

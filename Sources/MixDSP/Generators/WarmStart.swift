@@ -1,18 +1,6 @@
-/// Helpers shared by the procedural generators (rain, wind): a counter-based hash, a state-variable
-/// filter, smooth random curves, and `WarmStart`, which runs recursive filters so that any frame's
+/// Helpers shared by the procedural generators (rain, wind): a state-variable filter, smooth random curves
+/// (from `SeededRandom`, the one counter-based hash every seeded thing uses), and `WarmStart`, which runs recursive filters so that any frame's
 /// output is the same wherever rendering started.
-
-/// SplitMix64 of (seed, a, b): a counter-based random word. Pure, so anything derived from it can be
-/// computed for any position without running from frame 0.
-@inline(__always) func proceduralHash(_ seed: UInt64, _ a: Int64, _ b: UInt64) -> UInt64 {
-    var z = seed &+ (UInt64(bitPattern: a) &* 0x9E37_79B9_7F4A_7C15) &+ (b &* 0xD1B5_4A32_D192_ED03)
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-}
-
-/// A uniform number in [0, 1) from a hash word (its top 53 bits).
-@inline(__always) func unitInterval(_ z: UInt64) -> Double { Double(z >> 11) * (1.0 / 9_007_199_254_740_992.0) }
 
 /// A smooth random curve in [0, 1]: values drawn at knots `period` seconds apart from (seed, knot), joined by
 /// a smoothstep (s = 3f² − 2f³), so its slope is zero at every knot. A pure function of time.
@@ -20,8 +8,8 @@
     let x = t / period
     let knot = Int64(x)                     // t >= 0 here, so truncation is the floor
     let f = x - Double(knot)
-    let a = unitInterval(proceduralHash(seed, knot, 0x5EED))
-    let b = unitInterval(proceduralHash(seed, knot &+ 1, 0x5EED))
+    let a = SeededRandom.unit(SeededRandom.bits(seed: seed, stream: 0x5EED, index: knot))
+    let b = SeededRandom.unit(SeededRandom.bits(seed: seed, stream: 0x5EED, index: knot &+ 1))
     let s = f * f * (3 - 2 * f)
     return a + (b - a) * s
 }

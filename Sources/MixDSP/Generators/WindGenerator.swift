@@ -31,7 +31,7 @@ public final class WindGenerator: FrameSource {
     static let controlFrames: Int64 = 32
     static let stateSize = 6
     /// Brings the long-run RMS at intensity 1, gustiness ½ to about -18 dBFS; measured, see the tests.
-    static let outputScale = 1.70
+    static let outputScale = 1.62   // measured over seeds 1 to 8, 10 minutes each: within 0.6 dB of -18 dBFS
 
     private var warm: WarmStart
     private let noiseSeed: UInt64
@@ -48,7 +48,7 @@ public final class WindGenerator: FrameSource {
         self.seed = seed
         self.sampleRate = sampleRate
         self.channelCount = channelCount
-        noiseSeed = proceduralHash(seed, 0x57_494E_44, 1)          // "WIND"
+        noiseSeed = SeededRandom.bits(seed: seed, stream: 1, index: 0x57_494E_44)          // "WIND"
         rumble = SVF(cutoffHz: 90, q: 0.7, sampleRate: Double(sampleRate))
         warm = WarmStart(stateSize: channelCount * WindGenerator.stateSize, epochFrames: Int64(sampleRate) * 16,
                          warmUpFrames: Int64(sampleRate), channelCount: channelCount)

@@ -28,6 +28,23 @@ public enum SeededRandom {
         range.lowerBound + (range.upperBound - range.lowerBound) * unit(seed: seed, stream: stream, index: index)
     }
 
+    /// 64 random bits for item `index` (a slot of the timeline, which may be negative) of `stream`; `draw` picks
+    /// one of several independent values of the same item (its time, its level, its pan, ...).
+    @inlinable
+    public static func bits(seed: UInt64, stream: UInt64, index: Int64, draw: UInt64 = 0) -> UInt64 {
+        bits(seed: seed, stream: stream &+ (draw << 32), index: UInt64(bitPattern: index))
+    }
+
+    /// A uniform number in [0, 1) for item `index` of `stream`, value `draw` of it.
+    @inlinable
+    public static func unit(seed: UInt64, stream: UInt64, index: Int64, draw: UInt64 = 0) -> Double {
+        unit(bits(seed: seed, stream: stream, index: index, draw: draw))
+    }
+
+    /// A uniform number in [0, 1) from 64 random bits (their top 53).
+    @inlinable
+    public static func unit(_ bits: UInt64) -> Double { Double(bits >> 11) * 0x1p-53 }
+
     /// A uniform integer in `0..<count` (`count` > 0).
     @inlinable
     public static func below(_ count: Int, seed: UInt64, stream: UInt64, index: UInt64) -> Int {

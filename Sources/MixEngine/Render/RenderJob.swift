@@ -201,12 +201,7 @@ public struct RenderJob: Sendable {
                        progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
         let settings = try streamSettings(format: format, name: name)
         let material = material ?? PreparedMaterial()
-        let normalisation = try plan.loudness.map { spec in
-            try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames) { reason in
-                loudnessIsOverride ? .setting(.loudness, reason: "\(String(format1: spec.targetLUFS)): \(reason)")
-                                   : .preset(PresetError(file: presetPath, jsonPath: "output.loudness.target", message: reason))
-            }
-        }
+        let normalisation = try findNormalisation(material: material, blockFrames: blockFrames)
         let writer = try AudioFileWriter.open(fileDescriptor: descriptor, settings: settings, displayPath: name)
         let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
         let summary = try Renderer(plan: plan.withMasterGain(db: normalisation?.gainDb ?? 0), blockFrames: blockFrames)
@@ -334,12 +329,7 @@ public struct RenderJob: Sendable {
         let settings = try outputSettings(for: path)
         let material = material ?? PreparedMaterial()
         // Normalising: measuring passes find the master gain first (they share the prepared material).
-        var normalisation = try plan.loudness.map { spec in
-            try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames) { reason in
-                loudnessIsOverride ? .setting(.loudness, reason: "\(String(format1: spec.targetLUFS)): \(reason)")
-                                   : .preset(PresetError(file: presetPath, jsonPath: "output.loudness.target", message: reason))
-            }
-        }
+        var normalisation = try findNormalisation(material: material, blockFrames: blockFrames)
         var output = try AtomicOutputFile(destination: path)
         do {
             var summary = try write(plan.withMasterGain(db: normalisation?.gainDb ?? 0), to: output, settings: settings,
@@ -371,6 +361,18 @@ public struct RenderJob: Sendable {
         } catch {
             output.discard()
             throw error
+        }
+    }
+
+    /// The master gain that brings the render to its loudness target, found by measuring passes before anything
+    /// is encoded (they share `material`); nil when the render is not normalised. Errors name `--loudness` or
+    /// `output.loudness.target`, whichever set the target.
+    private func findNormalisation(material: PreparedMaterial, blockFrames: Int) throws -> NormalisationReport? {
+        try plan.loudness.map { spec in
+            try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames) { reason in
+                loudnessIsOverride ? .setting(.loudness, reason: "\(String(format1: spec.targetLUFS)): \(reason)")
+                                   : .preset(PresetError(file: presetPath, jsonPath: "output.loudness.target", message: reason))
+            }
         }
     }
 

@@ -33,15 +33,9 @@ public enum MPEGBytes {
     /// delay and padding): a VBR file as many encoders leave it, whose header length is only an estimate.
     /// The file must start with that frame (libsndfile writes an ID3v2 tag only when given tags).
     public static func withoutTagFrame(_ bytes: [UInt8]) -> [UInt8] {
-        precondition(bytes.count > 4 && bytes[0] == 0xFF && bytes[1] & 0xE0 == 0xE0, "not an MPEG frame header")
-        // MPEG-1 Layer III (bytes[1] bits 4-3 = 11): 144 x bitrate / rate bytes; MPEG-2 and 2.5: 72 x.
-        let isMPEG1 = (bytes[1] >> 3) & 3 == 3
-        let bitrates = isMPEG1 ? [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
-                               : [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
-        let rates = isMPEG1 ? [44_100, 48_000, 32_000] : (bytes[1] >> 3) & 3 == 2 ? [22_050, 24_000, 16_000] : [11_025, 12_000, 8000]
-        let bitrate = bitrates[Int(bytes[2] >> 4)] * 1000
-        let rate = rates[Int((bytes[2] >> 2) & 3)]
-        let length = (isMPEG1 ? 144 : 72) * bitrate / rate + Int((bytes[2] >> 1) & 1)
+        let header = MPEGFrameHeader(bytes, at: 0)
+        precondition(header != nil, "not an MPEG Layer III frame header")
+        let length = header!.length
         return Array(bytes[length...])
     }
 }
