@@ -8,35 +8,84 @@ import MixDSP
 /// rate and channels, the resampler quality, and the loop seam), so two plans that need the same
 /// audio share it and a plan that needs other audio gets its own.
 ///
-/// The caller keeps it for as long as renders should share it; dropping it frees the audio (held as
-/// planar `Float`, `channelCount x frames x 4` bytes per entry). `prepare` makes what is missing on every
-/// core (longest first) and returns at once when everything is there. Thread-safe: `prepare` and `source`
-/// may be called from several threads; entries are immutable once made, and the sources they hold only
-/// read while rendering.
+/// **Keeping and releasing.** A render that holds a `Lease` (from `lease(for:)`) keeps what its plan uses;
+/// what no lease holds is kept while everything held fits in `budgetBytes`, and released least recently used
+/// first beyond it. What leases hold is never released, even past the budget: the budget bounds what is kept
+/// *between* renders. `prepare(for:)` makes material without a lease (a single render, which keeps this object
+/// only while it runs). Dropping the object frees everything (renders still running keep what they play).
 ///
-/// Layout: a dictionary from `MaterialKey` to the shared `FrameSource` (for the built-in kinds a
-/// `LoopSource` or `MemorySource` holding the audio), guarded by a `Mutex`, and a second `Mutex` held
-/// for the whole of a `prepare`: two `prepare` calls run one after the other, even for unrelated
-/// material. `prepare` allocates the audio of what it makes; `source(for:)` allocates nothing.
+/// **A store.** With a `MaterialStore` (a folder shared between processes), material is read from it when
+/// there, and what is made is written to it, so a later process skips decoding and resampling.
+///
+/// Making is on every core (longest first); a call whose material is all here returns at once. Thread-safe:
+/// `prepare`, `lease` and `source` may be called from several threads; entries are immutable once made, and
+/// the sources they hold only read while rendering.
+///
+/// Layout: a dictionary from `MaterialKey` to an entry (the shared `FrameSource`, its bytes, how many leases
+/// hold it, when it was last used), guarded by a `Mutex`, and a second `Mutex` held while material is made:
+/// two calls that both need to make something run one after the other. Allocates the audio of what it makes.
 public final class PreparedMaterial: @unchecked Sendable {
-    private let entries = Mutex<[MaterialKey: FrameSource]>([:])
-    /// Held for the whole of a `prepare`, so two renders asking at once do not both make the same entry.
-    private let preparing = Mutex<Void>(())
+    /// How many bytes of material no render holds may be kept; `Int.max` keeps everything.
+    public let budgetBytes: Int
+    public let store: MaterialStore?
 
-    public init() {}
+    private struct Entry {
+        var source: FrameSource
+        var bytes: Int
+        var leases: Int
+        var lastUse: UInt64
+    }
+    private struct State {
+        var entries: [MaterialKey: Entry] = [:]
+        var bytes = 0
+        var tick: UInt64 = 0
+        var released = 0
+        var storeProblems: [String] = []
+    }
+    private let state = Mutex(State())
+    /// Held while material is made, so two renders asking at once do not both make the same entry.
+    private let making = Mutex<Void>(())
 
-    /// What one `prepare` did.
-    /// A value of two `Int`s and a `Double`; allocates nothing. `Sendable`, safe to share.
+    public init(budgetBytes: Int = .max, store: MaterialStore? = nil) {
+        self.budgetBytes = max(0, budgetBytes)
+        self.store = store
+    }
+
+    /// What one `prepare` or `lease` did.
+    /// A value of `Int`s and a `Double`; allocates nothing. `Sendable`, safe to share.
     public struct Report: Sendable {
-        /// Entries made by this call, and entries it found already made.
+        /// Entries made by this call (decoded, or read from the store), and entries it found already made.
         public var made: Int
         public var reused: Int
+        /// Of those made, how many were read from the store rather than decoded.
+        public var fromStore: Int = 0
         /// Wall-clock seconds the call took.
         public var seconds: Double
     }
 
+    /// Material held for one render: released by `release()` or when dropped.
+    /// A class holding the keys; thread-safe (releasing twice is releasing once).
+    public final class Lease: @unchecked Sendable {
+        private let owner: PreparedMaterial
+        private let keys: [MaterialKey]
+        private let released = Mutex(false)
+        public let report: Report
+
+        fileprivate init(owner: PreparedMaterial, keys: [MaterialKey], report: Report) {
+            self.owner = owner; self.keys = keys; self.report = report
+        }
+
+        /// Lets go of the material; what no other lease holds may be released past the budget.
+        public func release() {
+            guard released.withLock({ done in defer { done = true }; return !done }) else { return }
+            owner.unpin(keys)
+        }
+
+        deinit { release() }
+    }
+
     /// Makes the material `plan` needs that is not here yet; a second call for the same plan (or any plan
-    /// whose material is all here) makes nothing.
+    /// whose material is all here) makes nothing. Holds nothing: see `lease(for:)`.
     @discardableResult
     public func prepare(for plan: RenderPlan) throws -> Report {
         try prepare(plan.materialRequests, context: plan.voiceContext)
@@ -45,41 +94,150 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// Makes the material for `requests` that is not here yet, in parallel across the machine's cores.
     @discardableResult
     public func prepare(_ requests: [any MaterialRequest], context: VoiceContext) throws -> Report {
-        let clock = ContinuousClock()
-        let started = clock.now
-        return try preparing.withLock { _ in
-            let known = entries.withLock { Set($0.keys) }
-            var missing: [any MaterialRequest] = []
-            var seen = known
-            for request in requests where seen.insert(request.key).inserted { missing.append(request) }
-            let reused = requests.count - missing.count
+        let (report, keys) = try acquire(requests, context: context)
+        unpin(keys)
+        return report
+    }
 
-            let results = UnsafeMutableBufferPointer<Result<FrameSource, Error>?>.allocate(capacity: missing.count)
-            results.initialize(repeating: nil)
-            // Deinitialise too: deallocating alone would keep every loaded source (all of its audio) alive.
-            defer { _ = results.deinitialize(); results.deallocate() }
-            // Longest first, so that the last job a core picks up is a short one.
-            let costs = missing.map(\.estimatedCost)
-            let order = missing.indices.sorted { costs[$0] > costs[$1] }
-            DispatchQueue.concurrentPerform(iterations: missing.count) { k in
-                let i = order[k]
-                results[i] = Result { try missing[i].load(context) }
-            }
-            var made: [MaterialKey: FrameSource] = [:]
-            for (i, request) in missing.enumerated() { made[request.key] = try results[i]!.get() }
-            entries.withLock { $0.merge(made) { old, _ in old } }
-            return Report(made: missing.count, reused: reused, seconds: (clock.now - started).seconds)
+    /// Makes what `plan` needs and holds it until the lease is released.
+    public func lease(for plan: RenderPlan) throws -> Lease {
+        let (report, keys) = try acquire(plan.materialRequests, context: plan.voiceContext)
+        return Lease(owner: self, keys: keys, report: report)
+    }
+
+    /// The material made for `key`, or nil if it has not been prepared (or was released).
+    public func source(for key: MaterialKey) -> FrameSource? {
+        state.withLock { s in
+            guard s.entries[key] != nil else { return nil }
+            s.tick += 1
+            s.entries[key]!.lastUse = s.tick
+            return s.entries[key]!.source
         }
     }
 
-    /// The material made for `key`, or nil if it has not been prepared.
-    public func source(for key: MaterialKey) -> FrameSource? {
-        entries.withLock { $0[key] }
-    }
-
     /// The keys of everything held.
-    public var keys: [MaterialKey] { entries.withLock { Array($0.keys) } }
+    public var keys: [MaterialKey] { state.withLock { Array($0.entries.keys) } }
+
+    /// The bytes of audio held now, and how many entries were released under the budget so far.
+    public var heldBytes: Int { state.withLock { $0.bytes } }
+    public var releasedCount: Int { state.withLock { $0.released } }
+
+    /// Why the store could not be written, one line each (the render goes on without it).
+    public var storeProblems: [String] { state.withLock { $0.storeProblems } }
 
     /// Forgets everything (renders still running keep what they hold).
-    public func removeAll() { entries.withLock { $0.removeAll() } }
+    public func removeAll() { state.withLock { $0 = State() } }
+
+    // MARK: - Making and holding
+
+    /// Makes what is missing and pins every requested key once (the caller unpins them).
+    private func acquire(_ requests: [any MaterialRequest], context: VoiceContext) throws -> (Report, [MaterialKey]) {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var unique: [any MaterialRequest] = []
+        var seen = Set<MaterialKey>()
+        for request in requests where seen.insert(request.key).inserted { unique.append(request) }
+        let keys = unique.map(\.key)
+        // Everything here already: pin it, no waiting on another call that is making material.
+        if pinIfAllHere(keys) {
+            return (Report(made: 0, reused: keys.count, seconds: (clock.now - started).seconds), keys)
+        }
+        return try making.withLock { _ in
+            // Pin what is here (so no release takes it meanwhile) and make the rest.
+            let missing: [any MaterialRequest] = state.withLock { s in
+                var missing: [any MaterialRequest] = []
+                for request in unique {
+                    if s.entries[request.key] != nil { pin(request.key, in: &s) } else { missing.append(request) }
+                }
+                return missing
+            }
+            let made: [(MaterialKey, FrameSource, Int, Bool)]
+            do {
+                made = try make(missing, context: context)
+            } catch {
+                unpin(unique.filter { r in !missing.contains { $0.key == r.key } }.map(\.key))
+                throw error
+            }
+            state.withLock { s in
+                for (key, source, bytes, _) in made {
+                    s.tick += 1
+                    s.entries[key] = Entry(source: source, bytes: bytes, leases: 1, lastUse: s.tick)
+                    s.bytes += bytes
+                }
+                releaseOverBudget(in: &s)
+            }
+            let report = Report(made: missing.count, reused: keys.count - missing.count, fromStore: made.filter(\.3).count,
+                                seconds: (clock.now - started).seconds)
+            return (report, keys)
+        }
+    }
+
+    /// Decodes (or reads from the store) every request on all cores, longest first.
+    private func make(_ missing: [any MaterialRequest], context: VoiceContext) throws -> [(MaterialKey, FrameSource, Int, Bool)] {
+        guard !missing.isEmpty else { return [] }
+        let results = UnsafeMutableBufferPointer<Result<(FrameSource, Int, Bool), Error>?>.allocate(capacity: missing.count)
+        results.initialize(repeating: nil)
+        // Deinitialise too: deallocating alone would keep every loaded source (all of its audio) alive.
+        defer { _ = results.deinitialize(); results.deallocate() }
+        let costs = missing.map(\.estimatedCost)
+        let order = missing.indices.sorted { costs[$0] > costs[$1] }
+        let store = self.store
+        DispatchQueue.concurrentPerform(iterations: missing.count) { k in
+            let i = order[k]
+            results[i] = Result {
+                let request = missing[i]
+                var fromStore = false
+                var audio: PreparedAudio?
+                var description: String?
+                if let store {
+                    description = try request.storeDescription(context)
+                    if let description { audio = try? store.audio(for: description); fromStore = audio != nil }
+                }
+                let decoded = try audio ?? request.decode(context)
+                if let store, let description, !fromStore {
+                    do { try store.store(decoded, for: description) } catch {
+                        let line = "\(request.key.label): not kept in the cache folder: \(error)"
+                        state.withLock { if !$0.storeProblems.contains(line) { $0.storeProblems.append(line) } }
+                    }
+                }
+                let bytes = decoded.bytes
+                return (try request.makeShared(decoded), bytes, fromStore)
+            }
+        }
+        return try missing.indices.map { i in
+            let (source, bytes, fromStore) = try results[i]!.get()
+            return (missing[i].key, source, bytes, fromStore)
+        }
+    }
+
+    private func pinIfAllHere(_ keys: [MaterialKey]) -> Bool {
+        state.withLock { s in
+            guard keys.allSatisfy({ s.entries[$0] != nil }) else { return false }
+            for key in keys { pin(key, in: &s) }
+            return true
+        }
+    }
+
+    private func pin(_ key: MaterialKey, in s: inout State) {
+        s.tick += 1
+        s.entries[key]!.leases += 1
+        s.entries[key]!.lastUse = s.tick
+    }
+
+    fileprivate func unpin(_ keys: [MaterialKey]) {
+        state.withLock { s in
+            for key in keys where s.entries[key] != nil { s.entries[key]!.leases -= 1 }
+            releaseOverBudget(in: &s)
+        }
+    }
+
+    /// Releases entries no lease holds, least recently used first, until what is held fits the budget.
+    private func releaseOverBudget(in s: inout State) {
+        while s.bytes > budgetBytes {
+            guard let victim = s.entries.filter({ $0.value.leases <= 0 }).min(by: { $0.value.lastUse < $1.value.lastUse }) else { return }
+            s.bytes -= victim.value.bytes
+            s.entries[victim.key] = nil
+            s.released += 1
+        }
+    }
 }

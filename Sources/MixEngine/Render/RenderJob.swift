@@ -4,7 +4,7 @@ import MixIO
 
 /// Settings given on the command line that take precedence over the preset.
 /// A value of optional numbers and a quality; allocates nothing. `Sendable`, safe to share.
-public struct RenderOverrides: Sendable {
+public struct RenderOverrides: Sendable, Equatable {
     public var durationSeconds: Double?
     public var sampleRate: Int?
     public var quality: Double?

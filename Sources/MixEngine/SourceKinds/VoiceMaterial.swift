@@ -31,16 +31,42 @@ extension VoiceMaterial {
 /// Material to make once before rendering and share between renders, such as a file decoded and
 /// resampled for a loop. Two requests with the same `key` make the same material.
 ///
-/// Conforming types are values (`Sendable`): `PreparedMaterial` calls `load` on worker threads, several
-/// requests at once, so `load` must share no mutable state. `load` allocates the material.
+/// Making it is two steps, so that the audio in between can be kept on disk by a store shared between
+/// processes (`MaterialStore`, `--cache-dir`): `decode` makes the audio (the expensive part), `makeShared`
+/// turns it into the source voices play. `storeDescription` says what the audio depends on, the source's
+/// content as a hash, so that a store can find it again in a later process.
+///
+/// Conforming types are values (`Sendable`): `PreparedMaterial` calls `decode` and `storeDescription` on worker
+/// threads, several requests at once, so they must share no mutable state. `decode` allocates the material.
 public protocol MaterialRequest: Sendable {
     var key: MaterialKey { get }
-    /// Roughly how much work `load` is (seconds of audio, times ten when it must be resampled), so the
+    /// Roughly how much work `decode` is (seconds of audio, times ten when it must be resampled), so the
     /// longest jobs start first.
     var estimatedCost: Double { get }
-    /// Makes the material: a `FrameSource` whose `render` only reads (it is shared by every voice and every
-    /// render that plays it, possibly from several threads at once). Called on a worker thread.
-    func load(_ context: VoiceContext) throws -> FrameSource
+    /// Makes the audio: planar, at the context's rate and channels. Called on a worker thread.
+    func decode(_ context: VoiceContext) throws -> PreparedAudio
+    /// Everything `decode`'s result depends on, as text naming the source by a hash of its content (never its
+    /// path), or nil when the material is not to be stored. Called on a worker thread; may read the file.
+    func storeDescription(_ context: VoiceContext) throws -> String?
+    /// The source every voice and render that plays this material shares, made from `audio` (taking it over):
+    /// its `render` only reads, possibly from several threads at once.
+    func makeShared(_ audio: PreparedAudio) throws -> FrameSource
+}
+
+extension MaterialRequest {
+    /// Decodes and makes the shared source, with no store.
+    public func load(_ context: VoiceContext) throws -> FrameSource { try makeShared(decode(context)) }
+}
+
+/// Audio made by a `MaterialRequest`: planar `Float` at the output rate, its first `length` frames.
+/// A value holding the block (a class: the samples are shared, not copied, when the value is). `Sendable`:
+/// it is handed from the worker thread that made it to the one that keeps it, and read only after that.
+public struct PreparedAudio: @unchecked Sendable {
+    public var audio: AudioBlock
+    public var length: Int
+    public init(audio: AudioBlock, length: Int) { self.audio = audio; self.length = length }
+    /// The memory it holds: every channel's capacity as `Float`s.
+    public var bytes: Int { audio.capacity * audio.channelCount * MemoryLayout<Float>.size }
 }
 
 /// What prepared material is, for sharing it: the same key is the same audio. A value; `label` (the path,

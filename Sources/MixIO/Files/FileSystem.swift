@@ -120,6 +120,33 @@ public enum FileSystem {
         try LibC.rename(from, to: to, operation: "write")
     }
 
+    /// Makes the folder `path` and any missing folders above it (`mkdir` with mode 0755, like `mkdir -p`); a
+    /// folder already there is fine. Errors name the path and `mkdir`.
+    public static func makeFolders(_ path: String) throws {
+        var partial = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            partial += "/" + component
+            if identity(of: partial)?.kind == .folder { continue }
+            try LibC.mkdir(partial, displayPath: path, operation: "make the folder")
+        }
+    }
+
+    /// The names in the folder `path` (not `.` and `..`), in the order `readdir` gives them (`opendir`,
+    /// `readdir`, `closedir`). Errors name the folder and `opendir`.
+    public static func folderEntries(_ path: String) throws -> [String] {
+        try LibC.checkPath(path, function: "opendir", operation: "list")
+        guard let dir = opendir(path) else { throw LibC.failure("opendir", path: path, operation: "list") }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// Calls `readlink`: what the symbolic link at `path` points to, as written in it.
     public static func symbolicLinkDestination(of path: String) throws -> String {
         try LibC.readlink(path, operation: "read the link")

@@ -162,6 +162,12 @@ enum LibC {
         guard Glibc.unlink(path) == 0 else { throw failure("unlink", path: displayPath ?? path, operation: operation) }
     }
 
+    /// Calls `mkdir(path, 0755)`; a folder (or anything) already at `path` made by another process meanwhile is fine.
+    static func mkdir(_ path: String, displayPath: String, operation: String) throws {
+        try checkPath(path, function: "mkdir", operation: operation)
+        guard Glibc.mkdir(path, 0o755) == 0 || errno == EEXIST else { throw failure("mkdir", path: displayPath, operation: operation) }
+    }
+
     /// Calls `rename(from, to)`; errors name `displayPath` (by default `to`).
     static func rename(_ from: String, to: String, displayPath: String? = nil, operation: String) throws {
         try checkPath(from, function: "rename", operation: operation)

@@ -52,13 +52,27 @@ struct PreparedFile: VoiceMaterial, MaterialRequest {
     /// realtime here, resampling at medium quality about 70x).
     var estimatedCost: Double { file.durationSeconds * (file.sampleRate == key.sampleRate ? 1 : 10) }
 
-    func load(_ context: VoiceContext) throws -> FrameSource {
+    func decode(_ context: VoiceContext) throws -> PreparedAudio {
         let (audio, length) = try LoopMaterial.load(decoder: AudioFile.open(path: file.path), outputRate: context.sampleRate,
                                                     outputChannels: context.channelCount, isCircular: seam != nil,
                                                     makeConverter: context.makeConverter)
-        guard let seam else { return MemorySource(audio: audio, length: length) }
-        guard length > 0 else { throw AudioIOError(path: file.path, function: "sf_readf_float", reason: "the file holds no audio") }
-        return LoopSource(material: audio, length: length, crossfade: seam.crossfadeFrames, curve: seam.curve)
+        return PreparedAudio(audio: audio, length: length)
+    }
+
+    /// The file's content (SHA-256), the output rate, channels and resampler, whether it was resampled circularly,
+    /// and mixrender's version (a new version may decode or resample differently). The seam is not in it: it is
+    /// applied to the audio afterwards, by `makeShared`.
+    func storeDescription(_ context: VoiceContext) throws -> String? {
+        let content = try ContentHash.file(path: file.path)
+        return "prepared file; mixrender \(MixrenderVersion.string); content sha256 \(content.sha256), \(content.bytes) bytes; "
+            + "\(context.sampleRate) Hz, \(context.channelCount) ch, resampler \(context.resampler.rawValue); "
+            + (seam != nil ? "circular" : "once")
+    }
+
+    func makeShared(_ prepared: PreparedAudio) throws -> FrameSource {
+        guard let seam else { return MemorySource(audio: prepared.audio, length: prepared.length) }
+        guard prepared.length > 0 else { throw AudioIOError(path: file.path, function: "sf_readf_float", reason: "the file holds no audio") }
+        return LoopSource(material: prepared.audio, length: prepared.length, crossfade: seam.crossfadeFrames, curve: seam.curve)
     }
 
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource { prepared! }

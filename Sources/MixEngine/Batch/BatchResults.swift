@@ -1,0 +1,97 @@
+import MixIO
+
+/// A batch's results file: JSON Lines, one object per job, written as each job ends (docs/batch.md lists the
+/// fields), and the merging of several shards' results files into one.
+///
+/// Stateless.
+public enum BatchResults {
+    /// The job's result as one line of JSON (without the newline). `error` is the failure worded for people.
+    public static func line(_ outcome: BatchOutcome, shard: Shard, error: String?) -> String {
+        let q = TimelineJSON.quote, n = number
+        let job = outcome.job
+        var fields: [(String, String)] = [
+            ("index", String(job.index)),
+            ("id", job.id.map(q) ?? "null"),
+            ("job", q(job.origin)),
+            ("preset", q(job.preset)),
+            ("output", q(job.output)),
+            ("status", q(outcome.succeeded ? "ok" : "failed")),
+        ]
+        if let error { fields.append(("error", q(error))) }
+        if let result = outcome.result {
+            let s = result.summary
+            fields += [
+                ("durationSeconds", n(s.durationSeconds)),
+                ("frames", String(s.frameCount)),
+                ("sampleRate", String(s.sampleRate)),
+                ("bytes", result.outputBytes.map { String($0) } ?? "null"),
+                ("peakDb", n(s.peakDb)),
+                ("rmsDb", n(s.rmsDb)),
+                ("loudnessLUFS", n(s.loudness.integrated)),
+                ("truePeakDb", n(s.loudness.truePeak)),
+                ("limiterMaxReductionDb", n(s.maxGainReductionDb)),
+                ("clippedSamples", String(s.clippedSamples)),
+                ("realtime", n(outcome.totalSeconds > 0 ? s.durationSeconds / outcome.totalSeconds : 0)),
+            ]
+            if let gain = result.normalisation?.gainDb { fields.append(("normalisationGainDb", n(gain))) }
+        }
+        if let m = outcome.material {
+            fields.append(("material", "{\"made\": \(m.made - m.fromStore), \"fromCacheDir\": \(m.fromStore), \"reused\": \(m.reused)}"))
+        }
+        fields.append(("seconds", "{\"plan\": \(n(outcome.planSeconds)), \"prepare\": \(n(outcome.prepareSeconds)), "
+                       + "\"render\": \(n(outcome.renderSeconds)), \"total\": \(n(outcome.totalSeconds))}"))
+        fields.append(("shard", q(shard.description)))
+        fields.append(("warnings", "[" + outcome.warnings.map(q).joined(separator: ", ") + "]"))
+        return "{" + fields.map { q($0.0) + ": " + $0.1 }.joined(separator: ", ") + "}"
+    }
+
+    /// A JSON number, or null for what JSON cannot write (-infinity: silence).
+    static func number(_ x: Double) -> String { x.isFinite ? TimelineJSON.number(x) : "null" }
+
+    /// What merging found.
+    public struct Merged: Sendable {
+        /// The lines, in job order.
+        public var lines: [String]
+        public var failed: Int
+        /// Job indexes from 0 to the list's length that no file has (when the list's length was given).
+        public var missing: [Int]
+    }
+
+    /// Merges results files (a batch's shards), in job order. A line that is not a JSON object with a whole
+    /// `index`, or a job in two files, is an error naming the file and line. With `jobCount`, an index past it is
+    /// an error too, and the jobs no file has are listed in `missing`.
+    public static func merge(files: [String], jobCount: Int?) throws -> Merged {
+        var byIndex: [Int: (line: String, origin: String, failed: Bool)] = [:]
+        for file in files {
+            let bytes: [UInt8]
+            do { bytes = try FileSystem.readFile(path: file) } catch { throw EngineError.setting(.results, reason: "\(error)") }
+            var lineNumber = 0
+            for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+                lineNumber += 1
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                let origin = "\(file):\(lineNumber)"
+                func fail(_ why: String) -> EngineError { .setting(.results, reason: "\(origin): \(why)") }
+                guard let value = try? JSONValue.parse(Array(line)), case .object(let members) = value else {
+                    throw fail("not a JSON object (a results file has one per line)")
+                }
+                guard case .number(let x)? = members["index"], x.isFinite, x == x.rounded(), x >= 0, x < 1e9 else {
+                    throw fail("no whole 'index' (the job's place in the list, from 0)")
+                }
+                let index = Int(x)
+                if let jobCount, index >= jobCount { throw fail("job \(index) is not in a list of \(jobCount) jobs") }
+                if let other = byIndex[index] { throw fail("job \(index) is also at \(other.origin); merge each shard once") }
+                let failed = members["status"] != .string("ok")
+                byIndex[index] = (String(decoding: line, as: UTF8.self).trimmingCharacters(in: [" ", "\t", "\r"]), origin, failed)
+            }
+        }
+        let order = byIndex.keys.sorted()
+        let missing = jobCount.map { count in (0..<count).filter { byIndex[$0] == nil } } ?? []
+        return Merged(lines: order.map { byIndex[$0]!.line }, failed: order.filter { byIndex[$0]!.failed }.count, missing: missing)
+    }
+}
+
+private extension String {
+    func trimmingCharacters(in set: Set<Character>) -> String {
+        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+    }
+}

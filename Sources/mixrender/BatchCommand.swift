@@ -1,0 +1,215 @@
+import ArgumentParser
+import Foundation
+import MixEngine
+import MixIO
+
+struct BatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Render many presets at once, sharing their prepared sounds (docs/batch.md).",
+        discussion: """
+            JOBS is a JSON Lines file, one job per line:
+              {"preset": "presets/night.json", "output": "out/night.ogg", "duration": "30m"}
+            (also id, sampleRate, quality, bitrate, resampler, loudness, truePeak, start, end, loopable; relative
+            paths are taken from the job file's folder), or a folder of presets with --output-dir and --format.
+            The options below that a render takes apply to every job that does not set its own.
+            """)
+
+    @Argument(help: "A JSON Lines file of jobs, or a folder of presets (*.json).")
+    var jobList: String
+
+    @Option(help: "With a folder of presets: the folder to write their renders into (made if missing).")
+    var outputDir: String?
+
+    @Option(help: "With a folder of presets: the format of their renders (an extension: ogg, m4a, mp3, flac, wav, ...).")
+    var format = "ogg"
+
+    @OptionGroup var overrides: OverrideOptions
+
+    @Option(name: .customLong("jobs"), help: "How many jobs render at once (default: the cores available).")
+    var workers: Int?
+
+    @Option(name: .customLong("cache-mb"), help: "MiB of prepared sounds kept between jobs that no running job uses (default 1024).")
+    var cacheMB = 1024
+
+    @Option(help: "A folder that keeps prepared sounds between batches and processes (made if missing; safe to share).")
+    var cacheDir: String?
+
+    @Option(help: "The results file, JSON Lines, one line per job as it ends (default: beside the job list, .results.jsonl).")
+    var results: String?
+
+    @Option(help: "Render only slice I of N of the job list (1/4 ... 4/4), or 'slurm' for this Slurm array task's slice.")
+    var shard: String?
+
+    @Flag(help: "Show progress even when stderr is not a terminal.")
+    var progress = false
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+    var quiet = false
+
+    func run() throws {
+        try InterruptCleanup.install()   // Ctrl-C removes every job's temporary output and exits 130
+        guard cacheMB >= 0 && cacheMB <= 1 << 24 else { throw CLIError("--cache-mb must be between 0 and \(1 << 24)") }
+        if let workers, !(1...256).contains(workers) { throw CLIError("--jobs must be between 1 and 256") }
+        let defaults = try overrides.resolved()
+
+        // The job list: everything wrong with it is found before any job runs.
+        let isFolder = FileSystem.identity(of: jobList)?.kind == .folder
+        var all: [BatchJob]
+        let resultsPath: String
+        if isFolder {
+            guard let outputDir else {
+                throw CLIError("\(jobList) is a folder of presets: give --output-dir for their renders (and --format, default ogg)")
+            }
+            guard let format = OutputFileFormat.named(format) else {
+                throw CLIError("--format: unknown format '\(format)'; expected \(OutputFileFormat.extensionList())")
+            }
+            do { try FileSystem.makeFolders(outputDir) } catch { throw CLIError("--output-dir: \(ErrorMessage.translate(error))") }
+            all = try BatchJobList.folder(jobList, outputFolder: outputDir, format: format, defaults: defaults)
+            resultsPath = results ?? outputDir + "/batch.results.jsonl"
+        } else {
+            guard outputDir == nil else { throw CLIError("--output-dir is for a folder of presets; a job list names each job's output") }
+            all = try BatchJobList.read(path: jobList, defaults: defaults)
+            let stem = jobList.hasSuffix(".jsonl") ? String(jobList.dropLast(6)) : jobList
+            resultsPath = results ?? stem + ".results\(shard == nil ? "" : "-" + "SHARD").jsonl"
+        }
+        let slice = try shard.map { try Shard.parse($0, environment: ProcessInfo.processInfo.environment) } ?? .whole
+        let jobs = Array(all[slice.range(jobCount: all.count)])
+        let resultsFile = resultsPath.replacingOccurrences(of: "SHARD", with: "\(slice.index + 1)of\(slice.count)")
+        if all.contains(where: { $0.output == resultsFile || $0.preset == resultsFile }) || resultsFile == jobList {
+            throw CLIError("--results: '\(resultsFile)' is also a job's preset or output, or the job list; give it a name of its own")
+        }
+        let store = try cacheDir.map { try MaterialStore(folder: $0) }
+        let material = PreparedMaterial(budgetBytes: cacheMB << 20, store: store)
+        let writer = try ResultsWriter(path: resultsFile)
+
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let runner = BatchRunner(jobs: jobs, workers: workers ?? cores, material: material)
+        let line = BatchLine(isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
+        if !quiet && slice.count > 1 {
+            FileHandle.standardError.write("shard \(slice): jobs \(jobs.first.map { $0.index + 1 } ?? 0)-\(jobs.last.map { $0.index + 1 } ?? 0) of \(all.count)\n".data(using: .utf8)!)
+        }
+        let outcomes = runner.run(progress: { line.draw($0) }, finished: { outcome, state in
+            let error = outcome.error.map { "\(ErrorMessage.translate($0))" }
+            writer.append(BatchResults.line(outcome, shard: slice, error: error))
+            if let error { line.print("failed    \(outcome.job.origin): \(error)") }
+            line.draw(state, force: true)
+        })
+        line.finish()
+        try writer.close()
+
+        let failed = outcomes.filter { !$0.succeeded }
+        if !quiet {
+            let audio = outcomes.compactMap { $0.result?.summary.durationSeconds }.reduce(0, +)
+            let wall = runner.elapsedSeconds
+            let made = outcomes.compactMap(\.material).reduce(0) { $0 + $1.made - $1.fromStore }
+            let fromStore = outcomes.compactMap(\.material).reduce(0) { $0 + $1.fromStore }
+            let reused = outcomes.compactMap(\.material).reduce(0) { $0 + $1.reused }
+            var lines = [
+                "batch     \(jobs.count) jobs\(slice.count > 1 ? " (shard \(slice) of \(all.count))" : ""): \(jobs.count - failed.count) ok, \(failed.count) failed, \(runner.workers) at a time",
+                "audio     \(Report.clock(audio)) in \(Report.clock(wall)) (\(Int((wall > 0 ? audio / wall : 0).rounded()))x realtime)",
+                "material  \(made) prepared, \(fromStore) read from the cache folder, \(reused) shared; \(material.releasedCount) released under --cache-mb",
+                "results   \(resultsFile)",
+            ]
+            if !material.storeProblems.isEmpty { lines.append("warning: " + material.storeProblems[0]) }
+            print(lines.joined(separator: "\n"))
+        }
+        if !failed.isEmpty {
+            throw CLIError("\(failed.count) of \(jobs.count) jobs failed (each is in \(resultsFile))")
+        }
+    }
+}
+
+/// `mixrender merge-results`: one results file from the shards'.
+struct MergeResultsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge-results",
+        abstract: "Merge the results files of a batch's shards into one, in job order.")
+
+    @Argument(help: "The shards' results files.")
+    var parts: [String]
+
+    @Option(name: .shortAndLong, help: "The merged results file.")
+    var output: String
+
+    @Option(name: .customLong("jobs"), help: "The job list: check that every job of it has exactly one result.")
+    var jobList: String?
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+    var quiet = false
+
+    func run() throws {
+        guard !parts.isEmpty else { throw CLIError("give the results files to merge") }
+        if parts.contains(output) { throw CLIError("-o: '\(output)' is one of the files being merged; give it a name of its own") }
+        let count = try jobList.map { try BatchJobList.read(path: $0).count }
+        let merged = try BatchResults.merge(files: parts, jobCount: count)
+        let file = try AtomicOutputFile(destination: output)
+        do {
+            try FileSystem.writeFile(path: file.temporaryPath, bytes: Array(merged.lines.map { $0 + "\n" }.joined().utf8))
+            try file.commit()
+        } catch {
+            file.discard()
+            throw error
+        }
+        if !quiet { print("merged    \(merged.lines.count) results from \(parts.count) files into \(output): \(merged.lines.count - merged.failed) ok, \(merged.failed) failed") }
+        if !merged.missing.isEmpty {
+            let shown = merged.missing.prefix(10).map(String.init).joined(separator: ", ")
+            throw CLIError("\(merged.missing.count) jobs of \(count!) have no result (job \(shown)\(merged.missing.count > 10 ? ", ..." : ""); indexes from 0)")
+        }
+        if merged.failed > 0 { throw CLIError("\(merged.failed) of \(merged.lines.count) jobs failed (see \(output))") }
+    }
+}
+
+/// The results file, written a line at a time as jobs end, so that it lists every job that finished even if the
+/// batch is stopped. Each line goes out in one `write`.
+final class ResultsWriter: @unchecked Sendable {
+    private let handle: FileHandle
+    private let path: String
+
+    init(path: String) throws {
+        self.path = path
+        _ = try AtomicOutputFile.check(destination: path)
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw CLIError("--results: cannot write '\(path)'")
+        }
+        self.handle = handle
+    }
+
+    func append(_ line: String) {
+        handle.write((line + "\n").data(using: .utf8)!)
+    }
+
+    func close() throws {
+        do { try handle.close() } catch { throw CLIError("--results: cannot write '\(path)': \(error.localizedDescription)") }
+    }
+}
+
+/// The batch's one progress line on stderr: jobs done of total, failed, speed, time left.
+final class BatchLine: @unchecked Sendable {
+    private let isEnabled: Bool
+    private var drawn = false
+    private var last = ContinuousClock.now
+
+    init(isEnabled: Bool) { self.isEnabled = isEnabled }
+
+    func draw(_ p: BatchProgress, force: Bool = false) {
+        guard isEnabled, force || ContinuousClock.now - last >= .milliseconds(100) else { return }
+        last = ContinuousClock.now
+        let left = p.secondsLeft.map { Report.clock($0) + " left" } ?? ""
+        let text = String(format: "\r[batch] %d/%d done, %d failed, %d running  %6.0fx realtime  %@ ", p.done, p.total, p.failed, p.running,
+                          p.realtime, left)
+        FileHandle.standardError.write((text + "\u{1B}[K").data(using: .utf8)!)
+        drawn = true
+    }
+
+    /// A line of its own above the progress line.
+    func print(_ text: String) {
+        let clear = isEnabled && drawn ? "\r\u{1B}[K" : ""
+        FileHandle.standardError.write((clear + text + "\n").data(using: .utf8)!)
+    }
+
+    func finish() {
+        guard isEnabled && drawn else { return }
+        FileHandle.standardError.write("\r\u{1B}[K".data(using: .utf8)!)
+    }
+}
