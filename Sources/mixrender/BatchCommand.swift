@@ -26,10 +26,10 @@ struct BatchCommand: ParsableCommand {
 
     @OptionGroup var overrides: OverrideOptions
 
-    @Option(name: .customLong("jobs"), help: "How many jobs render at once (default: the cores available).")
+    @Option(name: .customLong("jobs"), parsing: .unconditional, help: "How many jobs render at once (default: the cores available).")
     var workers: Int?
 
-    @Option(name: .customLong("cache-mb"), help: "MiB of prepared sounds kept between jobs that no running job uses (default 1024).")
+    @Option(name: .customLong("cache-mb"), parsing: .unconditional, help: "MiB of prepared sounds kept between jobs that no running job uses (default 1024).")
     var cacheMB = 1024
 
     @Option(help: "A folder that keeps prepared sounds between batches and processes (made if missing; safe to share).")
@@ -132,7 +132,7 @@ struct MergeResultsCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The merged results file.")
     var output: String
 
-    @Option(name: .customLong("jobs"), help: "The job list: check that every job of it has exactly one result.")
+    @Option(name: .customLong("jobs"), parsing: .unconditional, help: "The job list: check that every job of it has exactly one result.")
     var jobList: String?
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")

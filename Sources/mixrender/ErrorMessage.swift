@@ -24,7 +24,6 @@ enum ErrorMessage {
         case .height: return "--height"
         case .amplitudeScale: return "--amplitude-scale"
         case .spectrogram: return "--spectrogram"
-        case .jobList: return "JOBS"
         case .jobs: return "--jobs"
         case .cacheSize: return "--cache-mb"
         case .cacheDir: return "--cache-dir"

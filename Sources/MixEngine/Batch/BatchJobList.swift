@@ -41,10 +41,7 @@ public enum BatchJobList {
 
     /// The jobs of the JSON Lines file at `path`; `defaults` apply to every job that does not set its own.
     public static func read(path: String, defaults: RenderOverrides = RenderOverrides()) throws -> [BatchJob] {
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.readFile(path: path) } catch {
-            throw EngineError.setting(.jobList, reason: "\(error)")
-        }
+        let bytes = try FileSystem.readFile(path: path)
         let folder = folderOf(path)
         var jobs: [BatchJob] = []
         var lineNumber = 0
@@ -58,11 +55,11 @@ public enum BatchJobList {
                 throw EngineError.preset(PresetError(file: origin, jsonPath: error.jsonPath, message: error.message))
             }
             guard jobs.count < maximumJobs else {
-                throw EngineError.setting(.jobList, reason: "\(path) holds more than \(maximumJobs) jobs; split it into several batches")
+                throw EngineError.preset(PresetError(file: path, jsonPath: "", message: "holds more than \(maximumJobs) jobs; split it into several batches"))
             }
             jobs.append(try job(JSONCursor(value, file: origin), index: jobs.count, origin: origin, folder: folder, defaults: defaults))
         }
-        guard !jobs.isEmpty else { throw EngineError.setting(.jobList, reason: "\(path) holds no jobs (one JSON object per line)") }
+        guard !jobs.isEmpty else { throw EngineError.preset(PresetError(file: path, jsonPath: "", message: "holds no jobs (one JSON object per line)")) }
         try checkOutputsDiffer(jobs)
         return jobs
     }
@@ -70,11 +67,8 @@ public enum BatchJobList {
     /// One job per preset (`*.json`, in name order) in `folder`, each written to `outputFolder/<name>.<format>`.
     public static func folder(_ folder: String, outputFolder: String, format: OutputFileFormat,
                               defaults: RenderOverrides = RenderOverrides()) throws -> [BatchJob] {
-        let names: [String]
-        do { names = try FileSystem.folderEntries(folder).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted() } catch {
-            throw EngineError.setting(.jobList, reason: "\(error)")
-        }
-        guard !names.isEmpty else { throw EngineError.setting(.jobList, reason: "'\(folder)' holds no presets (*.json)") }
+        let names = try FileSystem.folderEntries(folder).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+        guard !names.isEmpty else { throw EngineError.preset(PresetError(file: folder, jsonPath: "", message: "holds no presets (*.json)")) }
         let jobs = names.enumerated().map { index, name in
             BatchJob(index: index, origin: join(folder, name), preset: join(folder, name),
                      output: join(outputFolder, String(name.dropLast(5)) + "." + format.fileExtension), overrides: defaults)

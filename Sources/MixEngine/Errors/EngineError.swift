@@ -52,8 +52,8 @@ public enum EngineSetting: String, Sendable, Equatable, CaseIterable {
     case output
     /// Waveform resolution and style.
     case samplesPerPixel, pixelsPerSecond, width, bits, height, amplitudeScale, spectrogram
-    /// A batch: its job list, how many jobs run at once, the material cache's budget and folder, the slice.
-    case jobList, jobs, cacheSize, cacheDir, shard, results
+    /// A batch: how many jobs run at once, the material cache's budget and folder, the slice.
+    case jobs, cacheSize, cacheDir, shard, results
 }
 
 /// A reason, in words that may name settings: `"must be after \(setting: .start)"`.
