@@ -13,10 +13,11 @@ struct Mixrender: ParsableCommand {
             mixrender info rain.ogg                          what a file is
             mixrender loudness rain.ogg                      its loudness (EBU R128)
             mixrender key presets/night.json                 its cache key, without rendering
+            mixrender join a.flac b.flac -o whole.flac       join parts rendered with --start/--end
             """,
         version: MixrenderVersion.string,
         subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, LoudnessCommand.self, WaveformCommand.self,
-                      KeyCommand.self],
+                      KeyCommand.self, JoinCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     /// ArgumentParser's main, with the engine's structured errors worded for the command line.
