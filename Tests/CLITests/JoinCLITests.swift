@@ -56,13 +56,13 @@ import Testing
 
     /// Renders `preset` whole to `full` and in four windows, joins the windows into `joined`; returns the
     /// full render's summary.
-    func renderWholeAndInWindows(_ s: TemporaryFolder, preset: String, ext: String) throws -> String {
+    func renderWholeAndInWindows(_ s: TemporaryFolder, preset: String, ext: String, boundaries: [String] = boundaries) throws -> String {
         let full = try CLI.run([preset, "-o", s.path("full.\(ext)")])
         #expect(full.status == 0, "\(full.stderr)")
         var parts: [String] = []
         for i in 0..<4 {
             let part = s.path("part\(i + 1).\(ext)")
-            let r = try CLI.run([preset, "-o", part, "--start", Self.boundaries[i], "--end", Self.boundaries[i + 1], "--quiet"])
+            let r = try CLI.run([preset, "-o", part, "--start", boundaries[i], "--end", boundaries[i + 1], "--quiet"])
             #expect(r.status == 0, "\(r.stderr)")
             parts.append(part)
         }
@@ -98,47 +98,60 @@ import Testing
         #expect(differing == 0, "\(differing) samples differ")
     }
 
-    /// A loud mix (noise 12 dB over the ceiling) drives the limiter hard. A window's render warms the limiter up
-    /// on the frames before it (`Renderer.warmUpFrames`: look-ahead + 10 release time constants) starting from
-    /// unity gain, where the full render's limiter may still be releasing from earlier peaks. From the warm-up
-    /// on both limiters see the same mix: their gains only fall together to the same needed gain or release
-    /// towards it with the same one-pole filter, so the difference in gain never grows and shrinks by
-    /// exp(-1/(release·rate)) a frame: at the window's start it is at most (1 - gMin)·e^-10, gMin the
-    /// lowest gain (deepest reduction R: gMin = 10^(-R/20)). On a sample x ≤ ceiling/gMin that is at most
-    /// (10^(R/20) - 1)·e^-10·ceiling, plus one 24-bit step for the two roundings. R is read from the full
-    /// render's summary. Measured here: see the printed maximum (0 to a few LSB).
-    @Test func windowsJoinWithinTheLimitersWarmUpBoundWhereItActs() throws {
+    /// Where the limiter acts, a window's render warms the limiter up on the frames before it
+    /// (`Renderer.warmUpFrames`: look-ahead + 10 release time constants), starting from unity gain, while the full
+    /// render's limiter may still be releasing there from earlier peaks. From the warm-up's start both limiters see
+    /// the same mix, and their gains either fall together to the same needed gain or release towards it with the
+    /// same one-pole filter: the difference in gain never grows, and shrinks by exp(-1/(release·rate)) a frame, so
+    /// at the window's start it is at most (1 - g)·e^-10 for the gain g the full render had at the warm-up's start,
+    /// g ≥ gMin = 10^(-R/20) for the deepest reduction R (read from the full render's summary). On a sample
+    /// x ≤ ceiling/gMin that is at most (10^(R/20) - 1)·e^-10·ceiling, plus one 24-bit step for the two roundings;
+    /// it dies away within a few release time constants.
+    ///
+    /// `continuous`: noise 12 dB over the ceiling all along; the limiter acts at every window's warm-up, so both
+    /// limiters fall to the same gain and agree exactly (measured: 0 samples differ, at 11.2 dB of reduction).
+    /// `releasing`: the noise stops at 5 s and a tone under the ceiling goes on; the window from 7.2 s warms up from
+    /// 5.195 s, while the full render's limiter is still releasing, so the difference is there to measure.
+    @Test(arguments: ["continuous", "releasing"])
+    func windowsJoinWithinTheLimitersWarmUpBoundWhereItActs(shape: String) throws {
         let s = try TemporaryFolder()
-        let ceilingDb = -1.0
+        let ceilingDb = -1.0, releaseMs = 200.0
+        let noiseEnd = shape == "releasing" ? #", "end": "5s""# : ""
         let preset = try s.write("loud.json", """
             { "duration": "24s", "output": { "sampleRate": 48000, "channels": 2, "bitDepth": 24 },
-              "master": { "limiter": { "ceilingDb": \(ceilingDb), "lookaheadMs": 5, "releaseMs": 200 } },
+              "master": { "limiter": { "ceilingDb": \(ceilingDb), "lookaheadMs": 5, "releaseMs": \(releaseMs) } },
               "tracks": [
-                { "generator": { "type": "pink", "seed": 11 }, "gainDb": 12 },
-                { "generator": { "type": "brown", "seed": 12 }, "gainDb": 6 },
-                { "tone": { "frequencyHz": 110 }, "gainDb": 6 }
+                { "generator": { "type": "pink", "seed": 11 }, "gainDb": 12\(noiseEnd) },
+                { "generator": { "type": "brown", "seed": 12 }, "gainDb": 6\(noiseEnd) },
+                { "tone": { "frequencyHz": 110 }, "gainDb": 9 }
               ] }
             """)
-        let summary = try renderWholeAndInWindows(s, preset: preset, ext: "wav")
+        let boundaries = shape == "releasing" ? ["0", "7.2", "12.5", "18", "24"] : Self.boundaries
+        let summary = try renderWholeAndInWindows(s, preset: preset, ext: "wav", boundaries: boundaries)
         // "limiter   mix peaked at +13.2 dBFS; reduced up to 14.2 dB for 23.91 s"
-        let line = try #require(summary.split(separator: "\n").first { $0.hasPrefix("limiter ") }, "the limiter did not act: \(summary)")
-        let reductionDb = try #require(line.split(separator: " ").firstIndex(of: "up").map { Double(line.split(separator: " ")[$0 + 2])! })
+        let line = try #require(summary.split(separator: "\n").first { $0.hasPrefix("limiter ") && !$0.contains("idle") },
+                                "the limiter did not act: \(summary)")
+        let words = line.split(separator: " ")
+        let reductionDb = try #require(words.firstIndex(of: "up").flatMap { Double(words[$0 + 2]) })
         let lsb = 1.0 / 8_388_608
         let bound = (pow(10, reductionDb / 20) - 1) * exp(-10) * pow(10, ceilingDb / 20) + lsb
         let full = try integers(s.path("full.wav")), joined = try integers(s.path("joined.wav"))
         #expect(joined.samples.count == full.samples.count)
-        var maxDifference = 0.0, differing = 0
-        for (a, b) in zip(joined.samples, full.samples) where a != b {
+        var maxDifference = 0.0, differing = 0, lastDiffering = 0
+        for (i, (a, b)) in zip(joined.samples, full.samples).enumerated() where a != b {
             differing += 1
+            lastDiffering = i / 2
             maxDifference = max(maxDifference, abs(Double(a) - Double(b)) / 2_147_483_648)
         }
-        print("join, limiter acting (reduced up to \(reductionDb) dB): \(differing) samples differ, max \(maxDifference) (\(maxDifference / lsb) LSB at 24 bits); bound \(bound) (\(bound / lsb) LSB)")
+        print("join, \(shape) limiting (reduced up to \(reductionDb) dB): \(differing) samples differ, max \(maxDifference) "
+              + "(\(maxDifference / lsb) LSB at 24 bits), last at frame \(lastDiffering); bound \(bound) (\(bound / lsb) LSB)")
         #expect(maxDifference <= bound, "max difference \(maxDifference) over the bound \(bound)")
-        // Away from the windows' starts the limiters agree exactly: nothing differs past the first second of a window.
-        let starts = Self.boundaries.dropFirst().dropLast().map { Int((Double($0)! * 48_000).rounded()) }
+        // The difference dies away: nothing differs past 12.5 release time constants (e^-22.5) after a window's start.
+        let starts = boundaries.dropFirst().dropLast().map { Int((Double($0)! * 48_000).rounded()) }
+        let settle = Int(12.5 * releaseMs / 1000 * 48_000)
         for (i, (a, b)) in zip(joined.samples, full.samples).enumerated() where a != b {
             let frame = i / 2
-            #expect(starts.contains { frame >= $0 && frame < $0 + 48_000 }, "frame \(frame) differs, far from any window's start")
+            #expect(starts.contains { frame >= $0 && frame < $0 + settle }, "frame \(frame) differs, far from any window's start")
         }
     }
 
@@ -268,8 +281,17 @@ import Testing
         _ = try integerPart(s, "part1.flac", depth: .pcm16, frames: 48_000, Self.noise(seed: 1))
         _ = try integerPart(s, "cut.flac", depth: .pcm16, frames: 96_000, Self.noise(seed: 2))
         _ = try integerPart(s, "cut.wav", depth: .pcm24, frames: 96_000, Self.noise(seed: 3))
+        _ = try integerPart(s, "cut.aiff", depth: .pcm16, frames: 96_000, Self.noise(seed: 4))
+        // RF64, as a WAV past 4 GiB is written (forced here by announcing that many frames).
+        var rf64 = OutputSettings(format: .wav, sampleRate: 48_000, channelCount: 2, sampleFormat: .pcm16)
+        rf64.expectedFrameCount = 1 << 30
+        let rf64Writer = try SoundFileWriter(path: s.path("cut-rf64.wav"), settings: rf64)
+        let rf64Samples = (0..<(96_000 * 2)).map { Self.noise(seed: 5)($0) & Int32(bitPattern: 0xFFFF_0000) }
+        try rf64Samples.withUnsafeBufferPointer { try rf64Writer.write(interleavedIntegers: $0.baseAddress!, frames: 96_000) }
+        try rf64Writer.finish()
+        #expect(try AudioFileInfo.read(path: s.path("cut-rf64.wav")).formatName.hasPrefix("RF64"))
         // Cut short as an interrupted copy leaves them: the headers still announce 96000 frames.
-        for name in ["cut.flac", "cut.wav"] {
+        for name in ["cut.flac", "cut.wav", "cut.aiff", "cut-rf64.wav"] {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: s.path(name)))
             try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: s.path(name)))
         }
@@ -287,6 +309,10 @@ import Testing
         // A WAV cut short reads without an error as far as it goes; its header says it was longer.
         expectRefused(try run([part1, s.path("cut.wav"), "-o", s.path("out.wav")]), s, before: before,
                       "cannot join '\(s.path("cut.wav"))': the file is cut short")
+        for name in ["cut.aiff", "cut-rf64.wav"] {
+            expectRefused(try run([part1, s.path(name), "-o", s.path("out.wav")]), s, before: before,
+                          "cannot join '\(s.path(name))': the file is cut short")
+        }
         let none = try run(["-o", s.path("out.flac")])
         expectRefused(none, s, before: before, "at least one part")
     }

@@ -44,16 +44,20 @@ extension SoundFileReader {
         return Int(max(count, 0))
     }
 
-    /// Whether libsndfile's log for this file (`SFC_GET_LOG_INFO`) says the header promised more audio than the
-    /// file holds: a WAV or AIFF cut short (an interrupted copy) logs `data : 384000 (should be 199956)`, and
-    /// libsndfile then reads what is there without an error. (A FLAC cut short fails when read instead:
-    /// "flac decoder lost sync".)
+    /// Whether libsndfile's log for this file (`SFC_GET_LOG_INFO`) says the header promised more bytes than the
+    /// file holds: a WAV, RF64 or AIFF cut short (an interrupted copy) logs `data : 384000 (should be 199956)`,
+    /// `Riff size : 576096 (should be 299992)` or `SSND : 576008 (should be 299954)`, and libsndfile then reads
+    /// what is there without an error. A size larger by a few bytes (a pad byte, a miscounted header) is not
+    /// counted. (A FLAC cut short fails when read instead, "flac decoder lost sync"; a CAF does not open.)
     public var isCutShort: Bool {
         var log = [CChar](repeating: 0, count: 16384)
         sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
         return String(cString: log).split(separator: "\n").contains { line in
-            let key = line.drop { $0 == " " }
-            return (key.hasPrefix("data") || key.hasPrefix("SSND")) && line.contains("(should be")
+            guard let should = line.range(of: "(should be ") else { return false }
+            let announced = line[..<should.lowerBound].split(separator: ":").last.flatMap { Int64(String($0.filter { $0 != " " })) }
+            let actual = Int64(line[should.upperBound...].prefix { $0.isNumber })
+            guard let announced, let actual else { return false }
+            return announced > actual + 16
         }
     }
 }
