@@ -23,6 +23,14 @@ public enum AudioFileWriter {
         return try SoundFileWriter(path: path, settings: settings, displayPath: displayPath)
     }
 
+    /// Creates a lossless file (`settings.format.isPCM`: WAV/RF64, FLAC, AIFF, ALAC in CAF) at `path` and returns
+    /// its libsndfile encoder, which also takes integer samples (`write(interleavedIntegers:frames:)`) for
+    /// copies that must stay sample-exact (`mixrender join`).
+    public static func openLossless(path: String, settings: OutputSettings, displayPath: String? = nil) throws -> SoundFileWriter {
+        precondition(settings.format.isPCM, "openLossless is for WAV, FLAC, AIFF and CAF")
+        return try SoundFileWriter(path: path, settings: settings, displayPath: displayPath)
+    }
+
     /// An encoder writing into the open file descriptor `descriptor` (a pipe: standard output), for formats that
     /// `canStream`; `displayPath` names it in errors ("standard output").
     public static func open(fileDescriptor descriptor: Int32, settings: OutputSettings, displayPath: String) throws -> AudioEncoder {

@@ -142,6 +142,29 @@ public final class SoundFileWriter: AudioEncoder {
         }
     }
 
+    /// Writes `frames` interleaved frames of 32-bit integers with `sf_writef_int`, at most `maxFramesPerCall` per
+    /// call, and checks that every frame was taken. libsndfile scales integers by shifts: full scale is
+    /// `Int32.min...Int32.max`, a 16-bit file keeps the top 16 bits and a 24-bit file the top 24, so what
+    /// `SoundFileReader.readIntegers` gives from a file of the same or a narrower depth is written back exactly
+    /// (no float rounding, no clipping flag involved). For PCM and ALAC output only (`settings.format.isPCM`,
+    /// not float samples).
+    public func write(interleavedIntegers: UnsafePointer<Int32>, frames: Int) throws {
+        precondition(frames >= 0, "frames must not be negative")
+        precondition(settings.format.isPCM && settings.sampleFormat != .float32, "integer writes are for integer PCM output")
+        guard let handle else { throw failure("sf_writef_int", "the file is already finished", "write") }
+        let channelCount = settings.channelCount
+        var done = 0
+        while done < frames {
+            let count = min(Self.maxFramesPerCall, frames - done)
+            let written = sf_writef_int(handle, interleavedIntegers + done * channelCount, sf_count_t(count))
+            if written != count {
+                throw failure("sf_writef_int", "wrote \(written) of \(count) frames: \(SndFile.lastReason(handle))", "write")
+            }
+            done += count
+            framesWritten += Int64(count)
+        }
+    }
+
     /// Flushes and closes with `sf_close`, reporting its error. Calling it again does nothing.
     public func finish() throws {
         guard let handle else { return }

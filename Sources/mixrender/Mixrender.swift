@@ -14,10 +14,11 @@ struct Mixrender: ParsableCommand {
             mixrender loudness rain.ogg                      its loudness (EBU R128)
             mixrender key presets/night.json                 its cache key, without rendering
             mixrender batch jobs.jsonl --jobs 2              many renders, sharing their sounds
+            mixrender join a.flac b.flac -o whole.flac       join parts rendered with --start/--end
             """,
         version: MixrenderVersion.string,
         subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, LoudnessCommand.self, WaveformCommand.self,
-                      KeyCommand.self, BatchCommand.self, MergeResultsCommand.self],
+                      KeyCommand.self, BatchCommand.self, MergeResultsCommand.self, JoinCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     /// ArgumentParser's main, with the engine's structured errors worded for the command line.

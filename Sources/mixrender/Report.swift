@@ -122,6 +122,14 @@ enum Report {
     /// h:mm:ss.mmm, or m:ss.mmm under an hour.
     static func clock(_ seconds: Double) -> String { TimeParser.clock(seconds) }
 
+    /// `joined 4 parts into out.flac: 1920000 frames, 0:40 at 48000 Hz, 2 channels, 16-bit, 5.1 MiB`.
+    static func join(_ r: JoinResult) -> String {
+        let depth = r.sampleFormat == .pcm16 ? "16-bit" : r.sampleFormat == .pcm24 ? "24-bit" : "32-bit float"
+        return "joined \(r.partCount) part\(r.partCount == 1 ? "" : "s") into \(r.outputPath): \(r.frameCount) frames, "
+            + "\(clock(r.durationSeconds)) at \(r.sampleRate) Hz, \(r.channelCount) channel\(r.channelCount == 1 ? "" : "s"), \(depth)"
+            + (r.outputBytes.map { ", \(bytes($0))" } ?? "")
+    }
+
     static func bytes(_ n: Int64) -> String {
         let d = Double(n)
         if d >= 1_073_741_824 { return String(format: "%.2f GiB", d / 1_073_741_824) }

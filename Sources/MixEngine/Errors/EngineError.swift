@@ -14,6 +14,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case output(path: String, reason: EngineReason)
     /// An input that cannot be used: `cannot read '<path>': <reason>`.
     case input(path: String, reason: EngineReason)
+    /// A part that cannot be joined to the others (`mixrender join`): `cannot join '<path>': <reason>`.
+    case part(path: String, reason: EngineReason)
     /// A setting the caller gave (a render range, a waveform resolution) that cannot work:
     /// `<setting> <reason>`.
     case setting(EngineSetting, reason: EngineReason)
@@ -28,6 +30,7 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case .input(let path, let reason):
             let what = path.isEmpty ? "the audio" : "'\(path)'"
             return Self.singleLine("cannot read \(what): \(reason.words(naming: name))")
+        case .part(let path, let reason): return Self.singleLine("cannot join '\(path)': \(reason.words(naming: name))")
         case .setting(let setting, let reason): return Self.singleLine("\(name(setting)) \(reason.words(naming: name))")
         }
     }

@@ -15,7 +15,9 @@ public final class SoundFileReader: AudioFileReader {
     public let info: AudioFileInfo
     /// Whether libsndfile found MPEG audio, which `AudioFile.open` hands to `MPEGFileReader`.
     let isMPEG: Bool
-    private let handle: OpaquePointer
+    /// `SF_INFO.format`: container and encoding, as `sf_open` found them (see `SoundFileReader+PCM.swift`).
+    let sfFormat: Int32
+    let handle: OpaquePointer
 
     /// Opens `path` with `sf_open` (`SFM_READ`) and sets the read behaviour explicitly:
     /// `SFC_SET_NORM_FLOAT` on (integer files scale to [-1, 1]), `SFC_SET_SCALE_FLOAT_INT_READ` off.
@@ -31,6 +33,7 @@ public final class SoundFileReader: AudioFileReader {
         var sfInfo = SF_INFO()
         handle = try SndFile.open(path: path, mode: Int32(SFM_READ), info: &sfInfo)
         isMPEG = Int(sfInfo.format) & SF_FORMAT_TYPEMASK == SF_FORMAT_MPEG
+        sfFormat = sfInfo.format
         SndFile.setFlag(handle, SFC_SET_NORM_FLOAT, true)
         SndFile.setFlag(handle, SFC_SET_SCALE_FLOAT_INT_READ, false)
         let tags = AudioTags(title: SndFile.string(handle, SF_STR_TITLE),
