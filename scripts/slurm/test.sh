@@ -72,11 +72,14 @@ ok=0
 
 pid_of() { if [ -s "$1" ]; then cat "$1" 2>/dev/null || true; fi; }
 stop_pidfile() { # stop_pidfile NAME FILE: SIGTERM, up to 10 s, then SIGKILL
-  local name=$1 pid
+  local name=$1 pid t=$SECONDS
   pid=$(pid_of "$2")
-  [ -n "$pid" ] && $sudo kill -0 "$pid" 2>/dev/null || return 0
+  if [ -z "$pid" ] || ! $sudo kill -0 "$pid" 2>/dev/null; then return 0; fi
   $sudo kill "$pid" 2>/dev/null || true
-  for _ in $(seq 1 50); do $sudo kill -0 "$pid" 2>/dev/null || return 0; sleep 0.2; done
+  for _ in $(seq 1 50); do
+    if ! $sudo kill -0 "$pid" 2>/dev/null; then log "stopped $name (pid $pid) in $((SECONDS - t)) s"; return 0; fi
+    sleep 0.2
+  done
   log "$name (pid $pid) still running after 10 s: SIGKILL"
   $sudo kill -9 "$pid" 2>/dev/null || true
 }
