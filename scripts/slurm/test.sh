@@ -139,9 +139,17 @@ tb=$SECONDS
 dd if=/dev/urandom of="$work/munge-key/munge.key" bs=1024 count=1 status=none
 chmod 600 "$work/munge-key/munge.key"
 socket="$work/munge-run/munge.socket"
-env "$marker" munged --key-file="$work/munge-key/munge.key" --socket="$socket" --pid-file="$work/munge-run/munged.pid" \
-  --log-file="$work/munge-log/munged.log" --seed-file="$work/munge-lib/munged.seed" </dev/null \
-  || fail "munged did not start"
+start_munged() {
+  env "$marker" munged "$@" --key-file="$work/munge-key/munge.key" --socket="$socket" \
+    --pid-file="$work/munge-run/munged.pid" --log-file="$work/munge-log/munged.log" \
+    --seed-file="$work/munge-lib/munged.seed" </dev/null
+}
+# munged refuses a socket or key whose folders (up to /) others may write; where TMPDIR is such a folder, --force
+# makes those refusals warnings (the key itself is still private to this run).
+if ! start_munged 2>"$work/munge-log/munged.err"; then
+  log "munged refused to start ($(head -n 1 "$work/munge-log/munged.err")): again with --force"
+  start_munged --force || fail "munged did not start, even with --force"
+fi
 munge -n -S "$socket" | unmunge -S "$socket" >/dev/null || fail "munge/unmunge through $socket failed"
 log "munged up ($socket)"
 
@@ -206,8 +214,21 @@ $sudo env "$marker" SLURM_CONF="$conf" slurmctld -c -f "$conf" </dev/null >>"$wo
   || fail "slurmctld did not start ($(tail -n 3 "$work/slurm/log/slurmctld.out" 2>/dev/null))"
 $sudo env "$marker" SLURM_CONF="$conf" slurmd -f "$conf" -N "$host" </dev/null >>"$work/slurm/log/slurmd.out" 2>&1 \
   || fail "slurmd did not start ($(tail -n 3 "$work/slurm/log/slurmd.out" 2>/dev/null))"
+td=$SECONDS
+daemons_alive() { # fails as soon as slurmctld or slurmd has exited (their pid files appear once they have forked)
+  local d pid
+  for d in slurmctld slurmd; do
+    pid=$(pid_of "$work/slurm/run/$d.pid")
+    if [ -z "$pid" ]; then
+      [ $((SECONDS - td)) -lt 10 ] || fail "$d wrote no pid file in 10 s"
+    elif ! $sudo kill -0 "$pid" 2>/dev/null; then
+      fail "$d (pid $pid) has exited"
+    fi
+  done
+}
 state=""
 for _ in $(seq 1 120); do
+  daemons_alive
   state=$(timeout 10 sinfo -h -N -n "$host" -o '%T' 2>/dev/null || true)
   [ "$state" = idle ] && break
   sleep 0.5
@@ -219,7 +240,8 @@ log "cluster up in $((SECONDS - tb)) s: node $host ($hw) idle, slurmctld on 127.
 wait_array() { # wait_array JOBID TASKS: bounded wait, then every task COMPLETED with exit code 0:0
   local id=$1 tasks=$2 limit=${SLURM_TEST_TIMEOUT:-600} t=$SECONDS left
   while :; do
-    left=$(timeout 10 squeue -h -j "$id" -o '%i %T' 2>/dev/null) || left="?"
+    daemons_alive
+    left=$(timeout 10 squeue -h -j "$id" -o '%i %T %r' 2>/dev/null) || left="?"
     [ -n "$left" ] || break
     [ $((SECONDS - t)) -lt "$limit" ] || fail "job $id not finished after $limit s: $(echo "$left" | tr '\n' ' ')"
     sleep 1
