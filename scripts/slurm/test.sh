@@ -231,9 +231,11 @@ for _ in $(seq 1 120); do
   daemons_alive
   state=$(timeout 10 sinfo -h -N -n "$host" -o '%T' 2>/dev/null || true)
   [ "$state" = idle ] && break
+  # INVALID (a configuration the node cannot meet, e.g. more memory than it has) does not go away by waiting.
+  case "$state" in *inval*) break ;; esac
   sleep 0.5
 done
-[ "$state" = idle ] || fail "node $host not idle after 60 s (state: '${state:-no answer}'; $(timeout 10 scontrol show node "$host" 2>&1 | grep -o 'Reason=.*' || true))"
+[ "$state" = idle ] || fail "node $host not idle (state: '${state:-no answer}'; $(timeout 10 scontrol show node "$host" 2>&1 | grep -o 'Reason=.*' || true))"
 log "cluster up in $((SECONDS - tb)) s: node $host ($hw) idle, slurmctld on 127.0.0.1:$ctld_port"
 
 # --- the job array --------------------------------------------------------------------------------------
@@ -243,6 +245,12 @@ wait_array() { # wait_array JOBID TASKS: bounded wait, then every task COMPLETED
     daemons_alive
     left=$(timeout 10 squeue -h -j "$id" -o '%i %T %r' 2>/dev/null) || left="?"
     [ -n "$left" ] || break
+    # A task that cannot even start (a plugin failing in slurmstepd, say) drains the node, and the rest would
+    # wait for it forever.
+    case "$(timeout 10 sinfo -h -N -n "$host" -o '%T' 2>/dev/null)" in
+      *drain*|*down*|*fail*)
+        fail "node $host went $(timeout 10 sinfo -h -N -n "$host" -o '%T (%E)' 2>/dev/null) with job $id unfinished: $(echo "$left" | tr '\n' ' ')" ;;
+    esac
     [ $((SECONDS - t)) -lt "$limit" ] || fail "job $id not finished after $limit s: $(echo "$left" | tr '\n' ' ')"
     sleep 1
   done
