@@ -325,6 +325,15 @@ for i in "${!presets[@]}"; do
   log "job $i: $(basename "$f"): $(sed -n -E 's/^(format|duration) +//p' <<<"$info" | tr '\n' ' ')"
 done
 
+# Four shards of a list of eight: two jobs each, contiguous (task t renders jobs 2t and 2t+1).
+for t in 0 1 2 3; do
+  r="$work/results/results-$t.jsonl"
+  [ -s "$r" ] || fail "task $t wrote no results ($r)"
+  got=$(grep -o -E '"index" *: *[0-9]+' "$r" | grep -o -E '[0-9]+$' | sort -n | tr '\n' ' ')
+  [ "$got" = "$((2 * t)) $((2 * t + 1)) " ] || fail "task $t rendered jobs '$got', expected '$((2 * t)) $((2 * t + 1))' (results-$t.jsonl: $(cat "$r"))"
+done
+log "results: 4 files, shard t holds jobs 2t and 2t+1"
+
 merged="$work/merged.jsonl"
 out=$("$MIXRENDER" merge-results "$work"/results/results-*.jsonl -o "$merged" --jobs "$jobs" 2>&1) \
   || fail "mixrender merge-results failed: $out"
