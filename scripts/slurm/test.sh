@@ -11,7 +11,8 @@
 # their state, spool, logs and pid files. A Slurm or munge installation already on the machine is not touched.
 # On every exit the jobs are cancelled, the daemons stopped and the folder removed (SLURM_TEST_KEEP=1 keeps it).
 # Environment: MIXRENDER=path skips the build; SLURM_TEST_TIMEOUT (seconds, default 600) bounds the jobs' wait.
-# The daemons run as root (SlurmUser=root): run as root, or as a user who may sudo.
+# The daemons run as root (SlurmUser=root): run as root, or as a user who may sudo. On failure the task logs and
+# the daemons' logs are printed. The configuration and the gotchas met bringing it up: docs/slurm.md.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +20,7 @@ mode=full
 case "${1:-}" in
   "") ;;
   --smoke) mode=smoke ;;
-  -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
   *) echo "usage: $0 [--smoke]" >&2; exit 2 ;;
 esac
 
@@ -58,8 +59,9 @@ if [ "$mode" = full ]; then
   fi
   [ -x "$MIXRENDER" ] || fail "no mixrender binary at $MIXRENDER"
   log "mixrender: $MIXRENDER"
+  help=$("$MIXRENDER" --help 2>/dev/null || true)
   for c in batch merge-results; do
-    "$MIXRENDER" --help 2>/dev/null | grep -q -E "^ +$c( |\$)" \
+    grep -q -E "^ +$c( |\$)" <<<"$help" \
       || fail "$MIXRENDER has no '$c' command (mixrender --help lists none); scripts/slurm/test.sh --smoke tests the cluster alone"
   done
 fi
