@@ -80,13 +80,16 @@ jobid=""
 ok=0
 
 pid_of() { if [ -s "$1" ]; then cat "$1" 2>/dev/null || true; fi; }
+# A daemon's process, once it has exited, can stay a zombie until PID 1 reaps it (a container's init may take a
+# while): that counts as stopped.
+running() { [ -n "$1" ] && $sudo kill -0 "$1" 2>/dev/null && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]; }
 stop_pidfile() { # stop_pidfile NAME FILE: SIGTERM, up to 10 s, then SIGKILL
   local name=$1 pid t=$SECONDS
   pid=$(pid_of "$2")
-  if [ -z "$pid" ] || ! $sudo kill -0 "$pid" 2>/dev/null; then return 0; fi
+  running "$pid" || return 0
   $sudo kill "$pid" 2>/dev/null || true
   for _ in $(seq 1 50); do
-    if ! $sudo kill -0 "$pid" 2>/dev/null; then log "stopped $name (pid $pid) in $((SECONDS - t)) s"; return 0; fi
+    if ! running "$pid"; then log "stopped $name (pid $pid) in $((SECONDS - t)) s"; return 0; fi
     sleep 0.2
   done
   log "$name (pid $pid) still running after 10 s: SIGKILL"
@@ -116,12 +119,15 @@ cleanup() {
   fi
   stop_pidfile slurmd "$work/slurm/run/slurmd.pid"
   stop_pidfile slurmctld "$work/slurm/run/slurmctld.pid"
+  stop_pidfile munged "$work/munge-run/munged.pid"
   # Whatever is left of ours (a slurmstepd, a job's processes) carries the marker in its environment.
   local p
   for p in $($sudo grep -lszxF "$marker" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do
-    [ "$p" = $$ ] || $sudo kill -9 "$p" 2>/dev/null
+    if [ "$p" != $$ ] && running "$p"; then
+      log "killing stray process $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-80))"
+      $sudo kill -9 "$p" 2>/dev/null
+    fi
   done
-  stop_pidfile munged "$work/munge-run/munged.pid"
   if [ "${SLURM_TEST_KEEP:-0}" = 1 ]; then
     log "kept $work"
   else
@@ -223,7 +229,7 @@ daemons_alive() { # fails as soon as slurmctld or slurmd has exited (their pid f
     pid=$(pid_of "$work/slurm/run/$d.pid")
     if [ -z "$pid" ]; then
       [ $((SECONDS - td)) -lt 10 ] || fail "$d wrote no pid file in 10 s"
-    elif ! $sudo kill -0 "$pid" 2>/dev/null; then
+    elif ! running "$pid"; then
       fail "$d (pid $pid) has exited"
     fi
   done
