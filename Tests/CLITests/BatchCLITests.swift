@@ -26,7 +26,7 @@ import Testing
     @Test func aBatchRendersEveryJobAndReportsTheBrokenOne() throws {
         let s = try TemporaryFolder()
         _ = try Self.presets(s, count: 3)
-        try FileManager.default.createDirectory(atPath: s.path("out"), withIntermediateDirectories: false)
+        // out/ does not exist: the batch makes it.
         let list = try s.write("jobs.jsonl", """
             {"preset": "p0.json", "output": "out/a.ogg", "id": "first"}
             {"preset": "p1.json", "output": "out/b.flac", "duration": 2}

@@ -299,7 +299,7 @@ fi
 
 # Eight short jobs from the project's presets, in three formats; relative outputs land beside jobs.jsonl. Each
 # renders a 20-second window of its preset's timeline (start..end), since the presets' fades are longer than 20 s.
-mkdir -p "$work/jobs/out" "$work/results"   # mixrender writes into existing folders only
+mkdir -p "$work/jobs" "$work/results"   # out/ is made by the batch
 jobs="$work/jobs/jobs.jsonl"
 presets=(night storm beach campfire garden focus nap seaside)
 formats=(ogg flac wav ogg flac wav ogg flac)

@@ -44,7 +44,7 @@ public struct BatchOutcome: @unchecked Sendable {
 /// decoded and resampled once, held while jobs use it, and released under the material's budget.
 ///
 /// Each job is read, planned and rendered like `mixrender render` (through `RenderJob`, to a temporary file
-/// renamed into place when complete); a job that fails is reported and the others go on. Jobs are taken in
+/// renamed into place when complete; its output's folder is made when missing); a job that fails is reported and the others go on. Jobs are taken in
 /// list order by the first free worker.
 ///
 /// Layout: the jobs, the material, and a `Mutex` over the progress and the next job. `run` starts the worker
@@ -132,6 +132,13 @@ public final class BatchRunner: @unchecked Sendable {
         let jobStart = clock.now
         do {
             let job = try RenderJob(presetPath: batchJob.preset, overrides: batchJob.overrides)
+            // A job list names outputs in folders of their own (out/2026/night.ogg): they are made when missing.
+            if let slash = batchJob.output.lastIndex(of: "/"), slash != batchJob.output.startIndex {
+                let folder = String(batchJob.output[..<slash])
+                do { try FileSystem.makeFolders(folder) } catch {
+                    throw EngineError.output(path: batchJob.output, reason: "cannot make its folder: \(error)")
+                }
+            }
             let settings = try job.outputSettings(for: batchJob.output)
             outcome.warnings = job.plan.warnings + job.outputWarnings(for: settings)
             outcome.planSeconds = (clock.now - jobStart).seconds
