@@ -118,27 +118,9 @@ public final class SoundFileWriter: AudioEncoder {
     /// Writes `frames` interleaved frames with `sf_writef_float`, at most `maxFramesPerCall` per call,
     /// and checks that every frame was taken.
     public func write(interleaved: UnsafePointer<Float>, frames: Int) throws {
-        precondition(frames >= 0, "frames must not be negative")
-        guard let handle else { throw failure("sf_writef_float", "the file is already finished", "write") }
         let channelCount = settings.channelCount
-        var done = 0
-        while done < frames {
-            let count = min(Self.maxFramesPerCall, frames - done)
-            let written = sf_writef_float(handle, interleaved + done * channelCount, sf_count_t(count))
-            if written != count {
-                let lost = errno
-                if lost == EPIPE {
-                    throw failure("sf_writef_float", "the program reading it stopped (the pipe was closed)", "write")
-                }
-                let message = String(cString: sf_strerror(handle))
-                // At the first write libvorbisenc sets itself up; when it refuses, libsndfile says this.
-                let reason = message == "Format not recognised."
-                    ? "the encoder rejected these settings (\(settings.sampleRate) Hz, \(channelCount) channels)"
-                    : SndFile.readable(message)
-                throw failure("sf_writef_float", "wrote \(written) of \(count) frames: \(reason)", "write")
-            }
-            done += count
-            framesWritten += Int64(count)
+        try writeFrames(frames, function: "sf_writef_float") { handle, done, count in
+            sf_writef_float(handle, interleaved + done * channelCount, sf_count_t(count))
         }
     }
 
@@ -149,16 +131,33 @@ public final class SoundFileWriter: AudioEncoder {
     /// (no float rounding, no clipping flag involved). For PCM and ALAC output only (`settings.format.isPCM`,
     /// not float samples).
     public func write(interleavedIntegers: UnsafePointer<Int32>, frames: Int) throws {
-        precondition(frames >= 0, "frames must not be negative")
         precondition(settings.format.isPCM && settings.sampleFormat != .float32, "integer writes are for integer PCM output")
-        guard let handle else { throw failure("sf_writef_int", "the file is already finished", "write") }
         let channelCount = settings.channelCount
+        try writeFrames(frames, function: "sf_writef_int") { handle, done, count in
+            sf_writef_int(handle, interleavedIntegers + done * channelCount, sf_count_t(count))
+        }
+    }
+
+    /// Calls `write(handle, framesDone, count)` for chunks of at most `maxFramesPerCall` frames until `frames`
+    /// are written; a chunk not taken whole is an error naming `function` and the reason.
+    private func writeFrames(_ frames: Int, function: String, _ write: (OpaquePointer, Int, Int) -> sf_count_t) throws {
+        precondition(frames >= 0, "frames must not be negative")
+        guard let handle else { throw failure(function, "the file is already finished", "write") }
         var done = 0
         while done < frames {
             let count = min(Self.maxFramesPerCall, frames - done)
-            let written = sf_writef_int(handle, interleavedIntegers + done * channelCount, sf_count_t(count))
+            let written = write(handle, done, count)
             if written != count {
-                throw failure("sf_writef_int", "wrote \(written) of \(count) frames: \(SndFile.lastReason(handle))", "write")
+                let lost = errno
+                if lost == EPIPE {
+                    throw failure(function, "the program reading it stopped (the pipe was closed)", "write")
+                }
+                let message = String(cString: sf_strerror(handle))
+                // At the first write libvorbisenc sets itself up; when it refuses, libsndfile says this.
+                let reason = message == "Format not recognised."
+                    ? "the encoder rejected these settings (\(settings.sampleRate) Hz, \(settings.channelCount) channels)"
+                    : SndFile.readable(message)
+                throw failure(function, "wrote \(written) of \(count) frames: \(reason)", "write")
             }
             done += count
             framesWritten += Int64(count)
