@@ -38,6 +38,11 @@ enum BenchMain {
                     report.sections.append(GeneratorBench(timing: Timing(runs: runs, runSeconds: options.isQuick ? 0.01 : 0.1)).run())
                 case .resampler:
                     report.sections.append(try ResamplerBench(runs: runs, isQuick: options.isQuick).run())
+                case .transparency:
+                    report.sections.append(try TransparencyBench().run())
+                case .preparation:
+                    report.sections.append(try PreparationBench(runs: options.runs ?? (options.isQuick ? 1 : 3), isQuick: options.isQuick,
+                                                                progress: progress).run())
                 case .vorbis:
                     report.sections.append(try VorbisDecodeBench(runs: options.runs ?? (options.isQuick ? 1 : 3), isQuick: options.isQuick).run())
                 case .pipeline:
