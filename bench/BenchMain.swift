@@ -18,6 +18,8 @@ enum BenchMain {
         } catch { fatalError("\(error)") }
 
         AllocationCounter.install()
+        // The night mix's resampler reaches the render children through the environment (NightMix.preset).
+        if let resampler = options.resampler { setenv(NightMix.resamplerVariable, resampler.rawValue, 1) }
         let runs = options.runs ?? (options.isQuick ? 3 : 7)
         var report = BenchReport(date: today(), mode: options.isQuick ? "quick" : "full", machine: .current(),
                                  build: buildDescription())

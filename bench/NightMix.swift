@@ -29,6 +29,9 @@ struct NightMix {
         Source(name: "rumble", sampleRate: 22_050, seconds: 71, gainDb: -8, description: "brown noise below 150 Hz"),
     ]
 
+    /// Set by `bench --resampler`: the resampler of the night mix's preset, here and in render children.
+    static let resamplerVariable = "MIXRENDER_BENCH_RESAMPLER"
+
     let folder: String
     let sources: [Source]
     let paths: [String]
@@ -70,6 +73,9 @@ struct NightMix {
         preset.output.sampleRate = 48_000
         preset.output.channelCount = 2
         preset.output.quality = 0.4
+        if let name = getenv(Self.resamplerVariable), let quality = ResamplerQuality(rawValue: String(cString: name)) {
+            preset.output.resampler = quality
+        }
         preset.output.sampleFormat = .pcm16
         preset.master.fadeIn = FadeSpec(seconds: min(20, seconds / 4), curve: .linear)
         preset.master.fadeOut = FadeSpec(seconds: min(120, seconds / 3), curve: .linear)

@@ -33,17 +33,20 @@ import Testing
         #expect(edge.residueDb > cleanDb, "0.9 x Nyquist: residue \(edge.residueDb) dB")
     }
 
-    /// soxr-hq against libsamplerate's medium (the default): less left over besides the sine on every passband
-    /// sine (measured 133 against 119 dB), and flat at 0.9 x Nyquist where medium is 2 dB down.
+    /// soxr-hq against libsamplerate's medium (the default): less left over besides the sine at its worst over the
+    /// passband (measured 133 against 119 dB; on single sines either may be ahead), and no further from unity gain
+    /// than medium on any sine (medium is 2 dB down at 0.9 x Nyquist, soxr-hq 0.007 dB).
     @Test(arguments: [44_100, 22_050])
     func cleanerThanMedium(rate: Int) throws {
+        var worstSoxr = Double.infinity, worstMedium = Double.infinity
         for fraction in Self.passband + [0.9] {
             let f = fraction * Double(rate) / 2
             let soxr = try ResamplerProbe.sine(frequency: f, inputRate: rate, outputRate: 48_000, makeConverter: Self.factory(.soxrHQ))
             let medium = try ResamplerProbe.sine(frequency: f, inputRate: rate, outputRate: 48_000, makeConverter: Self.factory(.medium))
-            #expect(soxr.residueDb > medium.residueDb, "\(f) Hz: soxr-hq \(soxr.residueDb) dB, medium \(medium.residueDb) dB")
+            worstSoxr = min(worstSoxr, soxr.residueDb); worstMedium = min(worstMedium, medium.residueDb)
             #expect(abs(soxr.gainDb) <= abs(medium.gainDb) + 0.003, "\(f) Hz: soxr-hq \(soxr.gainDb) dB, medium \(medium.gainDb) dB")
         }
+        #expect(worstSoxr > worstMedium + 6, "worst residue: soxr-hq \(worstSoxr) dB, medium \(worstMedium) dB")
     }
 
     /// Downsampling 48 to 44.1 kHz: sines between 22.05 and 24 kHz must not come back as aliases (at most -120 dB;
