@@ -13,8 +13,12 @@ import Testing
         let sampleRate: Int, channelCount: Int, frameCount: Int64
         let samples: [Float]
         var position = 0
-        init(rate: Int, channels: Int, frames: Int, reportedFrames: Int? = nil, seed: UInt64) {
+        /// Frames a seek lands past where it was asked (an inexact seek).
+        let seekError: Int
+        var seeks = 0
+        init(rate: Int, channels: Int, frames: Int, reportedFrames: Int? = nil, seekError: Int = 0, seed: UInt64) {
             sampleRate = rate; channelCount = channels; frameCount = Int64(reportedFrames ?? frames)
+            self.seekError = seekError
             var state = seed
             samples = (0..<(frames * channels)).map { i in
                 state = state &* 6364136223846793005 &+ 1442695040888963407
@@ -23,12 +27,12 @@ import Testing
             }
         }
         func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-            let n = min(frames, 5001, samples.count / channelCount - position)
+            let n = max(0, min(frames, 5001, samples.count / channelCount - position))
             for k in 0..<(n * channelCount) { buffer[k] = samples[position * channelCount + k] }
             position += n
             return n
         }
-        func seek(to frame: Int64) throws { position = Int(frame) }
+        func seek(to frame: Int64) throws { seeks += 1; position = frame == 0 ? 0 : Int(frame) + seekError }
     }
 
     /// The load as it was before: the reference.
@@ -136,14 +140,19 @@ import Testing
         }
     }
 
-    /// A container that reports fewer frames than it holds: everything is still read.
-    @Test func readsPastAShortFrameCount() throws {
-        let make = { MemoryDecoder(rate: 44_100, channels: 2, frames: 60_000, reportedFrames: 10_000, seed: 9) }
-        let new = try LoopMaterial.load(decoder: make(), outputRate: 48_000, outputChannels: 2, isCircular: true,
+    /// Whatever the container reports and however its seeks land, the result is the in-memory one: a count short
+    /// of the frames (read on to the end), one past them, an inexact seek (the streaming way checks the tail it
+    /// read after the seek against the stream's own last frames and falls back).
+    @Test(arguments: [(10_000, 0), (50_000, 0), (70_000, 0), (60_000, 1), (60_000, -3), (60_000, 0)])
+    func sameResultWhateverTheContainerSays(reported: Int, seekError: Int) throws {
+        let make = { MemoryDecoder(rate: 44_100, channels: 2, frames: 60_000, reportedFrames: reported, seekError: seekError, seed: 9) }
+        let decoder = make()
+        let new = try LoopMaterial.load(decoder: decoder, outputRate: 48_000, outputChannels: 2, isCircular: true,
                                         makeConverter: Self.factory(.fast))
         let old = try Self.reference(decoder: make(), outputRate: 48_000, outputChannels: 2, isCircular: true,
                                      makeConverter: Self.factory(.fast))
         #expect(new.length == 65_306)
         #expect(Array(new.audio.channel(1)[0..<new.length]) == Array(old.audio.channel(1)[0..<old.length]))
+        if reported == 60_000 && seekError == 0 { #expect(decoder.seeks == 2, "streamed: one seek to the tail, one back") }
     }
 }
