@@ -92,6 +92,8 @@ public enum LoopMaterial {
     }
 
     static let chunkFrames = 8192
+    /// Frames decoded and dropped after the seek to a loop's tail.
+    static let prerollFrames = 65_536
 
     /// Feeds `virtualFrames` frames to the converter in `chunkFrames` chunks (always the same chunks and calls,
     /// so the output does not depend on where a chunk's frames come from) and keeps output frames
@@ -167,8 +169,18 @@ public enum LoopMaterial {
         let head = UnsafeMutablePointer<Float>.allocate(capacity: contextIn * w)
         defer { head.deallocate() }
         do {
-            try decoder.seek(to: Int64(inFrames - contextIn))
-            guard try read(contextIn, into: tail) == contextIn else { try decoder.seek(to: 0); return nil }
+            // Seek well before the tail and decode on into it: a lossy decoder's first frames after a seek can
+            // differ from a decode from the start (libsndfile's Vorbis seek, measured on the peers' loops: wrong
+            // from a seek 16k frames before the end of one file, right from 64k before every one of them).
+            let preroll = min(inFrames - contextIn, prerollFrames)
+            try decoder.seek(to: Int64(inFrames - contextIn - preroll))
+            var skipped = 0
+            while skipped < preroll {
+                let got = try read(min(preroll - skipped, contextIn), into: tail)
+                if got == 0 { break }
+                skipped += got
+            }
+            guard skipped == preroll, try read(contextIn, into: tail) == contextIn else { try decoder.seek(to: 0); return nil }
             try decoder.seek(to: 0)
         } catch {
             try decoder.seek(to: 0)
