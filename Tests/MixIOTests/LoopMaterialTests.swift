@@ -122,6 +122,8 @@ import Testing
         (.medium, 44_100, 2, 2, 3_000, true),      // shorter than the context: the stream wraps several times
         (.medium, 44_100, 2, 2, 50_000, false),
         (.medium, 48_000, 2, 2, 50_000, true),     // no resampling
+        (.medium, 48_000, 1, 2, 50_000, false),
+        (.medium, 48_000, 6, 2, 30_000, true),
         (.soxrHQ, 44_100, 2, 2, 100_000, true),
         (.soxrVHQ, 22_050, 1, 2, 40_000, true),
         (.soxrHQ, 44_100, 2, 2, 3_000, true),
@@ -154,5 +156,19 @@ import Testing
         #expect(new.length == 65_306)
         #expect(Array(new.audio.channel(1)[0..<new.length]) == Array(old.audio.channel(1)[0..<old.length]))
         if reported == 60_000 && seekError == 0 { #expect(decoder.seeks == 2, "streamed: one seek to the tail, one back") }
+    }
+
+    /// At the output rate: a count short of the frames or past them gives the in-memory result too.
+    @Test(arguments: [10_000, 59_999, 60_000, 60_001, 70_000])
+    func sameResultAtTheOutputRate(reported: Int) throws {
+        let make = { MemoryDecoder(rate: 48_000, channels: 2, frames: 60_000, reportedFrames: reported, seed: 4) }
+        let new = try LoopMaterial.load(decoder: make(), outputRate: 48_000, outputChannels: 2, isCircular: true,
+                                        makeConverter: Self.factory(.fast))
+        #expect(new.length == 60_000)
+        let reference = make()
+        for c in 0..<2 {
+            let expected = (0..<60_000).map { reference.samples[$0 * 2 + c] }
+            #expect(Array(new.audio.channel(c)[0..<new.length]) == expected, "channel \(c)")
+        }
     }
 }

@@ -6,7 +6,8 @@
 /// (The context is a whole number of the rates' common period, so the middle starts on an exact
 /// output frame.)
 ///
-/// A loop at another rate is decoded straight into the converter's chunks, without holding the decoded file:
+/// A file at the output rate is decoded block by block straight into the planar block (`loadAtRate`, when
+/// the container's count is exact). A loop at another rate is decoded straight into the converter's chunks, without holding the decoded file:
 /// its tail is read first after a seek, its head is kept as it passes (`loadStreaming`); the result is checked
 /// to be what the in-memory way gives (the tail read after the seek must equal the stream's own last frames,
 /// the length the container's count), else `load` falls back to it. That way allocates the whole decoded file
@@ -27,6 +28,9 @@ public enum LoopMaterial {
            let streamed = try loadStreaming(decoder: decoder, workChannels: w, outputRate: outputRate,
                                             outputChannels: outputChannels, makeConverter: makeConverter) {
             return streamed
+        }
+        if inRate == outputRate, let copied = try loadAtRate(decoder: decoder, workChannels: w, outputChannels: outputChannels) {
+            return copied
         }
 
         // 1. Decode everything at the source rate straight into one buffer at the work channel count (folded
@@ -235,6 +239,33 @@ public enum LoopMaterial {
             Kernels.copy(audio.channel(0).baseAddress!, to: audio.channel(1).baseAddress!, count: outLength)
         }
         return (audio, outLength)
+    }
+
+    /// A file already at the output rate, decoded block by block straight into the planar block: nil, with the
+    /// decoder back at its start, when the stream is not exactly the container's count long.
+    static func loadAtRate(decoder: AudioDecoder, workChannels w: Int, outputChannels: Int) throws -> (audio: AudioBlock, length: Int)? {
+        let n = decoder.channelCount, frames = Int(decoder.frameCount)
+        guard frames > 0 else { return nil }
+        let map = n != w ? ChannelMap(inputCount: n, outputCount: w) : nil
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * n)
+        defer { scratch.deallocate() }
+        let folded = map == nil ? scratch : UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * w)
+        defer { if map != nil { folded.deallocate() } }
+        let audio = AudioBlock(channelCount: outputChannels, capacity: frames)
+        var done = 0
+        while true {
+            let got = try decoder.read(into: scratch, frames: min(chunkFrames, max(frames - done, 1)))
+            if got == 0 { break }
+            guard done + got <= frames else { try decoder.seek(to: 0); return nil }
+            map?.apply(interleaved: scratch, frames: got, to: folded)
+            Kernels.deinterleave(folded, channelCount: w, count: got, into: audio, offset: done)
+            done += got
+        }
+        guard done == frames else { try decoder.seek(to: 0); return nil }
+        if w == 1 && outputChannels == 2 {
+            Kernels.copy(audio.channel(0).baseAddress!, to: audio.channel(1).baseAddress!, count: frames)
+        }
+        return (audio, frames)
     }
 
     static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
