@@ -32,6 +32,11 @@ struct NightMix {
     /// Set by `bench --resampler`: the resampler of the night mix's preset, here and in render children.
     static let resamplerVariable = "MIXRENDER_BENCH_RESAMPLER"
 
+    /// The resampler of the night mix: `bench --resampler`, else the presets' default.
+    static var resampler: ResamplerQuality {
+        getenv(resamplerVariable).flatMap { ResamplerQuality(rawValue: String(cString: $0)) } ?? .default
+    }
+
     let folder: String
     let sources: [Source]
     let paths: [String]
@@ -73,9 +78,7 @@ struct NightMix {
         preset.output.sampleRate = 48_000
         preset.output.channelCount = 2
         preset.output.quality = 0.4
-        if let name = getenv(Self.resamplerVariable), let quality = ResamplerQuality(rawValue: String(cString: name)) {
-            preset.output.resampler = quality
-        }
+        preset.output.resampler = Self.resampler
         preset.output.sampleFormat = .pcm16
         preset.master.fadeIn = FadeSpec(seconds: min(20, seconds / 4), curve: .linear)
         preset.master.fadeOut = FadeSpec(seconds: min(120, seconds / 3), curve: .linear)
