@@ -7,13 +7,14 @@
 /// output frame.)
 ///
 /// A file at the output rate is decoded block by block straight into the planar block (`loadAtRate`, when
-/// the container's count is exact). A loop at another rate is decoded straight into the converter's chunks, without holding the decoded file:
-/// its tail is read first after a seek, its head is kept as it passes (`loadStreaming`); the result is checked
-/// to be what the in-memory way gives (the tail read after the seek must equal the stream's own last frames,
-/// the length the container's count), else `load` falls back to it. That way allocates the whole decoded file
-/// (interleaved, at the source rate and the work channel count, decoded into it in place or folded block by
-/// block), and the converter reads it in place except for the chunks that cross a seam. Both allocate chunk
-/// buffers, a converter when the rates differ, and the planar `AudioBlock` returned. Stateless: several threads may load at once, each with its own decoder.
+/// the container's count is exact). A loop at another rate is decoded straight into the converter's chunks,
+/// without holding the decoded file: its tail is read first after a seek, its head is kept as it passes
+/// (`loadStreaming`); it is checked to give what the in-memory way gives (the tail read after the seek must
+/// equal the stream's own last frames, the length the container's count), else `load` falls back to that way,
+/// which allocates the whole decoded file (interleaved, at the source rate and the work channel count,
+/// decoded into it in place or folded block by block) and lets the converter read it in place except for
+/// the chunks that cross a seam. All allocate chunk buffers, a converter when the rates differ, and the
+/// planar `AudioBlock` returned. Stateless: several threads may load at once, each with its own decoder.
 public enum LoopMaterial {
     /// Seconds of circular context on each side: comfortably longer than the longest sinc filter.
     public static let contextSeconds = 0.25
