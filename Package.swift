@@ -30,6 +30,9 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", path: "Sources/CSampleRate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
+        // libsoxr: the faster resampler choices (`soxr-hq`, `soxr-vhq`), beside libsamplerate's.
+        .systemLibrary(name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr",
+                       providers: [.apt(["libsoxr-dev"])]),
         // libsndfile reads MP3 through libmpg123 but trusts the header's length and lets the library print
         // on stderr; MixIO calls libmpg123 itself for exact lengths and silence.
         .systemLibrary(name: "CMPG123", path: "Sources/CMPG123", pkgConfig: "libmpg123",
@@ -55,7 +58,7 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"])],
                 linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "MixIO",
-                dependencies: ["MixDSP", "CSndFile", "CMPG123", "CEBUR128", "CSampleRate", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim",
+                dependencies: ["MixDSP", "CSndFile", "CMPG123", "CEBUR128", "CSampleRate", "CSoxr", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim",
                                "CFFmpeg", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "MixEngine",
                 dependencies: ["MixDSP", "MixIO"],

@@ -18,6 +18,8 @@ enum BenchMain {
         } catch { fatalError("\(error)") }
 
         AllocationCounter.install()
+        // The night mix's resampler reaches the render children through the environment (NightMix.preset).
+        if let resampler = options.resampler { setenv(NightMix.resamplerVariable, resampler.rawValue, 1) }
         let runs = options.runs ?? (options.isQuick ? 3 : 7)
         var report = BenchReport(date: today(), mode: options.isQuick ? "quick" : "full", machine: .current(),
                                  build: buildDescription())
@@ -38,6 +40,11 @@ enum BenchMain {
                     report.sections.append(GeneratorBench(timing: Timing(runs: runs, runSeconds: options.isQuick ? 0.01 : 0.1)).run())
                 case .resampler:
                     report.sections.append(try ResamplerBench(runs: runs, isQuick: options.isQuick).run())
+                case .transparency:
+                    report.sections.append(try TransparencyBench().run())
+                case .preparation:
+                    report.sections.append(try PreparationBench(runs: options.runs ?? (options.isQuick ? 1 : 3), isQuick: options.isQuick,
+                                                                progress: progress).run())
                 case .vorbis:
                     report.sections.append(try VorbisDecodeBench(runs: options.runs ?? (options.isQuick ? 1 : 3), isQuick: options.isQuick).run())
                 case .pipeline:

@@ -1,3 +1,4 @@
+import MixDSP
 /// Command-line options of `bench`.
 struct BenchOptions {
     /// A smoke run small enough for CI: fewer runs, smaller buffers, a 1-minute night mix.
@@ -10,9 +11,12 @@ struct BenchOptions {
     var runs: Int?
     /// Length of the night mix in seconds; nil = 1800 (60 with --quick).
     var nightSeconds: Double?
+    /// The night mix's resampler (pipeline, shared, loudness, session); nil = the preset default.
+    var resampler: ResamplerQuality?
 
     static let usage = """
         usage: bench [--quick] [--json] [--only SECTION[,SECTION...]] [--runs N] [--night-seconds S]
+                     [--resampler NAME]
 
           --quick           smoke run for CI: a few seconds in all
           --json            print the results as JSON instead of a table
@@ -20,6 +24,7 @@ struct BenchOptions {
           --runs N          counted runs per figure, after one warm-up (default 7, or 3 with --quick;
                             the night mix renders 3 times, or 2 with --quick)
           --night-seconds S length of the night mix (default 1800, or 60 with --quick)
+          --resampler NAME  the night mix's resampler (default: the presets' default, medium)
         """
 
     static func parse(_ arguments: [String]) throws -> BenchOptions {
@@ -48,6 +53,10 @@ struct BenchOptions {
             case "--night-seconds":
                 guard let s = Double(try value(argument)), s >= 1 else { throw UsageError(message: "--night-seconds needs a number >= 1") }
                 options.nightSeconds = s
+            case "--resampler":
+                let name = try value(argument)
+                guard let quality = ResamplerQuality(rawValue: name) else { throw UsageError(message: "--resampler: unknown quality '\(name)'") }
+                options.resampler = quality
             case "-h", "--help": throw UsageError(message: nil)
             default: throw UsageError(message: "unknown argument '\(argument)'")
             }
@@ -57,7 +66,7 @@ struct BenchOptions {
 }
 
 enum BenchSection: String, CaseIterable, Comparable {
-    case mix, kernels, generators, resampler, vorbis, pipeline, shared, session, loudness, encoders
+    case mix, kernels, generators, resampler, transparency, preparation, vorbis, pipeline, shared, session, loudness, encoders
     static func < (a: BenchSection, b: BenchSection) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }

@@ -29,6 +29,14 @@ struct NightMix {
         Source(name: "rumble", sampleRate: 22_050, seconds: 71, gainDb: -8, description: "brown noise below 150 Hz"),
     ]
 
+    /// Set by `bench --resampler`: the resampler of the night mix's preset, here and in render children.
+    static let resamplerVariable = "MIXRENDER_BENCH_RESAMPLER"
+
+    /// The resampler of the night mix: `bench --resampler`, else the presets' default.
+    static var resampler: ResamplerQuality {
+        getenv(resamplerVariable).flatMap { ResamplerQuality(rawValue: String(cString: $0)) } ?? .default
+    }
+
     let folder: String
     let sources: [Source]
     let paths: [String]
@@ -70,6 +78,7 @@ struct NightMix {
         preset.output.sampleRate = 48_000
         preset.output.channelCount = 2
         preset.output.quality = 0.4
+        preset.output.resampler = Self.resampler
         preset.output.sampleFormat = .pcm16
         preset.master.fadeIn = FadeSpec(seconds: min(20, seconds / 4), curve: .linear)
         preset.master.fadeOut = FadeSpec(seconds: min(120, seconds / 3), curve: .linear)

@@ -73,8 +73,8 @@ struct PipelineBench {
             }
             decodedAudio += source.seconds
             guard reader.sampleRate != 48_000 else { continue }
-            let resampler = try Resampler(channelCount: channels, inputRate: reader.sampleRate, outputRate: 48_000,
-                                          quality: ResamplerQuality.default)
+            let resampler = try makeSampleRateConverter(channelCount: channels, inputRate: reader.sampleRate, outputRate: 48_000,
+                                                        quality: NightMix.resampler)
             let capacity = Int(Double(frames) * 48_000 / Double(reader.sampleRate)) + 8192
             var out = [Float](repeating: 0, count: capacity * channels)
             resample += try Timing.seconds {
@@ -142,7 +142,7 @@ struct PipelineBench {
         let list = mix.sources.map { "\($0.name) \(fixed(Double($0.sampleRate) / 1000, 2)) kHz \(fixed($0.seconds, 1)) s \(fixed($0.gainDb, 0)) dB" }
         time.notes = [
             "workload: " + list.joined(separator: ", ") + "; all stereo Ogg Vorbis q4 written by the bench (\(fixed(madeIn, 1)) s), "
-                + "looped with hard seams (resampled once, circularly, medium quality); master fades linear "
+                + "looped with hard seams (resampled once, circularly, \(NightMix.resampler.rawValue)); master fades linear "
                 + "\(fixed(min(20, seconds / 4), 0)) s in, \(fixed(min(120, seconds / 3), 0)) s out; "
                 + "mix peak \(fixed(first.mixPeakDb, 1)) dBFS, limiter (ceiling -1 dBFS) reduced \(fixed(max(0, first.maxGainReductionDb), 2)) dB "
                 + "for \(fixed(first.limitedSeconds, 2)) s.",

@@ -11,6 +11,7 @@ enum FigureFormat: String, Encodable {
     case count
     case mebibytes
     case gigabytesPerSecond
+    case decibels
 
     var unit: String {
         switch self {
@@ -23,6 +24,7 @@ enum FigureFormat: String, Encodable {
         case .count: return "count"
         case .mebibytes: return "MiB"
         case .gigabytesPerSecond: return "GB/s"
+        case .decibels: return "dB"
         }
     }
 
@@ -37,6 +39,7 @@ enum FigureFormat: String, Encodable {
         case .count: return x == x.rounded() ? String(Int(x)) : fixed(x, 2)
         case .mebibytes: return fixed(x, 0)
         case .gigabytesPerSecond: return fixed(x, 1)
+        case .decibels: return fixed(x, abs(x) < 1 ? 3 : 1)
         }
     }
 }

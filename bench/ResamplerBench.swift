@@ -1,20 +1,22 @@
 import MixDSP
 import MixIO
 
-/// libsamplerate through MixIO's `Resampler`, for each quality: stereo noise converted to 48 kHz in
-/// 4096-frame input chunks (as a looped file is converted once at preparation).
+/// libsamplerate (MixIO's `Resampler`) and libsoxr (`SoxrResampler`), for each quality: stereo noise converted
+/// to 48 kHz in 4096-frame input chunks (as a looped file is converted once at preparation).
 struct ResamplerBench {
     let runs: Int
     let isQuick: Bool
 
     func run() throws -> Section {
-        var section = Section(id: "resampler", title: "Resampler (libsamplerate sinc), stereo, to 48 kHz",
+        var section = Section(id: "resampler", title: "Resampler (libsamplerate sinc, libsoxr), stereo, to 48 kHz",
                               labels: ["quality", "from"],
                               columns: [Column(key: "framesPerSecond", title: "Mframes/s out", format: .framesPerSecond),
-                                        Column(key: "realtime", title: "x realtime", format: .realtime)])
+                                        Column(key: "realtime", title: "x realtime", format: .realtime),
+                                        Column(key: "vsMedium", title: "this / medium", format: .ratio)])
         let seconds = isQuick ? 1.0 : 8.0
         section.notes = ["\(fixed(seconds, 0)) s of noise per run; output frames counted; one thread."]
-        for quality in [ResamplerQuality.best, .medium, .fast] {
+        var medium: [Int: Double] = [:]     // input rate -> medium's median frames/s
+        for quality in [ResamplerQuality.medium, .best, .fast, .soxrHQ, .soxrVHQ] {
             for inputRate in [44_100, 22_050] {
                 let frames = Int(seconds * Double(inputRate))
                 let input = UnsafeMutablePointer<Float>.allocate(capacity: 2 * frames)
@@ -23,7 +25,7 @@ struct ResamplerBench {
                 let capacity = Int(Double(frames) * 48_000 / Double(inputRate)) + 8192
                 let output = UnsafeMutablePointer<Float>.allocate(capacity: 2 * capacity)
                 defer { output.deallocate() }
-                let resampler = try Resampler(channelCount: 2, inputRate: inputRate, outputRate: 48_000, quality: quality)
+                let resampler = try makeSampleRateConverter(channelCount: 2, inputRate: inputRate, outputRate: 48_000, quality: quality)
                 var produced = 0
                 func convert() throws {
                     try resampler.reset()
@@ -41,9 +43,12 @@ struct ResamplerBench {
                 try convert()                                           // warm-up
                 var times: [Double] = []
                 for _ in 0..<runs { times.append(try Timing.seconds { try convert() }) }
+                let speeds = times.map { Double(produced) / $0 }
+                if quality == .medium { medium[inputRate] = Spread(speeds).median }
                 section.add([quality.rawValue, "\(fixed(Double(inputRate) / 1000, 2)) kHz"],
-                            ["framesPerSecond": Spread(times.map { Double(produced) / $0 }),
-                             "realtime": Spread(times.map { Double(produced) / 48_000 / $0 })])
+                            ["framesPerSecond": Spread(speeds),
+                             "realtime": Spread(times.map { Double(produced) / 48_000 / $0 }),
+                             "vsMedium": Spread(speeds.map { $0 / medium[inputRate]! })])
             }
         }
         return section

@@ -1,7 +1,8 @@
 import CSampleRate
 import MixDSP
 
-/// A streaming sample-rate converter on interleaved `Float` frames, using libsamplerate's sinc converters.
+/// A streaming sample-rate converter on interleaved `Float` frames, using libsamplerate's sinc converters
+/// (`best`, `medium`, `fast`; `SoxrResampler` does the libsoxr ones, `makeSampleRateConverter` picks).
 ///
 /// Layout: an opaque libsamplerate `SRC_STATE` (filter history) and the rates. `init` allocates it
 /// (`src_new`); `process` and `reset` allocate nothing, except an error's message. Not thread-safe: one
@@ -38,6 +39,9 @@ public final class Resampler: SampleRateConverter {
         case .best: converter = SRC_SINC_BEST_QUALITY
         case .medium: converter = SRC_SINC_MEDIUM_QUALITY
         case .fast: converter = SRC_SINC_FASTEST
+        case .soxrHQ, .soxrVHQ:
+            throw AudioIOError(path: "", function: "src_new", reason: "'\(quality.rawValue)' is a libsoxr quality (SoxrResampler)",
+                               operation: what)
         }
         var error: Int32 = 0
         guard let state = src_new(Int32(converter), Int32(channelCount), &error) else {

@@ -7,7 +7,8 @@ import TestSupport
 import Testing
 
 @Suite struct PipelineTests {
-    @Test(arguments: [("best", 44100), ("medium", 44100), ("fast", 44100), ("medium", 22050), ("medium", 96000)])
+    @Test(arguments: [("best", 44100), ("medium", 44100), ("fast", 44100), ("medium", 22050), ("medium", 96000),
+                      ("soxr-hq", 44100), ("soxr-hq", 22050), ("soxr-vhq", 96000)])
     func resampledSineKeepsFrequencyAndLevel(quality: String, inputRate: Int) throws {
         let folder = try TemporaryFolder()
         let seconds = 2
@@ -31,7 +32,8 @@ import Testing
         #expect(summary.maxGainReductionDb == 0)
     }
 
-    @Test func hardSeamLoopResampledCircularlyIsSeamless() throws {
+    @Test(arguments: ["best", "soxr-hq", "soxr-vhq"])
+    func hardSeamLoopResampledCircularlyIsSeamless(resampler: String) throws {
         // 441 Hz at 44.1 kHz: exactly 100 samples a period, so a 1 s loop holds 441 whole periods and
         // the looped stream is one continuous sine. Resampled circularly, the 48 kHz output must match
         // a sine made at 48 kHz everywhere, seams included (a loop resampled with silence past its
@@ -41,7 +43,7 @@ import Testing
             0.5 * Float(sin(2 * Double.pi * 441 * Double(i) / 44100))
         }
         let preset = try folder.preset("""
-            { "duration": 4, "output": { "resampler": "best" },
+            { "duration": 4, "output": { "resampler": "\(resampler)" },
               "tracks": [ { "file": "\(wav)", "loop": { "crossfade": 0 } } ] }
             """)
         let (out, _, _) = try renderToMemory(preset)

@@ -448,7 +448,7 @@ import Testing
 
     @Test func otherEnumerations() {
         Self.expectError(Self.preset(extra: #""output": {"resampler": "fastest"}"#), path: "output.resampler",
-                         "unknown resampler 'fastest' (did you mean 'fast'?); expected one of best, medium, fast")
+                         "unknown resampler 'fastest' (did you mean 'fast'?); expected one of best, medium, fast, soxr-hq, soxr-vhq")
         Self.expectError(Self.preset(extra: #""version": 2"#), path: "version", "unsupported preset version 2; this mixrender reads version 1")
         Self.expectError(Self.preset(extra: #""$schema": 1"#), path: "$schema", "expected a string")
         Self.expectError(Self.preset(extra: #""output": {"tags": {"album": 3}}"#), path: "output.tags.album",

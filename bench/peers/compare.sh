@@ -17,6 +17,9 @@
 #   MIXRENDER   the mixrender binary (default: built here with swift build -c release)
 #   SCRATCH     scratch path for that build (default .build)
 #   OUT         where outputs, the generated preset and the timings go (default: a new folder in /tmp)
+#   MIX_RESAMPLER  mixrender's output.resampler in the preset (default soxr-hq: libsoxr's HQ recipe, the
+#               very resampler SoX runs here with `rate -h`; FFmpeg runs its own swr at its defaults;
+#               medium, the presets' default, gives the figures of earlier runs)
 # Needs sox, ffmpeg, hyperfine and python3 (for the comparison only: mixrender itself needs none of them).
 set -euo pipefail
 SECS=${1:-1800}
@@ -38,15 +41,15 @@ fi
 
 # The preset, written here so that no machine path is ever committed.
 PRESET="$OUT/night-peers.json"
-python3 - "$PEERS_DATA" "$SECS" > "$PRESET" <<'PY'
+python3 - "$PEERS_DATA" "$SECS" "${MIX_RESAMPLER:-soxr-hq}" > "$PRESET" <<'PY'
 import json, sys
-data, secs = sys.argv[1], float(sys.argv[2])
+data, secs, resampler = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 tracks = [("rain_44k.ogg", -3), ("wind_44k.ogg", -6), ("crickets_44k.ogg", -9),
           ("surf_48k.ogg", -12), ("drone_48k.ogg", -4), ("rumble_22k.ogg", -8)]
 print(json.dumps({
     "name": "peers night mix",
     "duration": secs,
-    "output": {"sampleRate": 48000, "channels": 2, "quality": 0.4, "bitDepth": 16, "resampler": "medium"},
+    "output": {"sampleRate": 48000, "channels": 2, "quality": 0.4, "bitDepth": 16, "resampler": resampler},
     "master": {"fadeIn": {"duration": 20, "curve": "linear"}, "fadeOut": {"duration": 120, "curve": "linear"}},
     "tracks": [{"name": f.split("_")[0], "file": f"{data}/{f}", "gainDb": g, "loop": {"crossfade": 0}} for f, g in tracks],
 }, indent=2))

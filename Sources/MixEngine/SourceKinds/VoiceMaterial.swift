@@ -130,11 +130,11 @@ public struct VoiceContext: Sendable {
         self.resampler = resampler
     }
 
-    /// Makes libsamplerate converters at the context's quality.
+    /// Makes converters at the context's quality (libsamplerate or libsoxr, `makeSampleRateConverter`).
     public var makeConverter: ConverterFactory {
         let quality = resampler
         return { channels, inputRate, outputRate in
-            try Resampler(channelCount: channels, inputRate: inputRate, outputRate: outputRate, quality: quality)
+            try makeSampleRateConverter(channelCount: channels, inputRate: inputRate, outputRate: outputRate, quality: quality)
         }
     }
 
