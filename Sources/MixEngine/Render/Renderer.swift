@@ -133,7 +133,8 @@ public final class Renderer {
         let wrap = try loop.map { LoopWrapStage($0, tail: try renderTail(of: $0, material: material, timings: &timings)) }
         let chain = MasterChain.standard(gains: gains, wrap: wrap, limiter: limiterStage,
                                          meter: meter, output: output,
-                                         taps: (loudness.map { [RenderTap(.output, $0)] } ?? []) + taps, range: range)
+                                         taps: (loudness.map { [RenderTap(.output, ThreadedTap($0, channelCount: channels, blockFrames: blockFrames))] } ?? []) + taps,
+                                         range: range)
 
         let end = range.upperBound + Int64(chain.latency)
         var position: Int64 = max(0, range.lowerBound - warmUpFrames)
