@@ -14,3 +14,12 @@ public protocol FrameSource: AnyObject {
     var frameCount: Int64? { get }
     func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws
 }
+
+/// A source whose frames lie in memory as they play (a loop's cycle, a file held whole), so a mixer can read
+/// them where they are instead of copying them into a block first. `frames` must give exactly what `render`
+/// would write for the same range, or nil when the range does not lie in one run (a loop's wrap, the end).
+/// Read-only, like `render` on shared material; allocates nothing.
+public protocol ContiguousFrames: FrameSource {
+    /// Channel `channel`'s frames `[position, position + count)`, or nil.
+    func frames(channel: Int, at position: Int64, count: Int) -> UnsafePointer<Float>?
+}

@@ -12,7 +12,7 @@
 /// holding the first X frames as they were. `init` allocates only that head block; `render` allocates
 /// nothing. Read-only after `init`, so it may be rendered from several threads at once (as shared
 /// prepared material is).
-public final class LoopSource: FrameSource {
+public final class LoopSource: FrameSource, ContiguousFrames {
     public let channelCount: Int
     public var frameCount: Int64? { nil }
     public let period: Int
@@ -79,6 +79,15 @@ public final class LoopSource: FrameSource {
             x /= 2
         }
         return max(0, min(minimum, length / 2))
+    }
+
+    /// The frames as they lie in the cycle (or the first play's head), when they lie in one run.
+    public func frames(channel: Int, at position: Int64, count: Int) -> UnsafePointer<Float>? {
+        if position < Int64(crossfade), let head {
+            return position + Int64(count) <= Int64(crossfade) ? UnsafePointer(head.channel(channel).baseAddress! + Int(position)) : nil
+        }
+        let index = Int(position % Int64(period))
+        return index + count <= period ? UnsafePointer(cycle.channel(channel).baseAddress! + index) : nil
     }
 
     public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {

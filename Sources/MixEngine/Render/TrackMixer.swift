@@ -20,6 +20,11 @@ final class TrackMixer {
     /// Per track: the sources of the voices that are playing, and the first voice not yet over.
     private var sources: [[FrameSource?]]
     private var firstVoice: [Int]
+    /// Per track and channel (`t * channelCount + c`): where this block's frames of the track lie when its one
+    /// voice plays them from memory at unity gain (`ContiguousFrames`), so they are summed from there without a
+    /// copy; `viewed[t]` says whether they do, in this block.
+    private let views: UnsafeMutablePointer<UnsafePointer<Float>?>
+    private var viewed: [Bool]
     private let clock = ContinuousClock()
 
     /// `material` must hold what the plan's voices need (`PreparedMaterial.prepare(for:)`).
@@ -35,7 +40,12 @@ final class TrackMixer {
         busTerms = PendingBusMix(channelCount: channelCount, trackCount: plan.tracks.count)
         sources = plan.tracks.map { Array(repeating: nil, count: $0.voices.count) }
         firstVoice = Array(repeating: 0, count: plan.tracks.count)
+        views = .allocate(capacity: max(1, plan.tracks.count * plan.channelCount))
+        views.initialize(repeating: nil, count: max(1, plan.tracks.count * plan.channelCount))
+        viewed = Array(repeating: false, count: plan.tracks.count)
     }
+
+    deinit { views.deallocate() }
 
     private var scratch: UnsafeMutablePointer<Float> { gainBuffers.channel(1).baseAddress! }
     private var voiceGains: UnsafeMutablePointer<Float> { gainBuffers.channel(2).baseAddress! }
@@ -44,8 +54,11 @@ final class TrackMixer {
     func mixTracks(into bus: AudioBlock, at position: Int64, count n: Int, timings: inout RenderTimings) throws {
         bus.clear(count: n)
         let blockEnd = position + Int64(n)
-        // The render thread's CPU time, read once between stages (the end of one is the start of the next).
-        var cpu = CPUClock.thread
+        // Wall-clock time per stage (vDSO clock reads, cheap); the render thread's CPU time is read once per
+        // block (a system call: read around every track, it cost a render to WAV 5 %) and shared between the
+        // stages in proportion to their wall time.
+        let cpuStarted = CPUClock.thread
+        var sourceSeconds = 0.0, mixSeconds = 0.0
         for t in plan.tracks.indices {
             let track = plan.tracks[t]
             guard track.start < blockEnd && track.end > position else { continue }
@@ -54,18 +67,19 @@ final class TrackMixer {
             let sourceStarted = clock.now
             try sumVoices(of: t, from: lo, to: hi, blockStart: position)
             let mixStarted = clock.now
-            timings.sources += (mixStarted - sourceStarted).seconds
-            let sourcesDone = CPUClock.thread
-            timings.sourcesCPU += sourcesDone - cpu
+            sourceSeconds += (mixStarted - sourceStarted).seconds
             addToBus(t, from: lo, to: hi, blockStart: position, bus: bus)
-            timings.mix += (clock.now - mixStarted).seconds
-            cpu = CPUClock.thread
-            timings.mixCPU += cpu - sourcesDone
+            mixSeconds += (clock.now - mixStarted).seconds
         }
         let flushStarted = clock.now
         busTerms.flush(into: bus)
-        timings.mix += (clock.now - flushStarted).seconds
-        timings.mixCPU += CPUClock.thread - cpu
+        mixSeconds += (clock.now - flushStarted).seconds
+        timings.sources += sourceSeconds
+        timings.mix += mixSeconds
+        let cpu = CPUClock.thread - cpuStarted
+        let share = sourceSeconds + mixSeconds > 0 ? sourceSeconds / (sourceSeconds + mixSeconds) : 0
+        timings.sourcesCPU += cpu * share
+        timings.mixCPU += cpu * (1 - share)
     }
 
     /// Sums track `t`'s voices over `[lo, hi)` into its block, each shaped by its own gains.
@@ -80,12 +94,14 @@ final class TrackMixer {
         if v < track.voices.count, track.voices[v].start <= lo, track.voices[v].end >= hi,
            v + 1 == track.voices.count || track.voices[v + 1].start >= hi,
            track.voices[v].gains.constant == 1 && track.voices[v].gains.envelopes.isEmpty {
-            // One voice at unity gain over the whole span: it renders straight into the track block.
-            // (Adding it to zeros would give the same values, except that -0 becomes +0, which the bus,
-            // cleared to +0, cannot tell apart.)
+            // One voice at unity gain over the whole span: the bus sums it from where its frames lie, or it
+            // renders straight into the track block. (Adding it to zeros would give the same values, except
+            // that -0 becomes +0, which the bus, cleared to +0, cannot tell apart.)
+            if try view(t, v, from: lo, to: hi) { return }
             try render(t, v, into: trackBlock, offset: Int(lo - position), from: lo, to: hi)
             return
         }
+        viewed[t] = false
         trackBlock.clear(offset: Int(lo - position), count: Int(hi - lo))
         while v < track.voices.count && track.voices[v].start < hi {
             let voice = track.voices[v]
@@ -105,9 +121,30 @@ final class TrackMixer {
         }
     }
 
+    /// Whether voice `v` of track `t` plays `[lo, hi)` from memory in one run; if so, `views` holds where.
+    private func view(_ t: Int, _ v: Int, from lo: Int64, to hi: Int64) throws -> Bool {
+        viewed[t] = false
+        let voice = plan.tracks[t].voices[v]
+        guard let source = try source(t, v) as? ContiguousFrames, source.channelCount == channelCount else { return false }
+        let at = lo - voice.start + voice.sourceOffset, count = Int(hi - lo)
+        for c in 0..<channelCount {
+            guard let frames = source.frames(channel: c, at: at, count: count) else { return false }
+            views[t * channelCount + c] = frames
+        }
+        viewed[t] = true
+        return true
+    }
+
     /// Renders voice `v` of track `t` over `[lo, hi)` into `block` at `offset`, opening its source
     /// when the voice starts.
     private func render(_ t: Int, _ v: Int, into block: AudioBlock, offset: Int, from lo: Int64, to hi: Int64) throws {
+        let voice = plan.tracks[t].voices[v]
+        try source(t, v).render(into: block, offset: offset, count: Int(hi - lo), at: lo - voice.start + voice.sourceOffset)
+    }
+
+    /// Voice `v`'s source, opened when the voice starts.
+    @discardableResult
+    private func source(_ t: Int, _ v: Int) throws -> FrameSource {
         let voice = plan.tracks[t].voices[v]
         if sources[t][v] == nil {
             // Prepared material is shared (read-only); everything else is made for this voice.
@@ -117,7 +154,7 @@ final class TrackMixer {
             }
             sources[t][v] = try voice.material.makeSource(context, prepared: prepared)
         }
-        try sources[t][v]!.render(into: block, offset: offset, count: Int(hi - lo), at: lo - voice.start + voice.sourceOffset)
+        return sources[t][v]!
     }
 
     /// Queues track `t` over `[lo, hi)`, with its gains and balance, as a term of the bus sum. Tracks
@@ -132,7 +169,7 @@ final class TrackMixer {
         busTerms.offset = offset; busTerms.count = count
         for c in 0..<channelCount {
             // The same products as Kernels.addScaled / addProduct; a zero gain adds nothing, as there.
-            let src = trackBlocks[t].channel(c).baseAddress! + offset
+            let src = viewed[t] ? views[t * channelCount + c]! : UnsafePointer(trackBlocks[t].channel(c).baseAddress! + offset)
             if let g {
                 let k = g * track.balance[c]
                 if k != 0 { busTerms.append(MixTerm(source: src, gains: nil, scale: k), channel: c) }
