@@ -7,8 +7,16 @@ import MixDSP
 /// No state; `open` allocates the encoder it returns.
 public enum AudioFileWriter {
     /// Why `settings` cannot be written, in plain words, or nil if they can.
+    /// What is wrong with `settings` for writing a file mixrender hands out, or nil: the writer's own limits, and
+    /// 24-bit ALAC in more than one channel. libsndfile's encoder corrupts loud audio there (measured with
+    /// libsndfile 1.2.0, `SoundFileIntegerTests`: stereo noise past about -6 dBFS does not decode back, in it or
+    /// in FFmpeg, and a render of loud stereo noise to a 24-bit CAF crashed in it with heap corruption); mono and
+    /// 16-bit ALAC are exact. (`SoundFileWriter` itself still writes it, so the sentinel test sees a fix.)
     public static func validate(settings: OutputSettings) -> String? {
-        settings.format == .m4a ? FFmpegFileWriter.validate(settings: settings) : SoundFileWriter.validate(settings: settings)
+        if settings.format == .caf && settings.sampleFormat == .pcm24 && settings.channelCount > 1 {
+            return "24-bit ALAC in more than one channel is refused: libsndfile's encoder corrupts loud audio there (measured with libsndfile 1.2.0: stereo noise past about -6 dBFS did not decode back, and a render crashed); use 16-bit ALAC (output.bitDepth 16), or .flac, .wav or .aiff at 24 bits"
+        }
+        return settings.format == .m4a ? FFmpegFileWriter.validate(settings: settings) : SoundFileWriter.validate(settings: settings)
     }
 
     /// Creates the file at `path` and returns its encoder; `displayPath` is the name errors give (the
