@@ -199,7 +199,8 @@ public struct RenderJob: Sendable {
     public func render(toStream descriptor: Int32, format: OutputFileFormat, name: String, blockFrames: Int = 4096,
                        extraSinks: [AudioEncoder] = [], taps: [RenderTap] = [], material: PreparedMaterial? = nil,
                        progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
-        let settings = try streamSettings(format: format, name: name)
+        var settings = try streamSettings(format: format, name: name)
+        settings.tagsWrittenAfterwards = false   // a stream is never tagged afterwards
         let material = material ?? PreparedMaterial()
         let normalisation = try findNormalisation(material: material, blockFrames: blockFrames)
         let writer = try AudioFileWriter.open(fileDescriptor: descriptor, settings: settings, displayPath: name)
@@ -232,6 +233,7 @@ public struct RenderJob: Sendable {
         for field in preset.output.tags.fields { settings.tagFields.set(field.key, field.values) }
         settings.bitrateKbps = preset.output.bitrateKbps
         settings.expectedFrameCount = Int64(range.count)
+        settings.tagsWrittenAfterwards = FileTags.canWrite(format)   // writeTags, into the finished file
         return settings
     }
 
