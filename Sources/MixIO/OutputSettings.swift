@@ -38,9 +38,8 @@ public struct OutputSettings: Sendable, Equatable {
 
     public var tags: AudioTags { AudioTags(title: title, artist: artist, comment: comment) }
 
-    /// Whether the tags are written into the finished file afterwards (`FileTags`, as a render does), so that the
-    /// encoder need not store any itself. A RIFF WAV then gets none from libsndfile, which would put its INFO list
-    /// before the audio, where TagLib rewriting it moves the whole data chunk (a second of a 30-minute render).
+    /// Whether the tags are written into the finished file afterwards (`FileTags`, as a render to a file does), so
+    /// that the encoder stores none itself: each file's tags have one writer.
     public var tagsWrittenAfterwards = false
 
     /// The most data bytes a RIFF WAV holds: its sizes are 32-bit (the RIFF size counts the header too, so

@@ -24,16 +24,8 @@ public final class Resampler: SampleRateConverter {
         self.outputRate = outputRate
         self.quality = quality
         let what = "create a \(quality.rawValue) resampler from \(inputRate) Hz to \(outputRate) Hz"
-        guard inputRate > 0, outputRate > 0, channelCount > 0, channelCount <= 128 else {
-            throw AudioIOError(path: "", function: "src_new",
-                               reason: "rates must be positive and channels 1...128 (got \(channelCount))",
-                               operation: what)
-        }
-        ratio = Double(outputRate) / Double(inputRate)
-        guard src_is_valid_ratio(ratio) != 0 else {
-            throw AudioIOError(path: "", function: "src_is_valid_ratio",
-                               reason: "the ratio \(ratio) is outside 1/256...256", operation: what)
-        }
+        ratio = try Self.checkedRatio(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate,
+                                      function: "src_new", operation: what)
         let converter: Int
         switch quality {
         case .best: converter = SRC_SINC_BEST_QUALITY
@@ -81,6 +73,20 @@ public final class Resampler: SampleRateConverter {
             throw AudioIOError(path: "", function: "src_reset", reason: Self.reason(error),
                                operation: "reset the resampler")
         }
+    }
+
+    /// `outputRate / inputRate`, once the rates are positive, the channels 1...128 and the ratio within 1/256...256
+    /// (libsamplerate's range, which the libsoxr converter keeps too); otherwise an error naming `function`.
+    static func checkedRatio(channelCount: Int, inputRate: Int, outputRate: Int, function: String, operation: String) throws -> Double {
+        guard inputRate > 0, outputRate > 0, channelCount > 0, channelCount <= 128 else {
+            throw AudioIOError(path: "", function: function,
+                               reason: "rates must be positive and channels 1...128 (got \(channelCount))", operation: operation)
+        }
+        let ratio = Double(outputRate) / Double(inputRate)
+        guard ratio >= 1.0 / 256, ratio <= 256 else {
+            throw AudioIOError(path: "", function: function, reason: "the ratio \(ratio) is outside 1/256...256", operation: operation)
+        }
+        return ratio
     }
 
     /// Calls `src_strerror`.

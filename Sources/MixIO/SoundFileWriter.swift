@@ -99,15 +99,13 @@ public final class SoundFileWriter: AudioEncoder {
                 throw failure("sf_command", "the \(settings.format.displayName) encoder refused \(what): \(SndFile.lastReason(handle))")
             }
         }
-        // CAF has only libsndfile's 'info' chunk, so it takes every known key; the others, title, artist and
-        // comment (FileTags writes the rest after the render). A RIFF WAV whose tags FileTags writes afterwards
-        // takes none: FileTags puts its INFO list and ID3 chunk after the audio, where adding them moves nothing,
-        // whereas libsndfile puts its INFO list before the audio, and TagLib rewriting that list moved the whole
-        // data chunk in 1 KiB steps (a second of a 30-minute render). An RF64 WAV, which FileTags does not write,
-        // keeps libsndfile's.
-        let stringKinds = settings.format == .caf ? Self.stringKinds
-            : settings.format == .wav && settings.tagsWrittenAfterwards && !settings.wavNeedsRF64 ? []
-            : Array(Self.stringKinds.prefix(3))
+        // Tags are written once, by one writer. When FileTags writes them into the finished file (a render to a
+        // file), libsndfile stores none: in a WAV it would put its INFO list before the audio, and TagLib rewriting
+        // that list moved the whole data chunk in 1 KiB steps (a second of a 30-minute render). Otherwise (a
+        // stream, a CAF, an RF64 WAV, a join) libsndfile stores what it can: in CAF's 'info' chunk every known key,
+        // elsewhere title, artist and comment.
+        let stringKinds = settings.tagsWrittenAfterwards ? []
+            : settings.format == .caf ? Self.stringKinds : Array(Self.stringKinds.prefix(3))
         for (kind, key) in stringKinds {
             guard let values = settings.tagFields[key] else { continue }
             let text = values.joined(separator: "/")

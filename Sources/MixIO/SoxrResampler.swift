@@ -39,15 +39,8 @@ public final class SoxrResampler: SampleRateConverter {
             throw AudioIOError(path: "", function: "soxr_create", reason: "'\(quality.rawValue)' is a libsamplerate quality",
                                operation: what)
         }
-        guard inputRate > 0, outputRate > 0, channelCount > 0, channelCount <= 128 else {
-            throw AudioIOError(path: "", function: "soxr_create",
-                               reason: "rates must be positive and channels 1...128 (got \(channelCount))", operation: what)
-        }
-        ratio = Double(outputRate) / Double(inputRate)
-        guard ratio >= 1.0 / 256, ratio <= 256 else {
-            throw AudioIOError(path: "", function: "soxr_create", reason: "the ratio \(ratio) is outside 1/256...256",
-                               operation: what)
-        }
+        ratio = try Resampler.checkedRatio(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate,
+                                           function: "soxr_create", operation: what)
         var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
         var spec = soxr_quality_spec(recipe, 0)
         var runtime = soxr_runtime_spec(1)

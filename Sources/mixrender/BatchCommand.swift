@@ -56,7 +56,7 @@ struct BatchCommand: ParsableCommand {
         // The job list: everything wrong with it is found before any job runs.
         let isFolder = FileSystem.identity(of: jobList)?.kind == .folder
         var all: [BatchJob]
-        let resultsPath: String
+        let resultsStem: String
         if isFolder {
             guard let outputDir else {
                 throw CLIError("\(jobList) is a folder of presets: give --output-dir for their renders (and --format, default ogg)")
@@ -66,22 +66,23 @@ struct BatchCommand: ParsableCommand {
             }
             do { try FileSystem.makeFolders(outputDir) } catch { throw CLIError("--output-dir: \(ErrorMessage.translate(error))") }
             all = try BatchJobList.folder(jobList, outputFolder: outputDir, format: format, defaults: defaults)
-            resultsPath = results ?? outputDir + "/batch.results.jsonl"
+            resultsStem = outputDir + "/batch.results"
         } else {
             guard outputDir == nil else { throw CLIError("--output-dir is for a folder of presets; a job list names each job's output") }
             all = try BatchJobList.read(path: jobList, defaults: defaults)
             let stem = jobList.hasSuffix(".jsonl") ? String(jobList.dropLast(6)) : jobList
-            resultsPath = results ?? stem + ".results\(shard == nil ? "" : "-" + "SHARD").jsonl"
+            resultsStem = stem + ".results"
         }
         let slice = try shard.map { try Shard.parse($0, environment: ProcessInfo.processInfo.environment) } ?? .whole
         let jobs = Array(all[slice.range(jobCount: all.count)])
-        let resultsFile = resultsPath.replacingOccurrences(of: "SHARD", with: "\(slice.index + 1)of\(slice.count)")
+        let resultsFile = results ?? resultsStem + (slice.count > 1 ? "-\(slice.index + 1)of\(slice.count)" : "") + ".jsonl"
         if all.contains(where: { $0.output == resultsFile || $0.preset == resultsFile }) || resultsFile == jobList {
             throw CLIError("--results: '\(resultsFile)' is also a job's preset or output, or the job list; give it a name of its own")
         }
         let store = try cacheDir.map { try MaterialStore(folder: $0) }
         let material = PreparedMaterial(budgetBytes: cacheMB << 20, store: store)
-        let writer = try ResultsWriter(path: resultsFile)
+        _ = try AtomicOutputFile.check(destination: resultsFile)
+        let writer = try LineFile(path: resultsFile)
 
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let runner = BatchRunner(jobs: jobs, workers: workers ?? cores, material: material)
@@ -91,7 +92,9 @@ struct BatchCommand: ParsableCommand {
         }
         let outcomes = runner.run(progress: { line.draw($0) }, finished: { outcome, state in
             let error = outcome.error.map { "\(ErrorMessage.translate($0))" }
-            writer.append(BatchResults.line(outcome, shard: slice, error: error))
+            do { try writer.append(BatchResults.line(outcome, shard: slice, error: error)) } catch {
+                line.print("warning: \(ErrorMessage.translate(error))")
+            }
             if let error { line.print("failed    \(outcome.job.origin): \(error)") }
             line.draw(state, force: true)
         })
@@ -157,30 +160,6 @@ struct MergeResultsCommand: ParsableCommand {
             throw CLIError("\(merged.missing.count) jobs of \(count!) have no result (job \(shown)\(merged.missing.count > 10 ? ", ..." : ""); indexes from 0)")
         }
         if merged.failed > 0 { throw CLIError("\(merged.failed) of \(merged.lines.count) jobs failed (see \(output))") }
-    }
-}
-
-/// The results file, written a line at a time as jobs end, so that it lists every job that finished even if the
-/// batch is stopped. Each line goes out in one `write`.
-final class ResultsWriter: @unchecked Sendable {
-    private let handle: FileHandle
-    private let path: String
-
-    init(path: String) throws {
-        self.path = path
-        _ = try AtomicOutputFile.check(destination: path)
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw CLIError("--results: cannot write '\(path)'")
-        }
-        self.handle = handle
-    }
-
-    func append(_ line: String) {
-        handle.write((line + "\n").data(using: .utf8)!)
-    }
-
-    func close() throws {
-        do { try handle.close() } catch { throw CLIError("--results: cannot write '\(path)': \(error.localizedDescription)") }
     }
 }
 

@@ -177,7 +177,7 @@ import Testing
         if ext == "caf" && depth == .pcm24 {
             let before = s.contents
             expectRefused(try run(parts + ["-o", s.path("out.caf")]), s, before: before,
-                          "cannot write '\(s.path("out.caf"))': libsndfile's 24-bit ALAC encoder")
+                          "cannot write '\(s.path("out.caf"))': 24-bit ALAC in more than one channel is refused")
             return
         }
         let r = try run(parts + ["-o", s.path("out.\(ext)"), "--quiet"])

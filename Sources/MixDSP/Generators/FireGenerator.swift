@@ -26,7 +26,7 @@ import RealModule
 ///
 /// Layout: the settings, the next position and the filter state (4 `Double`s per channel) in one array made
 /// in `init`; `render` allocates nothing. Not thread-safe: one thread at a time.
-public final class FireGenerator: FrameSource {
+public final class FireGenerator: FrameSource, ShortWarmUp {
     public let intensity: Double
     public let seed: UInt64
     public let sampleRate: Int
@@ -40,8 +40,8 @@ public final class FireGenerator: FrameSource {
     static let crackleScale = 0.35
     static let popScale = 0.3
 
-    private let warmUpFrames: Int64
-    private var nextPosition: Int64 = 0
+    let warmUpFrames: Int64
+    var nextPosition: Int64 = 0
     private var state: [Double]
     private static let stateSize = 4
     private let rate: Double
@@ -89,16 +89,11 @@ public final class FireGenerator: FrameSource {
         return 0.35 + 0.65 * fast * slow
     }
 
+    func resetFilters() { for i in state.indices { state[i] = 0 } }
+    func runFilters(into block: AudioBlock, offset: Int, count: Int) { generateBed(into: block, offset: offset, count: count) }
+
     public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
-        if position != nextPosition {
-            if position < nextPosition || position - nextPosition > warmUpFrames {
-                for i in state.indices { state[i] = 0 }
-                nextPosition = max(0, position - warmUpFrames)
-            }
-            while nextPosition < position {
-                generateBed(into: block, offset: offset, count: Int(min(position - nextPosition, Int64(count))))
-            }
-        }
+        warmUp(to: position, block: block, offset: offset, count: count)
         generateBed(into: block, offset: offset, count: count)
         addCrackles(into: block, offset: offset, count: count, at: position)
         addPops(into: block, offset: offset, count: count, at: position)

@@ -33,7 +33,7 @@ import RealModule
 /// Layout: the settings, the next position, filter state (7 `Double`s per channel) and the two latest control
 /// points (2 envelopes per channel each), in arrays made in `init`; `render` allocates nothing. Not thread-safe
 /// (the filter state changes as it renders): one thread at a time.
-public final class SurfGenerator: FrameSource {
+public final class SurfGenerator: FrameSource, ShortWarmUp {
     public let intensity: Double
     public let periodSeconds: Double
     public let seed: UInt64
@@ -49,8 +49,8 @@ public final class SurfGenerator: FrameSource {
     /// Not −18 like the noise: the swells make a crest factor of about 22 dB, and −24 keeps the crests below 0 dBFS.
     static let scale = 0.96
 
-    private let warmUpFrames: Int64
-    private var nextPosition: Int64 = 0
+    let warmUpFrames: Int64
+    var nextPosition: Int64 = 0
     /// Per channel: roar LP 1 and 2, hiss HP's LP and hiss LP, bed LP 1 and 2.
     private var state: [Double]
     private static let stateSize = 7
@@ -144,16 +144,11 @@ public final class SurfGenerator: FrameSource {
         controlIndex = g
     }
 
+    func resetFilters() { for i in state.indices { state[i] = 0 } }
+    func runFilters(into block: AudioBlock, offset: Int, count: Int) { generate(into: block, offset: offset, count: count) }
+
     public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
-        if position != nextPosition {
-            if position < nextPosition || position - nextPosition > warmUpFrames {
-                for i in state.indices { state[i] = 0 }
-                nextPosition = max(0, position - warmUpFrames)
-            }
-            while nextPosition < position {
-                generate(into: block, offset: offset, count: Int(min(position - nextPosition, Int64(count))))
-            }
-        }
+        warmUp(to: position, block: block, offset: offset, count: count)
         generate(into: block, offset: offset, count: count)
     }
 

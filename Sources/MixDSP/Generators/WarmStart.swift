@@ -127,3 +127,31 @@ struct WarmStart {
         }
     }
 }
+
+/// A generator whose recursive filters run on from where its last render ended, and are started afresh a short
+/// warm-up before a position elsewhere (surf, fire: slowest time constant a few ms, so 0.1 s brings them within
+/// 1e-6 of a render from the start). `WarmStart` is the exact, epoch-based alternative for slower filters.
+protocol ShortWarmUp: AnyObject {
+    /// The frame the filters' state is at: where the last render ended.
+    var nextPosition: Int64 { get set }
+    var warmUpFrames: Int64 { get }
+    /// Clears the filters' state.
+    func resetFilters()
+    /// Runs the filters over `count` frames from `nextPosition` into `block` (advancing `nextPosition`).
+    func runFilters(into block: AudioBlock, offset: Int, count: Int)
+}
+
+extension ShortWarmUp {
+    /// Brings the filters to `position`: on at once from where they are when it is just ahead, else from a clear
+    /// state `warmUpFrames` before it. Renders the frames in between into `block` (overwritten later).
+    func warmUp(to position: Int64, block: AudioBlock, offset: Int, count: Int) {
+        guard position != nextPosition else { return }
+        if position < nextPosition || position - nextPosition > warmUpFrames {
+            resetFilters()
+            nextPosition = max(0, position - warmUpFrames)
+        }
+        while nextPosition < position {
+            runFilters(into: block, offset: offset, count: Int(min(position - nextPosition, Int64(count))))
+        }
+    }
+}

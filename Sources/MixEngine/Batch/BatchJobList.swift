@@ -41,14 +41,9 @@ public enum BatchJobList {
 
     /// The jobs of the JSON Lines file at `path`; `defaults` apply to every job that does not set its own.
     public static func read(path: String, defaults: RenderOverrides = RenderOverrides()) throws -> [BatchJob] {
-        let bytes = try FileSystem.readFile(path: path)
         let folder = folderOf(path)
         var jobs: [BatchJob] = []
-        var lineNumber = 0
-        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
-            if trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+        for (lineNumber, line) in try JSONLines.read(path: path) {
             let origin = "\(path):\(lineNumber)"
             let value: JSONValue
             do { value = try JSONValue.parse(Array(line)) } catch let error as JSONSyntaxError {

@@ -7,7 +7,7 @@ import MixIO
 public enum BatchResults {
     /// The job's result as one line of JSON (without the newline). `error` is the failure worded for people.
     public static func line(_ outcome: BatchOutcome, shard: Shard, error: String?) -> String {
-        let q = TimelineJSON.quote, n = number
+        let q = TimelineJSON.quote, n = RenderReport.number
         let job = outcome.job
         var fields: [(String, String)] = [
             ("index", String(job.index)),
@@ -45,9 +45,6 @@ public enum BatchResults {
         return "{" + fields.map { q($0.0) + ": " + $0.1 }.joined(separator: ", ") + "}"
     }
 
-    /// A JSON number, or null for what JSON cannot write (-infinity: silence).
-    static func number(_ x: Double) -> String { x.isFinite ? TimelineJSON.number(x) : "null" }
-
     /// What merging found.
     public struct Merged: Sendable {
         /// The lines, in job order.
@@ -63,12 +60,9 @@ public enum BatchResults {
     public static func merge(files: [String], jobCount: Int?) throws -> Merged {
         var byIndex: [Int: (line: String, origin: String, failed: Bool)] = [:]
         for file in files {
-            let bytes: [UInt8]
-            do { bytes = try FileSystem.readFile(path: file) } catch { throw EngineError.setting(.results, reason: "\(error)") }
-            var lineNumber = 0
-            for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-                lineNumber += 1
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            let lines: [(number: Int, bytes: ArraySlice<UInt8>)]
+            do { lines = try JSONLines.read(path: file) } catch { throw EngineError.setting(.results, reason: "\(error)") }
+            for (lineNumber, line) in lines {
                 let origin = "\(file):\(lineNumber)"
                 func fail(_ why: String) -> EngineError { .setting(.results, reason: "\(origin): \(why)") }
                 guard let value = try? JSONValue.parse(Array(line)), case .object(let members) = value else {
@@ -81,17 +75,11 @@ public enum BatchResults {
                 if let jobCount, index >= jobCount { throw fail("job \(index) is not in a list of \(jobCount) jobs") }
                 if let other = byIndex[index] { throw fail("job \(index) is also at \(other.origin); merge each shard once") }
                 let failed = members["status"] != .string("ok")
-                byIndex[index] = (String(decoding: line, as: UTF8.self).trimmingCharacters(in: [" ", "\t", "\r"]), origin, failed)
+                byIndex[index] = (String(decoding: line, as: UTF8.self), origin, failed)
             }
         }
         let order = byIndex.keys.sorted()
         let missing = jobCount.map { count in (0..<count).filter { byIndex[$0] == nil } } ?? []
         return Merged(lines: order.map { byIndex[$0]!.line }, failed: order.filter { byIndex[$0]!.failed }.count, missing: missing)
-    }
-}
-
-private extension String {
-    func trimmingCharacters(in set: Set<Character>) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
     }
 }

@@ -53,7 +53,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
                 if let value { return value }
                 throw EngineError.setting(.shard, reason: "slurm: \(name) is not set; run it as a task of a Slurm job array (sbatch --array=0-3)")
             }
-            guard let n = Int(text.trimmingSpaces) else { throw EngineError.setting(.shard, reason: "slurm: \(name)='\(text)' is not a number") }
+            guard let n = Int(text.filter { $0 != " " }) else { throw EngineError.setting(.shard, reason: "slurm: \(name)='\(text)' is not a number") }
             return n
         }
         let id = try number("SLURM_ARRAY_TASK_ID")
@@ -65,8 +65,4 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         }
         return Shard(index: (id - min) / step, count: count)
     }
-}
-
-private extension String {
-    var trimmingSpaces: String { String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
 }

@@ -99,11 +99,6 @@ public final class JoinJob {
         if sampleFormat == .float32 && (format == .flac || format == .caf) {
             throw EngineError.output(path: outputPath, reason: "the parts hold 32-bit float samples, which \(format.displayName) cannot store; write .wav or .aiff")
         }
-        // Measured here (libsndfile 1.2.0, SoundFileIntegerTests): its 24-bit ALAC encoder writes channel pairs of
-        // loud noise (past about -6 dBFS) that neither it nor FFmpeg decodes back; mono and 16-bit ALAC are exact.
-        if format == .caf && sampleFormat == .pcm24 && settings.channelCount > 1 {
-            throw EngineError.output(path: outputPath, reason: "libsndfile's 24-bit ALAC encoder corrupts loud noise in more than one channel (measured with libsndfile 1.2.0), so the join could not be exact; write .flac, .wav or .aiff")
-        }
         if let problem = AudioFileWriter.validate(settings: settings) {
             throw EngineError.output(path: outputPath, reason: "\(problem)")
         }

@@ -233,7 +233,7 @@ public struct RenderJob: Sendable {
         for field in preset.output.tags.fields { settings.tagFields.set(field.key, field.values) }
         settings.bitrateKbps = preset.output.bitrateKbps
         settings.expectedFrameCount = Int64(range.count)
-        settings.tagsWrittenAfterwards = FileTags.canWrite(format)   // writeTags, into the finished file
+        settings.tagsWrittenAfterwards = FileTags.canWrite(format) && !settings.wavNeedsRF64   // see writeTags
         return settings
     }
 

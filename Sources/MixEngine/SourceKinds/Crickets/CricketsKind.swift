@@ -5,7 +5,7 @@ import MixDSP
 /// MixDSP). See README.md beside this file.
 ///
 /// A value of two `Double`s and a seed; allocates nothing. `Sendable`, safe to share.
-public struct CricketsKind: ReadableSourceKind {
+public struct CricketsKind: ReadableSourceKind, EndlessGeneratorKind {
     public static let key = "crickets"
     public static let settingsKeys: [String]? = ["intensity", "temperatureC", "seed"]
     public static let isEndless = true
@@ -26,26 +26,23 @@ public struct CricketsKind: ReadableSourceKind {
                             seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
     }
 
-    public func plan(_ track: TrackPlanning) throws -> SourcePlan {
+    public func check(_ track: TrackPlanning) throws {
         guard track.sampleRate >= 16_000 else {
             throw track.error("\(Self.key)", "crickets sing at 3.8 to 4.8 kHz and need an output rate of at least 16000 Hz, not \(track.sampleRate) Hz")
         }
-        let end = track.explicitEnd ?? track.frameCount
-        return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: CricketsVoice(kind: self))], end: end)
     }
 }
 
-/// A chorus made as it plays; nothing to prepare.
-struct CricketsVoice: VoiceMaterial {
-    let kind: CricketsKind
-    func describe(into key: inout CacheKeyWriter) {
+/// Made as it plays; nothing to prepare (`EndlessGeneratorKind`).
+extension CricketsKind {
+    public func describe(into key: inout CacheKeyWriter) {
         key.field("material", "crickets")
-        key.field("intensity", kind.intensity)
-        key.field("temperatureC", kind.temperatureC)
-        key.field("seed", kind.seed)
+        key.field("intensity", intensity)
+        key.field("temperatureC", temperatureC)
+        key.field("seed", seed)
     }
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
-        CricketChorus(intensity: kind.intensity, temperatureC: kind.temperatureC, seed: kind.seed,
+    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+        CricketChorus(intensity: intensity, temperatureC: temperatureC, seed: seed,
                       sampleRate: context.sampleRate, channelCount: context.channelCount)
     }
 }

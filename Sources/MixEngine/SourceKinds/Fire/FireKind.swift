@@ -4,7 +4,7 @@ import MixDSP
 /// is rendered (`FireGenerator` in MixDSP). See README.md beside this file.
 ///
 /// A value of a `Double` and a seed; allocates nothing. `Sendable`, safe to share.
-public struct FireKind: ReadableSourceKind {
+public struct FireKind: ReadableSourceKind, EndlessGeneratorKind {
     public static let key = "fire"
     public static let settingsKeys: [String]? = ["intensity", "seed"]
     public static let isEndless = true
@@ -20,22 +20,17 @@ public struct FireKind: ReadableSourceKind {
                         seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
     }
 
-    public func plan(_ track: TrackPlanning) throws -> SourcePlan {
-        let end = track.explicitEnd ?? track.frameCount
-        return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: FireVoice(kind: self))], end: end)
-    }
 }
 
-/// A fire made as it plays; nothing to prepare.
-struct FireVoice: VoiceMaterial {
-    let kind: FireKind
-    func describe(into key: inout CacheKeyWriter) {
+/// Made as it plays; nothing to prepare (`EndlessGeneratorKind`).
+extension FireKind {
+    public func describe(into key: inout CacheKeyWriter) {
         key.field("material", "fire")
-        key.field("intensity", kind.intensity)
-        key.field("seed", kind.seed)
+        key.field("intensity", intensity)
+        key.field("seed", seed)
     }
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
-        FireGenerator(intensity: kind.intensity, seed: kind.seed, sampleRate: context.sampleRate, channelCount: context.channelCount)
+    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+        FireGenerator(intensity: intensity, seed: seed, sampleRate: context.sampleRate, channelCount: context.channelCount)
     }
 }
 

@@ -4,7 +4,7 @@ import MixDSP
 /// is rendered (`NoiseGenerator` in MixDSP). See README.md beside this file.
 ///
 /// A value of a colour and a seed; allocates nothing. `Sendable`, safe to share.
-public struct NoiseKind: ReadableSourceKind {
+public struct NoiseKind: ReadableSourceKind, EndlessGeneratorKind {
     public static let key = "generator"
     public static let settingsKeys: [String]? = ["type", "seed"]
     public static let isEndless = true
@@ -24,22 +24,17 @@ public struct NoiseKind: ReadableSourceKind {
         return NoiseKind(color: color, seed: UInt64(seed))
     }
 
-    public func plan(_ track: TrackPlanning) throws -> SourcePlan {
-        let end = track.explicitEnd ?? track.frameCount
-        return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: NoiseVoice(kind: self))], end: end)
-    }
 }
 
-/// Noise made as it plays; nothing to prepare.
-struct NoiseVoice: VoiceMaterial {
-    let kind: NoiseKind
-    func describe(into key: inout CacheKeyWriter) {
+/// Made as it plays; nothing to prepare (`EndlessGeneratorKind`).
+extension NoiseKind {
+    public func describe(into key: inout CacheKeyWriter) {
         key.field("material", "noise")
-        key.field("color", kind.color.rawValue)
-        key.field("seed", kind.seed)
+        key.field("color", color.rawValue)
+        key.field("seed", seed)
     }
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
-        NoiseGenerator(color: kind.color, seed: kind.seed, channelCount: context.channelCount)
+    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+        NoiseGenerator(color: color, seed: seed, channelCount: context.channelCount)
     }
 }
 

@@ -5,7 +5,7 @@ import MixDSP
 /// See README.md beside this file.
 ///
 /// A value of three `Double`s, an optional `Double` and a seed; allocates nothing. `Sendable`, safe to share.
-public struct RainKind: ReadableSourceKind {
+public struct RainKind: ReadableSourceKind, EndlessGeneratorKind {
     public static let key = "rain"
     public static let settingsKeys: [String]? = ["intensity", "seed", "brightness", "dropsPerSecond"]
     public static let isEndless = true
@@ -31,25 +31,20 @@ public struct RainKind: ReadableSourceKind {
                         seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
     }
 
-    public func plan(_ track: TrackPlanning) throws -> SourcePlan {
-        let end = track.explicitEnd ?? track.frameCount
-        return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: RainVoice(kind: self))], end: end)
-    }
 }
 
-/// Rain made as it plays; nothing to prepare.
-struct RainVoice: VoiceMaterial {
-    let kind: RainKind
-    func describe(into key: inout CacheKeyWriter) {
+/// Made as it plays; nothing to prepare (`EndlessGeneratorKind`).
+extension RainKind {
+    public func describe(into key: inout CacheKeyWriter) {
         key.field("material", "rain")
-        key.field("intensity", kind.intensity)
-        key.field("brightness", kind.brightness)
-        key.field("dropsPerSecond", kind.dropsPerSecond ?? RainGenerator.defaultDropsPerSecond(intensity: kind.intensity))
-        key.field("seed", kind.seed)
+        key.field("intensity", intensity)
+        key.field("brightness", brightness)
+        key.field("dropsPerSecond", dropsPerSecond ?? RainGenerator.defaultDropsPerSecond(intensity: intensity))
+        key.field("seed", seed)
     }
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
-        RainGenerator(intensity: kind.intensity, brightness: kind.brightness, dropsPerSecond: kind.dropsPerSecond,
-                      seed: kind.seed, sampleRate: context.sampleRate, channelCount: context.channelCount)
+    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+        RainGenerator(intensity: intensity, brightness: brightness, dropsPerSecond: dropsPerSecond,
+                      seed: seed, sampleRate: context.sampleRate, channelCount: context.channelCount)
     }
 }
 

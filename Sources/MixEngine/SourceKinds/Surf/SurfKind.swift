@@ -4,7 +4,7 @@ import MixDSP
 /// they are rendered (`SurfGenerator` in MixDSP). See README.md beside this file.
 ///
 /// A value of two `Double`s and a seed; allocates nothing. `Sendable`, safe to share.
-public struct SurfKind: ReadableSourceKind {
+public struct SurfKind: ReadableSourceKind, EndlessGeneratorKind {
     public static let key = "surf"
     public static let settingsKeys: [String]? = ["intensity", "periodSeconds", "seed"]
     public static let isEndless = true
@@ -25,23 +25,18 @@ public struct SurfKind: ReadableSourceKind {
                         seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
     }
 
-    public func plan(_ track: TrackPlanning) throws -> SourcePlan {
-        let end = track.explicitEnd ?? track.frameCount
-        return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: SurfVoice(kind: self))], end: end)
-    }
 }
 
-/// Surf made as it plays; nothing to prepare.
-struct SurfVoice: VoiceMaterial {
-    let kind: SurfKind
-    func describe(into key: inout CacheKeyWriter) {
+/// Made as it plays; nothing to prepare (`EndlessGeneratorKind`).
+extension SurfKind {
+    public func describe(into key: inout CacheKeyWriter) {
         key.field("material", "surf")
-        key.field("intensity", kind.intensity)
-        key.field("periodSeconds", kind.periodSeconds)
-        key.field("seed", kind.seed)
+        key.field("intensity", intensity)
+        key.field("periodSeconds", periodSeconds)
+        key.field("seed", seed)
     }
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
-        SurfGenerator(intensity: kind.intensity, periodSeconds: kind.periodSeconds, seed: kind.seed,
+    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+        SurfGenerator(intensity: intensity, periodSeconds: periodSeconds, seed: seed,
                       sampleRate: context.sampleRate, channelCount: context.channelCount)
     }
 }

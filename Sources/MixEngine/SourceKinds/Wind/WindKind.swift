@@ -5,7 +5,7 @@ import MixDSP
 /// intensity, a whistle. See README.md beside this file.
 ///
 /// A value of two `Double`s, an optional `Double` and a seed; allocates nothing. `Sendable`, safe to share.
-public struct WindKind: ReadableSourceKind {
+public struct WindKind: ReadableSourceKind, EndlessGeneratorKind {
     public static let key = "wind"
     public static let settingsKeys: [String]? = ["intensity", "seed", "gustiness", "whistle"]
     public static let isEndless = true
@@ -31,24 +31,19 @@ public struct WindKind: ReadableSourceKind {
                         seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
     }
 
-    public func plan(_ track: TrackPlanning) throws -> SourcePlan {
-        let end = track.explicitEnd ?? track.frameCount
-        return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: WindVoice(kind: self))], end: end)
-    }
 }
 
-/// Wind made as it plays; nothing to prepare.
-struct WindVoice: VoiceMaterial {
-    let kind: WindKind
-    func describe(into key: inout CacheKeyWriter) {
+/// Made as it plays; nothing to prepare (`EndlessGeneratorKind`).
+extension WindKind {
+    public func describe(into key: inout CacheKeyWriter) {
         key.field("material", "wind")
-        key.field("intensity", kind.intensity)
-        key.field("gustiness", kind.gustiness)
-        key.field("whistle", kind.whistle ?? WindGenerator.defaultWhistle(intensity: kind.intensity))
-        key.field("seed", kind.seed)
+        key.field("intensity", intensity)
+        key.field("gustiness", gustiness)
+        key.field("whistle", whistle ?? WindGenerator.defaultWhistle(intensity: intensity))
+        key.field("seed", seed)
     }
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
-        WindGenerator(intensity: kind.intensity, gustiness: kind.gustiness, whistle: kind.whistle, seed: kind.seed,
+    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+        WindGenerator(intensity: intensity, gustiness: gustiness, whistle: whistle, seed: seed,
                       sampleRate: context.sampleRate, channelCount: context.channelCount)
     }
 }
