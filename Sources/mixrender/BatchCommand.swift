@@ -38,7 +38,7 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "The results file, JSON Lines, one line per job as it ends (default: beside the job list, .results.jsonl).")
     var results: String?
 
-    @Option(help: "Render only slice I of N of the job list (1/4 ... 4/4), or 'slurm' for this Slurm array task's slice.")
+    @Option(parsing: .unconditional, help: "Render only slice I of N of the job list (1/4 ... 4/4), or 'slurm' for this Slurm array task's slice.")
     var shard: String?
 
     @Flag(help: "Show progress even when stderr is not a terminal.")
@@ -54,15 +54,20 @@ struct BatchCommand: ParsableCommand {
         let defaults = try overrides.resolved()
 
         // The job list: everything wrong with it is found before any job runs.
-        let isFolder = FileSystem.identity(of: jobList)?.kind == .folder
+        guard let listKind = FileSystem.identity(of: jobList)?.kind else {
+            throw CLIError("\(jobList): no such file or folder (give a JSON Lines job list, or a folder of presets with --output-dir)")
+        }
         var all: [BatchJob]
         let resultsStem: String
-        if isFolder {
+        if listKind == .folder {
             guard let outputDir else {
                 throw CLIError("\(jobList) is a folder of presets: give --output-dir for their renders (and --format, default ogg)")
             }
             guard let format = OutputFileFormat.named(format) else {
                 throw CLIError("--format: unknown format '\(format)'; expected \(OutputFileFormat.extensionList())")
+            }
+            if let kind = FileSystem.identity(of: outputDir)?.kind, kind != .folder {
+                throw CLIError("--output-dir: '\(outputDir)' is a file, not a folder")
             }
             do { try FileSystem.makeFolders(outputDir) } catch { throw CLIError("--output-dir: \(ErrorMessage.translate(error))") }
             all = try BatchJobList.folder(jobList, outputFolder: outputDir, format: format, defaults: defaults)
@@ -76,9 +81,10 @@ struct BatchCommand: ParsableCommand {
         let slice = try shard.map { try Shard.parse($0, environment: ProcessInfo.processInfo.environment) } ?? .whole
         let jobs = Array(all[slice.range(jobCount: all.count)])
         let resultsFile = results ?? resultsStem + (slice.count > 1 ? "-\(slice.index + 1)of\(slice.count)" : "") + ".jsonl"
-        if all.contains(where: { $0.output == resultsFile || $0.preset == resultsFile }) || resultsFile == jobList {
-            throw CLIError("--results: '\(resultsFile)' is also a job's preset or output, or the job list; give it a name of its own")
-        }
+        // Nothing written (outputs, the results) may be anything read (presets, beds, sources, the job list), or
+        // another file written, however spelled: checked before the results file is made or any job runs.
+        try BatchJobList.checkFiles(all, jobList: jobList, results: resultsFile,
+                                    resultsRole: results != nil ? "\(setting: .results)" : "the results file")
         let store = try cacheDir.map { try MaterialStore(folder: $0) }
         let material = PreparedMaterial(budgetBytes: cacheMB << 20, store: store)
         _ = try AtomicOutputFile.check(destination: resultsFile)
@@ -143,7 +149,12 @@ struct MergeResultsCommand: ParsableCommand {
 
     func run() throws {
         guard !parts.isEmpty else { throw CLIError("give the results files to merge") }
-        if parts.contains(output) { throw CLIError("-o: '\(output)' is one of the files being merged; give it a name of its own") }
+        // The merged file may be none of the files read, however spelled (FileAccess), checked before anything is read or written.
+        var access = FileAccess()
+        for part in parts { access.reads(part, as: "one of the files being merged") }
+        if let jobList { access.reads(jobList, as: "the job list (--jobs)") }
+        access.writes(output, as: "the merged results file")
+        try access.check()
         let count = try jobList.map { try BatchJobList.read(path: $0).count }
         let merged = try BatchResults.merge(files: parts, jobCount: count)
         let file = try AtomicOutputFile(destination: output)

@@ -81,26 +81,24 @@ struct RenderCommand: ParsableCommand {
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
-        // A bad waveform path is found before rendering, too; the waveform is written after the audio.
-        if let waveform { try job.checkNotAnInput(waveform) }
-        if let timeline {
-            guard timeline != output && timeline != waveform else { throw CLIError("--timeline: '\(timeline)' is also the output; give it a name of its own") }
-            try job.checkNotAnInput(timeline)
-            _ = try AtomicOutputFile.check(destination: timeline)
-        }
-        // The report's inputs are hashed before rendering: an unreadable source stops the render before it starts.
-        var reportInputs: RenderReport.Inputs?
-        if let report {
-            guard report != output && report != waveform && report != timeline else {
-                throw CLIError("--report: '\(report)' is also another output; give it a name of its own")
-            }
-            try job.checkNotAnInput(report)
-            _ = try AtomicOutputFile.check(destination: report)
-            reportInputs = try RenderReport.Inputs(job: job, output: output)
-        }
+        // The waveform's files are known before rendering (one per level); it is written after the audio.
         let recorder = try waveform.map {
             WaveformRecorder(plan: try WaveformPlan(output: $0, options: WaveformOptions(), sampleRate: job.plan.sampleRate,
                                                     channelCount: job.plan.channelCount, frameCount: Int64(job.range.count)))
+        }
+        // Nothing written may be anything the render reads or another file it writes (FileAccess), whatever the spelling.
+        var writes: [(path: String, what: EngineReason)] = []
+        if stream == nil { writes.append((output, "the output")) }
+        writes += (recorder?.plan.destinations ?? []).map { ($0, EngineReason(stringLiteral: "--waveform")) }
+        if let timeline { writes.append((timeline, "--timeline")) }
+        if let report { writes.append((report, "--report")) }
+        try job.checkWrites(writes)
+        if let timeline { _ = try AtomicOutputFile.check(destination: timeline) }
+        // The report's inputs are hashed before rendering: an unreadable source stops the render before it starts.
+        var reportInputs: RenderReport.Inputs?
+        if let report {
+            _ = try AtomicOutputFile.check(destination: report)
+            reportInputs = try RenderReport.Inputs(job: job, output: output)
         }
         let sinks: [AudioEncoder] = recorder.map { [$0] } ?? []
         let result = try stream.map { format in

@@ -38,12 +38,14 @@ public enum BatchJobList {
                               "loudness", "truePeak", "start", "end", "loopable"]
     /// More jobs than this in one list is refused (a list that large is better split into several batches).
     public static let maximumJobs = 1_000_000
+    /// The longest job list read: 256 MiB (a million jobs of over 250 bytes each).
+    public static let maximumBytes = 256 << 20
 
     /// The jobs of the JSON Lines file at `path`; `defaults` apply to every job that does not set its own.
     public static func read(path: String, defaults: RenderOverrides = RenderOverrides()) throws -> [BatchJob] {
         let folder = folderOf(path)
         var jobs: [BatchJob] = []
-        for (lineNumber, line) in try JSONLines.read(path: path) {
+        for (lineNumber, line) in try JSONLines.read(path: path, maximumBytes: maximumBytes) {
             let origin = "\(path):\(lineNumber)"
             let value: JSONValue
             do { value = try JSONValue.parse(Array(line)) } catch let error as JSONSyntaxError {
@@ -55,7 +57,6 @@ public enum BatchJobList {
             jobs.append(try job(JSONCursor(value, file: origin), index: jobs.count, origin: origin, folder: folder, defaults: defaults))
         }
         guard !jobs.isEmpty else { throw EngineError.preset(PresetError(file: path, jsonPath: "", message: "holds no jobs (one JSON object per line)")) }
-        try checkOutputsDiffer(jobs)
         return jobs
     }
 
@@ -64,25 +65,35 @@ public enum BatchJobList {
                               defaults: RenderOverrides = RenderOverrides()) throws -> [BatchJob] {
         let names = try FileSystem.folderEntries(folder).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
         guard !names.isEmpty else { throw EngineError.preset(PresetError(file: folder, jsonPath: "", message: "holds no presets (*.json)")) }
-        let jobs = names.enumerated().map { index, name in
+        return names.enumerated().map { index, name in
             BatchJob(index: index, origin: join(folder, name), preset: join(folder, name),
                      output: join(outputFolder, String(name.dropLast(5)) + "." + format.fileExtension), overrides: defaults)
         }
-        try checkOutputsDiffer(jobs)
-        return jobs
     }
 
-    /// Two jobs writing one file would race; the second one's line is named.
-    static func checkOutputsDiffer(_ jobs: [BatchJob]) throws {
-        var seen: [String: String] = [:]
+    /// Checks, before any job runs, that nothing the batch will write is anything it reads or another file it
+    /// writes (`FileAccess`): each job's output against every job's preset, the files each preset names (beds
+    /// and their files, sources, recordings), the job list and the other outputs; and `results` (what the
+    /// caller calls it: `resultsRole`) against all of them. All of `jobs` are checked, not only a shard's, since
+    /// the other shards write beside this one. A preset that cannot be loaded adds no files: its job fails
+    /// before it writes anything. Each preset file is loaded once, however many jobs render it.
+    public static func checkFiles(_ jobs: [BatchJob], jobList: String, results: String, resultsRole: EngineReason) throws {
+        var access = FileAccess()
+        access.reads(jobList, as: "the job list")
+        var loaded: [String: [PresetFile]] = [:]
         for job in jobs {
-            let key = normalised(job.output)
-            if let first = seen[key] {
-                throw EngineError.preset(PresetError(file: job.origin, jsonPath: "output",
-                                                     message: "'\(job.output)' is also the output of \(first); each job needs its own"))
-            }
-            seen[key] = job.origin
+            access.reads(job.preset, as: "the preset of \(job.origin)")
+            let files = loaded[job.preset] ?? {
+                let preset = try? PresetLoader.load(path: job.preset, durationSeconds: job.overrides.durationSeconds,
+                                                    ignoringMasterFadeFit: job.overrides.loopable)
+                return preset?.files ?? []
+            }()
+            loaded[job.preset] = files
+            for file in files { access.reads(file.path, as: "a file \(job.origin) reads (\(file.preset): \(file.jsonPath))") }
         }
+        for job in jobs { access.writes(job.output, as: "the output of \(job.origin)") }
+        access.writes(results, as: resultsRole)
+        try access.check()
     }
 
     private static func job(_ cursor: JSONCursor, index: Int, origin: String, folder: String, defaults: RenderOverrides) throws -> BatchJob {
@@ -124,11 +135,5 @@ public enum BatchJobList {
     private static func join(_ folder: String, _ path: String) -> String {
         if path.hasPrefix("/") || folder.isEmpty || folder == "." { return path }
         return folder.hasSuffix("/") ? folder + path : folder + "/" + path
-    }
-
-    /// A path with `./` parts and doubled slashes taken out, for comparing outputs.
-    private static func normalised(_ path: String) -> String {
-        let parts = path.split(separator: "/").filter { $0 != "." }
-        return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
     }
 }

@@ -56,15 +56,19 @@ public enum BatchResults {
 
     /// Merges results files (a batch's shards), in job order. A line that is not a JSON object with a whole
     /// `index`, or a job in two files, is an error naming the file and line. With `jobCount`, an index past it is
-    /// an error too, and the jobs no file has are listed in `missing`.
+    /// an error too, and the jobs no file has are listed in `missing`. Errors are `EngineError.input` naming the
+    /// file and line (`part.jsonl:3`), or MixIO's naming the file it cannot read.
+    /// The longest results file `merge` reads: 1 GiB (a million jobs' lines with room to spare).
+    public static let maximumBytes = 1 << 30
+
     public static func merge(files: [String], jobCount: Int?) throws -> Merged {
         var byIndex: [Int: (line: String, origin: String, failed: Bool)] = [:]
         for file in files {
             let lines: [(number: Int, bytes: ArraySlice<UInt8>)]
-            do { lines = try JSONLines.read(path: file) } catch { throw EngineError.setting(.results, reason: "\(error)") }
+            lines = try JSONLines.read(path: file, maximumBytes: maximumBytes)
             for (lineNumber, line) in lines {
                 let origin = "\(file):\(lineNumber)"
-                func fail(_ why: String) -> EngineError { .setting(.results, reason: "\(origin): \(why)") }
+                func fail(_ why: String) -> EngineError { .input(path: origin, reason: "\(why)") }
                 guard let value = try? JSONValue.parse(Array(line)), case .object(let members) = value else {
                     throw fail("not a JSON object (a results file has one per line)")
                 }

@@ -47,6 +47,9 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         return Shard(index: i - 1, count: n)
     }
 
+    /// The largest task id, count, first id or step taken from Slurm's variables.
+    static let slurmMaximum = 4_000_001
+
     private static func slurm(_ environment: [String: String]) throws -> Shard {
         func number(_ name: String, default value: Int? = nil) throws -> Int {
             guard let text = environment[name] else {
@@ -54,6 +57,11 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
                 throw EngineError.setting(.shard, reason: "slurm: \(name) is not set; run it as a task of a Slurm job array (sbatch --array=0-3)")
             }
             guard let n = Int(text.filter { $0 != " " }) else { throw EngineError.setting(.shard, reason: "slurm: \(name)='\(text)' is not a number") }
+            // Checked like a number on the command line: Slurm's task ids and counts stay under 4,000,001
+            // (its largest MaxArraySize), which also keeps the arithmetic below far from overflowing.
+            guard (0...slurmMaximum).contains(n) else {
+                throw EngineError.setting(.shard, reason: "slurm: \(name)=\(text) is out of range (0 to \(slurmMaximum), as Slurm numbers array tasks)")
+            }
             return n
         }
         let id = try number("SLURM_ARRAY_TASK_ID")

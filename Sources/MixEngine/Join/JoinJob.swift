@@ -49,7 +49,11 @@ public final class JoinJob {
             throw EngineError.output(path: outputPath, reason: "\(format.displayName) is lossy, and a join must keep every sample as it is; write .wav, .flac, .aiff or .caf")
         }
         try AtomicOutputFile.check(destination: outputPath)
-        let outputIdentity = FileSystem.identity(of: outputPath)
+        // The output may be none of the parts, however spelled (FileAccess).
+        var access = FileAccess()
+        for path in partPaths { access.reads(path, as: "one of the parts") }
+        access.writes(outputPath, as: "the output")
+        try access.check()
 
         var opened: [Part] = []
         for path in partPaths {
@@ -59,9 +63,6 @@ public final class JoinJob {
             // A missing, unreadable or unrecognised part: MixIO's error names the file and the reason.
             let reader = try SoundFileReader(path: path)
             let info = reader.info
-            if let outputIdentity, let identity = info.identity, identity.isSameFile(as: outputIdentity) {
-                throw EngineError.output(path: outputPath, reason: "it is one of the parts ('\(path)'); writing there would destroy it")
-            }
             if reader.isLossy {
                 throw EngineError.part(path: path, reason: Self.lossyReason(info.formatName))
             }
@@ -84,6 +85,10 @@ public final class JoinJob {
             }
             opened.append(Part(path: path, info: info, sampleFormat: sampleFormat, reader: reader))
         }
+        // Parts rendered as windows carry which window they are: they must tile one render, in order.
+        try WindowMark.checkTiling(try opened.map { part in
+            (part.path, part.info.frameCount, try FileTags.detectFormat(path: part.path).flatMap { try WindowMark.read(part: part.path, format: $0) })
+        })
         parts = opened
         self.outputPath = outputPath
         frameCount = opened.reduce(0) { $0 + $1.info.frameCount }

@@ -39,7 +39,7 @@ public struct NormalisationReport: Sendable, Equatable {
 /// 2. If the mix's peak at that gain reaches within 3 dB of the ceiling, the limiter may act (inter-sample
 ///    peaks stand up to about 3 dB above samples), so a pass measures the output after the limiter; while it
 ///    reads more than 0.1 LU under the target, the gain is raised by the shortfall and measured again (at most
-///    `maximumCorrections` times).
+///    `maximumCorrections` times). If it stays more than `maximumShortfallLU` under, that is an error.
 ///
 /// The passes share `material` with the write that follows (nothing is decoded twice) and cover the whole
 /// plan, so a partial render is normalised as the full render is. No state of its own; `find` allocates each
@@ -48,6 +48,8 @@ public enum Normalisation {
     /// The shortfall under which the gain is left as it is.
     public static let toleranceLU = 0.1
     public static let maximumCorrections = 3
+    /// The most the output may stay under its target once the limiter has acted: past it, normalising fails.
+    public static let maximumShortfallLU = 1.0
 
     /// Discards what it is given: the measuring passes' encoder.
     final class NullEncoder: AudioEncoder {
@@ -87,6 +89,14 @@ public enum Normalisation {
                 guard shortfall > toleranceLU, pass < maximumCorrections, gainDb + shortfall <= spec.maximumGainDb else { break }
                 gainDb += shortfall
             }
+        }
+        // A limiter that keeps the output well under the target (a lone click: all peak, no body) is not a
+        // normalisation: the file would miss its target by far with nothing said.
+        let shortfall = spec.targetLUFS - report.expectedLUFS
+        if shortfall > maximumShortfallLU {
+            throw failure("the limiter holds the output at \(lufs(report.expectedLUFS)), \(format1(shortfall)) LU under \(lufs(spec.targetLUFS)) "
+                          + "(the mix's peaks stand \(format1(mixPeakDb - mix)) dB above its loudness, too far for a \(format1(spec.truePeakDb)) dBTP ceiling); "
+                          + "aim lower, or raise the ceiling")
         }
         report.gainDb = gainDb
         report.seconds = (clock.now - started).seconds

@@ -29,6 +29,9 @@ public struct Preset: Sendable, Equatable {
     public var session: SessionSpec?
     /// The chapter marks the output carries (`chapters`), in time order; nil: a session's sections, or none.
     public var chapters: [ChapterSpec]?
+    /// Every file the preset names (sources, recordings, its bed and the bed's own files), as resolved: what a
+    /// render reads, which nothing it writes may be (`FileAccess`).
+    public var files: [PresetFile] = []
 
     public init(name: String? = nil, output: OutputSpec = OutputSpec(), durationSeconds: Double?,
                 master: MasterSpec = MasterSpec(), tracks: [TrackSpec], voice: VoiceSpec? = nil, session: SessionSpec? = nil) {
@@ -40,6 +43,15 @@ public struct Preset: Sendable, Equatable {
         self.voice = voice
         self.session = session
     }
+}
+
+/// A file a preset names: its resolved path, and where it is named (the preset's file and the JSON path).
+/// A value of three strings; `Sendable`.
+public struct PresetFile: Sendable, Equatable {
+    public var path: String
+    /// The preset file that names it (a bed's own files name the bed).
+    public var preset: String
+    public var jsonPath: String
 }
 
 /// The output's format: a value of numbers, two enums and the tags; allocates only the tags' strings.

@@ -17,12 +17,21 @@ public enum PresetLoader {
     /// `ignoringMasterFadeFit`: the caller will leave the master fades out (a render made loopable on the command
     /// line), so they need not fit the length.
     public static func load(path: String, durationSeconds: Double? = nil, ignoringMasterFadeFit: Bool = false) throws -> Preset {
+        try load(path: path, durationSeconds: durationSeconds, ignoringMasterFadeFit: ignoringMasterFadeFit, bedChain: [])
+    }
+
+    /// The longest preset mixrender reads: 64 MiB, room for the most tags a preset may carry (docs/presets.md).
+    public static let maximumBytes = 64 << 20
+
+    /// `load`, for a bed reached through the presets in `bedChain`.
+    static func load(path: String, durationSeconds: Double? = nil, ignoringMasterFadeFit: Bool = false,
+                     bedChain: [String]) throws -> Preset {
         guard !path.isEmpty else {
             throw EngineError.preset(PresetError(file: "", jsonPath: "", message: "no preset file given"))
         }
         let bytes: [UInt8]
         do {
-            bytes = try FileSystem.readFile(path: path)
+            bytes = try FileSystem.readDocument(path: path, maximumBytes: maximumBytes)
         } catch let error as AudioIOError {
             let problem: String
             switch error.cause {
@@ -34,7 +43,7 @@ public enum PresetLoader {
             throw EngineError.preset(PresetError(file: path, jsonPath: "", message: "cannot read preset: \(problem)"))
         }
         return try parse(bytes, file: path, baseDirectory: folder(of: path), durationSeconds: durationSeconds,
-                         ignoringMasterFadeFit: ignoringMasterFadeFit)
+                         ignoringMasterFadeFit: ignoringMasterFadeFit, bedChain: bedChain)
     }
 
     /// Parses and validates a preset held in memory.
@@ -50,6 +59,12 @@ public enum PresetLoader {
     /// Parses and validates a preset held in memory as UTF-8 bytes (see `parse(_:file:baseDirectory:)`).
     public static func parse(_ bytes: [UInt8], file: String, baseDirectory: String,
                              durationSeconds: Double? = nil, ignoringMasterFadeFit: Bool = false) throws -> Preset {
+        try parse(bytes, file: file, baseDirectory: baseDirectory, durationSeconds: durationSeconds,
+                  ignoringMasterFadeFit: ignoringMasterFadeFit, bedChain: [])
+    }
+
+    static func parse(_ bytes: [UInt8], file: String, baseDirectory: String, durationSeconds: Double?,
+                      ignoringMasterFadeFit: Bool, bedChain: [String]) throws -> Preset {
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes)
@@ -58,6 +73,7 @@ public enum PresetLoader {
         }
         var reader = PresetReader(baseDirectory: baseDirectory, durationOverride: durationSeconds)
         reader.ignoresMasterFadeFit = ignoringMasterFadeFit
+        reader.bedChain = bedChain
         return try reader.preset(JSONCursor(root, file: file))
     }
 

@@ -18,6 +18,16 @@ struct PresetReader {
     var ignoresMasterFadeFit = false
     /// The preset's `voice`, once read: the defaults of its `speech` tracks.
     var voice: VoiceSpec? = nil
+    /// Every file the preset names, as `path` resolves it (shared by the copies of the reader).
+    let files = FileLog()
+    /// The presets whose beds led here, outermost first (`a.json` -> `b.json`), so a bed that leads back is refused.
+    var bedChain: [String] = []
+
+    /// The files a preset names, in the order they were read: what `Preset.files` becomes.
+    /// Filled on one thread, by one reading of a preset.
+    final class FileLog {
+        var files: [PresetFile] = []
+    }
 
     /// The keys each kind of object allows, in the order error messages list them.
     enum Keys {
@@ -95,6 +105,7 @@ struct PresetReader {
 
         var preset = Preset(name: name, output: output, durationSeconds: duration, master: master, tracks: tracks,
                             voice: voice, session: session)
+        preset.files = files.files
         preset.chapters = try document["chapters"].map { try chapters($0, duration: duration) }
         preset.durationIsOverride = durationOverride != nil
         return preset
@@ -382,7 +393,9 @@ struct PresetReader {
     func path(_ cursor: JSONCursor) throws -> String {
         let text = try cursor.nonEmptyString()
         guard !text.utf8.contains(0) else { throw cursor.error("a path cannot contain a NUL character (\\u0000)") }
-        return PresetLoader.resolve(text, against: baseDirectory)
+        let path = PresetLoader.resolve(text, against: baseDirectory)
+        files.files.append(PresetFile(path: path, preset: cursor.file, jsonPath: cursor.path))
+        return path
     }
 
     /// `true`, `false`, or `{"crossfade": FADE}` (a crossfade of 0 is a hard seam).

@@ -93,6 +93,12 @@ public struct RenderJob: Sendable {
         }
         self.plan = plan
         let rate = Double(plan.sampleRate)
+        // A session's length is its voice's and sections': it too must stay within the longest render.
+        if preset.session != nil, Double(plan.frameCount) / rate > TimeParser.maximumSeconds {
+            let t = TimeParser.string(fromSeconds:)
+            throw EngineError.preset(PresetError(file: presetPath, jsonPath: "sections",
+                                                 message: "the session lasts \(t(Double(plan.frameCount) / rate)), longer than \(t(TimeParser.maximumSeconds)), the longest time mixrender takes"))
+        }
         if plan.loop != nil, let setting = overrides.startSeconds != nil ? EngineSetting.start : overrides.endSeconds != nil ? .end : nil {
             throw EngineError.setting(setting, reason: "cannot take part of a loopable render (output.loopable): its start holds its end")
         }
@@ -103,6 +109,15 @@ public struct RenderJob: Sendable {
         }
         guard last > first else { throw EngineError.setting(.end, reason: "must be after \(setting: .start)") }
         self.range = first..<min(last, plan.outputFrameCount)
+        // A window of the timeline says which one it is, so that `join` can check its parts (WindowMark).
+        if range != 0..<plan.outputFrameCount {
+            let digests = Dictionary(try InputFile.hashAll(plan).map { ($0.info.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+            let key = try CacheKey(plan: plan, range: 0..<plan.outputFrameCount, digests: digests, output: nil).audio
+            window = WindowMark(start: range.lowerBound, end: range.upperBound, total: plan.outputFrameCount,
+                                sampleRate: plan.sampleRate, key: key)
+        } else {
+            window = nil
+        }
         // A session's length is known once it is planned: its listed chapters must start before its end.
         let seconds = Double(plan.outputFrameCount) / rate   // a loopable render's file ends before its crossfade
         for (index, chapter) in (preset.chapters ?? []).enumerated() where chapter.seconds >= seconds {
@@ -151,7 +166,7 @@ public struct RenderJob: Sendable {
             throw EngineError.output(path: path, reason: "unknown output extension; use \(OutputFileFormat.extensionList(dotted: true))")
         }
         let settings = try checkedSettings(format: format, name: path)
-        try checkNotAnInput(path)
+        try checkWrites([(path, "the output")])
         return settings
     }
 
@@ -231,29 +246,39 @@ public struct RenderJob: Sendable {
                                       sampleFormat: preset.output.sampleFormat, vorbisQuality: preset.output.quality,
                                       title: preset.name)
         for field in preset.output.tags.fields { settings.tagFields.set(field.key, field.values) }
+        if let window { settings.tagFields.set(WindowMark.tagKey, window.text) }
         settings.bitrateKbps = preset.output.bitrateKbps
         settings.expectedFrameCount = Int64(range.count)
         settings.tagsWrittenAfterwards = FileTags.canWrite(format) && !settings.wavNeedsRF64   // see writeTags
         return settings
     }
 
-    /// Refuses an output that is one of the render's inputs (a source file or the preset), however it is
-    /// reached: the same path, through `..`, a symbolic link or a hard link (the same device and inode).
-    /// Writing there would replace the input with the render. A path that does not exist yet is fine.
-    public func checkNotAnInput(_ path: String) throws {
-        guard let output = FileSystem.identity(of: path) else { return }
-        if let preset = FileSystem.identity(of: presetPath), preset.isSameFile(as: output) {
-            throw EngineError.output(path: path, reason: "it is the preset being rendered")
+    /// Adds what this render reads to `access`: the preset (`preset`: how errors call it, by default "the preset
+    /// being rendered") and every file it names, its beds' at any depth included, and every source the plan opened.
+    public func recordReads(into access: inout FileAccess, preset: EngineReason = "the preset being rendered") {
+        access.reads(presetPath, as: preset)
+        for file in self.preset.files {
+            access.reads(file.path, as: "a file the render reads (\(file.preset): \(file.jsonPath))")
         }
-        for (source, info) in plan.sourceFiles.sorted(by: { $0.key < $1.key }) {
-            if let identity = info.identity, identity.isSameFile(as: output) {
-                throw EngineError.output(path: path, reason: "it is one of the render's sources ('\(source)'); writing there would destroy it")
-            }
+        for source in plan.sourceFiles.keys.sorted() {
+            access.reads(source, as: "one of the render's sources")
         }
+    }
+
+    /// Refuses writing any of `outputs` (each a path and what it is: `"the output"`, `"\(setting: .timeline)"`)
+    /// where this render reads (its preset, a bed, a source, however reached: `..`, a symbolic or hard link) or
+    /// where another of them writes (`FileAccess`). Nothing has been written when it throws.
+    public func checkWrites(_ outputs: [(path: String, what: EngineReason)]) throws {
+        var access = FileAccess()
+        recordReads(into: &access)
+        for output in outputs { access.writes(output.path, as: output.what) }
+        try access.check()
     }
 
     /// The frames to render: all of them, or the part the overrides ask for.
     public let range: Range<Int64>
+    /// Which window of the whole render `range` is, written into the file's tags; nil for the whole render.
+    public let window: WindowMark?
 
     /// The chapter marks the output carries: the preset's `chapters` list (which wins over a session's
     /// sections), else a session's sections; those that fall in the rendered range, each from its start (or the
@@ -287,7 +312,10 @@ public struct RenderJob: Sendable {
             return warnings
         }
         guard settings.format == .caf else { return warnings }
-        let dropped = settings.tagFields.freeFormKeys
+        let dropped = settings.tagFields.freeFormKeys.filter { $0 != WindowMark.tagKey }
+        if window != nil {
+            warnings.append("\(presetPath): \(name) cannot carry the window mark (\(WindowMark.tagKey)) that lets join check its parts; render windows as .flac, .wav or .aiff")
+        }
         if !dropped.isEmpty {
             let paths = dropped.map { preset.output.tagPaths[$0] ?? "output.tags.\($0)" }
             warnings.append("\(presetPath): \(paths.joined(separator: ", ")): \(name) keeps only "

@@ -99,15 +99,21 @@ extension PresetReader {
             if let gain = object["gainDb"] { gainDb = try gain.number(in: -60...24) }
         }
         let path = try self.path(pathCursor)
+        // A bed that leads back to a preset on the way here would be read for ever: name the loop.
+        let chain = bedChain + [cursor.file]
+        if let location = FileSystem.location(of: path), chain.contains(where: { FileSystem.location(of: $0) == location }) {
+            throw pathCursor.error("the beds form a loop: \((chain + [path]).joined(separator: " -> "))")
+        }
         let mix: Preset
         do {
-            mix = try PresetLoader.load(path: path)
+            mix = try PresetLoader.load(path: path, bedChain: chain)
         } catch EngineError.preset(let error) where error.file == path && error.jsonPath.isEmpty {
             throw pathCursor.error(error.message.replacingOccurrences(of: "cannot read preset", with: "cannot read the bed '\(path)'"))
         }
         guard mix.session == nil else {
             throw pathCursor.error("'\(path)' is a session (it has 'sections'); a bed is a mix")
         }
+        files.files += mix.files
         return mix.tracks.map { track in
             var track = track
             track.gainDb += gainDb
@@ -122,8 +128,15 @@ extension PresetReader {
         guard !elements.isEmpty else { throw cursor.error("a session needs at least one section") }
         guard elements.count <= 999 else { throw cursor.error("\(elements.count) sections are more than 999, the most chapter marks can number") }
         var sections: [SectionSpec] = []
+        var lengths = 0.0
         for element in elements {
             let section = try self.section(element, voice: voice)
+            // The sections' lengths alone must fit the longest render (the voice can only add to them).
+            lengths += section.minimumSeconds
+            if lengths > TimeParser.maximumSeconds, let length = try element.object(allowing: SessionKeys.section)["length"] {
+                let t = TimeParser.string(fromSeconds:)
+                throw length.error("the sections' lengths add up to \(t(lengths)) here, longer than \(t(TimeParser.maximumSeconds)), the longest time mixrender takes")
+            }
             if sections.contains(where: { $0.name == section.name }) {
                 throw element.error("there is already a section named \(JSONValue.quote(section.name)); section names must differ")
             }

@@ -24,9 +24,6 @@ public final class WaveformJob {
     public init(inputPath: String, outputPath: String?, options: WaveformOptions, previewWidth: Int = 80) throws {
         if let outputPath {
             try WaveformPlan.checkOutput(outputPath, options: options)
-            if Self.isSameFile(outputPath, inputPath) {
-                throw EngineError.output(path: outputPath, reason: "it is the input file")
-            }
         } else if let problem = options.problem {
             throw problem
         }
@@ -39,6 +36,11 @@ public final class WaveformJob {
         self.outputPath = outputPath
         plan = try WaveformPlan(output: outputPath, options: options, sampleRate: info.sampleRate,
                                 channelCount: info.channelCount, frameCount: info.frameCount, previewWidth: previewWidth)
+        // No file written may be the input, however it is reached (`FileAccess`).
+        var access = FileAccess()
+        access.reads(inputPath, as: "the input file")
+        for path in plan.destinations { access.writes(path, as: "the waveform") }
+        try access.check()
     }
 
     /// Decodes the whole file into a `WaveformRecorder` (decoding on a second thread, a few blocks ahead),
@@ -62,11 +64,5 @@ public final class WaveformJob {
         }
         try recorder.writeOutputs()
         return recorder
-    }
-
-    /// Whether both paths name one file (`stat`: same device and inode), through links or `..`.
-    private static func isSameFile(_ a: String, _ b: String) -> Bool {
-        guard let fa = FileSystem.identity(of: a), let fb = FileSystem.identity(of: b) else { return false }
-        return fa.isSameFile(as: fb)
     }
 }

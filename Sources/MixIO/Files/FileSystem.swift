@@ -38,6 +38,36 @@ public struct FileIdentity: Sendable, Hashable {
     }
 }
 
+/// Where a path leads, for telling whether two paths are one file (`FileSystem.location(of:)`): the file
+/// it names (device and inode, symbolic links followed), or, for a file not made yet, the nearest existing
+/// folder above it and the names that will lead from there to it. `dup/a.wav`, `dup/../dup/a.wav`, its
+/// absolute path and a path through a symbolic link to `dup` are one location, whether or not `a.wav` exists.
+/// A value; `Sendable`, `Hashable`.
+public struct FileLocation: Sendable, Hashable {
+    /// The existing file or folder the path reaches (only its device and inode are compared).
+    public var device: UInt64
+    public var inode: UInt64
+    /// The names below it that do not exist yet, outermost first; empty when the path names an existing file.
+    public var names: [String]
+    /// What `stat` said of the existing part.
+    public var kind: FileIdentity.Kind
+
+    init(identity: FileIdentity, names: [String]) {
+        device = identity.device; inode = identity.inode; kind = identity.kind; self.names = names
+    }
+
+    /// Whether the path names a file or folder that exists.
+    public var exists: Bool { names.isEmpty }
+
+    public static func == (a: FileLocation, b: FileLocation) -> Bool {
+        a.device == b.device && a.inode == b.inode && a.names == b.names
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(device); hasher.combine(inode); hasher.combine(names)
+    }
+}
+
 /// Files and folders, through libc. Failures throw `AudioIOError` naming the C function:
 /// `cannot read 'night.json': Permission denied (open)`; its `cause` sorts the common `errno`s.
 ///
@@ -90,6 +120,89 @@ public enum FileSystem {
         isOpen = false
         try LibC.close(fd, path: path, operation: operation)
         return bytes
+    }
+
+    /// The whole regular file at `path`, at most `maximumBytes` long: what mixrender reads of a document it is
+    /// given (a preset, a bed, a job list, a results file). The file is opened with `O_NONBLOCK`, so a FIFO
+    /// never waits for a writer, and refused unless `fstat` says it is a regular file, so a device such as
+    /// `/dev/zero` is never read; a file longer than `maximumBytes` (by its size, and by what a read gives)
+    /// is refused before it is held. Errors name the path: `read` with `EISDIR` for a folder, `EINVAL` ("not a
+    /// regular file") for a device, a FIFO or a socket, `EFBIG` for a file too long (see `cause`).
+    public static func readDocument(path: String, maximumBytes: Int) throws -> [UInt8] {
+        let operation = "read"
+        let fd = try LibC.open(path, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC, operation: operation)
+        var isOpen = true
+        defer { if isOpen { try? LibC.close(fd, path: path, operation: operation) } }
+        let status = FileIdentity(try LibC.fstat(fd, path: path, operation: operation))
+        switch status.kind {
+        case .folder: throw LibC.failure("read", path: path, operation: operation, code: EISDIR)
+        case .other:
+            throw AudioIOError(path: path, function: "", reason: "not a regular file (a device, a pipe or a socket)",
+                               operation: operation, code: EINVAL)
+        case .regular: break
+        }
+        let tooLong = AudioIOError(path: path, function: "", reason: "longer than \(Self.byteCount(maximumBytes)), the most mixrender reads of such a file",
+                                   operation: operation, code: EFBIG)
+        guard status.size <= Int64(maximumBytes) else { throw tooLong }
+        var bytes = [UInt8](repeating: 0, count: Int(status.size) + 1)
+        var used = 0
+        while true {
+            if used == bytes.count {
+                guard used <= maximumBytes else { throw tooLong }
+                bytes += [UInt8](repeating: 0, count: min(max(bytes.count, 4096), maximumBytes + 1 - used))
+            }
+            let n = try bytes.withUnsafeMutableBytes {
+                try LibC.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[used...]), path: path, operation: operation)
+            }
+            if n == 0 { break }
+            used += n
+        }
+        guard used <= maximumBytes else { throw tooLong }
+        bytes.removeSubrange(used...)
+        isOpen = false
+        try LibC.close(fd, path: path, operation: operation)
+        return bytes
+    }
+
+    /// `16 MiB`, `512 KiB` or `100 bytes`: a size limit as a person reads it.
+    static func byteCount(_ bytes: Int) -> String {
+        if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
+    }
+
+    /// Where `path` leads (see `FileLocation`): the file it names, following symbolic links, or, for a path that
+    /// names nothing yet, the nearest folder above it that exists and the names below that folder, with `.`
+    /// and `..` folded away (folders that do not exist yet cannot be links, so folding them is exact). nil only
+    /// when not even that folder can be looked at (a permission refused on the way).
+    public static func location(of path: String) -> FileLocation? {
+        guard !path.isEmpty, !path.utf8.contains(0) else { return nil }
+        var head = Substring(path)
+        var below: [Substring] = []   // the names under `head`, last first
+        while true {
+            if let status = try? LibC.stat(head.isEmpty ? "." : String(head), operation: "look at") {
+                var names: [String] = []
+                for name in below.reversed() {
+                    switch name {
+                    case ".": continue
+                    case "..":
+                        guard names.popLast() != nil else { return nil }   // above an existing folder: not foldable
+                    default: names.append(String(name))
+                    }
+                }
+                return FileLocation(identity: FileIdentity(status), names: names)
+            }
+            // Strip the last name off: `a/b/c` -> `a/b` + `c`; `/c` -> `/` + `c`; `c` -> `` (the current folder) + `c`.
+            while head.count > 1 && head.hasSuffix("/") { head = head.dropLast() }
+            guard !head.isEmpty, head != "/" else { return nil }
+            if let slash = head.lastIndex(of: "/") {
+                below.append(head[head.index(after: slash)...])
+                head = slash == head.startIndex ? "/" : head[..<slash]
+            } else {
+                below.append(head)
+                head = ""
+            }
+        }
     }
 
     /// Writes `bytes` to `path` with `open`, `write` and `close`: creating or truncating the file, or, with

@@ -59,7 +59,7 @@ public struct TagFields: Sendable, Equatable {
     public var freeFormKeys: [String] { fields.map(\.key).filter { !Self.knownKeys.contains($0) } }
 
     /// What is wrong with `key` as a tag name, or nil: empty, too long, not printable ASCII, `=`, or a name
-    /// mixrender writes itself (chapter marks `CHAPTERnnn...`, ReplayGain `REPLAYGAIN_...`, Opus's `R128_...`).
+    /// mixrender writes itself (chapter marks `CHAPTERnnn...`, ReplayGain `REPLAYGAIN_...`, Opus's `R128_...`, its own `MIXRENDER_...`).
     public static func problem(key: String) -> String? {
         if key.isEmpty { return "a tag name must not be empty" }
         if key.utf8.count > maximumKeyLength { return "a tag name has at most \(maximumKeyLength) characters" }
@@ -74,6 +74,9 @@ public struct TagFields: Sendable, Equatable {
         }
         if upper.hasPrefix("CHAPTER"), upper.dropFirst(7).first?.isNumber == true {
             return "chapter marks are written by mixrender from 'chapters' or a session's sections"
+        }
+        if upper.hasPrefix("MIXRENDER_") {
+            return "MIXRENDER_ tags are mixrender's own (a window's place in its render, for join)"
         }
         return nil
     }
