@@ -100,7 +100,7 @@ import Testing
             (["--cache-mb", "-1"], "Error: --cache-mb must be between 0 and 16777216\n"),
             (["--cache-dir", list], "Error: --cache-dir '\(list)' is not a folder\n"),
             (["--output-dir", "x"], "Error: --output-dir is for a folder of presets; a job list names each job's output\n"),
-            (["--results", list], "Error: --results: '\(list)' is also a job's preset or output, or the job list; give it a name of its own\n"),
+            (["--results", list], "Error: cannot write '\(list)': --results is the job list; writing there would destroy it\n"),
         ]
         for (options, expected) in cases {
             let r = try CLI.run(["batch", list] + options)
@@ -108,7 +108,7 @@ import Testing
         }
         #expect(!s.contents.contains("o.wav"))
         let none = try CLI.run(["batch", s.path("absent.jsonl")])
-        #expect(none.status != 0 && none.stderr.contains("absent.jsonl") && none.stderr.contains("No such file"), "\(none.stderr)")
+        #expect(none.status != 0 && none.stderr.contains("absent.jsonl") && none.stderr.contains("no such file"), "\(none.stderr)")
     }
 
     /// Ctrl-C stops the batch: exit 130, the jobs that finished are whole and listed, nothing half-written is left.

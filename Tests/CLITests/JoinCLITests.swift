@@ -272,7 +272,7 @@ import Testing
         try FileManager.default.linkItem(atPath: s.path("part1.flac"), toPath: s.path("link.flac"))
         let before = s.contents
         expectRefused(try run([s.path("part1.flac"), s.path("part2.flac"), "-o", s.path("link.flac")]), s, before: before,
-                      "cannot write '\(s.path("link.flac"))': it is one of the parts ('\(s.path("part1.flac"))')")
+                      "cannot write '\(s.path("link.flac"))': the output is one of the parts ('\(s.path("part1.flac"))')")
         #expect(try integers(s.path("part1.flac")).samples.elementsEqual(one))
     }
 

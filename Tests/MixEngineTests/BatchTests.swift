@@ -245,7 +245,6 @@ import TestSupport
             (#"{"preset": "p.json", "output": "a.ogg", "quality": 0.5, "bitrate": 96}"#, "jobs.jsonl:1: bitrate: and 'quality' cannot be given together"),
             (#"{"preset": "p.json", "output": "a.ogg", "duration": "soon"}"#, "jobs.jsonl:1: duration: invalid time 'soon'"),
             (#"{"preset": "p.json", "output": "a.ogg", "resampler": "great"}"#, "jobs.jsonl:1: resampler: unknown resampler 'great'"),
-            ("{\"preset\": \"p.json\", \"output\": \"a.ogg\"}\n{\"preset\": \"q.json\", \"output\": \"./a.ogg\"}", "jobs.jsonl:2: output: '\(s.path("./a.ogg"))' is also the output of \(s.path("jobs.jsonl")):1"),
             (#"{"preset": "p.json", "output": "a.ogg""#, "jobs.jsonl:1: malformed JSON"),
             (#"["p.json", "a.ogg"]"#, "jobs.jsonl:1: expected an object"),
             ("\n\n", "holds no jobs"),

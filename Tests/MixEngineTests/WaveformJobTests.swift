@@ -85,7 +85,7 @@ import Testing
             try "{}".write(toFile: json, atomically: true, encoding: .utf8)
             output = scratch.path("./good.json")
             input = json
-            expected = "cannot write '\(output!)': it is the input file"
+            expected = "cannot write '\(output!)': the waveform is the input file ('\(json)'); writing there would destroy it"
         case .spectrogramNotPNG:
             options.style.isSpectrogram = true
             expected = "cannot write '\(output!)': --spectrogram draws a PNG image; use a .png file"

@@ -24,6 +24,7 @@ public final class WaveformJob {
     public init(inputPath: String, outputPath: String?, options: WaveformOptions, previewWidth: Int = 80) throws {
         if let outputPath {
             try WaveformPlan.checkOutput(outputPath, options: options)
+            try Self.checkWrites([outputPath], input: inputPath)
         } else if let problem = options.problem {
             throw problem
         }
@@ -36,10 +37,14 @@ public final class WaveformJob {
         self.outputPath = outputPath
         plan = try WaveformPlan(output: outputPath, options: options, sampleRate: info.sampleRate,
                                 channelCount: info.channelCount, frameCount: info.frameCount, previewWidth: previewWidth)
-        // No file written may be the input, however it is reached (`FileAccess`).
+        try Self.checkWrites(plan.destinations, input: inputPath)   // one file per level, when there are several
+    }
+
+    /// No file written may be the input, or another of them, however reached (`FileAccess`).
+    private static func checkWrites(_ outputs: [String], input: String) throws {
         var access = FileAccess()
-        access.reads(inputPath, as: "the input file")
-        for path in plan.destinations { access.writes(path, as: "the waveform") }
+        access.reads(input, as: "the input file")
+        for path in outputs { access.writes(path, as: "the waveform") }
         try access.check()
     }
 

@@ -177,22 +177,10 @@ public enum FileSystem {
     /// when not even that folder can be looked at (a permission refused on the way).
     public static func location(of path: String) -> FileLocation? {
         guard !path.isEmpty, !path.utf8.contains(0) else { return nil }
+        // 1. Up to the nearest part that exists: `a/b/c` -> `a/b` + `c`; `/c` -> `/` + `c`; `c` -> `.` + `c`.
         var head = Substring(path)
         var below: [Substring] = []   // the names under `head`, last first
-        while true {
-            if let status = try? LibC.stat(head.isEmpty ? "." : String(head), operation: "look at") {
-                var names: [String] = []
-                for name in below.reversed() {
-                    switch name {
-                    case ".": continue
-                    case "..":
-                        guard names.popLast() != nil else { return nil }   // above an existing folder: not foldable
-                    default: names.append(String(name))
-                    }
-                }
-                return FileLocation(identity: FileIdentity(status), names: names)
-            }
-            // Strip the last name off: `a/b/c` -> `a/b` + `c`; `/c` -> `/` + `c`; `c` -> `` (the current folder) + `c`.
+        while (try? LibC.stat(head.isEmpty ? "." : String(head), operation: "look at")) == nil {
             while head.count > 1 && head.hasSuffix("/") { head = head.dropLast() }
             guard !head.isEmpty, head != "/" else { return nil }
             if let slash = head.lastIndex(of: "/") {
@@ -203,6 +191,24 @@ public enum FileSystem {
                 head = ""
             }
         }
+        // 2. Down again: through what exists (the kernel's way, links and `..` included), then by name, with
+        //    `.` and `..` folded among names that do not exist yet (so `new/x/../../dup/a.wav` is `dup/a.wav`).
+        var existing = head.isEmpty ? "." : String(head)
+        var names: [String] = []
+        for name in below.reversed() where name != "." {
+            if names.isEmpty {
+                let next = existing + (existing.hasSuffix("/") ? "" : "/") + name
+                if (try? LibC.stat(next, operation: "look at")) != nil { existing = next; continue }
+                guard name != ".." else { return nil }
+                names.append(String(name))
+            } else if name == ".." {
+                names.removeLast()
+            } else {
+                names.append(String(name))
+            }
+        }
+        guard let status = try? LibC.stat(existing, operation: "look at") else { return nil }
+        return FileLocation(identity: FileIdentity(status), names: names)
     }
 
     /// Writes `bytes` to `path` with `open`, `write` and `close`: creating or truncating the file, or, with
