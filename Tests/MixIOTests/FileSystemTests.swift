@@ -29,6 +29,49 @@ import Testing
         #expect(a.kind == .regular && s.kind == .regular)
     }
 
+    // MARK: - location (one file however spelled, made or not)
+
+    @Test func locationIsOneForEverySpellingOfAFileMadeOrNot() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let root = folder.url.path
+        try FileManager.default.createDirectory(atPath: folder.path("dup"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: folder.path("linked"), withDestinationPath: "dup")
+        func location(_ path: String) throws -> FileLocation { try #require(FileSystem.location(of: path), "\(path)") }
+        // Not made yet: the existing folder and the names below it.
+        let spellings = ["dup/a.wav", "dup/../dup/a.wav", "./dup//a.wav", "linked/a.wav", "new/x/../../dup/a.wav", "dup/./a.wav"]
+        let expected = try location(root + "/dup/a.wav")
+        #expect(!expected.exists && expected.names == ["a.wav"])
+        for path in spellings { #expect(try location(root + "/" + path) == expected, "\(path)") }
+        #expect(try location(root + "/dup/b.wav") != expected)
+        #expect(try location(root + "/new/a.wav") == (try location(root + "/new/b/../a.wav")))
+        #expect(try location(root + "/new/a.wav").names == ["new", "a.wav"])
+        // Made: device and inode, through links.
+        try FileSystem.writeFile(path: folder.path("dup/a.wav"), bytes: [1, 2, 3])
+        let made = try location(root + "/linked/a.wav")
+        #expect(try made.exists && made == location(root + "/dup/a.wav"))
+        try FileManager.default.linkItem(atPath: folder.path("dup/a.wav"), toPath: folder.path("hard.wav"))
+        #expect(try location(root + "/hard.wav") == made)
+        // A relative path is taken from the current folder.
+        #expect(FileSystem.location(of: "") == nil && FileSystem.location(of: "a\u{0}b") == nil)
+        #expect(try location(".") == (try location(FileManager.default.currentDirectoryPath)))
+    }
+
+    @Test func documentsAreReadOnlyAsRegularFilesWithinTheirLimit() throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let file = folder.path("p.json")
+        try FileSystem.writeFile(path: file, bytes: Array("{}".utf8))
+        #expect(try FileSystem.readDocument(path: file, maximumBytes: 2) == Array("{}".utf8))
+        #expect(throws: AudioIOError.self) { try FileSystem.readDocument(path: file, maximumBytes: 1) }
+        for path in ["/dev/zero", "/dev/null", folder.url.path] {
+            #expect(throws: AudioIOError.self) { try FileSystem.readDocument(path: path, maximumBytes: 1 << 20) }
+        }
+        #expect(mkfifo(folder.path("fifo"), 0o644) == 0)   // no writer: an open without O_NONBLOCK would wait for ever
+        let error = try #require(throws: AudioIOError.self) { try FileSystem.readDocument(path: folder.path("fifo"), maximumBytes: 1 << 20) }
+        #expect(error.reason == "not a regular file (a device, a pipe or a socket)")
+    }
+
     @Test func identityKinds() throws {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
