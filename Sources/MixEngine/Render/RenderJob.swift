@@ -196,7 +196,8 @@ public struct RenderJob: Sendable {
     /// an MP3's LAME header and a FLAC's length.
     public func streamWarnings(for settings: OutputSettings, seekable: Bool) -> [String] {
         var lost: [String] = []
-        if !settings.tagFields.fields.map(\.key).filter({ !["TITLE", "ARTIST", "COMMENT"].contains($0) }).isEmpty { lost.append("tags other than title, artist and comment") }
+        if !settings.tagFields.fields.map(\.key).filter({ !["TITLE", "ARTIST", "COMMENT", WindowMark.tagKey].contains($0) }).isEmpty { lost.append("tags other than title, artist and comment") }
+        if window != nil { lost.append("the window mark join checks (\(WindowMark.tagKey))") }
         if !chapters.isEmpty { lost.append("its \(chapters.count) chapter marks") }
         if plan.loudness != nil && settings.format != .opus { lost.append("ReplayGain tags (the audio is normalised)") }
         if plan.loudness != nil && settings.format == .opus { lost.append("R128_TRACK_GAIN (the audio is normalised)") }
@@ -304,7 +305,7 @@ public struct RenderJob: Sendable {
         var warnings: [String] = []
         let name = settings.format.displayName
         if settings.wavNeedsRF64 {
-            let lost = settings.tagFields.fields.map(\.key).filter { !["TITLE", "ARTIST", "COMMENT"].contains($0) }
+            let lost = settings.tagFields.fields.map(\.key).filter { !["TITLE", "ARTIST", "COMMENT", WindowMark.tagKey].contains($0) }
             if !lost.isEmpty || !chapters.isEmpty || plan.loudness != nil {
                 warnings.append("\(presetPath): output.tags: a WAV this long is RF64, which the tagger does not write; "
                                 + "it keeps only title, artist and comment (libsndfile's), without other tags, chapters or ReplayGain")
