@@ -19,6 +19,10 @@ public final class SoundFileWriter: AudioEncoder {
     public let displayPath: String
     public let settings: OutputSettings
     private var handle: OpaquePointer?
+    /// Where the bytes go: the file or descriptor, and the first failed write's `errno` (see `SoundFileOutput`).
+    private let output: SoundFileOutput
+    /// For integer output: one call's samples as 32-bit integers (`integerSamples`), allocated in `init`.
+    private let integerBuffer: UnsafeMutablePointer<Int32>?
     /// Frames written so far.
     public private(set) var framesWritten: Int64 = 0
 
@@ -32,8 +36,8 @@ public final class SoundFileWriter: AudioEncoder {
 
     /// As above; `validating: false` skips `validate` (for tests that show what a refused setting would do).
     convenience init(path: String, settings: OutputSettings, displayPath: String?, validating: Bool) throws {
-        try self.init(path: path, settings: settings, displayPath: displayPath, validating: validating) { info in
-            try SndFile.open(path: path, mode: Int32(SFM_WRITE), info: &info)
+        try self.init(path: path, settings: settings, displayPath: displayPath, validating: validating) {
+            try SoundFileOutput(creating: path, displayPath: displayPath ?? path)
         }
     }
 
@@ -47,16 +51,13 @@ public final class SoundFileWriter: AudioEncoder {
         guard settings.format.canStream else {
             throw AudioIOError(path: displayPath, function: "", reason: settings.format.streamRefusal ?? "cannot be streamed", operation: "create")
         }
-        try self.init(path: displayPath, settings: settings, displayPath: displayPath, validating: true) { info in
-            guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, 0) else {
-                throw AudioIOError(path: displayPath, function: "sf_open_fd", reason: SndFile.readable(String(cString: sf_strerror(nil))), operation: "create")
-            }
-            return handle
+        try self.init(path: displayPath, settings: settings, displayPath: displayPath, validating: true) {
+            SoundFileOutput(descriptor: descriptor)
         }
     }
 
     private init(path: String, settings: OutputSettings, displayPath: String?, validating: Bool,
-                 open: (inout SF_INFO) throws -> OpaquePointer) throws {
+                 makeOutput: () throws -> SoundFileOutput) throws {
         self.path = path
         self.displayPath = displayPath ?? path
         self.settings = settings
@@ -66,12 +67,15 @@ public final class SoundFileWriter: AudioEncoder {
         var info = Self.sfInfo(settings)
         let handle: OpaquePointer
         do {
-            handle = try open(&info)
+            output = try makeOutput()
+            handle = try output.open(info: &info, displayPath: self.displayPath)
         } catch var error as AudioIOError {
             error.path = self.displayPath
             throw error
         }
         self.handle = handle
+        integerBuffer = settings.format.isPCM && settings.sampleFormat != .float32
+            ? .allocate(capacity: Self.maxFramesPerCall * settings.channelCount) : nil
 
         SndFile.setFlag(handle, SFC_SET_NORM_FLOAT, true)
         SndFile.setFlag(handle, SFC_SET_SCALE_INT_FLOAT_WRITE, false)
@@ -117,14 +121,41 @@ public final class SoundFileWriter: AudioEncoder {
     /// Closes with `sf_close` if `finish()` was not called (errors are lost then; call `finish()`).
     deinit {
         if let handle { sf_close(handle) }
+        integerBuffer?.deallocate()
     }
 
-    /// Writes `frames` interleaved frames with `sf_writef_float`, at most `maxFramesPerCall` per call,
-    /// and checks that every frame was taken.
+    /// Writes `frames` interleaved frames, at most `maxFramesPerCall` per call, and checks that every frame was
+    /// taken. Float and lossy output goes to libsndfile as floats (`sf_writef_float`); integer output (16- or
+    /// 24-bit WAV, AIFF, FLAC, ALAC) is rounded here (`integerSamples`) and written with `sf_writef_int`, so that
+    /// every integer format holds the same samples: libsndfile converts floats differently per codec (its PCM
+    /// and ALAC paths scale to 32 bits and drop the low bits, truncating; its FLAC path rounds), and a 16-bit
+    /// FLAC differed from the WAV of the same render by 1 LSB in about half the samples.
     public func write(interleaved: UnsafePointer<Float>, frames: Int) throws {
         let channelCount = settings.channelCount
+        if let integerBuffer {
+            let bits = settings.sampleFormat == .pcm16 ? 16 : 24
+            try writeFrames(frames, function: "sf_writef_int") { handle, done, count in
+                Self.integerSamples(interleaved + done * channelCount, count: count * channelCount, bits: bits, into: integerBuffer)
+                return sf_writef_int(handle, integerBuffer, sf_count_t(count))
+            }
+            return
+        }
         try writeFrames(frames, function: "sf_writef_float") { handle, done, count in
             sf_writef_float(handle, interleaved + done * channelCount, sf_count_t(count))
+        }
+    }
+
+    /// Rounds `count` samples (full scale ±1) to the nearest `bits`-bit integer (ties to even), clipped to
+    /// `-2^(bits-1)...2^(bits-1) - 1` (NaN to 0), and stores each shifted to the top of an `Int32`, as libsndfile's
+    /// `sf_writef_int` takes them: `round(x * 2^(bits-1)) << (32 - bits)`.
+    static func integerSamples(_ source: UnsafePointer<Float>, count: Int, bits: Int, into destination: UnsafeMutablePointer<Int32>) {
+        let scale = Float(1 << (bits - 1))
+        let high = scale - 1, low = -scale
+        let shift = Int32(32 - bits)
+        for i in 0..<count {
+            let x = source[i] * scale
+            let clipped = x >= high ? high : x <= low ? low : x.isNaN ? 0 : x.rounded(.toNearestOrEven)
+            destination[i] = Int32(clipped) << shift
         }
     }
 
@@ -151,6 +182,10 @@ public final class SoundFileWriter: AudioEncoder {
         while done < frames {
             let count = min(Self.maxFramesPerCall, frames - done)
             let written = write(handle, done, count)
+            // Checked even when every frame was taken: libsndfile's MP3 and Ogg encoders ignore failed writes.
+            if let code = output.failedWrite(handle) {
+                throw AudioIOError(path: displayPath, function: "write", reason: AudioIOError.writeReason(code), operation: "write", code: code)
+            }
             if written != count {
                 let lost = errno
                 if lost == EPIPE {
@@ -168,11 +203,13 @@ public final class SoundFileWriter: AudioEncoder {
         }
     }
 
-    /// Flushes and closes with `sf_close`, reporting its error. Calling it again does nothing.
+    /// Flushes and closes with `sf_close`, then reports a write that failed meanwhile (the encoders' last
+    /// frames, a header's sizes: `SoundFileOutput.close`) or `sf_close`'s error. Calling it again does nothing.
     public func finish() throws {
         guard let handle else { return }
         self.handle = nil
         let code = sf_close(handle)
+        try output.close(displayPath: displayPath)
         if code != 0 { throw failure("sf_close", SndFile.reason(forCode: code), "finish") }
     }
 
