@@ -162,6 +162,12 @@ public struct RenderJob: Sendable {
         if let problem = AudioFileWriter.validate(settings: settings) {
             throw EngineError.output(path: name, reason: "\(problem)")
         }
+        // Each format's own limit on its tags (TagLimits): FLAC's 16 MiB block, CAF's 16 KiB 'info' chunk.
+        let extra = settings.format.carriesVorbisComments ? Chapters.comments(chapters) : []
+        if let (key, reason) = TagLimits.problem(format: settings.format, fields: settings.tagFields, extra: extra) {
+            throw EngineError.preset(PresetError(file: presetPath, jsonPath: key.map { "output.tags.\($0.lowercased())" } ?? "output.tags",
+                                                 message: "\(reason) (writing \(name))"))
+        }
         if let least = Self.leastBinauralBitrateKbps(settings), hasBinauralBeats {
             throw EngineError.output(path: name, reason: "the render has binaural beats, which need each ear its own tone, and \(settings.format.displayName) below \(least) kbit/s merges the channels (measured: at 24 kbit/s both ears get both tones); use \(least) kbit/s or more")
         }
