@@ -253,6 +253,7 @@ public final class SoundFileWriter: AudioEncoder {
             return "Ogg Opus cannot be written at \(settings.sampleRate) Hz (it takes "
                 + OutputFileFormat.opusRates.map(String.init).joined(separator: ", ") + " Hz; set output.sampleRate or --sample-rate)"
         }
+        if let problem = sizeProblem(settings) { return problem }
         if settings.format == .caf && settings.sampleFormat == .float32 {
             return "ALAC in CAF stores 16 or 24 bits; use pcm16 or pcm24"
         }
@@ -291,6 +292,37 @@ public final class SoundFileWriter: AudioEncoder {
         }
         return nil
     }
+
+    /// Why a render of `settings.expectedFrameCount` frames would pass what the format can describe, or nil (docs/
+    /// formats.md, "Length limits"): AIFF's chunk sizes have 32 bits, so its data must stay under 4 GiB less room
+    /// for the header and an ID3v2 chunk with the largest tags (`aiffDataLimit`); FLAC's header counts at most
+    /// 2^36 - 1 frames. A WAV past 4 GiB is written as RF64 (`wavNeedsRF64`); CAF, Ogg, MP3 and M4A have 64-bit
+    /// sizes or count nothing that long (see the docs).
+    static func sizeProblem(_ settings: OutputSettings) -> String? {
+        guard let frames = settings.expectedFrameCount else { return nil }
+        let seconds = Double(frames) / Double(max(settings.sampleRate, 1))
+        let span = "\(Int(seconds) / 3600):" + String(String(Int(seconds) / 60 % 60 + 100).dropFirst()) + ":" + String(String(Int(seconds) % 60 + 100).dropFirst())
+        switch settings.format {
+        case .aiff:
+            let bytes = frames * Int64(settings.channelCount * settings.sampleFormat.bytesPerSample)
+            guard bytes > aiffDataLimit else { return nil }
+            let gib = Double(bytes) / Double(1 << 30)
+            return "AIFF cannot hold this render: its chunk sizes have 32 bits, so its audio must stay under 4 GiB, and \(span) of "
+                + "\(settings.channelCount) channel\(settings.channelCount == 1 ? "" : "s") at \(settings.sampleRate) Hz at \(settings.sampleFormat == .pcm16 ? "16 bits" : settings.sampleFormat == .pcm24 ? "24 bits" : "32-bit float") is "
+                + String((gib * 100).rounded() / 100) + " GiB; use .wav (RF64 past 4 GiB), .caf or .flac, or render it in parts (--start, --end)"
+        case .flac:
+            guard frames > flacFrameLimit else { return nil }
+            return "FLAC cannot hold this render: its header counts at most \(flacFrameLimit) frames (36 bits), and \(span) at \(settings.sampleRate) Hz is \(frames); use a lower rate, .caf or .wav (RF64), or render it in parts (--start, --end)"
+        default:
+            return nil
+        }
+    }
+
+    /// The most audio bytes an AIFF is written with: 4 GiB less 64 MiB for the header and an ID3v2 chunk holding
+    /// the largest tags a preset may have (about 33 MB; `TagLimits`).
+    public static let aiffDataLimit: Int64 = (1 << 32) - (64 << 20)
+    /// The most frames FLAC's STREAMINFO counts (36 bits).
+    public static let flacFrameLimit: Int64 = (1 << 36) - 1
 
     /// libsndfile's compression level (0...1) for an MP3 or Opus `settings`, from its bitrate or quality.
     ///
