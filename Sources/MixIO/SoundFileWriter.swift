@@ -110,6 +110,14 @@ public final class SoundFileWriter: AudioEncoder {
         // elsewhere title, artist and comment.
         let stringKinds = settings.tagsWrittenAfterwards ? []
             : settings.format == .caf ? Self.stringKinds : Array(Self.stringKinds.prefix(3))
+        // Room for the tags written afterwards (FLAC: a Vorbis comment block; MP3: LAME's ID3v2 tag), held by one
+        // placeholder comment that FileTags removes when it writes them (see OutputSettings.tagRoomBytes).
+        if settings.tagsWrittenAfterwards && settings.tagRoomBytes > 0 && (settings.format == .flac || settings.format == .mp3) {
+            let marker = FileTags.roomMarker
+            let placeholder = marker + String(repeating: " ", count: max(0, settings.tagRoomBytes - marker.utf8.count))
+            let code = sf_set_string(handle, Int32(SF_STR_COMMENT), placeholder)
+            if code != 0 { throw failure("sf_set_string", "cannot reserve room for tags: \(SndFile.reason(forCode: code))") }
+        }
         for (kind, key) in stringKinds {
             guard let values = settings.tagFields[key] else { continue }
             let text = values.joined(separator: "/")

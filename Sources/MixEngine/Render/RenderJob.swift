@@ -240,6 +240,11 @@ public struct RenderJob: Sendable {
         settings.bitrateKbps = preset.output.bitrateKbps
         settings.expectedFrameCount = Int64(range.count)
         settings.tagsWrittenAfterwards = FileTags.canWrite(format) && !settings.wavNeedsRF64   // see writeTags
+        if settings.tagsWrittenAfterwards {
+            settings.tagRoomBytes = TagLimits.room(format: format, fields: settings.tagFields,
+                                                   extra: format.carriesVorbisComments ? Chapters.comments(chapters) : [],
+                                                   chapterNames: chapters.map(\.name))
+        }
         return settings
     }
 
@@ -321,7 +326,8 @@ public struct RenderJob: Sendable {
         } else if settings.format != .m4a {   // an M4A's chapter track is muxed with the audio (`write`)
             id3Chapters = Chapters.id3Chapters(chapters, frameCount: Int64(range.count))
         }
-        guard !fields.isEmpty || id3Chapters?.isEmpty == false else { return }
+        // A file with room reserved is always tagged: that removes the placeholder (FileTags.roomMarker).
+        guard !fields.isEmpty || id3Chapters?.isEmpty == false || settings.tagRoomBytes > 0 else { return }
         do { try FileTags.write(path: temporaryPath, format: settings.format, fields: fields, chapters: id3Chapters) } catch {
             throw EngineError.output(path: destination, reason: "cannot write its tags, chapters and ReplayGain: \(error)")
         }

@@ -37,6 +37,11 @@ public enum FileTags {
         }
     }
 
+    /// The start of the placeholder comment that holds a FLAC's or an MP3's room for tags until `write` sets them
+    /// (`OutputSettings.tagRoomBytes`): `write` removes every comment (Vorbis `COMMENT`, ID3v2 `COMM`) that begins
+    /// with it (the shim's `roomMarker`, the same text).
+    public static let roomMarker = "mixrender: room reserved for tags"
+
     /// The formats whose tags `write` sets through TagLib (all but CAF, whose tags libsndfile writes).
     public static func canWrite(_ format: OutputFileFormat) -> Bool { format != .caf }
 

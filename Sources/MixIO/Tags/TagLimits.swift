@@ -64,6 +64,43 @@ public enum TagLimits {
         return nil
     }
 
+    /// The room (bytes) a FLAC or MP3 reserves when it is created for the tags written into it afterwards
+    /// (`OutputSettings.tagRoomBytes`), so that TagLib writes them in place: an estimate of the Vorbis comment
+    /// block or ID3v2 tag TagLib renders for `fields`, `extra` (chapter marks as comments) and `chapterNames` (ID3v2
+    /// `CHAP` frames), plus ReplayGain's fields and a little slack. TagLib keeps a tag's size when the new one fits
+    /// and what is left over is no more than its padding threshold (at least 4096 bytes for FLAC, 1024 for ID3v2,
+    /// at most 1 % of the file), so the estimate aims a few hundred bytes high. 0 for other formats, and past
+    /// 1 MiB of tags (TagLib would not keep that much padding either way).
+    public static func room(format: OutputFileFormat, fields: TagFields, extra: [(key: String, value: String)] = [],
+                            chapterNames: [String] = []) -> Int {
+        let replayGain = 160, slack = 512
+        var total: Int
+        switch format {
+        case .flac:
+            total = fields.comments.reduce(0) { $0 + 5 + $1.key.utf8.count + $1.value.utf8.count }
+                + extra.reduce(0) { $0 + 5 + $1.key.utf8.count + $1.value.utf8.count }
+        case .mp3:
+            // ID3v2.3 as the shim writes it: one frame a key (10 bytes of header, an encoding byte, Latin-1 or
+            // UTF-16 with a byte order mark), a TXXX with its description, a COMM with a language; chapters as a
+            // CTOC and a CHAP each with a TIT2.
+            func text(_ s: String) -> Int { s.unicodeScalars.allSatisfy { $0.value <= 0xFF } ? s.unicodeScalars.count + 1 : 2 * s.utf16.count + 4 }
+            total = 10
+            for field in fields.fields {
+                let value = field.values.joined(separator: "/")
+                total += 11 + text(value) + (TagFields.knownKeys.contains(field.key) ? 0 : text(field.key)) + (field.key == "COMMENT" ? 4 : 0)
+                if field.key == "DATE" { total += 24 }   // TYER and TDAT
+            }
+            if !chapterNames.isEmpty {
+                total += 17 + chapterNames.indices.reduce(0) { $0 + "chp\($1)".utf8.count + 1 }
+                for (index, name) in chapterNames.enumerated() { total += 10 + "chp\(index)".utf8.count + 1 + 16 + 11 + text(name) }
+            }
+        default:
+            return 0
+        }
+        total += replayGain + slack
+        return total > 1 << 20 ? 0 : total
+    }
+
     /// `n` with thousands separated by commas: 16,777,215.
     static func grouped(_ n: Int) -> String {
         var digits = String(n), out = ""
