@@ -46,6 +46,11 @@ import Testing
         #expect(loudness.status == 0, "\(loudness.stderr)")
         #expect(loudness.stdout.hasPrefix("file            \(escapedName)\n"), "\(loudness.stdout)")
         #expect(!(info.stdout + loudness.stdout).contains("\u{1B}"))
+        // JSON escapes them itself, and the name reads back whole.
+        let json = try CLI.run(["loudness", "--json", odd])
+        #expect(json.status == 0 && !json.stdout.contains("\u{1B}"), "\(json.stdout)")
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(parsed?.first?["file"] as? String == odd)
     }
 
     @Test func escapingKeepsOrdinaryTextAndMarksEveryEscape() {
