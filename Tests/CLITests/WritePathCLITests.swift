@@ -76,6 +76,24 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
+    /// The audio fits but its tags do not: TagLib ignores failed writes, and a 48-second Ogg whose 192 KB of tags
+    /// met a full 1 MiB file system was left 44 seconds long with exit 0. Room is reserved before tagging, so it
+    /// fails with one line and leaves nothing.
+    @Test(.enabled(if: canMount))
+    func tagsThatDoNotFitOnTheDiskFail() throws {
+        let s = try TemporaryFolder()
+        let tags = Array(repeating: "\"" + String(repeating: "m", count: 16_000) + "\"", count: 12).joined(separator: ",")
+        let preset = try s.write("p.json", #"{ "name": "T", "duration": 48, "output": { "tags": { "mood": [\#(tags)] } }, "tracks": [ { "generator": { "type": "pink", "seed": 3 }, "gainDb": -10 } ] }"#)
+        let folder = s.path("full")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try #require(mount("tmpfs", folder, "tmpfs", 0, "size=1m") == 0)
+        defer { umount(folder) }
+        let run = try CLI.run([preset, "-o", folder + "/t.ogg", "-q"])
+        #expect(run.status == 1)
+        #expect(run.stderr == "Error: cannot write '\(folder)/t.ogg': cannot write its tags, chapters and ReplayGain: no space left on the device (fallocate)\n", "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     /// `key`, `info`, `loudness --json` (and any command) with standard output into `/dev/full`: exit 1, one line.
     @Test func aCommandWhoseOutputCannotBeWrittenFails() throws {
         let s = try TemporaryFolder()

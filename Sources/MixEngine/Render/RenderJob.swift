@@ -329,7 +329,17 @@ public struct RenderJob: Sendable {
         // A file with room reserved is always tagged: that removes the placeholder (FileTags.roomMarker).
         guard !fields.isEmpty || id3Chapters?.isEmpty == false || settings.tagRoomBytes > 0 else { return }
         do { try FileTags.write(path: temporaryPath, format: settings.format, fields: fields, chapters: id3Chapters) } catch {
-            throw EngineError.output(path: destination, reason: "cannot write its tags, chapters and ReplayGain: \(error)")
+            // MixIO's error names the temporary file; the destination is named already.
+            let reason = (error as? AudioIOError).map { $0.function.isEmpty ? $0.reason : "\($0.reason) (\($0.function))" } ?? "\(error)"
+            throw EngineError.output(path: destination, reason: "cannot write its tags, chapters and ReplayGain: \(reason)")
+        }
+        // TagLib ignores failed writes: the file must still hold every frame (a header read for libsndfile's
+        // formats; an M4A's length would take a decode, and its disk room was reserved all the same).
+        if settings.format != .m4a {
+            let frames = (try? AudioFileInfo.read(path: temporaryPath))?.frameCount
+            if frames != Int64(range.count) {
+                throw EngineError.output(path: destination, reason: "writing its tags cut the file short (\(frames.map(String.init) ?? "unreadable") of \(range.count) frames); the disk may be full")
+            }
         }
     }
 
