@@ -49,6 +49,34 @@ UTF8Info utf8Info;
 
 TagLib::String utf8(const char *text) { return TagLib::String(text, TagLib::String::UTF8); }
 
+// The placeholder comment holding a FLAC's or an MP3's room for tags (FileTags.roomMarker, the same text): removed
+// whenever tags are written, so that what it held becomes padding and the file is tagged in place.
+const TagLib::String roomMarker = "mixrender: room reserved for tags";
+
+// Removes the placeholder comments: Vorbis COMMENT fields and ID3v2 COMM frames that begin with `roomMarker`. In an
+// MP3 the placeholder came in LAME's ID3v2 tag, with LAME's TSSE frame ("LAME 64bits version 3.100 ..."), which
+// goes too: the file carries the tags mixrender writes, as it did before room was reserved.
+void removeRoom(TagLib::Ogg::XiphComment *comment, TagLib::ID3v2::Tag *id3) {
+    if (comment) {
+        const TagLib::StringList values = comment->fieldListMap()["COMMENT"];
+        for (auto it = values.begin(); it != values.end(); ++it) {
+            if (it->startsWith(roomMarker)) comment->removeFields("COMMENT", *it);
+        }
+    }
+    if (id3) {
+        TagLib::ID3v2::FrameList remove;
+        for (TagLib::ID3v2::Frame *frame : id3->frameList("COMM")) {
+            if (frame->toString().startsWith(roomMarker)) remove.append(frame);
+        }
+        if (!remove.isEmpty()) {
+            for (TagLib::ID3v2::Frame *frame : id3->frameList("TSSE")) {
+                if (frame->toString().startsWith("LAME")) remove.append(frame);
+            }
+        }
+        for (TagLib::ID3v2::Frame *frame : remove) id3->removeFrame(frame);
+    }
+}
+
 // The name iTunes, foobar2000 and Picard give free-form MP4 items: `----:com.apple.iTunes:MOOD`.
 const TagLib::String freeformPrefix = "----:com.apple.iTunes:";
 
@@ -235,6 +263,7 @@ bool save(Opened &opened) {
 extern "C" int mr_tags_write(const char *path, int container, const char *const *keys, const char *const *values, int count,
                              const mr_chapter *chapters, int chapter_count, char *error, size_t error_length) {
     return withTags(path, container, error, error_length, [&](Opened &opened, char *error, size_t error_length) {
+        removeRoom(opened.comment, opened.id3);
         if (opened.comment) {
             if (chapter_count > 0) { fail(error, error_length, "chapter marks are comments in Vorbis comment formats"); return -1; }
             for (int i = 0; i < count; i++) opened.comment->removeFields(utf8(keys[i]));

@@ -1,3 +1,5 @@
+import Glibc
+
 /// An error from one of the C libraries MixIO wraps, written for a person at a terminal:
 /// `cannot open 'rain.ogg': malformed file (sf_open)`.
 ///
@@ -32,5 +34,19 @@ public struct AudioIOError: Error, CustomStringConvertible, Sendable, Equatable 
     public var description: String {
         let target = path.isEmpty ? operation : "\(operation) '\(path)'"
         return function.isEmpty ? "cannot \(target): \(reason)" : "cannot \(target): \(reason) (\(function))"
+    }
+
+    /// Why a write failed, from its `errno`, in words for a person: what happened, not the call's internals.
+    public static func writeReason(_ code: Int32) -> String {
+        switch code {
+        case ENOSPC: return "no space left on the device"
+        case EDQUOT: return "the disk quota is used up"
+        case EPIPE: return "the program reading it stopped (the pipe was closed)"
+        case EFBIG: return "the file grew past the largest size the file system (or the process's limit) allows"
+        case EIO: return "the device reported an input/output error"
+        case EROFS: return "the file system is read-only"
+        case EBADF: return "it is not open for writing"
+        default: return "the file system refused the write: " + String(cString: strerror(code)).lowercased()
+        }
     }
 }

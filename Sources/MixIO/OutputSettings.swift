@@ -42,6 +42,11 @@ public struct OutputSettings: Sendable, Equatable {
     /// that the encoder stores none itself: each file's tags have one writer.
     public var tagsWrittenAfterwards = false
 
+    /// Bytes of room the encoder reserves at the start of a FLAC or MP3 for the tags written afterwards
+    /// (`TagLimits.room`): a placeholder comment (`FileTags.roomMarker`) that TagLib's save replaces, turning what is
+    /// left into padding, so the finished file is tagged in place instead of rewritten whole. 0 reserves nothing.
+    public var tagRoomBytes = 0
+
     /// The most data bytes a RIFF WAV holds: its sizes are 32-bit (the RIFF size counts the header too, so
     /// 1 MiB is kept for the header and the tags).
     public static let riffDataLimit: Int64 = (1 << 32) - (1 << 20)

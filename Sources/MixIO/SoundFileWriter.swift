@@ -19,6 +19,10 @@ public final class SoundFileWriter: AudioEncoder {
     public let displayPath: String
     public let settings: OutputSettings
     private var handle: OpaquePointer?
+    /// Where the bytes go: the file or descriptor, and the first failed write's `errno` (see `SoundFileOutput`).
+    private let output: SoundFileOutput
+    /// For integer output: one call's samples as 32-bit integers (`integerSamples`), allocated in `init`.
+    private let integerBuffer: UnsafeMutablePointer<Int32>?
     /// Frames written so far.
     public private(set) var framesWritten: Int64 = 0
 
@@ -32,8 +36,8 @@ public final class SoundFileWriter: AudioEncoder {
 
     /// As above; `validating: false` skips `validate` (for tests that show what a refused setting would do).
     convenience init(path: String, settings: OutputSettings, displayPath: String?, validating: Bool) throws {
-        try self.init(path: path, settings: settings, displayPath: displayPath, validating: validating) { info in
-            try SndFile.open(path: path, mode: Int32(SFM_WRITE), info: &info)
+        try self.init(path: path, settings: settings, displayPath: displayPath, validating: validating) {
+            try SoundFileOutput(creating: path, displayPath: displayPath ?? path)
         }
     }
 
@@ -47,16 +51,13 @@ public final class SoundFileWriter: AudioEncoder {
         guard settings.format.canStream else {
             throw AudioIOError(path: displayPath, function: "", reason: settings.format.streamRefusal ?? "cannot be streamed", operation: "create")
         }
-        try self.init(path: displayPath, settings: settings, displayPath: displayPath, validating: true) { info in
-            guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, 0) else {
-                throw AudioIOError(path: displayPath, function: "sf_open_fd", reason: SndFile.readable(String(cString: sf_strerror(nil))), operation: "create")
-            }
-            return handle
+        try self.init(path: displayPath, settings: settings, displayPath: displayPath, validating: true) {
+            SoundFileOutput(descriptor: descriptor)
         }
     }
 
     private init(path: String, settings: OutputSettings, displayPath: String?, validating: Bool,
-                 open: (inout SF_INFO) throws -> OpaquePointer) throws {
+                 makeOutput: () throws -> SoundFileOutput) throws {
         self.path = path
         self.displayPath = displayPath ?? path
         self.settings = settings
@@ -66,12 +67,15 @@ public final class SoundFileWriter: AudioEncoder {
         var info = Self.sfInfo(settings)
         let handle: OpaquePointer
         do {
-            handle = try open(&info)
+            output = try makeOutput()
+            handle = try output.open(info: &info, displayPath: self.displayPath)
         } catch var error as AudioIOError {
             error.path = self.displayPath
             throw error
         }
         self.handle = handle
+        integerBuffer = settings.format.isPCM && settings.sampleFormat != .float32
+            ? .allocate(capacity: Self.maxFramesPerCall * settings.channelCount) : nil
 
         SndFile.setFlag(handle, SFC_SET_NORM_FLOAT, true)
         SndFile.setFlag(handle, SFC_SET_SCALE_INT_FLOAT_WRITE, false)
@@ -106,6 +110,14 @@ public final class SoundFileWriter: AudioEncoder {
         // elsewhere title, artist and comment.
         let stringKinds = settings.tagsWrittenAfterwards ? []
             : settings.format == .caf ? Self.stringKinds : Array(Self.stringKinds.prefix(3))
+        // Room for the tags written afterwards (FLAC: a Vorbis comment block; MP3: LAME's ID3v2 tag), held by one
+        // placeholder comment that FileTags removes when it writes them (see OutputSettings.tagRoomBytes).
+        if settings.tagsWrittenAfterwards && settings.tagRoomBytes > 0 && (settings.format == .flac || settings.format == .mp3) {
+            let marker = FileTags.roomMarker
+            let placeholder = marker + String(repeating: " ", count: max(0, settings.tagRoomBytes - marker.utf8.count))
+            let code = sf_set_string(handle, Int32(SF_STR_COMMENT), placeholder)
+            if code != 0 { throw failure("sf_set_string", "cannot reserve room for tags: \(SndFile.reason(forCode: code))") }
+        }
         for (kind, key) in stringKinds {
             guard let values = settings.tagFields[key] else { continue }
             let text = values.joined(separator: "/")
@@ -117,14 +129,41 @@ public final class SoundFileWriter: AudioEncoder {
     /// Closes with `sf_close` if `finish()` was not called (errors are lost then; call `finish()`).
     deinit {
         if let handle { sf_close(handle) }
+        integerBuffer?.deallocate()
     }
 
-    /// Writes `frames` interleaved frames with `sf_writef_float`, at most `maxFramesPerCall` per call,
-    /// and checks that every frame was taken.
+    /// Writes `frames` interleaved frames, at most `maxFramesPerCall` per call, and checks that every frame was
+    /// taken. Float and lossy output goes to libsndfile as floats (`sf_writef_float`); integer output (16- or
+    /// 24-bit WAV, AIFF, FLAC, ALAC) is rounded here (`integerSamples`) and written with `sf_writef_int`, so that
+    /// every integer format holds the same samples: libsndfile converts floats differently per codec (its PCM
+    /// and ALAC paths scale to 32 bits and drop the low bits, truncating; its FLAC path rounds), and a 16-bit
+    /// FLAC differed from the WAV of the same render by 1 LSB in about half the samples.
     public func write(interleaved: UnsafePointer<Float>, frames: Int) throws {
         let channelCount = settings.channelCount
+        if let integerBuffer {
+            let bits = settings.sampleFormat == .pcm16 ? 16 : 24
+            try writeFrames(frames, function: "sf_writef_int") { handle, done, count in
+                Self.integerSamples(interleaved + done * channelCount, count: count * channelCount, bits: bits, into: integerBuffer)
+                return sf_writef_int(handle, integerBuffer, sf_count_t(count))
+            }
+            return
+        }
         try writeFrames(frames, function: "sf_writef_float") { handle, done, count in
             sf_writef_float(handle, interleaved + done * channelCount, sf_count_t(count))
+        }
+    }
+
+    /// Rounds `count` samples (full scale ±1) to the nearest `bits`-bit integer (ties to even), clipped to
+    /// `-2^(bits-1)...2^(bits-1) - 1` (NaN to 0), and stores each shifted to the top of an `Int32`, as libsndfile's
+    /// `sf_writef_int` takes them: `round(x * 2^(bits-1)) << (32 - bits)`.
+    static func integerSamples(_ source: UnsafePointer<Float>, count: Int, bits: Int, into destination: UnsafeMutablePointer<Int32>) {
+        let scale = Float(1 << (bits - 1))
+        let high = scale - 1, low = -scale
+        let shift = Int32(32 - bits)
+        for i in 0..<count {
+            let x = source[i] * scale
+            let clipped = x >= high ? high : x <= low ? low : x.isNaN ? 0 : x.rounded(.toNearestOrEven)
+            destination[i] = Int32(clipped) << shift
         }
     }
 
@@ -151,6 +190,10 @@ public final class SoundFileWriter: AudioEncoder {
         while done < frames {
             let count = min(Self.maxFramesPerCall, frames - done)
             let written = write(handle, done, count)
+            // Checked even when every frame was taken: libsndfile's MP3 and Ogg encoders ignore failed writes.
+            if let code = output.failedWrite(handle) {
+                throw AudioIOError(path: displayPath, function: "write", reason: AudioIOError.writeReason(code), operation: "write", code: code)
+            }
             if written != count {
                 let lost = errno
                 if lost == EPIPE {
@@ -168,11 +211,13 @@ public final class SoundFileWriter: AudioEncoder {
         }
     }
 
-    /// Flushes and closes with `sf_close`, reporting its error. Calling it again does nothing.
+    /// Flushes and closes with `sf_close`, then reports a write that failed meanwhile (the encoders' last
+    /// frames, a header's sizes: `SoundFileOutput.close`) or `sf_close`'s error. Calling it again does nothing.
     public func finish() throws {
         guard let handle else { return }
         self.handle = nil
         let code = sf_close(handle)
+        try output.close(displayPath: displayPath)
         if code != 0 { throw failure("sf_close", SndFile.reason(forCode: code), "finish") }
     }
 
@@ -216,6 +261,7 @@ public final class SoundFileWriter: AudioEncoder {
             return "Ogg Opus cannot be written at \(settings.sampleRate) Hz (it takes "
                 + OutputFileFormat.opusRates.map(String.init).joined(separator: ", ") + " Hz; set output.sampleRate or --sample-rate)"
         }
+        if let problem = sizeProblem(settings) { return problem }
         if settings.format == .caf && settings.sampleFormat == .float32 {
             return "ALAC in CAF stores 16 or 24 bits; use pcm16 or pcm24"
         }
@@ -254,6 +300,37 @@ public final class SoundFileWriter: AudioEncoder {
         }
         return nil
     }
+
+    /// Why a render of `settings.expectedFrameCount` frames would pass what the format can describe, or nil (docs/
+    /// formats.md, "Length limits"): AIFF's chunk sizes have 32 bits, so its data must stay under 4 GiB less room
+    /// for the header and an ID3v2 chunk with the largest tags (`aiffDataLimit`); FLAC's header counts at most
+    /// 2^36 - 1 frames. A WAV past 4 GiB is written as RF64 (`wavNeedsRF64`); CAF, Ogg, MP3 and M4A have 64-bit
+    /// sizes or count nothing that long (see the docs).
+    static func sizeProblem(_ settings: OutputSettings) -> String? {
+        guard let frames = settings.expectedFrameCount else { return nil }
+        let seconds = Double(frames) / Double(max(settings.sampleRate, 1))
+        let span = "\(Int(seconds) / 3600):" + String(String(Int(seconds) / 60 % 60 + 100).dropFirst()) + ":" + String(String(Int(seconds) % 60 + 100).dropFirst())
+        switch settings.format {
+        case .aiff:
+            let bytes = frames * Int64(settings.channelCount * settings.sampleFormat.bytesPerSample)
+            guard bytes > aiffDataLimit else { return nil }
+            let gib = Double(bytes) / Double(1 << 30)
+            return "AIFF cannot hold this render: its chunk sizes have 32 bits, so its audio must stay under 4 GiB, and \(span) of "
+                + "\(settings.channelCount) channel\(settings.channelCount == 1 ? "" : "s") at \(settings.sampleRate) Hz at \(settings.sampleFormat == .pcm16 ? "16 bits" : settings.sampleFormat == .pcm24 ? "24 bits" : "32-bit float") is "
+                + String((gib * 100).rounded() / 100) + " GiB; use .wav (RF64 past 4 GiB), .caf or .flac, or render it in parts (--start, --end)"
+        case .flac:
+            guard frames > flacFrameLimit else { return nil }
+            return "FLAC cannot hold this render: its header counts at most \(flacFrameLimit) frames (36 bits), and \(span) at \(settings.sampleRate) Hz is \(frames); use a lower rate, .caf or .wav (RF64), or render it in parts (--start, --end)"
+        default:
+            return nil
+        }
+    }
+
+    /// The most audio bytes an AIFF is written with: 4 GiB less 64 MiB for the header and an ID3v2 chunk holding
+    /// the largest tags a preset may have (about 33 MB; `TagLimits`).
+    public static let aiffDataLimit: Int64 = (1 << 32) - (64 << 20)
+    /// The most frames FLAC's STREAMINFO counts (36 bits).
+    public static let flacFrameLimit: Int64 = (1 << 36) - 1
 
     /// libsndfile's compression level (0...1) for an MP3 or Opus `settings`, from its bitrate or quality.
     ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MixEngine
+import MixIO
 
 @main
 struct Mixrender: ParsableCommand {
@@ -21,11 +22,20 @@ struct Mixrender: ParsableCommand {
                       KeyCommand.self, BatchCommand.self, MergeResultsCommand.self, JoinCommand.self],
         defaultSubcommand: RenderCommand.self)
 
-    /// ArgumentParser's main, with the engine's structured errors worded for the command line.
+    /// ArgumentParser's main, with the engine's structured errors worded for the command line. Every command's
+    /// standard output is checked here, once, when it ends: what `print` wrote is flushed, and output that could
+    /// not be written (`> /dev/full`, a closed pipe) fails the command with one line on stderr, whatever the
+    /// command (a command that failed already reports that too).
     static func main() {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            do {
+                try command.run()
+            } catch {
+                if let lost = standardOutputFailure() { FileHandle.standardError.write("Error: \(lost)\n".data(using: .utf8)!) }
+                throw error
+            }
+            if let lost = standardOutputFailure() { throw lost }
         } catch {
             let translated = ErrorMessage.translate(error)
             let code = exitCode(for: translated)
@@ -36,5 +46,11 @@ struct Mixrender: ParsableCommand {
             FileHandle.standardError.write(((first.hasPrefix("Error: ") ? first : "Error: " + first) + "\n").data(using: .utf8)!)
             Foundation.exit(code.rawValue)
         }
+    }
+
+    /// Standard output's error once flushed (`Terminal.flushStandardOutput`), worded for the command line; nil
+    /// when all of it was written.
+    private static func standardOutputFailure() -> Error? {
+        do { try Terminal.flushStandardOutput(); return nil } catch { return ErrorMessage.translate(error) }
     }
 }

@@ -42,7 +42,7 @@ enum Report {
             lines.append("clipped   \(s.clippedSamples) sample\(s.clippedSamples == 1 ? "" : "s") cut to the ceiling (a peak outran the look-ahead)")
         }
         if let job, !job.chapters.isEmpty, OutputFileFormat.from(path: result.outputPath).map(FileTags.carriesChapters) == true {
-            lines.append("chapters  \(job.chapters.count) (" + job.chapters.map(\.name).joined(separator: ", ") + ")")
+            lines.append("chapters  \(job.chapters.count) (" + job.chapters.map { PrintableText.escaped($0.name) }.joined(separator: ", ") + ")")
         }
         if let job, job.plan.synthesis.speechSeconds > 0 {
             let synthesis = job.plan.synthesis
@@ -54,14 +54,15 @@ enum Report {
 
     static func validation(_ job: RenderJob) -> String {
         let plan = job.plan
-        var lines = ["\(job.presetPath): OK",
+        let e = PrintableText.escaped
+        var lines = ["\(e(job.presetPath)): OK",
                      "duration  \(clock(Double(plan.outputFrameCount) / Double(plan.sampleRate))), \(plan.sampleRate) Hz, \(plan.channelCount == 1 ? "mono" : "stereo")"
                      + (plan.loop.map { ", loopable (\(clock(Double($0.crossfadeFrames) / Double(plan.sampleRate))) crossfade into the start)" } ?? "")]
         let time = { (frame: Int64) in clock(Double(frame) / Double(plan.sampleRate)) }
         let timeline = plan.timeline
         for (i, section) in timeline.sections.enumerated() {
             let segments = timeline.segments.filter { $0.section == i }.count
-            var line = "section   \(section.name): \(time(section.start))-\(time(section.end)), \(segments) segment\(segments == 1 ? "" : "s")"
+            var line = "section   \(e(section.name)): \(time(section.start))-\(time(section.end)), \(segments) segment\(segments == 1 ? "" : "s")"
             if section.addedFrames > 0 { line += ", stretched by \(time(section.addedFrames))" }
             lines.append(line)
         }
@@ -70,14 +71,19 @@ enum Report {
         }
         for track in plan.tracks {
             let span = "\(time(track.start))-\(time(track.end))"
-            lines.append("track     \(track.name): \(span), \(track.voices.count) voice\(track.voices.count == 1 ? "" : "s")")
+            lines.append("track     \(e(track.name)): \(span), \(track.voices.count) voice\(track.voices.count == 1 ? "" : "s")")
         }
         return lines.joined(separator: "\n")
     }
 
-    static func info(_ info: AudioFileInfo, comments: [(key: String, value: String)] = [], chapters: [FileTags.Chapter] = []) -> String {
+    /// Everything taken from the file (its name, tag keys and values, chapter names, warnings) goes through
+    /// `PrintableText.escaped`: a newline in a tag value cannot forge a line, an escape sequence cannot reach the
+    /// terminal.
+    static func info(_ info: AudioFileInfo, comments rawComments: [(key: String, value: String)] = [], chapters: [FileTags.Chapter] = []) -> String {
+        let e = PrintableText.escaped
+        let comments = rawComments.map { (key: e($0.key), value: e($0.value)) }
         var lines = [
-            "file      \(info.path)",
+            "file      \(e(info.path))",
             "format    \(info.formatName)",
             "rate      \(info.sampleRate) Hz",
             "channels  \(info.channelCount)",
@@ -103,13 +109,13 @@ enum Report {
         if let gain = replayGain["REPLAYGAIN_TRACK_GAIN"] {
             lines.append("replaygain \(gain)" + (replayGain["REPLAYGAIN_TRACK_PEAK"].map { ", peak \($0)" } ?? ""))
         }
-        for mark in Chapters.marks(inComments: comments) { lines.append("chapter   \(mark.timestamp)  \(mark.name)") }
+        for mark in Chapters.marks(inComments: rawComments) { lines.append("chapter   \(mark.timestamp)  \(e(mark.name))") }
         // ID3v2 chapters: start, end and name (`CHAP` frames, in the table of contents' order).
         for chapter in chapters.sorted(by: { ($0.tableOfContentsIndex ?? Int.max, $0.startMilliseconds) < ($1.tableOfContentsIndex ?? Int.max, $1.startMilliseconds) }) {
             let ms = { (t: UInt32) in Chapters.Mark(name: "", frame: Int64(t), sampleRate: 1000).timestamp }
-            lines.append("chapter   \(ms(chapter.startMilliseconds))  \(chapter.name)  (to \(ms(chapter.endMilliseconds)))")
+            lines.append("chapter   \(ms(chapter.startMilliseconds))  \(e(chapter.name))  (to \(ms(chapter.endMilliseconds)))")
         }
-        for warning in info.warnings { lines.append("warning   \(warning)") }
+        for warning in info.warnings { lines.append("warning   \(e(warning))") }
         return lines.joined(separator: "\n")
     }
 

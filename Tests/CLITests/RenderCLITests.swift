@@ -237,7 +237,7 @@ import Testing
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         #expect(p.terminationReason == .exit && p.terminationStatus == 1, "status \(p.terminationStatus)")
-        #expect(stderr.hasPrefix("Error: cannot write '\(s.path("out.wav"))': ") && stderr.contains("file too large"), "\(stderr)")
+        #expect(stderr.hasPrefix("Error: cannot write '\(s.path("out.wav"))': ") && stderr.contains("the file grew past the largest size the file system (or the process's limit) allows"), "\(stderr)")
         #expect(stderr.split(separator: "\n").count == 1)
         #expect(s.contents == ["p.json"])
     }

@@ -76,9 +76,9 @@ import Testing
         let path = folder.path("no/such/folder/out.wav")
         let settings = OutputSettings(format: .wav, sampleRate: 48_000, channelCount: 2)
         let error = try #require(throws: AudioIOError.self) { try SoundFileWriter(path: path, settings: settings) }
-        #expect(error.function == "sf_open")
+        #expect(error.function == "open")
         #expect(error.description.hasPrefix("cannot create '\(path)': folder '"), "\(error)")
-        #expect(error.description.hasSuffix("does not exist (sf_open)"), "\(error)")
+        #expect(error.description.hasSuffix("does not exist (open)"), "\(error)")
     }
 
     @Test func badSettingsAreRejectedBeforeAnythingIsWritten() throws {
@@ -113,7 +113,8 @@ import Testing
         try writer.finish()
         try writer.finish()  // a second finish does nothing
         let error = try #require(throws: AudioIOError.self) { try writer.write(interleaved: [0.1], frames: 1) }
-        #expect(error.function == "sf_writef_float")
+        // 16-bit output is rounded to integers by the writer and written with sf_writef_int.
+        #expect(error.function == "sf_writef_int")
     }
 
     @Test func libsndfileMessagesBecomeReadable() {

@@ -40,7 +40,7 @@ public enum LoudnessScan {
             return String(repeating: " ", count: max(0, 6 - number.count)) + number + " " + unit
         }
         return [
-            "file            \(path)",
+            "file            \(PrintableText.escaped(path))",
             "integrated      " + value(m.integrated, "LUFS"),
             "range           " + value(m.range, "LU"),
             "true peak       " + value(m.truePeak, "dBTP"),

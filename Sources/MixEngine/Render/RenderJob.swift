@@ -177,6 +177,12 @@ public struct RenderJob: Sendable {
         if let problem = AudioFileWriter.validate(settings: settings) {
             throw EngineError.output(path: name, reason: "\(problem)")
         }
+        // Each format's own limit on its tags (TagLimits): FLAC's 16 MiB block, CAF's 16 KiB 'info' chunk.
+        let extra = settings.format.carriesVorbisComments ? Chapters.comments(chapters) : []
+        if let (key, reason) = TagLimits.problem(format: settings.format, fields: settings.tagFields, extra: extra) {
+            throw EngineError.preset(PresetError(file: presetPath, jsonPath: key.map { "output.tags.\($0.lowercased())" } ?? "output.tags",
+                                                 message: "\(reason) (writing \(name))"))
+        }
         if let least = Self.leastBinauralBitrateKbps(settings), hasBinauralBeats {
             throw EngineError.output(path: name, reason: "the render has binaural beats, which need each ear its own tone, and \(settings.format.displayName) below \(least) kbit/s merges the channels (measured: at 24 kbit/s both ears get both tones); use \(least) kbit/s or more")
         }
@@ -251,6 +257,11 @@ public struct RenderJob: Sendable {
         settings.bitrateKbps = preset.output.bitrateKbps
         settings.expectedFrameCount = Int64(range.count)
         settings.tagsWrittenAfterwards = FileTags.canWrite(format) && !settings.wavNeedsRF64   // see writeTags
+        if settings.tagsWrittenAfterwards {
+            settings.tagRoomBytes = TagLimits.room(format: format, fields: settings.tagFields,
+                                                   extra: format.carriesVorbisComments ? Chapters.comments(chapters) : [],
+                                                   chapterNames: chapters.map(\.name))
+        }
         return settings
     }
 
@@ -344,9 +355,20 @@ public struct RenderJob: Sendable {
         } else if settings.format != .m4a {   // an M4A's chapter track is muxed with the audio (`write`)
             id3Chapters = Chapters.id3Chapters(chapters, frameCount: Int64(range.count))
         }
-        guard !fields.isEmpty || id3Chapters?.isEmpty == false else { return }
+        // A file with room reserved is always tagged: that removes the placeholder (FileTags.roomMarker).
+        guard !fields.isEmpty || id3Chapters?.isEmpty == false || settings.tagRoomBytes > 0 else { return }
         do { try FileTags.write(path: temporaryPath, format: settings.format, fields: fields, chapters: id3Chapters) } catch {
-            throw EngineError.output(path: destination, reason: "cannot write its tags, chapters and ReplayGain: \(error)")
+            // MixIO's error names the temporary file; the destination is named already.
+            let reason = (error as? AudioIOError).map { $0.function.isEmpty ? $0.reason : "\($0.reason) (\($0.function))" } ?? "\(error)"
+            throw EngineError.output(path: destination, reason: "cannot write its tags, chapters and ReplayGain: \(reason)")
+        }
+        // TagLib ignores failed writes: the file must still hold every frame (a header read for libsndfile's
+        // formats; an M4A's length would take a decode, and its disk room was reserved all the same).
+        if settings.format != .m4a {
+            let frames = (try? AudioFileInfo.read(path: temporaryPath))?.frameCount
+            if frames != Int64(range.count) {
+                throw EngineError.output(path: destination, reason: "writing its tags cut the file short (\(frames.map(String.init) ?? "unreadable") of \(range.count) frames); the disk may be full")
+            }
         }
     }
 

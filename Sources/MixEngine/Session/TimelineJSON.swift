@@ -98,7 +98,9 @@ public enum TimelineJSON {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 {
+                // C0 as JSON requires; DEL, C1 (U+009B is a CSI to some terminals) and the line separators too,
+                // so that JSON printed on a terminal carries no control character from a file either.
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029 {
                     let hex = String(scalar.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

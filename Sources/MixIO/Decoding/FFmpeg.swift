@@ -1,4 +1,5 @@
 import CFFmpeg
+import Glibc
 
 /// What `FFmpegDecoder` and `FFmpegFileReader` share about FFmpeg's libraries: silencing their log,
 /// their error codes and messages, and human names for what they find.
@@ -33,8 +34,13 @@ enum FFmpeg {
     }
 
     /// An `AudioIOError` for a failed FFmpeg call: the file, the function, its readable message.
+    /// A write refused by the system (`AVERROR(ENOSPC)`, a closed pipe, ...) is worded as any other write error
+    /// (`AudioIOError.writeReason`).
     static func error(_ path: String, _ function: String, code: Int32, operation: String = "open") -> AudioIOError {
-        AudioIOError(path: path, function: function, reason: reason(forCode: code), operation: operation)
+        if operation != "open", [ENOSPC, EDQUOT, EPIPE, EFBIG, EIO, EROFS].contains(-code) {
+            return AudioIOError(path: path, function: function, reason: AudioIOError.writeReason(-code), operation: "write", code: -code)
+        }
+        return AudioIOError(path: path, function: function, reason: reason(forCode: code), operation: operation)
     }
 
     // MARK: - Names

@@ -16,6 +16,8 @@ final class FFmpegDecoder {
     let format: UnsafeMutablePointer<AVFormatContext>
     /// The audio stream chosen by `av_find_best_stream`.
     let stream: UnsafeMutablePointer<AVStream>
+    /// Stops FFmpeg reading on without producing anything (see `ReadBound`).
+    private let bound: ReadBound
     /// The last frame `nextFrame` decoded.
     let frame: UnsafeMutablePointer<AVFrame>
     private let codec: UnsafeMutablePointer<AVCodecContext>
@@ -35,6 +37,7 @@ final class FFmpegDecoder {
         var packet: UnsafeMutablePointer<AVPacket>?
         var frame: UnsafeMutablePointer<AVFrame>?
         var isOpen = false
+        let bound = ReadBound()
         defer {
             if !isOpen {
                 av_frame_free(&frame)
@@ -42,16 +45,25 @@ final class FFmpegDecoder {
                 avcodec_free_context(&codec)
                 avformat_close_input(&format)
             }
+            withExtendedLifetime(bound) {}
         }
+        format = avformat_alloc_context()
+        guard let made = format else { throw AudioIOError(path: path, function: "avformat_alloc_context", reason: "out of memory") }
+        bound.install(in: made)
+        bound.limit = ReadBound.openSpan
         let opened = avformat_open_input(&format, path, nil, nil)
         guard opened >= 0, let format else {
+            if bound.isTripped { throw bound.failure(path: path, function: "avformat_open_input") }
             // Failing to reach the file keeps FFmpeg's reason; anything else (invalid data, or the MPEG
             // demuxer's "invalid argument" for a web page named .mp3) means FFmpeg cannot make sense of it.
             let reachingFile = [ENOENT, EACCES, EISDIR, ENOTDIR, ELOOP, ENAMETOOLONG, EMFILE, ENFILE, EIO]
             if reachingFile.contains(-opened) { throw FFmpeg.error(path, "avformat_open_input", code: opened) }
             throw AudioIOError(path: path, function: "avformat_open_input", reason: "not an audio format mixrender can read")
         }
+        bound.limit = bound.position + ReadBound.span
         let found = avformat_find_stream_info(format, nil)
+        // FFmpeg takes an interrupted read as the end of the file: the probe's result is then incomplete.
+        if bound.isTripped { throw bound.failure(path: path, function: "avformat_find_stream_info") }
         guard found >= 0 else { throw FFmpeg.error(path, "avformat_find_stream_info", code: found) }
 
         var decoder: UnsafePointer<AVCodec>?
@@ -85,6 +97,7 @@ final class FFmpegDecoder {
         guard started >= 0 else { throw FFmpeg.error(path, "avcodec_open2", code: started) }
 
         self.path = path
+        self.bound = bound
         self.format = format
         self.stream = stream
         self.codec = codec
@@ -130,7 +143,9 @@ final class FFmpegDecoder {
     /// the end of the file.
     private func sendPacket() throws {
         while true {
+            bound.limit = bound.position + ReadBound.span
             let read = av_read_frame(format, packet)
+            if bound.isTripped { throw bound.failure(path: path, function: "av_read_frame") }
             if read == FFmpeg.endOfFile {
                 avcodec_send_packet(codec, nil)
                 isInputFinished = true
@@ -149,7 +164,9 @@ final class FFmpegDecoder {
     /// `av_seek_frame` with `AVSEEK_FLAG_BACKWARD`) and empties the decoder (`avcodec_flush_buffers`).
     /// Where decoding resumes is known only from the frames' timestamps.
     func seek(toTimestamp timestamp: Int64) throws {
+        bound.limit = bound.position + ReadBound.span
         let moved = av_seek_frame(format, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD)
+        if bound.isTripped { throw bound.failure(path: path, function: "av_seek_frame") }
         guard moved >= 0 else { throw FFmpeg.error(path, "av_seek_frame", code: moved, operation: "seek in") }
         avcodec_flush_buffers(codec)
         isInputFinished = false
@@ -158,5 +175,59 @@ final class FFmpegDecoder {
     private static func firstAudioStream(_ format: UnsafeMutablePointer<AVFormatContext>) -> UnsafeMutablePointer<AVStream>? {
         (0..<Int(format.pointee.nb_streams)).lazy.compactMap { format.pointee.streams[$0] }
             .first { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+    }
+}
+
+/// How far FFmpeg may read without producing anything: a bound on its probe and on each packet, so that a hostile
+/// file costs no more than a real one. FFmpeg's own limits (`probesize`, `max_analyze_duration`) count only the
+/// packets a demuxer returns; a parser that never finds a frame (1 GB of zeros named `.mp3`: the MPEG audio
+/// parser buffers all of it looking for a sync word) reads the whole file into memory first (measured: 2 GiB and
+/// 9-16 s for `mixrender info` on a 1 GB sparse `.mp3`, before "has no audio stream").
+///
+/// The demuxer's interrupt callback (`AVFormatContext.interrupt_callback`, which FFmpeg checks before each read
+/// from the file, 32 KiB at a time) stops the read once the bytes read pass `limit`; the caller sets the
+/// limit before each step: opening (`openSpan` from the start, which holds an ID3v2 tag with its pictures),
+/// probing and each `av_read_frame` (`span` past where the step starts: a real MP3 frame is under 3 KiB, an FLAC
+/// frame under 1 MiB, an MP4 chunk a few). Layout: the format context, the limit, a flag. Not thread-safe, as its
+/// decoder.
+final class ReadBound {
+    /// How far one step may read past where it began: 32 MiB.
+    static let span: Int64 = 32 << 20
+    /// How far opening may read from the start (header, ID3v2 tag with cover pictures): 64 MiB.
+    static let openSpan: Int64 = 64 << 20
+    /// FFmpeg's probe limits, set explicitly rather than trusted as defaults: what `avformat_find_stream_info`
+    /// reads (5 MB of packets, 5 s of audio) and what format detection looks at (1 MiB).
+    static let probeBytes: Int64 = 5_000_000
+    static let probeMicroseconds: Int64 = 5_000_000
+    static let formatProbeBytes: Int32 = 1 << 20
+
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    /// The count of bytes read past which reading stops.
+    var limit: Int64 = .max
+    /// Whether a read was stopped.
+    private(set) var isTripped = false
+
+    /// Sets the probe limits and the interrupt callback of `format` (before `avformat_open_input`).
+    func install(in format: UnsafeMutablePointer<AVFormatContext>) {
+        self.format = format
+        format.pointee.probesize = Self.probeBytes
+        format.pointee.max_analyze_duration = Self.probeMicroseconds
+        format.pointee.format_probesize = Self.formatProbeBytes
+        format.pointee.interrupt_callback = AVIOInterruptCB(callback: { opaque in
+            let bound = Unmanaged<ReadBound>.fromOpaque(opaque!).takeUnretainedValue()
+            guard bound.position > bound.limit else { return 0 }
+            bound.isTripped = true
+            return 1
+        }, opaque: Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// How many bytes FFmpeg has read from the file so far (`AVIOContext.bytes_read`: reads, not seeks, so
+    /// skipping a video stream's chunks in an MP4 costs nothing); 0 before it is open.
+    var position: Int64 { format?.pointee.pb?.pointee.bytes_read ?? 0 }
+
+    /// The error for a stopped read: what FFmpeg read without finding audio.
+    func failure(path: String, function: String) -> AudioIOError {
+        AudioIOError(path: path, function: function,
+                     reason: "FFmpeg read \(Self.span >> 20) MiB and more without finding audio in it (a damaged or hostile file; mixrender stops there)")
     }
 }

@@ -117,16 +117,19 @@ enum SndFile {
     // MARK: - Readable reasons
 
     /// Why `sf_open` failed, looking at the file itself where libsndfile's message is vague.
+    /// Why creating `path` failed, in words: a missing folder, a folder in the way, or `message`.
+    static func createFailureReason(path: String, message: String) -> String {
+        let folder = parentFolder(of: path)
+        let parent = FileFacts(folder)
+        if !parent.exists { return "folder '\(folder)' does not exist" }
+        if !parent.isFolder { return "'\(folder)' is not a folder" }
+        if FileFacts(path).isFolder { return "a folder of that name exists" }
+        return readable(message)
+    }
+
     private static func openFailureReason(path: String, code: Int, message: String, writing: Bool) -> String {
         let file = FileFacts(path)
-        if writing {
-            let folder = parentFolder(of: path)
-            let parent = FileFacts(folder)
-            if !parent.exists { return "folder '\(folder)' does not exist" }
-            if !parent.isFolder { return "'\(folder)' is not a folder" }
-            if file.isFolder { return "a folder of that name exists" }
-            return readable(message)
-        }
+        if writing { return createFailureReason(path: path, message: message) }
         if !file.exists { return "no such file" }
         if file.isFolder { return "is a folder, not an audio file" }
         if code == SF_ERR_UNRECOGNISED_FORMAT && file.size == 0 { return "empty file (0 bytes)" }

@@ -133,6 +133,28 @@ enum LibC {
         }
     }
 
+    /// Calls `fallocate(fd, FALLOC_FL_KEEP_SIZE, offset, length)`: reserves the file system's blocks for `length`
+    /// bytes from `offset` without changing the file's size, so that writes there cannot meet a full disk. True
+    /// when reserved; false when the file system cannot (`EOPNOTSUPP`, `ENOSYS`); throws on any other failure
+    /// (`ENOSPC`: there is no room), worded as a write (`AudioIOError.writeReason`).
+    static func reserve(_ fd: Int32, from offset: Int64, bytes length: Int64, path: String, operation: String) throws -> Bool {
+        while true {
+            guard let fallocate = fallocateFunction else { return false }
+            if fallocate(fd, 1 /* FALLOC_FL_KEEP_SIZE */, off_t(offset), off_t(length)) == 0 { return true }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EOPNOTSUPP || code == ENOSYS { return false }
+            throw AudioIOError(path: path, function: "fallocate", reason: AudioIOError.writeReason(code), operation: operation, code: code)
+        }
+    }
+
+    /// glibc's `fallocate`, which the Glibc module does not import (it is declared under `_GNU_SOURCE` only),
+    /// looked up once with `dlsym`; nil if this C library has none.
+    private static let fallocateFunction: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate") else { return nil }   // RTLD_DEFAULT
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32).self)
+    }()
+
     /// Calls `fstat(fd)`.
     static func fstat(_ fd: Int32, path: String, operation: String) throws -> CStat {
         var status = CStat()
@@ -246,6 +268,15 @@ enum LibC {
         for number in numbers { sigaddset(&set, number) }
         let code = pthread_sigmask(SIG_UNBLOCK, &set, nil)   // returns the error rather than setting errno
         if code != 0 { throw failure("pthread_sigmask", path: "", operation: "unblock signals", code: code) }
+    }
+
+    /// Calls `fflush(stdout)` and `ferror(stdout)`: whether anything written to stdio's standard output failed,
+    /// and `errno` when the flush itself failed (0 when only the earlier error flag is set).
+    static func flushStandardOutput() -> (failed: Bool, code: Int32) {
+        errno = 0
+        let flushFailed = fflush(stdout) != 0
+        let code = flushFailed ? errno : 0
+        return (flushFailed || ferror(stdout) != 0, code)
     }
 
     /// Calls `unlink(path)` from a signal handler: async-signal-safe, no Swift allocation, result ignored.

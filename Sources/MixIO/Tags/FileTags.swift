@@ -37,6 +37,11 @@ public enum FileTags {
         }
     }
 
+    /// The start of the placeholder comment that holds a FLAC's or an MP3's room for tags until `write` sets them
+    /// (`OutputSettings.tagRoomBytes`): `write` removes every comment (Vorbis `COMMENT`, ID3v2 `COMM`) that begins
+    /// with it (the shim's `roomMarker`, the same text).
+    public static let roomMarker = "mixrender: room reserved for tags"
+
     /// The formats whose tags `write` sets through TagLib (all but CAF, whose tags libsndfile writes).
     public static func canWrite(_ format: OutputFileFormat) -> Bool { format != .caf }
 
@@ -72,6 +77,7 @@ public enum FileTags {
         // TagLib takes some files that are not of the format (it put an ID3v2 tag before a text file's first
         // byte): the first bytes are checked first, so a file that is not what it should be is never touched.
         try checkIs(format, path: path, operation: "tag")
+        try reserveGrowth(path: path, format: format, fields: fields, chapters: chapters ?? [])
         var error = [CChar](repeating: 0, count: 256)
         let names = (chapters ?? []).map(\.name)
         let status = try withCStrings(fields.map(\.key)) { keys in
@@ -91,6 +97,22 @@ public enum FileTags {
         guard status == 0 else {
             throw AudioIOError(path: path, function: "TagLib", reason: String(cString: error), operation: "tag")
         }
+    }
+
+    /// Reserves room on the disk for what tagging may add to the file at `path` (`LibC.reserve`), before TagLib
+    /// touches it: TagLib ignores failed writes, and a tag that grew a 48-second Ogg on a full file system left a
+    /// 44-second file and exit 0. The growth is bounded by the tags' size (UTF-8 in Vorbis comments and MP4
+    /// items, up to twice that in ID3v2's UTF-16; a frame or field header each) plus 16 KiB and 1/64 more for
+    /// Ogg page headers and padding. A full disk is an error here, with the file untouched; a file system that
+    /// cannot reserve (no `fallocate`) is tagged as before.
+    static func reserveGrowth(path: String, format: OutputFileFormat, fields: [(key: String, value: String)], chapters: [Chapter]) throws {
+        let perByte = format.carriesVorbisComments || format == .m4a ? 1 : 2
+        let tagBytes = fields.reduce(0) { $0 + perByte * ($1.key.utf8.count + $1.value.utf8.count) + 16 }
+            + chapters.reduce(0) { $0 + perByte * $1.name.utf8.count + 64 }
+        let fd = try LibC.open(path, flags: O_WRONLY | O_CLOEXEC, operation: "tag")
+        defer { Glibc.close(fd) }
+        let size = Int64(try LibC.fstat(fd, path: path, operation: "tag").st_size)
+        _ = try LibC.reserve(fd, from: size, bytes: Int64(tagBytes + tagBytes / 64) + 16 * 1024, path: path, operation: "tag")
     }
 
     /// Every field of the `format` file at `path`: Vorbis comments with keys in TagLib's order (sorted), each
