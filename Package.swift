@@ -84,6 +84,7 @@ let package = Package(
         .executableTarget(name: "PresetFuzz", dependencies: ["MixEngine", "MixIO", "FuzzSupport"], path: "Fuzz/PresetFuzz"),
         .executableTarget(name: "TimeFuzz", dependencies: ["MixEngine", "FuzzSupport"], path: "Fuzz/TimeFuzz"),
         .executableTarget(name: "AudioFileFuzz", dependencies: ["MixEngine", "MixIO", "FuzzSupport"], path: "Fuzz/AudioFileFuzz"),
+        .executableTarget(name: "CacheFuzz", dependencies: ["MixEngine", "MixIO", "MixDSP", "FuzzSupport"], path: "Fuzz/CacheFuzz"),
 
         .testTarget(name: "MixDSPTests", dependencies: ["MixDSP", "DSPTestSupport"]),
         .testTarget(name: "MixIOTests", dependencies: ["MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),

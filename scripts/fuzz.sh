@@ -25,7 +25,8 @@ product() {
     preset) echo PresetFuzz ;;
     time) echo TimeFuzz ;;
     audio) echo AudioFileFuzz ;;
-    *) echo "unknown target '$1'; expected preset, time or audio" >&2; exit 2 ;;
+    cache) echo CacheFuzz ;;
+    *) echo "unknown target '$1'; expected preset, time, audio or cache" >&2; exit 2 ;;
   esac
 }
 
@@ -100,6 +101,7 @@ for target in "${targets[@]}"; do
     preset) options=(-max_len=16384 "-dict=Fuzz/preset.dict") inputs=(Fuzz/corpus/preset) ;;
     time) options=(-max_len=256) inputs=(Fuzz/corpus/time) ;;
     audio) options=(-max_len=65536) inputs=("$seeds") ;;
+    cache) options=(-max_len=4096) inputs=() ;;   # seeds itself: its inputs start from the real entry
   esac
   if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then
     options+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
