@@ -294,6 +294,24 @@ import Testing
         #expect(try run(0) == 0)
     }
 
+    /// `--cache-mb` bounds what running jobs hold: with 0, jobs that prepare sounds take turns (none can hold
+    /// anything while another does), and a job whose sounds alone pass the budget still runs; nothing deadlocks.
+    @Test func aMemoryBudgetSmallerThanEveryJobStillRendersEveryJob() throws {
+        let s = try TemporaryFolder()
+        let presets = try Self.fourSounds(s)
+        var alone: [[Float]] = []
+        for (k, preset) in presets.enumerated() {
+            #expect(try CLI.run(["render", preset, "-o", s.path("alone\(k).wav"), "--quiet"]).status == 0)
+            alone.append(try Self.samples(s.path("alone\(k).wav")))
+        }
+        let list = try s.write("jobs.jsonl", (0..<8).map { #"{"preset": "q\#($0 % 4).json", "output": "o\#($0).wav"}"# }.joined(separator: "\n"))
+        for budget in ["0", "1"] {
+            let r = try CLI.run(["batch", list, "--jobs", "3", "--cache-mb", budget])
+            #expect(r.status == 0, "\(budget): \(r.stderr)")
+            for j in 0..<8 { #expect(try Self.samples(s.path("o\(j).wav")) == alone[j % 4], "--cache-mb \(budget), job \(j)") }
+        }
+    }
+
     @Test func theFolderBudgetIsChecked() throws {
         let s = try TemporaryFolder()
         let (list, _) = try Self.setUp(s)
