@@ -97,7 +97,7 @@ final class Fixture: @unchecked Sendable {
             try writer.finish()
             let preset = #"{"duration": 0.25, "output": {"sampleRate": 48000, "bitDepth": "float"}, "tracks": [{"file": "\#(source)", "loop": {"crossfade": 0.02}}]}"#
             plan = try Planner(presetFile: Scratch.folder + "/fuzz.json")
-                .plan(PresetLoader.parse(Array(preset.utf8), file: "fuzz.json", baseDirectory: Scratch.folder))
+                .plan(PresetLoader.parse(Array(preset.utf8), file: "fuzz.json", baseDirectory: ""))
             let request = plan.materialRequests[0]
             let capture = Capture(channelCount: plan.channelCount)
             _ = try Renderer(plan: plan).render(to: capture, material: PreparedMaterial())
