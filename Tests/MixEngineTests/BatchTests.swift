@@ -192,6 +192,14 @@ import TestSupport
         let small = PreparedMaterial(budgetBytes: bytes / 2)
         let alone = try small.lease(for: plans[0])
         #expect(alone.report.made == 1 && small.heldBytes == bytes)
+        // Meanwhile a plan that adds nothing to what is held (no material, or only what leases hold) never waits.
+        let generators = try RenderJob(presetPath: try s.preset(#"{ "duration": 1, "tracks": [ { "generator": { "type": "pink" } } ] }"#, name: "g.json")).plan
+        let others = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            for plan in [generators, plan0] { (try? small.lease(for: plan))?.release() }
+            others.signal()
+        }
+        #expect(others.wait(timeout: .now() + 30) == .success)
         alone.release()
         #expect(small.heldBytes == 0)
         // A budget of 0 keeps nothing between jobs.

@@ -12,9 +12,10 @@ import MixDSP
 /// **Keeping and releasing.** A render that holds a `Lease` (from `lease(for:)`) keeps what its plan uses;
 /// what no lease holds is kept while everything held fits in `budgetBytes`, and released least recently used
 /// first beyond it. What leases hold is never released, so the budget also bounds what running renders hold:
-/// `lease(for:)` first counts what the plan needs (what is here, and what is missing by
-/// `MaterialRequest.expectedFrames`) and **waits** while that and what other leases hold (or are making) would
-/// pass the budget, holding nothing while it waits. A lease whose material alone passes the budget is given
+/// `lease(for:)` first counts what holding the plan's material adds (what is missing, by
+/// `MaterialRequest.expectedFrames`, and what is here that no lease holds) and **waits** while that and what
+/// other leases hold (or are making) would pass the budget, holding nothing while it waits; a plan that adds
+/// nothing (no material, or only what other leases hold) never waits. A lease whose material alone passes the budget is given
 /// when no other lease holds anything, so it runs alone rather than never. This cannot deadlock: a waiting call
 /// holds nothing, and every lease it waits for is held by a render that needs nothing more and will release it.
 /// `prepare(for:)` makes material without a lease and never waits (a single render, or a render that already
@@ -177,14 +178,22 @@ public final class PreparedMaterial: @unchecked Sendable {
         var isCounted = false
         while true {
             let admitted = state.withLock { s -> Bool in
-                var missingBytes = 0, presentBytes = 0
+                // What holding this plan adds to what leases hold: what is missing, and what is here but idle
+                // (pinning it keeps it from release). What other leases already hold costs nothing more.
+                var missingBytes = 0, extra = 0
                 for (i, request) in unique.enumerated() {
-                    if let entry = s.entries[request.key] { presentBytes += entry.bytes } else { missingBytes += expectedBytes[i] }
+                    if let entry = s.entries[request.key] {
+                        if entry.leases <= 0 { extra += entry.bytes }
+                    } else {
+                        missingBytes += expectedBytes[i]
+                    }
                 }
-                if mustWait {
-                    var others = s.reserved
-                    for (key, entry) in s.entries where entry.leases > 0 && !seen.contains(key) { others += entry.bytes }
-                    if others > 0 && others + presentBytes + missingBytes > budgetBytes { return false }
+                extra += missingBytes
+                if mustWait && extra > 0 {
+                    // Held by other leases (this call holds nothing yet), and being made for them.
+                    var held = s.reserved
+                    for entry in s.entries.values where entry.leases > 0 { held += entry.bytes }
+                    if held > 0 && held + extra > budgetBytes { return false }
                 }
                 for request in unique where s.entries[request.key] != nil { pin(request.key, in: &s); pinned.insert(request.key) }
                 reservation = missingBytes
