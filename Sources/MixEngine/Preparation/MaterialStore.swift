@@ -66,8 +66,8 @@ public final class MaterialStore: Sendable {
     /// from half to twice that, plus a second (a container's frame count can be off; decoders read to the
     /// end). What a request's key says it holds bounds what is allocated for its entry.
     public static func frameBounds(expected: Int, sampleRate: Int) -> ClosedRange<Int> {
-        let expected = max(0, expected)
-        return (expected / 2)...(expected.multipliedReportingOverflow(by: 2).partialValue + max(1, sampleRate))
+        let expected = min(max(0, expected), Int.max / 4), rate = min(max(1, sampleRate), Int.max / 4)
+        return (expected / 2)...(expected * 2 + rate)
     }
 
     /// The audio stored for `description`, or nil when there is none (or an entry of an older format, which

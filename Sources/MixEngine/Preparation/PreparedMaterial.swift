@@ -34,7 +34,7 @@ import MixDSP
 /// two calls that both need to make something run one after the other; a condition (`NSCondition`) that leases
 /// waiting for the budget sleep on, signalled whenever material is released. Allocates the audio of what it makes.
 public final class PreparedMaterial: @unchecked Sendable {
-    /// How many bytes of material no render holds may be kept; `Int.max` keeps everything.
+    /// How many bytes of material may be held, by leases and between renders; `Int.max` bounds nothing.
     public let budgetBytes: Int
     public let store: MaterialStore?
 
@@ -168,7 +168,11 @@ public final class PreparedMaterial: @unchecked Sendable {
         var seen = Set<MaterialKey>()
         for request in requests where seen.insert(request.key).inserted { unique.append(request) }
         let keys = unique.map(\.key)
-        let expectedBytes = unique.map { max(0, $0.expectedFrames(context)) * context.channelCount * MemoryLayout<Float>.size }
+        // At most a pebibyte each (a header claiming more cannot overflow the sums; it waits, or runs alone).
+        let expectedBytes = unique.map { request -> Int in
+            let (bytes, overflow) = max(0, request.expectedFrames(context)).multipliedReportingOverflow(by: context.channelCount * 4)
+            return overflow ? 1 << 50 : min(bytes, 1 << 50)
+        }
         var pinned = Set<MaterialKey>()
         var reservation = 0
 
@@ -291,14 +295,6 @@ public final class PreparedMaterial: @unchecked Sendable {
         return try missing.indices.map { i in
             let (source, bytes, fromStore) = try results[i]!.get()
             return (missing[i].key, source, bytes, fromStore)
-        }
-    }
-
-    private func pinIfAllHere(_ keys: [MaterialKey]) -> Bool {
-        state.withLock { s in
-            guard keys.allSatisfy({ s.entries[$0] != nil }) else { return false }
-            for key in keys { pin(key, in: &s) }
-            return true
         }
     }
 
