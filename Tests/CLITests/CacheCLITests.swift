@@ -54,6 +54,7 @@ import Testing
     struct NoEntry: Error { var sound: String }
 
     // The entry's layout: magic (8), channels, frames, data bytes (Int64 each), the key (32), the data, a SHA-256 (32).
+    static let header = 8 + 3 * 8 + 32
     static func int64(_ bytes: [UInt8], at offset: Int) -> Int64 {
         bytes.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: Int64.self)) }
     }
@@ -68,7 +69,7 @@ import Testing
     }
     static func withFloat(_ bytes: [UInt8], at sample: Int, _ value: Float) -> [UInt8] {
         var bytes = bytes
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.replaceSubrange((72 + 4 * sample)..<(72 + 4 * sample + 4), with: $0) }
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.replaceSubrange((header + 4 * sample)..<(header + 4 * sample + 4), with: $0) }
         return bytes
     }
 
@@ -107,7 +108,7 @@ import Testing
                 out = resealed(out)
             case .tenFrames, .zeroFrames:
                 let frames: Int64 = self == .tenFrames ? 10 : 0
-                out = Array(bytes[0..<72]) + Array(repeating: 0, count: Int(frames) * 2 * 4) + Array(repeating: 0, count: 32)
+                out = Array(bytes[0..<header]) + Array(repeating: 0, count: Int(frames) * 2 * 4) + Array(repeating: 0, count: 32)
                 setInt64(&out, at: 16, frames)
                 setInt64(&out, at: 24, frames * 2 * 4)
                 out = resealed(out)
@@ -115,12 +116,12 @@ import Testing
             case .foreign: out = Array(repeating: 7, count: 5000)
             case .hugeSparse:
                 // 4 GB of audio by its header, every size consistent, the file sparse: refused before allocating.
-                out = Array(bytes[0..<72])
+                out = Array(bytes[0..<header])
                 setInt64(&out, at: 16, 500_000_000)
                 setInt64(&out, at: 24, 4_000_000_000)
                 try Data(out).write(to: url)
                 let handle = try FileHandle(forWritingTo: url)
-                try handle.truncate(atOffset: 72 + 4_000_000_000 + 32)
+                try handle.truncate(atOffset: UInt64(header) + 4_000_000_000 + 32)
                 try handle.close()
                 return
             }
