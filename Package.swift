@@ -85,6 +85,7 @@ let package = Package(
         .executableTarget(name: "TimeFuzz", dependencies: ["MixEngine", "FuzzSupport"], path: "Fuzz/TimeFuzz"),
         .executableTarget(name: "AudioFileFuzz", dependencies: ["MixEngine", "MixIO", "FuzzSupport"], path: "Fuzz/AudioFileFuzz"),
         .executableTarget(name: "JobListFuzz", dependencies: ["MixEngine", "MixIO", "FuzzSupport"], path: "Fuzz/JobListFuzz"),
+        .executableTarget(name: "CacheFuzz", dependencies: ["MixEngine", "MixIO", "MixDSP", "FuzzSupport"], path: "Fuzz/CacheFuzz"),
 
         .testTarget(name: "MixDSPTests", dependencies: ["MixDSP", "DSPTestSupport"]),
         .testTarget(name: "MixIOTests", dependencies: ["MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),

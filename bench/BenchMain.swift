@@ -67,6 +67,8 @@ enum BenchMain {
                     report.targets.append(target)
                 case .encoders:
                     report.sections.append(try EncoderBench(runs: options.runs ?? 1, isQuick: options.isQuick).run())
+                case .cache:
+                    report.sections.append(try CacheEntryBench(runs: options.runs ?? (options.isQuick ? 3 : 5), isQuick: options.isQuick).run())
                 case .session:
                     let bench = SessionBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 3),
                                              seconds: options.isQuick ? 1200 : 1800, progress: progress)

@@ -66,7 +66,7 @@ struct BenchOptions {
 }
 
 enum BenchSection: String, CaseIterable, Comparable {
-    case mix, kernels, generators, resampler, transparency, preparation, vorbis, pipeline, shared, session, loudness, encoders
+    case mix, kernels, generators, resampler, transparency, preparation, vorbis, pipeline, shared, session, loudness, encoders, cache
     static func < (a: BenchSection, b: BenchSection) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the preset reader, the time parser and the audio file opener with libFuzzer (docs/fuzzing.md).
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     default: 60 s each of preset, time, audio and jobs
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     default: 60 s each of preset, time, audio, jobs and cache
 #
 # Builds the targets with the toolchain's libFuzzer and AddressSanitizer (FUZZ_SANITIZERS, default
 # fuzzer,address) in .build-fuzz, makes the audio seeds with mixrender, and runs one target at a time, each
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(preset time audio jobs)
+[ ${#targets[@]} -gt 0 ] || targets=(preset time audio jobs cache)
 sanitizers=${FUZZ_SANITIZERS:-fuzzer,address}
 scratch=.build-fuzz
 findings=fuzz-findings
@@ -26,7 +26,8 @@ product() {
     jobs) echo JobListFuzz ;;
     time) echo TimeFuzz ;;
     audio) echo AudioFileFuzz ;;
-    *) echo "unknown target '$1'; expected preset, time, audio or jobs" >&2; exit 2 ;;
+    cache) echo CacheFuzz ;;
+    *) echo "unknown target '$1'; expected preset, time, audio, jobs or cache" >&2; exit 2 ;;
   esac
 }
 
@@ -102,6 +103,7 @@ for target in "${targets[@]}"; do
     time) options=(-max_len=256) inputs=(Fuzz/corpus/time) ;;
     jobs) options=(-max_len=4096 "-dict=Fuzz/preset.dict") inputs=(Fuzz/corpus/jobs) ;;
     audio) options=(-max_len=65536) inputs=("$seeds") ;;
+    cache) options=(-max_len=4096) inputs=() ;;   # seeds itself: its inputs start from the real entry
   esac
   if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then
     options+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)

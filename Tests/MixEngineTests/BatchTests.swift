@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MixDSP
 @testable import MixEngine
 import MixIO
@@ -166,14 +167,41 @@ import TestSupport
         // Making plan 1's again goes past the budget: plan 0's, which no lease holds, goes.
         let one = try material.lease(for: plans[1])
         #expect(one.report.made == 1 && material.releasedCount == 2 && material.source(for: key[0]) == nil)
-        // What leases hold is kept even past the budget.
-        let zero = try material.lease(for: plans[0])
-        #expect(zero.report.made == 1)
-        #expect(material.heldBytes == 3 * bytes && material.releasedCount == 2)
-        // Once free, the least recently used goes: plan 2's.
-        two.release(); one.release()
+        // The budget bounds what leases hold too: a third would pass it, so it waits (holding nothing) until a
+        // lease is released.
+        let granted = DispatchSemaphore(value: 0)
+        let zero = Mutex<PreparedMaterial.Lease?>(nil)
+        let plan0 = plans[0]
+        DispatchQueue.global().async {
+            let lease = try? material.lease(for: plan0)
+            zero.withLock { $0 = lease }
+            granted.signal()
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while material.waitingCount == 0 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(material.waitingCount == 1 && material.heldBytes == 2 * bytes)
+        two.release()
+        #expect(granted.wait(timeout: .now() + 30) == .success)
+        #expect(zero.withLock { $0?.report.made } == 1 && material.waitingCount == 0)
+        // Plan 2's, released, made room: what is held stays within the budget.
         #expect(material.heldBytes == 2 * bytes && material.releasedCount == 3 && material.source(for: key[2]) == nil)
-        zero.release()
+        one.release()
+        zero.withLock { $0?.release() }
+        #expect(material.heldBytes == 2 * bytes)
+        // A lease whose material alone passes the budget is given when nothing else is held: it runs alone.
+        let small = PreparedMaterial(budgetBytes: bytes / 2)
+        let alone = try small.lease(for: plans[0])
+        #expect(alone.report.made == 1 && small.heldBytes == bytes)
+        // Meanwhile a plan that adds nothing to what is held (no material, or only what leases hold) never waits.
+        let generators = try RenderJob(presetPath: try s.preset(#"{ "duration": 1, "tracks": [ { "generator": { "type": "pink" } } ] }"#, name: "g.json")).plan
+        let others = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            for plan in [generators, plan0] { (try? small.lease(for: plan))?.release() }
+            others.signal()
+        }
+        #expect(others.wait(timeout: .now() + 30) == .success)
+        alone.release()
+        #expect(small.heldBytes == 0)
         // A budget of 0 keeps nothing between jobs.
         let none = PreparedMaterial(budgetBytes: 0)
         try none.lease(for: plans[0]).release()

@@ -6,17 +6,41 @@ import MixIO
 /// An entry is found by what the audio depends on (`MaterialRequest.storeDescription`: the source's content
 /// hash, the output rate and channels, the resampler, the layout and mixrender's version), hashed into its file
 /// name, `<sha256>.f32`; the same description also lies beside it in `<sha256>.txt`, for a person looking. A
-/// changed file, rate, channel count or resampler is another description, so another entry; the old one stays
-/// until the folder is cleared. Entries are written whole and renamed into place (`PlanarAudioFile`), so two
-/// processes may share the folder: each reads only whole files, and two writing one entry write the same audio.
+/// changed file, rate, channel count or resampler is another description, so another entry.
 ///
-/// Layout: the folder's path. `Sendable`; its methods may be called from several threads at once.
+/// **Nothing read is trusted** (git checks every object it reads; so does this). Each entry carries the hash of
+/// the description it was made for and a SHA-256 of its whole contents (`PlanarAudioFile`); `audio(for:...)`
+/// checks the header against what the caller says the audio is (its channels and a range of frame counts,
+/// before allocating anything), the key, the checksum and that every sample is finite. A bad entry is removed
+/// and reported by throwing `DamagedEntry` (one line), and the caller makes the audio again from its source.
+///
+/// **A budget.** The entries (`.f32` and their `.txt`) may take `budgetBytes` on disk; past it, the least
+/// recently used go first (a read sets an entry's modification time, which is the order). Trimming runs after
+/// each store under an exclusive lock on `<folder>/.lock` (`FileLock`), so two processes never trim at once.
+/// Entries are written whole and renamed into place, so a reader never sees half a file; a reader whose entry
+/// is removed meanwhile keeps reading the file it opened (Linux frees it at its last close), and one that
+/// finds it gone makes the audio again. An entry larger than the whole budget is not kept.
+///
+/// Layout: the folder's path and the budget. `Sendable`; its methods may be called from several threads (and
+/// processes) at once.
 public final class MaterialStore: Sendable {
     public let folder: String
+    /// The bytes the folder's entries may take; `Int64.max` keeps everything.
+    public let budgetBytes: Int64
 
-    /// Uses `folder`, making it (and missing parents) when it does not exist. Errors are `EngineError.setting(.cacheDir)`.
-    public init(folder: String) throws {
+    /// A cache entry that failed a check: removed, to be made again. `description` is one line naming the file
+    /// and what is wrong with it. A value of two strings; `Sendable`.
+    public struct DamagedEntry: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "cache entry '\(path)' \(reason); removed" }
+    }
+
+    /// Uses `folder`, making it (and missing parents) when it does not exist, and trims it to `budgetBytes`.
+    /// Errors are `EngineError.setting(.cacheDir)`.
+    public init(folder: String, budgetBytes: Int64 = .max) throws {
         self.folder = folder
+        self.budgetBytes = max(0, budgetBytes)
         do {
             try FileSystem.makeFolders(folder)
         } catch {
@@ -28,6 +52,9 @@ public final class MaterialStore: Sendable {
         guard FileSystem.isWritable(folder) else {
             throw EngineError.setting(.cacheDir, reason: "cannot write in '\(folder)' (permission denied)")
         }
+        do { try trim() } catch {
+            throw EngineError.setting(.cacheDir, reason: "cannot trim '\(folder)' to its budget: \(error)")
+        }
     }
 
     /// The entry's file for `description`.
@@ -35,17 +62,83 @@ public final class MaterialStore: Sendable {
         folder + "/" + ContentHash.of(description) + ".f32"
     }
 
-    /// The audio stored for `description`, or nil when there is none (or only a broken file, which is then
-    /// made again and replaced).
-    public func audio(for description: String) throws -> PreparedAudio? {
-        try PlanarAudioFile.read(path(for: description)).map { PreparedAudio(audio: $0.audio, length: $0.length) }
+    /// The frame counts an entry may claim for audio expected to be `expected` frames long at `sampleRate`:
+    /// from half to twice that, plus a second (a container's frame count can be off; decoders read to the
+    /// end). What a request's key says it holds bounds what is allocated for its entry.
+    public static func frameBounds(expected: Int, sampleRate: Int) -> ClosedRange<Int> {
+        let expected = min(max(0, expected), Int.max / 4), rate = min(max(1, sampleRate), Int.max / 4)
+        return (expected / 2)...(expected * 2 + rate)
     }
 
-    /// Stores `audio` for `description`, replacing what was there.
+    /// The audio stored for `description`, or nil when there is none (or an entry of an older format, which
+    /// is then made again and replaced). `channelCount` and `frames` are what the audio must be: checked before
+    /// anything is allocated. Throws `DamagedEntry` for an entry that fails a check (after removing it), and
+    /// the read's error (naming the file) when it cannot be read.
+    public func audio(for description: String, channelCount: Int, frames: ClosedRange<Int>) throws -> PreparedAudio? {
+        let file = path(for: description)
+        let key = ContentHash.digest(of: description)
+        switch try PlanarAudioFile.read(file, key: key, channelCount: channelCount, frames: frames, touch: true) {
+        case let .audio(audio, length):
+            return PreparedAudio(audio: audio, length: length)
+        case .absent, .outdated:
+            return nil
+        case let .damaged(reason):
+            remove(file)
+            throw DamagedEntry(path: file, reason: reason)
+        }
+    }
+
+    /// Stores `audio` for `description`, replacing what was there, then trims the folder to its budget.
+    /// Throws (keeping nothing) when the entry alone is larger than the budget or the audio is not finite.
     public func store(_ audio: PreparedAudio, for description: String) throws {
         let file = path(for: description)
-        try PlanarAudioFile.write(audio.audio, length: audio.length, to: file)
+        let bytes = Int64(audio.length) * Int64(audio.audio.channelCount) * 4 + 104
+        if bytes > budgetBytes {
+            throw EngineError.setting(.cacheDir, reason: "\(bytes >> 20) MiB is more than the folder's budget of \(budgetBytes >> 20) MiB")
+        }
+        try PlanarAudioFile.write(audio.audio, length: audio.length, key: ContentHash.digest(of: description), to: file)
         let note = file.dropLast(4) + ".txt"
         try? FileSystem.writeFile(path: String(note), bytes: Array((description + "\n").utf8))
+        try trim()
+    }
+
+    /// Removes the least recently used entries (by modification time, oldest first) until the entries take
+    /// at most `budgetBytes`, under the folder's lock. Returns how many it removed. Only files named as entries
+    /// are counted or removed.
+    @discardableResult
+    public func trim() throws -> Int {
+        guard budgetBytes < .max else { return 0 }
+        return try FileLock.withExclusiveLock(folder + "/.lock") {
+            var entries: [(path: String, bytes: Int64, used: Int64)] = []
+            var total: Int64 = 0
+            for name in try FileSystem.folderEntries(folder) where Self.isEntryName(name) {
+                let file = folder + "/" + name
+                guard let id = FileSystem.identity(of: file), id.kind == .regular else { continue }
+                let note = FileSystem.identity(of: String(file.dropLast(4)) + ".txt")?.size ?? 0
+                entries.append((file, id.size + note, id.modified))
+                total += id.size + note
+            }
+            guard total > budgetBytes else { return 0 }
+            var removed = 0
+            for entry in entries.sorted(by: { ($0.used, $0.path) < ($1.used, $1.path) }) where total > budgetBytes {
+                remove(entry.path)
+                total -= entry.bytes
+                removed += 1
+            }
+            return removed
+        }
+    }
+
+    /// Whether `name` is an entry's file name: 64 lowercase hex digits and `.f32`.
+    static func isEntryName(_ name: String) -> Bool {
+        let utf8 = Array(name.utf8)
+        guard utf8.count == 68, name.hasSuffix(".f32") else { return false }
+        return utf8[0..<64].allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// Removes an entry and its note; one already gone (another process removed it) is fine.
+    private func remove(_ file: String) {
+        try? FileSystem.removeFile(file)
+        try? FileSystem.removeFile(String(file.dropLast(4)) + ".txt")
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 import MixDSP
 
@@ -10,12 +11,19 @@ import MixDSP
 ///
 /// **Keeping and releasing.** A render that holds a `Lease` (from `lease(for:)`) keeps what its plan uses;
 /// what no lease holds is kept while everything held fits in `budgetBytes`, and released least recently used
-/// first beyond it. What leases hold is never released, even past the budget: the budget bounds what is kept
-/// *between* renders. `prepare(for:)` makes material without a lease (a single render, which keeps this object
-/// only while it runs). Dropping the object frees everything (renders still running keep what they play).
+/// first beyond it. What leases hold is never released, so the budget also bounds what running renders hold:
+/// `lease(for:)` first counts what holding the plan's material adds (what is missing, by
+/// `MaterialRequest.expectedFrames`, and what is here that no lease holds) and **waits** while that and what
+/// other leases hold (or are making) would pass the budget, holding nothing while it waits; a plan that adds
+/// nothing (no material, or only what other leases hold) never waits. A lease whose material alone passes the budget is given
+/// when no other lease holds anything, so it runs alone rather than never. This cannot deadlock: a waiting call
+/// holds nothing, and every lease it waits for is held by a render that needs nothing more and will release it.
+/// `prepare(for:)` makes material without a lease and never waits (a single render, or a render that already
+/// holds its lease). Dropping the object frees everything (renders still running keep what they play).
 ///
 /// **A store.** With a `MaterialStore` (a folder shared between processes), material is read from it when
-/// there, and what is made is written to it, so a later process skips decoding and resampling.
+/// there, and what is made is written to it, so a later process skips decoding and resampling. An entry that
+/// fails the store's checks is removed, made again from its source, and named in one line in `damagedEntries`.
 ///
 /// Making is on every core (longest first); a call whose material is all here returns at once. Thread-safe:
 /// `prepare`, `lease` and `source` may be called from several threads; entries are immutable once made, and
@@ -23,9 +31,10 @@ import MixDSP
 ///
 /// Layout: a dictionary from `MaterialKey` to an entry (the shared `FrameSource`, its bytes, how many leases
 /// hold it, when it was last used), guarded by a `Mutex`, and a second `Mutex` held while material is made:
-/// two calls that both need to make something run one after the other. Allocates the audio of what it makes.
+/// two calls that both need to make something run one after the other; a condition (`NSCondition`) that leases
+/// waiting for the budget sleep on, signalled whenever material is released. Allocates the audio of what it makes.
 public final class PreparedMaterial: @unchecked Sendable {
-    /// How many bytes of material no render holds may be kept; `Int.max` keeps everything.
+    /// How many bytes of material may be held, by leases and between renders; `Int.max` bounds nothing.
     public let budgetBytes: Int
     public let store: MaterialStore?
 
@@ -40,11 +49,18 @@ public final class PreparedMaterial: @unchecked Sendable {
         var bytes = 0
         var tick: UInt64 = 0
         var released = 0
+        /// Bytes that admitted leases are making now (by their requests' expected sizes).
+        var reserved = 0
+        /// Leases waiting for the budget now.
+        var waiting = 0
         var storeProblems: [String] = []
+        var damagedEntries: [String] = []
     }
     private let state = Mutex(State())
     /// Held while material is made, so two renders asking at once do not both make the same entry.
     private let making = Mutex<Void>(())
+    /// What leases waiting for the budget sleep on; broadcast when material is released or made.
+    private let admission = NSCondition()
 
     public init(budgetBytes: Int = .max, store: MaterialStore? = nil) {
         self.budgetBytes = max(0, budgetBytes)
@@ -94,14 +110,15 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// Makes the material for `requests` that is not here yet, in parallel across the machine's cores.
     @discardableResult
     public func prepare(_ requests: [any MaterialRequest], context: VoiceContext) throws -> Report {
-        let (report, keys) = try acquire(requests, context: context)
+        let (report, keys) = try acquire(requests, context: context, waitsForBudget: false)
         unpin(keys)
         return report
     }
 
-    /// Makes what `plan` needs and holds it until the lease is released.
+    /// Makes what `plan` needs and holds it until the lease is released; first waits while what it needs and
+    /// what other leases hold would pass the budget (see the type's documentation).
     public func lease(for plan: RenderPlan) throws -> Lease {
-        let (report, keys) = try acquire(plan.materialRequests, context: plan.voiceContext)
+        let (report, keys) = try acquire(plan.materialRequests, context: plan.voiceContext, waitsForBudget: true)
         return Lease(owner: self, keys: keys, report: report)
     }
 
@@ -125,29 +142,87 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// Why the store could not be written, one line each (the render goes on without it).
     public var storeProblems: [String] { state.withLock { $0.storeProblems } }
 
+    /// The store's entries that failed their checks, one line each (naming the file, what was wrong, and the
+    /// source the material was made again from).
+    public var damagedEntries: [String] { state.withLock { $0.damagedEntries } }
+
+    /// How many `lease` calls are waiting for the budget now.
+    public var waitingCount: Int { state.withLock { $0.waiting } }
+
     /// Forgets everything (renders still running keep what they hold).
-    public func removeAll() { state.withLock { $0 = State() } }
+    public func removeAll() {
+        state.withLock { $0 = State() }
+        wakeWaiting()
+    }
 
     // MARK: - Making and holding
 
-    /// Makes what is missing and pins every requested key once (the caller unpins them).
-    private func acquire(_ requests: [any MaterialRequest], context: VoiceContext) throws -> (Report, [MaterialKey]) {
+    /// Makes what is missing and pins every requested key once (the caller unpins them). With `waitsForBudget`,
+    /// first waits until the budget admits it, then pins what is here and reserves the expected bytes of what is
+    /// missing in one step (so no release takes what it found, and no other lease counts on the same room).
+    private func acquire(_ requests: [any MaterialRequest], context: VoiceContext,
+                         waitsForBudget: Bool) throws -> (Report, [MaterialKey]) {
         let clock = ContinuousClock()
         let started = clock.now
         var unique: [any MaterialRequest] = []
         var seen = Set<MaterialKey>()
         for request in requests where seen.insert(request.key).inserted { unique.append(request) }
         let keys = unique.map(\.key)
-        // Everything here already: pin it, no waiting on another call that is making material.
-        if pinIfAllHere(keys) {
+        // At most a pebibyte each (a header claiming more cannot overflow the sums; it waits, or runs alone).
+        let expectedBytes = unique.map { request -> Int in
+            let (bytes, overflow) = max(0, request.expectedFrames(context)).multipliedReportingOverflow(by: context.channelCount * 4)
+            return overflow ? 1 << 50 : min(bytes, 1 << 50)
+        }
+        var pinned = Set<MaterialKey>()
+        var reservation = 0
+
+        // Admission: pin what is here and reserve room for the rest, when the budget allows (or nothing else is held).
+        let mustWait = waitsForBudget && budgetBytes < .max
+        admission.lock()
+        var isCounted = false
+        while true {
+            let admitted = state.withLock { s -> Bool in
+                // What holding this plan adds to what leases hold: what is missing, and what is here but idle
+                // (pinning it keeps it from release). What other leases already hold costs nothing more.
+                var missingBytes = 0, extra = 0
+                for (i, request) in unique.enumerated() {
+                    if let entry = s.entries[request.key] {
+                        if entry.leases <= 0 { extra += entry.bytes }
+                    } else {
+                        missingBytes += expectedBytes[i]
+                    }
+                }
+                extra += missingBytes
+                if mustWait && extra > 0 {
+                    // Held by other leases (this call holds nothing yet), and being made for them.
+                    var held = s.reserved
+                    for entry in s.entries.values where entry.leases > 0 { held += entry.bytes }
+                    if held > 0 && held + extra > budgetBytes { return false }
+                }
+                for request in unique where s.entries[request.key] != nil { pin(request.key, in: &s); pinned.insert(request.key) }
+                reservation = missingBytes
+                s.reserved += missingBytes
+                if isCounted { s.waiting -= 1 }
+                return true
+            }
+            if admitted { break }
+            if !isCounted { state.withLock { $0.waiting += 1 }; isCounted = true }
+            admission.wait()
+        }
+        admission.unlock()
+        defer {
+            state.withLock { $0.reserved -= reservation }
+            wakeWaiting()
+        }
+        if pinned.count == keys.count {
             return (Report(made: 0, reused: keys.count, seconds: (clock.now - started).seconds), keys)
         }
         return try making.withLock { _ in
-            // Pin what is here (so no release takes it meanwhile) and make the rest.
+            // Pin what another call made meanwhile, and make the rest.
             let missing: [any MaterialRequest] = state.withLock { s in
                 var missing: [any MaterialRequest] = []
-                for request in unique {
-                    if s.entries[request.key] != nil { pin(request.key, in: &s) } else { missing.append(request) }
+                for request in unique where !pinned.contains(request.key) {
+                    if s.entries[request.key] != nil { pin(request.key, in: &s); pinned.insert(request.key) } else { missing.append(request) }
                 }
                 return missing
             }
@@ -155,7 +230,7 @@ public final class PreparedMaterial: @unchecked Sendable {
             do {
                 made = try make(missing, context: context)
             } catch {
-                unpin(unique.filter { r in !missing.contains { $0.key == r.key } }.map(\.key))
+                unpin(Array(pinned))
                 throw error
             }
             state.withLock { s in
@@ -164,6 +239,8 @@ public final class PreparedMaterial: @unchecked Sendable {
                     s.entries[key] = Entry(source: source, bytes: bytes, leases: 1, lastUse: s.tick)
                     s.bytes += bytes
                 }
+                s.reserved -= reservation
+                reservation = 0
                 releaseOverBudget(in: &s)
             }
             let report = Report(made: missing.count, reused: keys.count - missing.count, fromStore: made.filter(\.3).count,
@@ -189,12 +266,23 @@ public final class PreparedMaterial: @unchecked Sendable {
                 var fromStore = false
                 var audio: PreparedAudio?
                 var description: String?
+                let frames = MaterialStore.frameBounds(expected: request.expectedFrames(context), sampleRate: context.sampleRate)
                 if let store {
                     description = try request.storeDescription(context)
-                    if let description { audio = try? store.audio(for: description); fromStore = audio != nil }
+                    if let description {
+                        do {
+                            audio = try store.audio(for: description, channelCount: context.channelCount, frames: frames)
+                        } catch {
+                            // Never trusted, never blamed on the source: made again from it, in one line.
+                            let line = "\(error), prepared again from '\(request.key.label)'"
+                            state.withLock { $0.damagedEntries.append(line) }
+                        }
+                        fromStore = audio != nil
+                    }
                 }
                 let decoded = try audio ?? request.decode(context)
-                if let store, let description, !fromStore {
+                // What the store would refuse when read (a container's count far off) is not written.
+                if let store, let description, !fromStore, frames.contains(decoded.length) {
                     do { try store.store(decoded, for: description) } catch {
                         let line = "\(request.key.label): not kept in the cache folder: \(error)"
                         state.withLock { if !$0.storeProblems.contains(line) { $0.storeProblems.append(line) } }
@@ -210,14 +298,6 @@ public final class PreparedMaterial: @unchecked Sendable {
         }
     }
 
-    private func pinIfAllHere(_ keys: [MaterialKey]) -> Bool {
-        state.withLock { s in
-            guard keys.allSatisfy({ s.entries[$0] != nil }) else { return false }
-            for key in keys { pin(key, in: &s) }
-            return true
-        }
-    }
-
     private func pin(_ key: MaterialKey, in s: inout State) {
         s.tick += 1
         s.entries[key]!.leases += 1
@@ -229,11 +309,20 @@ public final class PreparedMaterial: @unchecked Sendable {
             for key in keys where s.entries[key] != nil { s.entries[key]!.leases -= 1 }
             releaseOverBudget(in: &s)
         }
+        wakeWaiting()
     }
 
-    /// Releases entries no lease holds, least recently used first, until what is held fits the budget.
+    /// Wakes every lease waiting for the budget, to count again.
+    private func wakeWaiting() {
+        admission.lock()
+        admission.broadcast()
+        admission.unlock()
+    }
+
+    /// Releases entries no lease holds, least recently used first, until what is held (and what admitted
+    /// leases are making) fits the budget.
     private func releaseOverBudget(in s: inout State) {
-        while s.bytes > budgetBytes {
+        while s.bytes + s.reserved > budgetBytes {
             guard let victim = s.entries.filter({ $0.value.leases <= 0 }).min(by: { $0.value.lastUse < $1.value.lastUse }) else { return }
             s.bytes -= victim.value.bytes
             s.entries[victim.key] = nil

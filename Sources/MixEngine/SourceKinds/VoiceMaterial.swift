@@ -43,6 +43,11 @@ public protocol MaterialRequest: Sendable {
     /// Roughly how much work `decode` is (seconds of audio, times ten when it must be resampled), so the
     /// longest jobs start first.
     var estimatedCost: Double { get }
+    /// How many frames `decode`'s audio is expected to hold, at the context's rate (for a file, its header's
+    /// count converted to the output rate). A store refuses an entry claiming far more or far fewer before
+    /// allocating it (`MaterialStore.frameBounds`), and a lease counts it against the material's byte budget
+    /// before `decode` runs. Cheap: reads no audio.
+    func expectedFrames(_ context: VoiceContext) -> Int
     /// Makes the audio: planar, at the context's rate and channels. Called on a worker thread.
     func decode(_ context: VoiceContext) throws -> PreparedAudio
     /// Everything `decode`'s result depends on, as text naming the source by a hash of its content (never its

@@ -19,6 +19,9 @@ public struct ContentHash {
         text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
     }
 
+    /// The digest's 32 bytes (the hasher can go on being used).
+    public var digest: [UInt8] { Array(hasher.finalize()) }
+
     /// The digest as 64 lowercase hex digits (the hasher can go on being used: it is a copy that finishes).
     public var hex: String {
         let digits = Array("0123456789abcdef".utf8)
@@ -30,6 +33,13 @@ public struct ContentHash {
         var h = ContentHash()
         h.update(text)
         return h.hex
+    }
+
+    /// The SHA-256 of `text`'s UTF-8 bytes, as 32 bytes.
+    public static func digest(of text: String) -> [UInt8] {
+        var h = ContentHash()
+        h.update(text)
+        return h.digest
     }
 
     /// The size and SHA-256 of the file at `path`, read in chunks of `chunkBytes` with `open`, `read` and

@@ -8,6 +8,8 @@ typealias CStat = Glibc.stat
 // Called at file scope, where `stat` can still mean the C function (inside `LibC` it is the wrapper,
 // and `Glibc.stat(...)` picks the struct's initializer).
 private func cStat(_ path: String, _ status: inout CStat) -> Int32 { stat(path, &status) }
+// The same for `flock`, whose name is also a struct's.
+private func cFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
 
 /// The libc calls MixIO makes for files, the process and the terminal: one small wrapper per C function,
 /// in the style of swift-system. Each says in its documentation which C function it calls, retries on
@@ -154,6 +156,20 @@ enum LibC {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate") else { return nil }   // RTLD_DEFAULT
         return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32).self)
     }()
+
+    /// Calls `flock(fd, operation)` (`LOCK_EX`, `LOCK_SH`, `LOCK_UN`), again while it is interrupted (`EINTR`):
+    /// an advisory lock on the open file, held until unlocked or the descriptor's last copy is closed (so a
+    /// process that dies, even by SIGKILL, lets go of it).
+    static func flock(_ fd: Int32, _ lockOperation: Int32, path: String, operation: String) throws {
+        while cFlock(fd, lockOperation) != 0 {
+            if errno != EINTR { throw failure("flock", path: path, operation: operation) }
+        }
+    }
+
+    /// Calls `futimens(fd, NULL)`: sets the open file's access and modification times to now.
+    static func touch(_ fd: Int32, path: String, operation: String) throws {
+        guard Glibc.futimens(fd, nil) == 0 else { throw failure("futimens", path: path, operation: operation) }
+    }
 
     /// Calls `fstat(fd)`.
     static func fstat(_ fd: Int32, path: String, operation: String) throws -> CStat {

@@ -52,6 +52,12 @@ struct PreparedFile: VoiceMaterial, MaterialRequest {
     /// realtime here, resampling at medium quality about 70x).
     var estimatedCost: Double { file.durationSeconds * (file.sampleRate == key.sampleRate ? 1 : 10) }
 
+    /// The header's frame count at the output rate.
+    func expectedFrames(_ context: VoiceContext) -> Int {
+        Int(StreamingSource.outputLength(inputFrames: min(max(0, file.frameCount), 1 << 40), inputRate: file.sampleRate,
+                                         outputRate: context.sampleRate))
+    }
+
     func decode(_ context: VoiceContext) throws -> PreparedAudio {
         let (audio, length) = try LoopMaterial.load(decoder: AudioFile.open(path: file.path), outputRate: context.sampleRate,
                                                     outputChannels: context.channelCount, isCircular: seam != nil,
