@@ -140,13 +140,21 @@ import Testing
         let expected = Preset(name: "Night rain", output: output, durationSeconds: 28800, master: master,
                               tracks: [rain, noise, music, hardSeam, defaultLoop, white])
         let parsed = try Self.parse(json)
-        #expect(parsed == expected)
+        // Every file the preset names is listed, resolved, with where it is named (what FileAccess checks).
+        #expect(parsed.files.map(\.preset).allSatisfy { $0 == "night.json" })
+        #expect(parsed.files.count == expected.tracks.filter { if case .file = $0.source { return true } else { return false } }.count)
+        #expect(parsed.files.allSatisfy { $0.path.hasPrefix("/presets/") && $0.jsonPath.hasPrefix("tracks[") && $0.jsonPath.hasSuffix("].file") })
+        var withFiles = expected
+        withFiles.files = parsed.files
+        #expect(parsed == withFiles)
         #expect(parsed.version == 1)
     }
 
     @Test func minimalPresetGetsTheDefaults() throws {
         let parsed = try Self.parse(#"{"duration": 60, "tracks": [{"file": "rain.ogg"}]}"#, baseDirectory: "")
-        #expect(parsed == Preset(durationSeconds: 60, tracks: [TrackSpec(source: .file(path: "rain.ogg"))]))
+        var expected = Preset(durationSeconds: 60, tracks: [TrackSpec(source: .file(path: "rain.ogg"))])
+        expected.files = [PresetFile(path: "rain.ogg", preset: "night.json", jsonPath: "tracks[0].file")]
+        #expect(parsed == expected)
         #expect(parsed.output.sampleRate == 48000 && parsed.output.channelCount == 2 && parsed.output.sampleFormat == .pcm16)
         #expect(parsed.master.limiter == LimiterSpec())
     }

@@ -52,6 +52,10 @@ public struct PresetFile: Sendable, Equatable {
     /// The preset file that names it (a bed's own files name the bed).
     public var preset: String
     public var jsonPath: String
+
+    public init(path: String, preset: String, jsonPath: String) {
+        self.path = path; self.preset = preset; self.jsonPath = jsonPath
+    }
 }
 
 /// The output's format: a value of numbers, two enums and the tags; allocates only the tags' strings.
