@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MixEngine
+import MixIO
 
 @main
 struct Mixrender: ParsableCommand {
@@ -15,14 +16,17 @@ struct Mixrender: ParsableCommand {
             mixrender key presets/night.json                 its cache key, without rendering
             mixrender batch jobs.jsonl --jobs 2              many renders, sharing their sounds
             mixrender join a.flac b.flac -o whole.flac       join parts rendered with --start/--end
+            mixrender voices                                 the voices a session may name
             """,
         version: MixrenderVersion.string,
         subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, LoudnessCommand.self, WaveformCommand.self,
-                      KeyCommand.self, BatchCommand.self, MergeResultsCommand.self, JoinCommand.self],
+                      KeyCommand.self, BatchCommand.self, MergeResultsCommand.self, JoinCommand.self, VoicesCommand.self,
+                      SpeechHelperCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     /// ArgumentParser's main, with the engine's structured errors worded for the command line.
     static func main() {
+        SpeechHelperLocation.servesSpeechHelper()
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -6,7 +6,7 @@ import MixIO
 extension PresetReader {
     enum SessionKeys {
         static let voice = ["levelDb", "loudness", "edgeFade", "pan", "speech", "ducking"]
-        static let speech = ["voice", "rate", "pitch", "volume"]
+        static let speech = ["voice", "speed", "sentencePause", "paragraphPause", "seed", "rate", "pitch", "volume"]
         static let ducking = ["depthDb", "lookahead", "attack", "hold", "release", "attackCurve", "releaseCurve"]
         static let section = ["name", "stretch", "length", "segments"]
         static let segmentSources = ["text", "ssml", "file"]
@@ -34,15 +34,31 @@ extension PresetReader {
         return voice
     }
 
-    /// espeak-ng settings over `defaults`: `{"voice": "en-us", "rate": 140, "pitch": 40, "volume": 100}`.
+    /// Speech settings over `defaults`: `{"voice": "hibari:heart", "speed": 0.9}`, `{"voice": "espeak:en-gb", "rate": 140, "pitch": 40}`.
     /// The voice is looked up in espeak-ng's list here, so an unknown one is an error at its JSON path.
     func speech(_ cursor: JSONCursor, defaults: SpeechSettings) throws -> SpeechSettings {
         let object = try cursor.object(allowing: SessionKeys.speech)
         var settings = defaults
         if let voice = object["voice"] {
             settings.voice = try voice.nonEmptyString()
-            do { try SpeechSynthesizer.check(voice: settings.voice) } catch { throw voice.error("\(error)") }
+            do {
+                try SpeechSynthesizer.check(voice: settings.voice)
+            } catch let unknown as SpeechSynthesizer.UnknownVoice {
+                let closest = NameSuggestion.closest(to: unknown.voice, among: unknown.candidates)
+                    ?? NameSuggestion.closest(to: SpeechEngine.resolve(unknown.voice).name, among: unknown.candidates.map { String($0.drop { $0 != ":" }.dropFirst()) })
+                        .map { name in unknown.candidates.first { $0.hasSuffix(":" + name) } ?? name }
+                throw voice.error(unknown.what + (closest.map { "; did you mean '\($0)'?" } ?? "") + " (mixrender voices lists them all)")
+            } catch {
+                throw voice.error("\(error)")
+            }
         }
+        if let speed = object["speed"] { settings.speed = try speed.number(in: SpeechSettings.speedRange) }
+        if let pause = object["sentencePause"] { settings.sentencePauseSeconds = try pause.time(allowingZero: true) }
+        if let pause = object["paragraphPause"] { settings.paragraphPauseSeconds = try pause.time(allowingZero: true) }
+        for key in ["sentencePause", "paragraphPause"] where (settings.sentencePauseSeconds ?? 0) > 60 || (settings.paragraphPauseSeconds ?? 0) > 60 {
+            if let cursor = object[key] { throw cursor.error("a pause inside a text is at most 1m; a segment's 'pauseAfter' makes longer ones") }
+        }
+        if let seed = object["seed"] { settings.seed = Int(try seed.integer(in: 0...4_294_967_295)) }
         func whole(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
             try object[key].map { Int(try $0.integer(in: Double(range.lowerBound)...Double(range.upperBound))) }
         }
@@ -57,6 +73,11 @@ extension PresetReader {
     func speech(keysOf object: JSONObjectCursor, defaults: SpeechSettings) throws -> SpeechSettings {
         let own = object.members.filter { SessionKeys.speech.contains($0.key) }
         return try speech(JSONCursor(.object(own), path: object.path, file: object.cursor.file), defaults: defaults)
+    }
+
+    /// Refuses SSML outside the subset mixrender documents (`SSMLSubset`: no `<audio>`, nothing naming a file).
+    func checkSSML(_ markup: String, at cursor: JSONCursor) throws {
+        do { _ = try SSMLSubset(markup) } catch { throw cursor.error("\(error)") }
     }
 
     func ducking(_ cursor: JSONCursor) throws -> DuckingSpec {
@@ -152,7 +173,7 @@ extension PresetReader {
         let given = SessionKeys.segmentSources.filter(object.has)
         guard given.count == 1, let key = given.first, let source = object[key] else {
             if given.isEmpty {
-                throw cursor.error("a segment needs one of 'text' (spoken by espeak-ng), 'ssml' (the same, with SSML markup) or 'file' (a recording)")
+                throw cursor.error("a segment needs one of 'text' (spoken aloud), 'ssml' (the same, with SSML markup) or 'file' (a recording)")
             }
             throw cursor.error("a segment has exactly one of 'text', 'ssml' or 'file'; found " + given.map { "'\($0)'" }.joined(separator: " and "))
         }
@@ -165,6 +186,7 @@ extension PresetReader {
         default:
             let text = try source.nonEmptyString()
             guard !text.utf8.contains(0) else { throw source.error("text cannot contain a NUL character (\\u0000)") }
+            if key == "ssml" { try checkSSML(text, at: source) }
             segment = SegmentSpec(source: .text(text, ssml: key == "ssml", settings: settings))
         }
         if let gap = object["gapBefore"] { segment.gapBefore = try gap.time(allowingZero: true) }
