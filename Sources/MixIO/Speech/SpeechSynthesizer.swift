@@ -21,6 +21,8 @@ public final class SpeechSynthesizer {
     /// Called with the helper's process id once a text has been sent and before its answer is read (tests
     /// kill the helper there, to show that a helper dying mid-text is one error).
     public var afterSending: ((Int32) -> Void)?
+    /// Whether results are kept and reused process-wide (tests that show two syntheses agree turn it off).
+    public var usesCache = true
 
     public init(limits: SpeechHelperLimits = .standard) { self.limits = limits }
 
@@ -32,14 +34,14 @@ public final class SpeechSynthesizer {
         guard text.contains(where: { !$0.isWhitespace }) else { throw Self.failure("the text is empty") }
         let pieces = ssml ? try SSMLSubset(text).pieces : [.text(text, speed: 1)]
         let key = Request(text: text, ssml: ssml, settings: settings)
-        if let known = Self.cache.withLock({ $0.spoken[key] }) { return known }
+        if usesCache, let known = Self.cache.withLock({ $0.spoken[key] }) { return known }
         let speech: SynthesizedSpeech
         switch settings.engineVoice.engine {
         case .espeak: speech = try espeak(text, settings: settings, ssml: ssml)
         case .hibari: speech = try hibari(pieces, settings: settings)
         }
         guard speech.samples.contains(where: { $0 != 0 }) else { throw Self.failure("the text gives no sound") }
-        Self.cache.withLock { $0.keep(speech, for: key) }
+        if usesCache { Self.cache.withLock { $0.keep(speech, for: key) } }
         return speech
     }
 
