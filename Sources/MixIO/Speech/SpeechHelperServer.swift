@@ -18,7 +18,7 @@ public enum SpeechHelperServer {
             if i + 1 < arguments.count { options[arguments[i]] = arguments[i + 1] }
             i += 2
         }
-        do { try EspeakEngine.prepare() } catch { reply(error: "\(error)"); return 1 }
+        do { try EspeakEngine.prepare() } catch { reply(error); return 1 }
         limit(cpuSeconds: Int(options["--cpu-seconds"] ?? "") ?? 60, memoryBytes: (Int(options["--memory-mb"] ?? "") ?? 1024) << 20)
         if list {
             do {
@@ -28,7 +28,7 @@ public enum SpeechHelperServer {
                     + String(decoding: try JSONSerialization.data(withJSONObject: variants), as: UTF8.self) + "}\n"
                 write(Array(json.utf8))
             } catch {
-                reply(error: "\(error)")
+                reply(error)
             }
             return 0
         }
@@ -40,7 +40,7 @@ public enum SpeechHelperServer {
         }
         let ssml = request["ssml"] as? Bool ?? false
         if ssml {
-            do { _ = try SSMLSubset(text) } catch { reply(error: "\(error)"); return 1 }
+            do { _ = try SSMLSubset(text) } catch { reply(error); return 1 }
         }
         do {
             let speech = try EspeakEngine.synthesize(text, voice: voice, wordsPerMinute: request["rate"] as? Int ?? 150,
@@ -51,7 +51,7 @@ public enum SpeechHelperServer {
             speech.samples.map { $0.littleEndian }.withUnsafeBytes { write(Array($0)) }
             return 0
         } catch {
-            reply(error: "\(error)")
+            reply(error)
             return 1
         }
     }
@@ -68,6 +68,10 @@ public enum SpeechHelperServer {
         set(RLIMIT_FSIZE, 0)
         set(RLIMIT_CORE, 0)
         set(__RLIMIT_NPROC, 0)
+    }
+
+    private static func reply(_ error: Error) {
+        reply(error: (error as? AudioIOError)?.reason ?? "\(error)")
     }
 
     private static func reply(error: String) {
