@@ -112,4 +112,19 @@ import Testing
         let preset = try s.write("p.json", #"{ "duration": 2, "tracks": [ { "speech": { "text": "Hello.", "voice": "en-gb+f33" } } ] }"#)
         expectOneLineError(try CLI.run(["validate", preset]), ["tracks[0].speech.voice", "no variant 'f33'", "did you mean 'espeak:en-gb+f3'"], "variant")
     }
+
+    /// `validate` shows where a stretching section's pacing put its segments: the pause after each.
+    @Test func validateShowsThePausesOfAStretchedSection() throws {
+        let s = try TemporaryFolder()
+        _ = try s.wav("b.wav", rate: 16000, channels: 1, frames: 16000) { i, _ in Float(sin(Double(i) * 0.1)) * 0.2 }
+        let preset = try s.write("p.json", """
+            { "duration": 63, "output": { "sampleRate": 16000 },
+              "sections": [ { "name": "S", "stretch": true, "pacing": [1, 2],
+                              "segments": [ { "file": "b.wav", "pauseAfter": "1s" }, { "file": "b.wav", "pauseAfter": "1s" } ] } ] }
+            """)
+        let r = try CLI.run(["validate", preset])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("section   S: 0:00.000-1:03.000, 2 segments, stretched by 0:59.000"), "\(r.stdout)")
+        #expect(r.stdout.contains("pauses    S: 0:20.667, 0:40.333"), "\(r.stdout)")
+    }
 }

@@ -8,7 +8,7 @@ extension PresetReader {
         static let voice = ["levelDb", "loudness", "edgeFade", "pan", "speech", "ducking"]
         static let speech = ["voice", "speed", "sentencePause", "paragraphPause", "seed", "rate", "pitch", "volume"]
         static let ducking = ["depthDb", "lookahead", "attack", "hold", "release", "attackCurve", "releaseCurve"]
-        static let section = ["name", "stretch", "length", "segments"]
+        static let section = ["name", "stretch", "length", "segments", "pacing", "shortestPause", "longestPause"]
         static let segmentSources = ["text", "ssml", "file"]
         static let segment = segmentSources + ["speech", "gapBefore", "pauseAfter", "at", "gainDb"]
         static let ending = ["type", "hold", "fadeOut", "rise", "riseDb", "chime"]
@@ -164,6 +164,28 @@ extension PresetReader {
         }
         guard !section.segments.isEmpty || section.minimumSeconds > 0 else {
             throw cursor.error("a section needs 'segments' to speak or a 'length' to last")
+        }
+        for key in ["pacing", "shortestPause", "longestPause"] where object.has(key) && !section.stretch {
+            throw object[key]!.error("'\(key)' says how a stretching section spreads its added time; this section has no \"stretch\": true")
+        }
+        if let pacing = object["pacing"] {
+            if case .array = pacing.value {
+                let weights = try pacing.array().map { try $0.number(in: 0...1_000_000) }
+                guard weights.count == section.segments.count else {
+                    throw pacing.error("\(weights.count) weights for \(section.segments.count) segments; give one per segment (the pause after it)")
+                }
+                guard weights.contains(where: { $0 > 0 }) else { throw pacing.error("at least one weight must be above 0") }
+                section.pacing = .weights(weights)
+            } else {
+                section.pacing = try pacing.choice("pacing", [("even", SectionPacing.even), ("end", .end)])
+            }
+        }
+        if let time = object["shortestPause"] { section.shortestPauseSeconds = try time.time(allowingZero: true) }
+        if let time = object["longestPause"] {
+            section.longestPauseSeconds = try time.time(allowingZero: false)
+            if section.longestPauseSeconds! < section.shortestPauseSeconds {
+                throw time.error("the longest pause is shorter than the shortest (\(TimeParser.string(fromSeconds: section.shortestPauseSeconds)))")
+            }
         }
         return section
     }
