@@ -61,7 +61,11 @@ final class SpeechHelperProcess {
         posix_spawn_file_actions_adddup2(&actions, pair[1], 0)
         posix_spawn_file_actions_adddup2(&actions, pair[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        spawnAddChdir(&actions, folder)
+        guard spawnAddChdir(&actions, folder) == 0 else {
+            Glibc.close(socket)
+            try? FileManager.default.removeItem(atPath: folder)
+            throw AudioIOError(path: folder, function: "posix_spawn_file_actions_addchdir_np", reason: "refused", operation: "start \(name) in")
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
