@@ -90,6 +90,21 @@ import Testing
         #expect(slowly.durationSeconds > plain.durationSeconds * 1.1, "\(slowly.durationSeconds) s slow, \(plain.durationSeconds) s")
     }
 
+    /// espeak-ng with pauses given: a `<break>` after each sentence and paragraph, replacing its own pause there
+    /// (so the difference between two settings is exactly the difference of the pauses, within its timing).
+    @Test func espeakPausesWhereItIsToldWhenAsked() throws {
+        var short = Self.espeak, long = Self.espeak
+        short.sentencePauseSeconds = 0.1
+        short.paragraphPauseSeconds = 0.1
+        long.sentencePauseSeconds = 1.1
+        long.paragraphPauseSeconds = 2.1
+        let text = "Breathe in & out. Breathe <slowly>.\n\nAnd rest."
+        let a = try fresh().synthesize(text, settings: short, ssml: false)
+        let b = try fresh().synthesize(text, settings: long, ssml: false)
+        #expect(abs(b.durationSeconds - a.durationSeconds - 3) < 0.05, "\(a.durationSeconds) s and \(b.durationSeconds) s")
+        #expect(longestSilence(b) >= 2)
+    }
+
     /// `<audio>` (which espeak-ng hands to `system()`) and anything outside the subset never reach an engine;
     /// nothing is run and nothing is created.
     @Test(arguments: [#"<audio src="/tmp/$(touch PWNED).txt">x</audio>"#, #"<audio src="/etc/passwd">x</audio>"#,

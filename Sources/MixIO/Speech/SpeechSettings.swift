@@ -17,8 +17,9 @@ public struct SpeechSettings: Sendable, Hashable {
     /// A pace factor for either engine (0.5 to 2; 1 is the voice's own); nil is the engine's default
     /// (`SpeechEngine.defaultSpeed`: calmer than a newsreader for the neural voice).
     public var speed: Double?
-    /// Silence after each sentence and after each paragraph (a blank line) inside one text, for the neural
-    /// voice (espeak-ng pauses by itself); nil is the default (`defaultSentencePause`, `defaultParagraphPause`).
+    /// Silence after each sentence and after each paragraph (a blank line) inside one text; nil is the default
+    /// (the neural voice: `defaultSentencePause`, `defaultParagraphPause`; espeak-ng: its own pauses). For
+    /// espeak-ng a given pause is an SSML break, which replaces its own pause there.
     public var sentencePauseSeconds: Double?
     public var paragraphPauseSeconds: Double?
     /// The seed of the neural voice's noise: the same seed gives the same samples.

@@ -54,11 +54,43 @@ public final class SpeechSynthesizer {
                                              environment: SpeechHelperLocation.espeakEnvironment(), name: "the espeak-ng helper")
         defer { helper.finish() }
         let wordsPerMinute = Int((Double(settings.wordsPerMinute) * settings.effectiveSpeed).rounded())
+        var text = text, ssml = ssml
+        if !ssml, settings.sentencePauseSeconds != nil || settings.paragraphPauseSeconds != nil {
+            text = Self.markPauses(text, sentence: settings.sentencePauseSeconds, paragraph: settings.paragraphPauseSeconds)
+            ssml = true
+        }
         try helper.send(["text": text, "ssml": ssml, "voice": settings.engineVoice.name,
                          "rate": min(max(wordsPerMinute, SpeechSettings.wordsPerMinuteRange.lowerBound), SpeechSettings.wordsPerMinuteRange.upperBound),
                          "pitch": settings.pitch, "volume": settings.volume])
         afterSending?(helper.pid)
         return try answer(from: helper)
+    }
+
+    /// Plain text as SSML with a `<break>` after each sentence and each paragraph (a blank line), for espeak-ng,
+    /// whose break replaces its own pause there; a pause left nil keeps espeak-ng's own.
+    static func markPauses(_ text: String, sentence: Double?, paragraph: Double?) -> String {
+        func escaped(_ s: Substring) -> String {
+            s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        }
+        func pause(_ seconds: Double) -> String { "<break time=\"\(Int((seconds * 1000).rounded()))ms\"/>" }
+        let paragraphs = text.components(separatedBy: "\n\n").map { Substring($0) }.filter { $0.contains { !$0.isWhitespace } }
+        let marked = paragraphs.map { paragraphText -> String in
+            guard let sentence else { return escaped(paragraphText) }
+            var out = "", current = Substring("")
+            var i = paragraphText.startIndex
+            while i < paragraphText.endIndex {
+                let c = paragraphText[i]
+                let next = paragraphText.index(after: i)
+                current = paragraphText[(current.isEmpty ? i : current.startIndex)..<next]
+                if ".!?…".contains(c), next < paragraphText.endIndex, paragraphText[next].isWhitespace {
+                    out += escaped(current) + " " + pause(sentence) + " "
+                    current = ""
+                }
+                i = next
+            }
+            return out + escaped(current)
+        }
+        return marked.joined(separator: paragraph.map { " " + pause($0) + " " } ?? "\n\n")
     }
 
     // MARK: - hibari
