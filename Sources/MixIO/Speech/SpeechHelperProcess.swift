@@ -5,6 +5,11 @@ import Glibc
 @_silgen_name("posix_spawn_file_actions_addchdir_np")
 private func spawnAddChdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: UnsafePointer<CChar>) -> Int32
 
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later): the child closes every descriptor from
+/// the given one up, so a helper holds none of this process's files (a batch's other outputs, say).
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func spawnAddCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
+
 /// The limits a speech helper runs under: set by the helper on itself (`setrlimit`) before it reads any text,
 /// and by mixrender around each text (the time-out, the most samples it takes). A value; `Sendable`.
 public struct SpeechHelperLimits: Sendable, Equatable {
@@ -22,8 +27,8 @@ public struct SpeechHelperLimits: Sendable, Equatable {
 }
 
 /// One speech helper process, started with `posix_spawn` (no shell) from an absolute path, with a clean
-/// environment, a fresh empty working folder of its own (removed when it ends) and its standard error
-/// discarded, and spoken to over a Unix socket on its standard input and output: JSON lines in; a JSON
+/// environment, a fresh empty working folder of its own (removed when it ends), no descriptor of this process
+/// but its socket, and its standard error discarded, and spoken to over a Unix socket on its standard input and output: JSON lines in; a JSON
 /// header line and raw little-endian 16-bit samples out (`scripts/speech/hibari_helper.py` documents the
 /// protocol). Every read has a deadline; a helper that crashes, hangs or says something that is not the
 /// protocol is killed and becomes one `AudioIOError`.
@@ -61,7 +66,7 @@ final class SpeechHelperProcess {
         posix_spawn_file_actions_adddup2(&actions, pair[1], 0)
         posix_spawn_file_actions_adddup2(&actions, pair[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        guard spawnAddChdir(&actions, folder) == 0 else {
+        guard spawnAddCloseFrom(&actions, 3) == 0, spawnAddChdir(&actions, folder) == 0 else {
             Glibc.close(socket)
             try? FileManager.default.removeItem(atPath: folder)
             throw AudioIOError(path: folder, function: "posix_spawn_file_actions_addchdir_np", reason: "refused", operation: "start \(name) in")
@@ -78,7 +83,9 @@ final class SpeechHelperProcess {
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
+        // Its home is its own folder, so what a library keeps "in the user's home" (onnxruntime opens a database
+        // under ~/.cache) stays there and goes with the folder.
+        let envp = (environment + ["HOME=\(folder)", "XDG_CACHE_HOME=\(folder)"]).map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
