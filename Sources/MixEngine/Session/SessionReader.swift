@@ -35,7 +35,8 @@ extension PresetReader {
     }
 
     /// Speech settings over `defaults`: `{"voice": "hibari:heart", "speed": 0.9}`, `{"voice": "espeak:en-gb", "rate": 140, "pitch": 40}`.
-    /// The voice is looked up in espeak-ng's list here, so an unknown one is an error at its JSON path.
+    /// The voice is looked up among the engines' voices here (`SpeechSynthesizer.check`), so an unknown one or a
+    /// missing neural voice is an error at its JSON path, naming the closest voice.
     func speech(_ cursor: JSONCursor, defaults: SpeechSettings) throws -> SpeechSettings {
         let object = try cursor.object(allowing: SessionKeys.speech)
         var settings = defaults
@@ -68,7 +69,7 @@ extension PresetReader {
         return settings
     }
 
-    /// The espeak-ng keys (`voice`, `rate`, ...) that sit beside other keys in `object` (a `speech` track's
+    /// The speech keys (`voice`, `speed`, `rate`, ...) that sit beside other keys in `object` (a `speech` track's
     /// text, breathing cues' words), over `defaults`; their paths stay those of `object`'s members.
     func speech(keysOf object: JSONObjectCursor, defaults: SpeechSettings) throws -> SpeechSettings {
         let own = object.members.filter { SessionKeys.speech.contains($0.key) }

@@ -144,7 +144,7 @@ public struct SegmentSpec: Sendable, Equatable {
     public enum Source: Sendable, Equatable {
         /// A recording (its path resolved against the preset's folder).
         case file(path: String)
-        /// Text spoken by espeak-ng; `ssml` says whether it is SSML markup (`<break time="2s"/>`).
+        /// Text spoken aloud (the neural voice or espeak-ng); `ssml` says whether it is SSML markup (`<break time="2s"/>`).
         case text(String, ssml: Bool, settings: SpeechSettings)
     }
     public var source: Source
