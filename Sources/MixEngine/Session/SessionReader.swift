@@ -56,7 +56,8 @@ extension PresetReader {
         if let speed = object["speed"] { settings.speed = try speed.number(in: SpeechSettings.speedRange) }
         if let pause = object["sentencePause"] { settings.sentencePauseSeconds = try pause.time(allowingZero: true) }
         if let pause = object["paragraphPause"] { settings.paragraphPauseSeconds = try pause.time(allowingZero: true) }
-        for key in ["sentencePause", "paragraphPause"] where (settings.sentencePauseSeconds ?? 0) > 60 || (settings.paragraphPauseSeconds ?? 0) > 60 {
+        for (key, seconds) in [("sentencePause", settings.sentencePauseSeconds), ("paragraphPause", settings.paragraphPauseSeconds)]
+        where (seconds ?? 0) > 60 {
             if let cursor = object[key] { throw cursor.error("a pause inside a text is at most 1m; a segment's 'pauseAfter' makes longer ones") }
         }
         if let seed = object["seed"] { settings.seed = Int(try seed.integer(in: 0...4_294_967_295)) }
