@@ -127,4 +127,26 @@ import Testing
         #expect(r.stdout.contains("section   S: 0:00.000-1:03.000, 2 segments, stretched by 0:59.000"), "\(r.stdout)")
         #expect(r.stdout.contains("pauses    S: 0:20.667, 0:40.333"), "\(r.stdout)")
     }
+
+    /// The espeak-ng helper checks SSML itself: a request with `<audio>` that skipped the reader is refused in one
+    /// reply line, and nothing is created in the folder it runs in.
+    @Test func theEspeakHelperRefusesAudioItself() throws {
+        let s = try TemporaryFolder()
+        let process = Process()
+        process.executableURL = try CLI.executable
+        process.arguments = ["speech-helper", "espeak"]
+        process.currentDirectoryURL = s.url
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let request = #"{"text": "<audio src=\"$(touch PWNED).txt\">x</audio>", "ssml": true, "voice": "en-us"}"# + "\n"
+        input.fileHandleForWriting.write(Data(request.utf8))
+        try input.fileHandleForWriting.close()
+        let reply = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(reply.hasPrefix(#"{"#) && reply.contains("<audio> is not allowed") && reply.split(separator: "\n").count == 1, "\(reply)")
+        #expect(s.contents.isEmpty, "\(s.contents)")
+    }
 }
