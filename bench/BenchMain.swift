@@ -5,6 +5,10 @@ import MixIO
 /// Runs the chosen sections in order and prints the report.
 enum BenchMain {
     static func main(_ arguments: [String]) {
+        if arguments.first == "speech-helper", arguments.dropFirst().first == "espeak" {
+            exit(SpeechHelperServer.runEspeak(arguments: Array(arguments.dropFirst(2))))
+        }
+        SpeechHelperLocation.servesSpeechHelper()
         if arguments.first == "--render-child" {
             AllocationCounter.install()
             guard let request = RenderChild.Request(Array(arguments.dropFirst())) else { fputs("bench: bad --render-child arguments\n", stderr); exit(2) }

@@ -16,10 +16,12 @@ struct Mixrender: ParsableCommand {
             mixrender key presets/night.json                 its cache key, without rendering
             mixrender batch jobs.jsonl --jobs 2              many renders, sharing their sounds
             mixrender join a.flac b.flac -o whole.flac       join parts rendered with --start/--end
+            mixrender voices                                 the voices a session may name
             """,
         version: MixrenderVersion.string,
         subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, LoudnessCommand.self, WaveformCommand.self,
-                      KeyCommand.self, BatchCommand.self, MergeResultsCommand.self, JoinCommand.self],
+                      KeyCommand.self, BatchCommand.self, MergeResultsCommand.self, JoinCommand.self, VoicesCommand.self,
+                      SpeechHelperCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     /// ArgumentParser's main, with the engine's structured errors worded for the command line. Every command's
@@ -27,6 +29,7 @@ struct Mixrender: ParsableCommand {
     /// not be written (`> /dev/full`, a closed pipe) fails the command with one line on stderr, whatever the
     /// command (a command that failed already reports that too).
     static func main() {
+        SpeechHelperLocation.servesSpeechHelper()
         do {
             var command = try parseAsRoot()
             do {

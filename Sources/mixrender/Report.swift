@@ -65,6 +65,14 @@ enum Report {
             var line = "section   \(e(section.name)): \(time(section.start))-\(time(section.end)), \(segments) segment\(segments == 1 ? "" : "s")"
             if section.addedFrames > 0 { line += ", stretched by \(time(section.addedFrames))" }
             lines.append(line)
+            // Where a stretched section's voice falls: the pause after each segment (the last to the section's end).
+            let members = timeline.segments.filter { $0.section == i }
+            if section.addedFrames > 0, !members.isEmpty {
+                let pauses = members.indices.map { k in
+                    time(max(0, (k + 1 < members.count ? members[k + 1].start : section.end) - members[k].end))
+                }
+                lines.append("pauses    \(section.name): " + pauses.joined(separator: ", "))
+            }
         }
         if let ending = timeline.ending {
             lines.append("ending    \(ending.kind): \(time(ending.start))-\(time(ending.end))")

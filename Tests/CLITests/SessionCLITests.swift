@@ -6,7 +6,7 @@ import Testing
 
 /// Sessions end to end through the built `mixrender`: bad input refused cleanly, validate's sections,
 /// chapters in the file matching the timeline, a fixed length by stretching. Every session here is short
-/// and rendered at 16 kHz; its voice is espeak-ng, so no files are needed.
+/// and rendered at 16 kHz; its voice is the default (the neural voice), so no files are needed.
 @Suite struct SessionCLITests {
     static let rate = 16_000
 
@@ -50,7 +50,13 @@ import Testing
         BadInput(what: "empty text", json: oneSection(#"{ "text": "  " }"#),
                  fragments: ["sections[0].segments[0].text", "must not be empty"]),
         BadInput(what: "unknown voice", json: oneSection(#"{ "text": "Hello.", "speech": { "voice": "xx-yy" } }"#),
-                 fragments: ["sections[0].segments[0].speech.voice", "xx-yy", "no such voice", "en-us"]),
+                 fragments: ["sections[0].segments[0].speech.voice", "xx-yy", "no voice or language", "mixrender voices"]),
+        BadInput(what: "a pause inside a text over a minute", json: oneSection(#"{ "text": "Hello.", "speech": { "sentencePause": "1s", "paragraphPause": "2m" } }"#),
+                 fragments: ["sections[0].segments[0].speech.paragraphPause", "at most 1m"]),
+        BadInput(what: "speed out of range", json: oneSection(#"{ "text": "Hello.", "speech": { "speed": 3 } }"#),
+                 fragments: ["sections[0].segments[0].speech.speed"]),
+        BadInput(what: "SSML outside the subset", json: oneSection(#"{ "ssml": "Hello <voice name='x'>there</voice>" }"#),
+                 fragments: ["sections[0].segments[0].ssml", "<voice> is not allowed"]),
         BadInput(what: "duration shorter than the voice",
                  json: oneSection(#"{ "text": "This sentence takes a few seconds to say, slowly and clearly.", "pauseAfter": "1s" }"#),
                  extra: ["--duration", "1s"], fragments: ["--duration", "the shortest it can be is"]),
@@ -79,7 +85,7 @@ import Testing
     @Test func missingVoiceDataNamesTheDebianPackage() throws {
         let s = try TemporaryFolder()
         let empty = try TemporaryFolder(prefix: "mixrender-tests-no-espeak-data")
-        let preset = try s.write("session.json", Self.oneSection(#"{ "text": "Hello." }"#))
+        let preset = try s.write("session.json", Self.oneSection(#"{ "text": "Hello.", "speech": { "voice": "espeak:en-us" } }"#))
         let before = s.contents
         let r = try CLI.run([preset, "-o", s.path("out.ogg")], environment: ["ESPEAK_DATA_PATH": empty.url.path])
         expectCleanFailure(r, "no espeak-ng data (render)", ["espeak-ng-data", empty.url.path], s, before: before)
@@ -190,8 +196,8 @@ import Testing
         #expect(!caf.stdout.contains("chapters  "), "\(caf.stdout)")
     }
 
-    /// Within one process espeak-ng's output depends on what it said before (see SpeechSynthesizerTests);
-    /// a render is one process, so rendering the same session twice gives the same file.
+    /// Every text is said by a fresh espeak-ng or a seeded neural voice in a helper process (see
+    /// SpeechSynthesizerTests), so two processes rendering the same session give the same file.
     @Test func renderingTwiceGivesTheSameFile() throws {
         let s = try TemporaryFolder()
         let preset = try s.write("session.json", Self.session())

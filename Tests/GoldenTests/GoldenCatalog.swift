@@ -13,10 +13,10 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
         /// Rendered to a lossless format other than FLAC (the golden's: ALAC in CAF, AIFF) through
         /// `RenderJob.render(to:)`, decoded, compared by the lossless tier.
         case encodedLossless
-        /// As `lossless`, but rendered by the `mixrender` executable in a process of its own, to a WAV: for presets
-        /// that speak. espeak-ng's output depends on what it synthesised before in the same process (its
-        /// wave generator keeps state across calls), so only a fresh process gives the golden's samples.
-        case freshProcess
+        /// For presets that speak: rendered by the `mixrender` executable (to a WAV), compared by length and band
+        /// levels (`SpokenTier`): the neural voice's samples move with any change in onnxruntime's arithmetic,
+        /// its sound does not.
+        case spoken
     }
 
     /// File stem of the golden, and its name in messages and in `MIXRENDER_RECORD_GOLDENS`.
@@ -65,10 +65,10 @@ enum GoldenCatalog {
                           golden: "golden/features/\(stem).flac", guards: guards)
     }
 
-    /// A window of a preset that speaks, rendered in a fresh process (see `GoldenCase.Tier.freshProcess`).
+    /// A window of a preset that speaks, rendered in a fresh process (see `GoldenCase.Tier.spoken`).
     static func spoken(_ name: String, _ label: String, start: Double, end: Double, guards: String) -> GoldenCase {
         GoldenCase(name: "\(name)-\(label)", preset: "presets/\(name).json", start: start, end: end, sampleRate: 16_000,
-                   tier: .freshProcess, golden: "golden/presets/\(name)-\(label).flac", guards: guards)
+                   tier: .spoken, golden: "golden/presets/\(name)-\(label).flac", guards: guards)
     }
 
     /// The example presets in `presets/`.
@@ -106,9 +106,9 @@ enum GoldenCatalog {
         preset("focus", "fade-out", start: 1455, end: 1457, sampleRate: nil,
                guards: "at the preset's own 32 kHz: the 1-minute linear master fade-out, 25 minutes into the noise"),
         spoken("sleep-hypnosis", "first-words", start: 19.5, end: 21.5,
-               guards: "the night bed (6 dB down) ducking 1 s before the first words at 20 s, the words at the voice level, binaural beats ramping from 10 Hz"),
-        spoken("waking", "bell", start: 91.5, end: 93.5,
-               guards: "the end of the wake ending's 6 dB rise of the bed and pulse, and the bell at 1:31.961"),
+               guards: "the night bed (6 dB down) ducking 1 s before the first words at 20 s, the neural voice's words at the voice level, binaural beats ramping from 10 Hz"),
+        spoken("waking", "bell", start: 95.5, end: 97.5,
+               guards: "the end of the wake ending's 6 dB rise of the bed and pulse, and the bell at 1:36.075"),
         spoken("breathing-478", "first-breath", start: 11, end: 13,
                guards: "the end of the spoken introduction, then the first 4-7-8 inhale of the pacer (174 Hz, 3-semitone glide) with its cue 'In'"),
     ]
@@ -138,7 +138,7 @@ enum GoldenCatalog {
                 guards: "a session: the bed going down 0.4 s before the first recorded segment, levelled to -20 dBFS, beats from the sections' schedule"),
         feature("session", start: 23.6, end: 26.1, label: "wake",
                 guards: "a session's wake ending: the bed and beats rising 4 dB, then the bell, the bed fading under it"),
-        feature("speech", tier: .freshProcess, guards: "text and SSML spoken by espeak-ng, levelled, the bed ducking under them"),
+        feature("speech", tier: .spoken, guards: "text spoken by the neural voice (default) and SSML with a break by espeak-ng, levelled, the bed ducking under them"),
         feature("limiter", guards: "the limiter turning a hot mix down to its ceiling"),
         feature("everything", start: 0, end: 2, guards: "every source, gain and fade at once (also used by the invariant tests)"),
     ]

@@ -55,6 +55,34 @@ enum GoldenCheck {
         fail(message, sourceLocation)
     }
 
+    /// Spoken tier: `actual` (a render that speaks) against its 24-bit FLAC golden, by length and band levels
+    /// (`SpokenTier`); recorded as the lossless tier records.
+    static func spoken(_ name: String, actual: PCMAudio, goldenPath: String,
+                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let shown = GoldenPaths.display(goldenPath)
+        if GoldenPaths.isRecording(name) || !FileManager.default.fileExists(atPath: goldenPath) {
+            try lossless(name, actual: actual, goldenPath: goldenPath, sourceLocation: sourceLocation)
+            return
+        }
+        GoldenPaths.clearFailures(name)
+        let golden = try PCMAudio.decode(path: goldenPath)
+        let shape = ExactTier.mismatches(actual: actual, golden: golden)
+        let comparable = actual.channelCount == golden.channelCount && actual.sampleRate == golden.sampleRate
+        let difference = comparable ? SpokenTier.compare(actual: actual, golden: golden) : nil
+        if shape.isEmpty, let difference, SpokenTier.isWithinThresholds(difference) { return }
+        let actualPath = try GoldenPaths.failureFile(name, "actual.wav")
+        try actual.write(to: actualPath, format: .wav, sampleFormat: .float32)
+        var message = "golden '\(name)' (\(shown)) differs: "
+        if !shape.isEmpty { message += "exact tier: " + shape.joined(separator: "; ") + ". " }
+        if let difference {
+            let tablePath = try GoldenPaths.failureFile(name, "diff.tsv")
+            try difference.table.write(toFile: tablePath, atomically: true, encoding: .utf8)
+            message += "spoken tier: \(SpokenTier.describe(difference)); band-level differences: \(GoldenPaths.display(tablePath)). "
+        }
+        message += "Actual render: \(GoldenPaths.display(actualPath)). If the change is intended, re-record with \(GoldenPaths.recordVariable)=\(name)."
+        fail(message, sourceLocation)
+    }
+
     /// Lossy tier: the lossy file at `actualFile` (just rendered: Ogg Vorbis, MP3, Ogg Opus) against the golden
     /// file of the same format.
     static func lossy(_ name: String, actualFile actualOgg: String, goldenPath: String,

@@ -9,8 +9,8 @@ import Testing
 @Suite struct GoldenTests {
     @Test("lossless golden", arguments: GoldenCatalog.lossless)
     func lossless(_ golden: GoldenCase) throws {
-        if golden.tier == .freshProcess {
-            try GoldenCheck.lossless(golden.name, actual: try GoldenRender.inFreshProcess(golden), goldenPath: golden.goldenPath)
+        if golden.tier == .spoken {
+            try GoldenCheck.spoken(golden.name, actual: try GoldenRender.inFreshProcess(golden), goldenPath: golden.goldenPath)
             return
         }
         let render = try GoldenRender.toMemory(golden.presetPath, overrides: golden.overrides)

@@ -42,7 +42,7 @@ enum SpectralTier {
         return centres
     }
 
-    static func analyse(_ audio: PCMAudio) -> BandLevels {
+    static func analyse(_ audio: PCMAudio, fftSize: Int = fftSize, segmentSeconds: Double = segmentSeconds) -> BandLevels {
         let size = fftSize, hop = fftSize / 2, bins = size / 2 + 1
         let centres = bandCentres(sampleRate: audio.sampleRate)
         let binHz = Double(audio.sampleRate) / Double(size)
@@ -115,9 +115,11 @@ enum SpectralTier {
     }
 
     /// Compares band levels; both must have the same rate and channel count (the exact tier checks).
-    static func compare(actual: PCMAudio, golden: PCMAudio) -> Difference {
+    static func compare(actual: PCMAudio, golden: PCMAudio, fftSize: Int = fftSize, segmentSeconds: Double = segmentSeconds,
+                        dynamicRangeDb: Double = dynamicRangeDb) -> Difference {
         precondition(actual.sampleRate == golden.sampleRate && actual.channelCount == golden.channelCount)
-        let a = analyse(actual), g = analyse(golden)
+        let a = analyse(actual, fftSize: fftSize, segmentSeconds: segmentSeconds)
+        let g = analyse(golden, fftSize: fftSize, segmentSeconds: segmentSeconds)
         let segments = min(a.levels.count, g.levels.count)
         var sum = 0.0, sumAbs = 0.0, worst = 0.0, count = 0
         var worstAt = (0, 0, 0)

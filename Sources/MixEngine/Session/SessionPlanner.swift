@@ -61,7 +61,8 @@ struct SessionPlanner {
         let natural = ending?.end ?? voiceEnd
 
         // 2. A fixed length: the stretching sections (or else the ending, or else the bed after the
-        //    last section) take up the difference, in equal parts (the last takes the odd frames).
+        //    last section) take up the difference, in equal parts (the last takes the odd frames); inside
+        //    each, its pacing spreads its part over the pauses after its segments.
         var total = natural
         if let requested {
             guard requested >= natural else {
@@ -85,8 +86,26 @@ struct SessionPlanner {
                     sections[i].end += shift[i] + share[i]
                     sections[i].addedFrames = share[i]
                 }
+                // Within a stretching section, its added time goes to the pauses after its segments (`pacing`).
+                var inner = [Int64](repeating: 0, count: placed.count)
+                for index in stretching where share[index] > 0 {
+                    let members = placed.indices.filter { placed[$0].segment.section == index }
+                    guard !members.isEmpty else { continue }
+                    let section = spec.sections[index]
+                    let natural = members.enumerated().map { m, k in
+                        max(0, (m + 1 < members.count ? placed[members[m + 1]].segment.start : sections[index].end - shift[index] - share[index])
+                               - placed[k].segment.end)
+                    }
+                    let added = section.pacing.added(to: natural, extra: share[index], shortest: frames(section.shortestPauseSeconds),
+                                                     longest: section.longestPauseSeconds.map(frames))
+                    var sum: Int64 = 0
+                    for (m, k) in members.enumerated() {
+                        inner[k] = sum
+                        sum += added[m]
+                    }
+                }
                 for k in placed.indices {
-                    let offset = shift[placed[k].segment.section]
+                    let offset = shift[placed[k].segment.section] + inner[k]
                     placed[k].segment.start += offset; placed[k].segment.end += offset
                     placed[k].segment.speech = placed[k].segment.speech.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
                     placed[k].voice = placed[k].voice.moved(by: offset)

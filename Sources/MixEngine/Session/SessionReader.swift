@@ -6,9 +6,9 @@ import MixIO
 extension PresetReader {
     enum SessionKeys {
         static let voice = ["levelDb", "loudness", "edgeFade", "pan", "speech", "ducking"]
-        static let speech = ["voice", "rate", "pitch", "volume"]
+        static let speech = ["voice", "speed", "sentencePause", "paragraphPause", "seed", "rate", "pitch", "volume"]
         static let ducking = ["depthDb", "lookahead", "attack", "hold", "release", "attackCurve", "releaseCurve"]
-        static let section = ["name", "stretch", "length", "segments"]
+        static let section = ["name", "stretch", "length", "segments", "pacing", "shortestPause", "longestPause"]
         static let segmentSources = ["text", "ssml", "file"]
         static let segment = segmentSources + ["speech", "gapBefore", "pauseAfter", "at", "gainDb"]
         static let ending = ["type", "hold", "fadeOut", "rise", "riseDb", "chime"]
@@ -34,15 +34,33 @@ extension PresetReader {
         return voice
     }
 
-    /// espeak-ng settings over `defaults`: `{"voice": "en-us", "rate": 140, "pitch": 40, "volume": 100}`.
-    /// The voice is looked up in espeak-ng's list here, so an unknown one is an error at its JSON path.
+    /// Speech settings over `defaults`: `{"voice": "hibari:heart", "speed": 0.9}`, `{"voice": "espeak:en-gb", "rate": 140, "pitch": 40}`.
+    /// The voice is looked up among the engines' voices here (`SpeechSynthesizer.check`), so an unknown one or a
+    /// missing neural voice is an error at its JSON path, naming the closest voice.
     func speech(_ cursor: JSONCursor, defaults: SpeechSettings) throws -> SpeechSettings {
         let object = try cursor.object(allowing: SessionKeys.speech)
         var settings = defaults
         if let voice = object["voice"] {
             settings.voice = try voice.nonEmptyString()
-            do { try SpeechSynthesizer.check(voice: settings.voice) } catch { throw voice.error("\(error)") }
+            do {
+                try SpeechSynthesizer.check(voice: settings.voice)
+            } catch let unknown as SpeechSynthesizer.UnknownVoice {
+                let closest = NameSuggestion.closest(to: unknown.voice, among: unknown.candidates)
+                    ?? NameSuggestion.closest(to: SpeechEngine.resolve(unknown.voice).name, among: unknown.candidates.map { String($0.drop { $0 != ":" }.dropFirst()) })
+                        .map { name in unknown.candidates.first { $0.hasSuffix(":" + name) } ?? name }
+                throw voice.error(unknown.what + (closest.map { "; did you mean '\($0)'?" } ?? "") + " (mixrender voices lists them all)")
+            } catch {
+                throw voice.error("\(error)")
+            }
         }
+        if let speed = object["speed"] { settings.speed = try speed.number(in: SpeechSettings.speedRange) }
+        if let pause = object["sentencePause"] { settings.sentencePauseSeconds = try pause.time(allowingZero: true) }
+        if let pause = object["paragraphPause"] { settings.paragraphPauseSeconds = try pause.time(allowingZero: true) }
+        for (key, seconds) in [("sentencePause", settings.sentencePauseSeconds), ("paragraphPause", settings.paragraphPauseSeconds)]
+        where (seconds ?? 0) > 60 {
+            if let cursor = object[key] { throw cursor.error("a pause inside a text is at most 1m; a segment's 'pauseAfter' makes longer ones") }
+        }
+        if let seed = object["seed"] { settings.seed = Int(try seed.integer(in: 0...4_294_967_295)) }
         func whole(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
             try object[key].map { Int(try $0.integer(in: Double(range.lowerBound)...Double(range.upperBound))) }
         }
@@ -52,11 +70,16 @@ extension PresetReader {
         return settings
     }
 
-    /// The espeak-ng keys (`voice`, `rate`, ...) that sit beside other keys in `object` (a `speech` track's
+    /// The speech keys (`voice`, `speed`, `rate`, ...) that sit beside other keys in `object` (a `speech` track's
     /// text, breathing cues' words), over `defaults`; their paths stay those of `object`'s members.
     func speech(keysOf object: JSONObjectCursor, defaults: SpeechSettings) throws -> SpeechSettings {
         let own = object.members.filter { SessionKeys.speech.contains($0.key) }
         return try speech(JSONCursor(.object(own), path: object.path, file: object.cursor.file), defaults: defaults)
+    }
+
+    /// Refuses SSML outside the subset mixrender documents (`SSMLSubset`: no `<audio>`, nothing naming a file).
+    func checkSSML(_ markup: String, at cursor: JSONCursor) throws {
+        do { _ = try SSMLSubset(markup) } catch { throw cursor.error("\(error)") }
     }
 
     func ducking(_ cursor: JSONCursor) throws -> DuckingSpec {
@@ -157,6 +180,28 @@ extension PresetReader {
         guard !section.segments.isEmpty || section.minimumSeconds > 0 else {
             throw cursor.error("a section needs 'segments' to speak or a 'length' to last")
         }
+        for key in ["pacing", "shortestPause", "longestPause"] where object.has(key) && !section.stretch {
+            throw object[key]!.error("'\(key)' says how a stretching section spreads its added time; this section has no \"stretch\": true")
+        }
+        if let pacing = object["pacing"] {
+            if case .array = pacing.value {
+                let weights = try pacing.array().map { try $0.number(in: 0...1_000_000) }
+                guard weights.count == section.segments.count else {
+                    throw pacing.error("\(weights.count) weights for \(section.segments.count) segments; give one per segment (the pause after it)")
+                }
+                guard weights.contains(where: { $0 > 0 }) else { throw pacing.error("at least one weight must be above 0") }
+                section.pacing = .weights(weights)
+            } else {
+                section.pacing = try pacing.choice("pacing", [("even", SectionPacing.even), ("end", .end)])
+            }
+        }
+        if let time = object["shortestPause"] { section.shortestPauseSeconds = try time.time(allowingZero: true) }
+        if let time = object["longestPause"] {
+            section.longestPauseSeconds = try time.time(allowingZero: false)
+            if section.longestPauseSeconds! < section.shortestPauseSeconds {
+                throw time.error("the longest pause is shorter than the shortest (\(TimeParser.string(fromSeconds: section.shortestPauseSeconds)))")
+            }
+        }
         return section
     }
 
@@ -165,7 +210,7 @@ extension PresetReader {
         let given = SessionKeys.segmentSources.filter(object.has)
         guard given.count == 1, let key = given.first, let source = object[key] else {
             if given.isEmpty {
-                throw cursor.error("a segment needs one of 'text' (spoken by espeak-ng), 'ssml' (the same, with SSML markup) or 'file' (a recording)")
+                throw cursor.error("a segment needs one of 'text' (spoken aloud), 'ssml' (the same, with SSML markup) or 'file' (a recording)")
             }
             throw cursor.error("a segment has exactly one of 'text', 'ssml' or 'file'; found " + given.map { "'\($0)'" }.joined(separator: " and "))
         }
@@ -178,6 +223,7 @@ extension PresetReader {
         default:
             let text = try source.nonEmptyString()
             guard !text.utf8.contains(0) else { throw source.error("text cannot contain a NUL character (\\u0000)") }
+            if key == "ssml" { try checkSSML(text, at: source) }
             segment = SegmentSpec(source: .text(text, ssml: key == "ssml", settings: settings))
         }
         if let gap = object["gapBefore"] { segment.gapBefore = try gap.time(allowingZero: true) }

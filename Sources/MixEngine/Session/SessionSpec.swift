@@ -59,13 +59,82 @@ public struct DuckingSpec: Sendable, Equatable {
 public struct SectionSpec: Sendable, Equatable {
     public var name: String
     /// Whether the section grows when the session is rendered to a fixed `duration` (its bed, tones and
-    /// pacer run longer; its voice keeps its own timing).
+    /// pacer run longer; its time added goes where `pacing` says).
     public var stretch: Bool = false
+    /// Where a stretching section's added time goes (`SectionPacing`).
+    public var pacing: SectionPacing = .even
+    /// The shortest a pause after a segment becomes when the section stretches (filled first); 0 for none.
+    public var shortestPauseSeconds: Double = 0
+    /// The longest a pause after a segment (but the last) may become when the section stretches; nil for none.
+    public var longestPauseSeconds: Double?
     /// The shortest the section lasts, voice or not (a section of breathing with no words needs one).
     public var minimumSeconds: Double = 0
     public var segments: [SegmentSpec]
     public init(name: String, stretch: Bool = false, minimumSeconds: Double = 0, segments: [SegmentSpec]) {
         self.name = name; self.stretch = stretch; self.minimumSeconds = minimumSeconds; self.segments = segments
+    }
+}
+
+/// Where a stretching section puts the time it gains: spread over the pauses after its segments (the
+/// last one running to the section's end), evenly or by weights, or all after the last segment.
+///
+/// `even` is the default: a script of three suggestions in a 16-minute section is heard across the 16
+/// minutes, one every five, rather than in its first minute followed by fifteen of bed alone, which is what
+/// authors mean when they let a section fill a length; `end` keeps the voice's own timing (a breathing section
+/// whose cue must stay right after its introduction).
+public enum SectionPacing: Sendable, Equatable {
+    case even
+    case end
+    /// One weight per segment: the share of the added time the pause after it gets.
+    case weights([Double])
+
+    /// The frames each pause gets of `extra`: `natural[k]` is the pause after segment k as laid out (the last
+    /// runs to the section's end). `shortest` pauses are filled first (in order, while time lasts), the rest
+    /// is shared by weight (whole frames, the last pause taking the odd ones), and a pause that would pass
+    /// `longest` gives its excess to the others by weight; what no pause can take goes to the last one.
+    func added(to natural: [Int64], extra: Int64, shortest: Int64, longest: Int64?) -> [Int64] {
+        let n = natural.count
+        guard n > 0, extra > 0 else { return [Int64](repeating: 0, count: n) }
+        var added = [Int64](repeating: 0, count: n)
+        let weights: [Double]
+        switch self {
+        case .end:
+            added[n - 1] = extra
+            return added
+        case .even: weights = [Double](repeating: 1, count: n)
+        case .weights(let given): weights = given
+        }
+        var left = extra
+        for k in 0..<n where left > 0 && natural[k] < shortest {
+            let fill = min(shortest - natural[k], left)
+            added[k] += fill
+            left -= fill
+        }
+        // Pauses that may still grow: all but those at `longest` (the last always may, as the section's end).
+        var open = Set(0..<n)
+        while left > 0 {
+            let shares = open.filter { weights[$0] > 0 }.sorted()
+            guard !shares.isEmpty else { added[n - 1] += left; break }
+            let total = shares.reduce(0.0) { $0 + weights[$1] }
+            var given: Int64 = 0
+            var next = added
+            for (i, k) in shares.enumerated() {
+                let share = i == shares.count - 1 ? left - given : Int64((Double(left) * weights[k] / total).rounded(.down))
+                next[k] += share
+                given += share
+            }
+            left = 0
+            if let longest {
+                for k in shares where k != n - 1 && natural[k] + next[k] > longest {
+                    let keep = max(added[k], longest - natural[k])
+                    left += next[k] - keep
+                    next[k] = keep
+                    open.remove(k)
+                }
+            }
+            added = next
+        }
+        return added
     }
 }
 
@@ -75,7 +144,7 @@ public struct SegmentSpec: Sendable, Equatable {
     public enum Source: Sendable, Equatable {
         /// A recording (its path resolved against the preset's folder).
         case file(path: String)
-        /// Text spoken by espeak-ng; `ssml` says whether it is SSML markup (`<break time="2s"/>`).
+        /// Text spoken aloud (the neural voice or espeak-ng); `ssml` says whether it is SSML markup (`<break time="2s"/>`).
         case text(String, ssml: Bool, settings: SpeechSettings)
     }
     public var source: Source

@@ -79,6 +79,8 @@ final class PlanningSession {
     var spoken: [SpeechRequest: VoiceClip] = [:]
     var recordings: [String: VoiceClip] = [:]
     var synthesis = SynthesisReport()
+    /// Says this plan's texts, each in a helper process (one neural-voice helper for the whole plan).
+    lazy var synthesizer = SpeechSynthesizer()
 
     init(presetFile: String, sampleRate: Int, channelCount: Int = 2, voice: VoiceSpec = VoiceSpec()) {
         self.presetFile = presetFile

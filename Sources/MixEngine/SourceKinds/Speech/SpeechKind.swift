@@ -1,7 +1,7 @@
 import MixDSP
 import MixIO
 
-/// `"speech": {"text": "Welcome to Lisbon.", "voice": "en-gb"}`: text spoken aloud by espeak-ng, once,
+/// `"speech": {"text": "Welcome to Lisbon.", "voice": "en-gb"}`: text spoken aloud (the neural voice, or espeak-ng), once,
 /// from the track's start. The text is synthesised at planning (once per plan however often it is said),
 /// brought to the preset's voice level (`voice.levelDb`, measured on speech only), and played like a
 /// file; where its speech is joins the session's ducking. See README.md beside this file.
@@ -30,6 +30,7 @@ public struct SpeechKind: ReadableSourceKind {
         }
         let text = try textCursor.nonEmptyString()
         guard !text.utf8.contains(0) else { throw textCursor.error("text cannot contain a NUL character (\\u0000)") }
+        if key == "ssml" { try reader.checkSSML(text, at: textCursor) }
         // The voice keys sit beside the text; what they leave out comes from the preset's `voice.speech`.
         let settings = try reader.speech(keysOf: object, defaults: reader.voice?.speech ?? SpeechSettings())
         return SpeechKind(text: text, ssml: key == "ssml", settings: settings)
@@ -47,7 +48,7 @@ public struct SpeechKind: ReadableSourceKind {
 }
 
 extension SourceSpec {
-    /// Text spoken by espeak-ng (`SpeechKind`).
+    /// Text spoken aloud (`SpeechKind`).
     public static func speech(_ text: String, ssml: Bool = false, settings: SpeechSettings = SpeechSettings()) -> SourceSpec {
         SourceSpec(SpeechKind(text: text, ssml: ssml, settings: settings))
     }

@@ -43,13 +43,14 @@ public struct VoiceClip: Sendable {
     }
 }
 
-/// Synthesised speech: mono 16-bit samples at espeak-ng's rate, decoded and resampled as they play, like
+/// Synthesised speech: mono 16-bit samples at the engine's rate, decoded and resampled as they play, like
 /// a file. A value (`Sendable`) sharing its samples with every voice that says the same thing.
 struct SpokenText: VoiceMaterial {
     let speech: SynthesizedSpeech
     /// The SHA-256 of the samples (little-endian 16-bit), taken once when synthesised: what the cache key
-    /// knows of them (espeak-ng's output for a text and settings is the same in every fresh process, and
-    /// a new espeak-ng that speaks differently changes the key).
+    /// knows of them (an engine's output for a text and settings is the same in every process, each text
+    /// being said by a fresh espeak-ng or a seeded neural voice, and a new engine that speaks differently
+    /// changes the key).
     let digest: String
 
     init(speech: SynthesizedSpeech) {
@@ -97,7 +98,7 @@ extension PlanningSession {
         let speech: SynthesizedSpeech
         let started = ContinuousClock.now
         do {
-            speech = try SpeechSynthesizer.synthesize(request.text, settings: request.settings, ssml: request.ssml)
+            speech = try synthesizer.synthesize(request.text, settings: request.settings, ssml: request.ssml)
         } catch {
             throw self.error(jsonPath, "\(error)")
         }
