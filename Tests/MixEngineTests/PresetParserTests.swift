@@ -142,7 +142,7 @@ import Testing
         let parsed = try Self.parse(json)
         // Every file the preset names is listed, resolved, with where it is named (what FileAccess checks).
         #expect(parsed.files.map(\.preset).allSatisfy { $0 == "night.json" })
-        #expect(parsed.files.count == expected.tracks.filter { if case .file = $0.source { return true } else { return false } }.count)
+        #expect(parsed.files.count == expected.tracks.filter { $0.source.key == "file" }.count)
         #expect(parsed.files.allSatisfy { $0.path.hasPrefix("/presets/") && $0.jsonPath.hasPrefix("tracks[") && $0.jsonPath.hasSuffix("].file") })
         var withFiles = expected
         withFiles.files = parsed.files
