@@ -11,13 +11,17 @@ public struct Planner {
     /// The preset's file name, for error messages.
     public var presetFile: String
 
-    public init(presetFile: String) { self.presetFile = presetFile }
+    /// Where syntheses are kept between processes (`--cache-dir`); nil: synthesised in every process.
+    public var store: MaterialStore?
+
+    public init(presetFile: String, store: MaterialStore? = nil) { self.presetFile = presetFile; self.store = store }
 
     public func plan(_ preset: Preset) throws -> RenderPlan {
         let rate = preset.output.sampleRate
         let channels = preset.output.channelCount
         let voiceSpec = preset.voice ?? VoiceSpec()
         let session = PlanningSession(presetFile: presetFile, sampleRate: rate, channelCount: channels, voice: voiceSpec)
+        session.store = store
 
         // A session's voice is laid out first: it sets the render's length and the sections' times.
         var layout: SessionLayout?

@@ -52,7 +52,8 @@ public struct RenderJob: Sendable {
 
     /// Loads the preset, applies the overrides and plans it, opening every source file. Overrides are
     /// checked by the same rules as the preset's own values (an `EngineError.setting` naming the setting).
-    public init(presetPath: String, overrides: RenderOverrides = RenderOverrides()) throws {
+    /// `store`: where syntheses are kept between processes (a batch's `--cache-dir`), so speech is said once.
+    public init(presetPath: String, overrides: RenderOverrides = RenderOverrides(), store: MaterialStore? = nil) throws {
         try Self.check(overrides)
         // The length is checked with the preset (fades that fit, tracks that start in time), as if written there.
         var preset = try PresetLoader.load(path: presetPath, durationSeconds: overrides.durationSeconds,
@@ -87,7 +88,7 @@ public struct RenderJob: Sendable {
         self.presetPath = presetPath
         self.preset = preset
         self.loudnessIsOverride = overrides.loudnessTarget != nil
-        var plan = try Planner(presetFile: presetPath).plan(preset)
+        var plan = try Planner(presetFile: presetPath, store: store).plan(preset)
         if !dropped.isEmpty {
             plan.warnings.insert("\(presetPath): \(dropped.joined(separator: ", ")): left out, since this render was made loopable on the command line: a loop fades nowhere (the player's timer does)", at: 0)
         }

@@ -81,6 +81,8 @@ final class PlanningSession {
     var synthesis = SynthesisReport()
     /// Says this plan's texts, each in a helper process (one neural-voice helper for the whole plan).
     lazy var synthesizer = SpeechSynthesizer()
+    /// Where syntheses are kept between processes (`--cache-dir`), when there is such a folder.
+    var store: MaterialStore?
 
     init(presetFile: String, sampleRate: Int, channelCount: Int = 2, voice: VoiceSpec = VoiceSpec()) {
         self.presetFile = presetFile

@@ -1,3 +1,4 @@
+import CEspeakNG
 import Glibc
 import Synchronization
 
@@ -43,6 +44,32 @@ public final class SpeechSynthesizer {
         guard speech.samples.contains(where: { $0 != 0 }) else { throw Self.failure("the text gives no sound") }
         if usesCache { Self.cache.withLock { $0.keep(speech, for: key) } }
         return speech
+    }
+
+    // MARK: - What decides a synthesis
+
+    /// The rate `engine` speaks at: espeak-ng 22050 Hz, the neural voice 24000 Hz. A synthesis at another rate
+    /// is not kept in a store (`storeIdentity`), so what a store holds is read back at this rate.
+    public static func sampleRate(of engine: SpeechEngine) -> Int {
+        switch engine {
+        case .espeak: return 22_050
+        case .hibari: return 24_000
+        }
+    }
+
+    /// The engine as exactly as a synthesis depends on it, for the key of a stored synthesis (with the request):
+    /// espeak-ng's library version (`espeak_Info`, which only returns a constant string: no synthesis, no state), or
+    /// the SHA-256 of the neural voice's pinned requirements as installed (they fix hibari-tts, its model and
+    /// onnxruntime). nil when the neural voice is not installed.
+    public static func engineIdentity(_ engine: SpeechEngine) -> String? {
+        switch engine {
+        case .espeak:
+            return "espeak-ng " + (espeak_Info(nil).map { String(cString: $0) } ?? "unknown")
+        case .hibari:
+            guard let venv = SpeechHelperLocation.hibariEnvironmentFolder(),
+                  let stamp = try? FileSystem.readDocument(path: venv + "/.mixrender-requirements", maximumBytes: 1 << 20) else { return nil }
+            return "hibari-tts requirements sha256 " + ContentHash.of(String(decoding: stamp, as: UTF8.self))
+        }
     }
 
     // MARK: - espeak-ng

@@ -98,7 +98,12 @@ extension PlanningSession {
         let speech: SynthesizedSpeech
         let started = ContinuousClock.now
         do {
-            speech = try synthesizer.synthesize(request.text, settings: request.settings, ssml: request.ssml)
+            if let stored = storedSpeech(request) {
+                speech = stored
+            } else {
+                speech = try synthesizer.synthesize(request.text, settings: request.settings, ssml: request.ssml)
+                keep(speech, for: request)
+            }
         } catch {
             throw self.error(jsonPath, "\(error)")
         }
@@ -193,5 +198,58 @@ struct VoiceLoudness {
     var lufs: Double? {
         let value = meter.integrated.isFinite ? meter.integrated : meter.ungated
         return value.isFinite ? value + channelOffset : nil
+    }
+}
+
+extension PlanningSession {
+    /// The longest synthesis a store entry may claim: the helpers' own cap (`SpeechHelperLimits.maxSamples`).
+    static let longestStoredSpeechSeconds = 20 * 60
+
+    /// What a synthesis depends on, as a store's key: a pure function of the engine (its exact version), the voice,
+    /// every setting, the seed and the text; nil when the engine cannot say what it is (then nothing is stored).
+    func storeDescription(_ request: SpeechRequest) -> String? {
+        let s = request.settings, engine = s.engineVoice.engine
+        guard let identity = SpeechSynthesizer.engineIdentity(engine) else { return nil }
+        let n = { (x: Double?) in x.map { "\($0)" } ?? "default" }
+        return "speech; mixrender \(MixrenderVersion.string); \(identity); \(SpeechSynthesizer.sampleRate(of: engine)) Hz; voice \(s.voice); "
+            + "wpm \(s.wordsPerMinute); pitch \(s.pitch); volume \(s.volume); speed \(n(s.speed)); sentence pause \(n(s.sentencePauseSeconds)); "
+            + "paragraph pause \(n(s.paragraphPauseSeconds)); seed \(s.seed); ssml \(request.ssml); text sha256 \(ContentHash.of(request.text))"
+    }
+
+    /// The synthesis kept in the store for `request`, or nil (no store, no entry, or a damaged one, which is
+    /// removed with a warning and said again).
+    func storedSpeech(_ request: SpeechRequest) -> SynthesizedSpeech? {
+        guard let store, let description = storeDescription(request) else { return nil }
+        let rate = SpeechSynthesizer.sampleRate(of: request.settings.engineVoice.engine)
+        do {
+            guard let kept = try store.audio(for: description, channelCount: 1, frames: 1...(Self.longestStoredSpeechSeconds * rate)) else { return nil }
+            // Written from 16-bit samples (x / 32768, exact in a Float): anything else is not a synthesis.
+            let channel = kept.audio.channel(0)
+            var samples = [Int16](repeating: 0, count: kept.length)
+            for i in 0..<kept.length {
+                let x = channel[i] * 32768
+                guard x == x.rounded(), x >= -32768, x <= 32767 else {
+                    warnings.append("\(store.path(for: description)): a kept synthesis holds samples no synthesis makes; said again")
+                    return nil
+                }
+                samples[i] = Int16(x)
+            }
+            return SynthesizedSpeech(samples: samples, sampleRate: rate)
+        } catch {
+            warnings.append("\(error); said again")
+            return nil
+        }
+    }
+
+    /// Keeps `speech` in the store for `request`, when there is a store (a failure to keep it is a warning).
+    func keep(_ speech: SynthesizedSpeech, for request: SpeechRequest) {
+        guard let store, let description = storeDescription(request),
+              speech.sampleRate == SpeechSynthesizer.sampleRate(of: request.settings.engineVoice.engine) else { return }
+        let block = AudioBlock(channelCount: 1, capacity: speech.samples.count)
+        let channel = block.channel(0)
+        for (i, sample) in speech.samples.enumerated() { channel[i] = Float(sample) / 32768 }
+        do { try store.store(PreparedAudio(audio: block, length: speech.samples.count), for: description) } catch {
+            warnings.append("cannot keep a synthesis in the cache folder: \(error)")
+        }
     }
 }
