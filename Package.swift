@@ -80,7 +80,7 @@ let package = Package(
         // Fuzz targets (docs/fuzzing.md). scripts/fuzz.sh builds them with libFuzzer (`-sanitize=fuzzer -DFUZZING`,
         // in .build-fuzz); an ordinary build makes replayers that run the inputs named on the command line once.
         .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
-        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"], path: "Fuzz/FuzzSupport"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver", "MixEngine", "MixIO"], path: "Fuzz/FuzzSupport"),
         .executableTarget(name: "PresetFuzz", dependencies: ["MixEngine", "MixIO", "FuzzSupport"], path: "Fuzz/PresetFuzz"),
         .executableTarget(name: "TimeFuzz", dependencies: ["MixEngine", "FuzzSupport"], path: "Fuzz/TimeFuzz"),
         .executableTarget(name: "AudioFileFuzz", dependencies: ["MixEngine", "MixIO", "FuzzSupport"], path: "Fuzz/AudioFileFuzz"),

@@ -28,12 +28,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             precondition(merged.failed <= merged.lines.count, "\(merged.failed) failed of \(merged.lines.count)")
             if count > 0 { precondition(merged.lines.count + merged.missing.count == count, "lines and missing do not add up") }
         }
-    } catch let error as EngineError {
-        expectOneLine(error.description)
-    } catch let error as AudioIOError {
-        expectOneLine(EngineError.singleLine(error.description))
     } catch {
-        preconditionFailure("an error the CLI cannot word: \(type(of: error)): \(error)")
+        expectWordedError(error)
     }
     return 0
 }
@@ -45,9 +41,5 @@ let scratch: String = {
 }()
 let listPath = scratch + "/jobs.jsonl"
 let resultsPath = scratch + "/part.results.jsonl"
-
-func expectOneLine(_ message: String) {
-    precondition(!message.isEmpty && !message.contains("\n"), "not a one-line message: \(message)")
-}
 
 FuzzMain.run(fuzz)

@@ -20,20 +20,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard preset.tracks.filter({ $0.loudness != nil }).count <= 4 else { return 0 }
         let plan = try Planner(presetFile: "fuzz.json").plan(preset)
         precondition(plan.frameCount > 0, "a plan of \(plan.frameCount) frames")
-    } catch let error as EngineError {
-        expectOneLine(error.description)
-    } catch let error as AudioIOError {
-        expectOneLine(EngineError.singleLine(error.description))
     } catch {
-        preconditionFailure("an error the CLI cannot word: \(type(of: error)): \(error)")
+        expectWordedError(error)
     }
     return 0
 }
 
 let sourceFolder = getenv("FUZZ_PRESET_FOLDER").map { String(cString: $0) } ?? "presets"
-
-func expectOneLine(_ message: String) {
-    precondition(!message.isEmpty && !message.contains("\n"), "not a one-line message: \(message)")
-}
 
 FuzzMain.run(fuzz)
