@@ -48,3 +48,36 @@ import Testing
         #expect(try readAll(AudioFile.open(path: s.path("a.wav"))) == expected)
     }
 }
+
+/// A render stopped while a helper speaks leaves no helper folder behind: the neural voice's helper removes its
+/// own as it ends (mixrender gone, or a signal), and mixrender's interrupt handler removes an empty one.
+@Suite struct SpeechHelperCleanupCLITests {
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aStoppedRenderLeavesNoHelperFolder(signal: Int32) throws {
+        let s = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: s.path("tmp"), withIntermediateDirectories: false)
+        let text = Array(repeating: "Close your eyes and let your breathing slow down, every breath takes you deeper into calm.", count: 30)
+            .joined(separator: " ")
+        let preset = try s.write("long.json", #"{"sections": [{"name": "A", "segments": [{"text": "\#(text)"}]}]}"#)
+        let p = Process()
+        p.executableURL = try CLI.executable
+        p.arguments = [preset, "-o", s.path("out.wav"), "--quiet"]
+        p.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": s.path("tmp")]) { _, new in new }
+        try p.run()
+        func helperFolders() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: s.path("tmp"))) ?? []).filter { $0.hasPrefix("mixrender-speech-") } }
+        // Wait until the helper is speaking: its folder exists and onnxruntime has put its database there.
+        var deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, p.isRunning,
+              !helperFolders().contains(where: { !((try? FileManager.default.contentsOfDirectory(atPath: s.path("tmp/\($0)"))) ?? []).isEmpty }) {
+            usleep(20_000)
+        }
+        #expect(p.isRunning, "the render ended before it could be stopped")
+        kill(p.processIdentifier, signal)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 128 + signal)
+        deadline = Date().addingTimeInterval(20)   // the helper notices mixrender is gone, and ends
+        while Date() < deadline, !helperFolders().isEmpty { usleep(50_000) }
+        #expect(helperFolders().isEmpty, "left behind: \(helperFolders())")
+        #expect(!s.contents.contains("out.wav"))
+    }
+}

@@ -13,7 +13,7 @@ Protocol (JSON Lines in, a header line and raw samples out):
 Each text gets a fresh random generator from its seed and one onnxruntime thread, so the samples are a
 function of the request alone (the same in any process, after any other text).
 """
-import json, os, re, resource, sys
+import json, os, re, resource, shutil, signal, sys
 
 MAX_LINE = 1 << 20
 MAX_SECONDS = 20 * 60          # of speech per text; the output is bounded by this
@@ -94,5 +94,20 @@ def main():
     return 0
 
 
+def remove_own_folder():
+    """The helper's working folder is one mixrender made for it alone (`mixrender-speech-XXXXXX`); the helper
+    removes it as it ends, however it ends (end of input, mixrender gone, a signal), so that a mixrender killed
+    mid-render leaves nothing behind (onnxruntime keeps a database in it)."""
+    here = os.getcwd()
+    if os.path.basename(here).startswith("mixrender-speech-"):
+        shutil.rmtree(here, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, lambda n, _frame: sys.exit(128 + n))
+    try:
+        status = main()
+    finally:
+        remove_own_folder()
+    sys.exit(status)

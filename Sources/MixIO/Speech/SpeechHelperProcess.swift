@@ -95,6 +95,8 @@ final class SpeechHelperProcess {
             throw AudioIOError(path: executable, function: "posix_spawn", reason: LibC.describe(status), operation: "start \(name)", code: status)
         }
         pid = child
+        // Ctrl-C or a kill of mixrender removes it if it is empty; the neural voice's helper removes its own as it ends.
+        InterruptCleanup.registerFolder(folder)
     }
 
     deinit { finish() }
@@ -226,7 +228,10 @@ final class SpeechHelperProcess {
         return "it ended early (exit status \((status >> 8) & 0xff))"
     }
 
-    private func removeFolder() { try? FileManager.default.removeItem(atPath: folder) }
+    private func removeFolder() {
+        try? FileManager.default.removeItem(atPath: folder)
+        InterruptCleanup.unregisterFolder(folder)
+    }
 
     func failure(_ reason: String) -> AudioIOError {
         AudioIOError(path: "", function: "", reason: "\(name) failed: \(reason)", operation: "synthesise speech")

@@ -75,14 +75,32 @@ public enum InterruptCleanup {
         }
     }
 
+    /// Adds the folder `path` to those removed on interruption when they are empty (`rmdir`, which is
+    /// async-signal-safe; a folder with something in it is left to whoever fills it: the speech helpers
+    /// remove their own folders as they end).
+    public static func registerFolder(_ path: String) { register("/" + absolute(path)) }
+
+    /// Removes the folder `path` from those removed on interruption.
+    public static func unregisterFolder(_ path: String) { unregister("/" + absolute(path)) }
+
+    /// `path` from the root (the handler cannot ask for the current folder).
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : ((try? LibC.getcwd()) ?? ".") + "/" + path
+    }
+
     /// The paths registered now.
     public static var registeredPaths: [String] {
-        lock.withLock { (0..<slotCount).compactMap { slots[$0].map { String(cString: $0) } } }
+        lock.withLock { (0..<slotCount).compactMap { slots[$0].map { String(cString: $0) } } }.filter { !$0.hasPrefix("//") }
     }
 
     /// Called by the signal handler: no locks, no allocation.
     fileprivate static func removeAllInSignalHandler() {
-        for i in 0..<slotCount { if let p = slots[i] { LibC.unlinkInSignalHandler(p) } }
+        // A folder's slot holds its absolute path with one more slash in front ("//tmp/x"), which names the same
+        // folder: it is removed with rmdir, a file's with unlink.
+        for i in 0..<slotCount {
+            guard let p = slots[i] else { continue }
+            if p[0] == 0x2F && p[1] == 0x2F { LibC.rmdirInSignalHandler(p) } else { LibC.unlinkInSignalHandler(p) }
+        }
     }
 }
 

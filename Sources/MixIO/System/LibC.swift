@@ -298,6 +298,9 @@ enum LibC {
     /// Calls `unlink(path)` from a signal handler: async-signal-safe, no Swift allocation, result ignored.
     static func unlinkInSignalHandler(_ path: UnsafePointer<CChar>) { _ = Glibc.unlink(path) }
 
+    /// Calls `rmdir(path)`, ignoring the result: async-signal-safe, for the interrupt handler (an empty folder only).
+    static func rmdirInSignalHandler(_ path: UnsafePointer<CChar>) { _ = Glibc.rmdir(path) }
+
     /// Calls `_exit(status)`: async-signal-safe, no atexit handlers, no stdio flushing.
     static func exitInSignalHandler(_ status: Int32) -> Never { Glibc._exit(status) }
 }
