@@ -156,14 +156,18 @@ public final class SoundFileWriter: AudioEncoder {
     /// Rounds `count` samples (full scale ±1) to the nearest `bits`-bit integer (ties to even), clipped to
     /// `-2^(bits-1)...2^(bits-1) - 1` (NaN to 0), and stores each shifted to the top of an `Int32`, as libsndfile's
     /// `sf_writef_int` takes them: `round(x * 2^(bits-1)) << (32 - bits)`.
+    ///
+    /// Rounding adds and takes away 1.5 · 2^52 in `Double` (exact for these magnitudes, ties to even as the FPU
+    /// rounds), which the compiler vectorises; `rounded()` is a libm call per sample on the baseline x86-64 target.
     static func integerSamples(_ source: UnsafePointer<Float>, count: Int, bits: Int, into destination: UnsafeMutablePointer<Int32>) {
-        let scale = Float(1 << (bits - 1))
+        let scale = Double(1 << (bits - 1))
         let high = scale - 1, low = -scale
         let shift = Int32(32 - bits)
+        let magic = 6_755_399_441_055_744.0   // 1.5 · 2^52: adding it leaves no fraction bits, so the sum is rounded
         for i in 0..<count {
-            let x = source[i] * scale
-            let clipped = x >= high ? high : x <= low ? low : x.isNaN ? 0 : x.rounded(.toNearestOrEven)
-            destination[i] = Int32(clipped) << shift
+            let x = Double(source[i]) * scale
+            let clipped = x >= high ? high : x <= low ? low : x == x ? x : 0   // NaN (x != x) to 0
+            destination[i] = Int32((clipped + magic) - magic) << shift
         }
     }
 

@@ -1,6 +1,6 @@
 import DSPTestSupport
 import Foundation
-import MixIO
+@testable import MixIO
 import TestSupport
 import Testing
 
@@ -86,5 +86,24 @@ import Testing
         #expect(zip(quietBack, quieter).filter { $0 != $1 }.count == 0)
         #expect(zip(try readIntegers(s.path("mono.caf")), noise).filter { $0 != $1 }.count == 0)
         #expect(zip(loudBack, noise).filter { $0 != $1 }.count > noise.count / 2, "libsndfile's 24-bit ALAC now keeps loud noise: lift JoinJob's refusal of 24-bit CAF")
+    }
+}
+
+/// The one rounding every integer output goes through: to nearest, ties to even, clipped, NaN to 0.
+@Suite struct IntegerSampleRoundingTests {
+    @Test(arguments: [16, 24])
+    func samplesRoundToNearestTiesToEvenAndClip(bits: Int) {
+        let scale = Float(1 << (bits - 1))
+        let inputs: [Float] = [0, 0.5 / scale, 1.5 / scale, 2.5 / scale, -0.5 / scale, -1.5 / scale, 0.49 / scale, 0.51 / scale,
+                               1, -1, 2, -2, .infinity, -.infinity, .nan, 0.25, -0.75, (scale - 1.5) / scale]
+        let expected: [Int64] = [0, 0, 2, 2, 0, -2, 0, 1,
+                                 Int64(scale) - 1, -Int64(scale), Int64(scale) - 1, -Int64(scale), Int64(scale) - 1, -Int64(scale), 0,
+                                 Int64(scale) / 4, -Int64(scale) * 3 / 4, Int64(scale) - 2]
+        var output = [Int32](repeating: 7, count: inputs.count)
+        inputs.withUnsafeBufferPointer { i in
+            output.withUnsafeMutableBufferPointer { SoundFileWriter.integerSamples(i.baseAddress!, count: inputs.count, bits: bits, into: $0.baseAddress!) }
+        }
+        #expect(output.map { Int64($0) >> (32 - bits) } == expected)
+        #expect(output.allSatisfy { $0 & ((1 << (32 - bits)) - 1) == 0 })
     }
 }
