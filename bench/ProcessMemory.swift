@@ -15,7 +15,7 @@ enum ProcessMemory {
     }
 
     private static func status(_ key: String) -> Double {
-        guard let bytes = try? FileSystem.readFile(path: "/proc/self/status") else { return .nan }
+        guard let bytes = try? FileSystem.readDocument(path: "/proc/self/status", maximumBytes: 1 << 20) else { return .nan }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(key) {
             let kib = line.dropFirst(key.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Double($0) } ?? .nan
             return kib / 1024

@@ -156,12 +156,7 @@ struct MergeResultsCommand: ParsableCommand {
 
     func run() throws {
         guard !parts.isEmpty else { throw CLIError("give the results files to merge") }
-        // The merged file may be none of the files read, however spelled (FileAccess), checked before anything is read or written.
-        var access = FileAccess()
-        for part in parts { access.reads(part, as: "one of the files being merged") }
-        if let jobList { access.reads(jobList, as: "the job list (--jobs)") }
-        access.writes(output, as: "the merged results file")
-        try access.check()
+        try BatchResults.checkFiles(merging: parts, jobList: jobList, into: output)
         let count = try jobList.map { try BatchJobList.read(path: $0).count }
         let merged = try BatchResults.merge(files: parts, jobCount: count)
         let file = try AtomicOutputFile(destination: output)

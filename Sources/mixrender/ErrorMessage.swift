@@ -29,6 +29,7 @@ enum ErrorMessage {
         case .cacheDir: return "--cache-dir"
         case .shard: return "--shard"
         case .results: return "--results"
+        case .jobList: return "--jobs"
         }
     }
 

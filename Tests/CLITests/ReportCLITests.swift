@@ -24,7 +24,7 @@ import Testing
 
     func sha256(_ path: String) throws -> String {
         var hash = ContentHash()
-        try FileSystem.readFile(path: path).withUnsafeBytes { hash.update($0) }
+        try FileSystem.readDocument(path: path, maximumBytes: 1 << 30).withUnsafeBytes { hash.update($0) }
         return hash.hex
     }
 

@@ -70,7 +70,7 @@ import Testing
         let s = try folder()
         let before = try key(s, Self.base)
         // The last byte of the file: the last sample's last byte, the header unchanged.
-        var bytes = try FileSystem.readFile(path: s.path("sine.wav"))
+        var bytes = try FileSystem.readDocument(path: s.path("sine.wav"), maximumBytes: 1 << 30)
         bytes[bytes.count - 1] ^= 0x01
         try FileSystem.writeFile(path: s.path("sine.wav"), bytes: bytes)
         let after = try key(s, Self.base)
@@ -117,7 +117,7 @@ import Testing
         let job = try RenderJob(presetPath: try s.write("p.json", Self.base))
         let inputs = try InputFile.hashAll(job.plan)
         #expect(inputs.count == 1)
-        let bytes = try FileSystem.readFile(path: s.path("sine.wav"))
+        let bytes = try FileSystem.readDocument(path: s.path("sine.wav"), maximumBytes: 1 << 30)
         #expect(inputs[0].bytes == Int64(bytes.count))
         var hash = ContentHash()
         bytes.withUnsafeBytes { hash.update($0) }

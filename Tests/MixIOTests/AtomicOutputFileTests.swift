@@ -37,7 +37,7 @@ import Testing
         #expect(try contents(folder).isEmpty)
         try output.commit()
         #expect(try contents(folder) == ["night.wav"])
-        #expect(try FileSystem.readFile(path: folder.path("night.wav")) == Array("data".utf8))
+        #expect(try FileSystem.readDocument(path: folder.path("night.wav"), maximumBytes: 1 << 30) == Array("data".utf8))
     }
 
     @Test func commitRenamesAndLeavesOnlyTheDestination() throws {
@@ -49,7 +49,7 @@ import Testing
         try FileSystem.writeFile(path: output.temporaryPath, bytes: Array("new".utf8))
         try output.commit()
         #expect(try contents(folder) == ["out.json"])
-        #expect(try FileSystem.readFile(path: destination) == Array("new".utf8))
+        #expect(try FileSystem.readDocument(path: destination, maximumBytes: 1 << 30) == Array("new".utf8))
         #expect(!InterruptCleanup.registeredPaths.contains(output.temporaryPath))
     }
 

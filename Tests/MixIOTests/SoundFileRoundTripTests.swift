@@ -196,7 +196,7 @@ import Testing
         let data = TestSignals.sine(frequency: 440, amplitude: 0.5, rate: 48_000, frames: 48_000, channels: 2)
         try data.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: 48_000) }
         try writer.finish()
-        let head = try FileSystem.readFile(path: path).prefix(4)
+        let head = try FileSystem.readDocument(path: path, maximumBytes: 1 << 20).prefix(4)
         #expect(String(decoding: head, as: UTF8.self) == magic)
         let reader = try SoundFileReader(path: path)
         #expect(reader.frameCount == 48_000)

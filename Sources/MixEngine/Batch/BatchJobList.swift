@@ -80,16 +80,13 @@ public enum BatchJobList {
     public static func checkFiles(_ jobs: [BatchJob], jobList: String, results: String, resultsRole: EngineReason) throws {
         var access = FileAccess()
         access.reads(jobList, as: "the job list")
-        var loaded: [String: [PresetFile]] = [:]
+        var loaded: [String: Preset?] = [:]
         for job in jobs {
             access.reads(job.preset, as: "the preset of \(job.origin)")
-            let files = loaded[job.preset] ?? {
-                let preset = try? PresetLoader.load(path: job.preset, durationSeconds: job.overrides.durationSeconds,
-                                                    ignoringMasterFadeFit: job.overrides.loopable)
-                return preset?.files ?? []
-            }()
-            loaded[job.preset] = files
-            for file in files { access.reads(file.path, as: "a file \(job.origin) reads (\(file.preset): \(file.jsonPath))") }
+            let preset = loaded[job.preset] ?? (try? PresetLoader.load(path: job.preset, durationSeconds: job.overrides.durationSeconds,
+                                                                        ignoringMasterFadeFit: job.overrides.loopable))
+            loaded[job.preset] = preset
+            if let preset { access.reads(filesOf: preset, by: job.origin) }
         }
         for job in jobs { access.writes(job.output, as: "the output of \(job.origin)") }
         access.writes(results, as: resultsRole)

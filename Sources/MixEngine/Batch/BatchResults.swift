@@ -58,6 +58,16 @@ public enum BatchResults {
     /// `index`, or a job in two files, is an error naming the file and line. With `jobCount`, an index past it is
     /// an error too, and the jobs no file has are listed in `missing`. Errors are `EngineError.input` naming the
     /// file and line (`part.jsonl:3`), or MixIO's naming the file it cannot read.
+    /// Checks, before anything is read or written, that the merged file `output` is none of `files` nor the job
+    /// list, however spelled (`FileAccess`).
+    public static func checkFiles(merging files: [String], jobList: String?, into output: String) throws {
+        var access = FileAccess()
+        for file in files { access.reads(file, as: "one of the files being merged") }
+        if let jobList { access.reads(jobList, as: "the job list (\(setting: .jobList))") }
+        access.writes(output, as: "the merged results file")
+        try access.check()
+    }
+
     /// The longest results file `merge` reads: 1 GiB (a million jobs' lines with room to spare).
     public static let maximumBytes = 1 << 30
 

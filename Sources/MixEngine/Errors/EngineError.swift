@@ -57,6 +57,8 @@ public enum EngineSetting: String, Sendable, Equatable, CaseIterable {
     case samplesPerPixel, pixelsPerSecond, width, bits, height, amplitudeScale, spectrogram
     /// A batch: how many jobs run at once, the material cache's budget and folder, the slice.
     case jobs, cacheSize, cacheDir, shard, results
+    /// merge-results: the job list the merged results are checked against.
+    case jobList
 }
 
 /// A reason, in words that may name settings: `"must be after \(setting: .start)"`.

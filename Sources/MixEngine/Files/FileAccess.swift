@@ -29,6 +29,12 @@ public struct FileAccess: Sendable {
     /// The command reads `path`, which is `what` (`"the bed 'bed.json'"`).
     public mutating func reads(_ path: String, as what: EngineReason) { reads.append(Use(path: path, what: what)) }
 
+    /// The command reads every file `preset` names (beds, sources, recordings), each said to be read by `reader`
+    /// (`the render`, `jobs.jsonl:3`) and named where the preset names it.
+    public mutating func reads(filesOf preset: Preset, by reader: String) {
+        for file in preset.files { reads(file.path, as: "a file \(reader) reads (\(file.preset): \(file.jsonPath))") }
+    }
+
     /// The command writes `path`, which is `what` (`"\(setting: .timeline)"`, `"the output of jobs.jsonl:2"`).
     public mutating func writes(_ path: String, as what: EngineReason) { writes.append(Use(path: path, what: what)) }
 
@@ -48,8 +54,8 @@ public struct FileAccess: Sendable {
         for use in writes {
             let k = key(use.path)
             if let input = readAt[k] {
-                throw EngineError.output(path: use.path, reason: EngineReason(parts: use.what.parts + [
-                    .text(" is \(input.what)\(Self.spelled(input.path, differently: use.path)); writing there would destroy it")]))
+                throw EngineError.output(path: use.path, reason: EngineReason(parts: use.what.parts + [.text(" is ")] + input.what.parts + [
+                    .text("\(Self.spelled(input.path, differently: use.path)); writing there would destroy it")]))
             }
             if let other = writtenAt[k] {
                 throw EngineError.output(path: use.path, reason: EngineReason(parts: use.what.parts + [

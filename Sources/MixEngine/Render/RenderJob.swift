@@ -270,9 +270,7 @@ public struct RenderJob: Sendable {
     /// being rendered") and every file it names, its beds' at any depth included, and every source the plan opened.
     public func recordReads(into access: inout FileAccess, preset: EngineReason = "the preset being rendered") {
         access.reads(presetPath, as: preset)
-        for file in self.preset.files {
-            access.reads(file.path, as: "a file the render reads (\(file.preset): \(file.jsonPath))")
-        }
+        access.reads(filesOf: self.preset, by: "the render")
         for source in plan.sourceFiles.keys.sorted() {
             access.reads(source, as: "one of the render's sources")
         }

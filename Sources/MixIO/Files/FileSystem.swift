@@ -31,11 +31,6 @@ public struct FileIdentity: Sendable, Hashable {
                   kind: type == S_IFREG ? .regular : type == S_IFDIR ? .folder : .other,
                   modified: Int64(s.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(s.st_mtim.tv_nsec))
     }
-
-    /// True when both name the same file, whatever the paths (hard links, symbolic links, `..`).
-    public func isSameFile(as other: FileIdentity) -> Bool {
-        device == other.device && inode == other.inode
-    }
 }
 
 /// Where a path leads, for telling whether two paths are one file (`FileSystem.location(of:)`): the file
@@ -72,7 +67,7 @@ public struct FileLocation: Sendable, Hashable {
 /// `cannot read 'night.json': Permission denied (open)`; its `cause` sorts the common `errno`s.
 ///
 /// No state of its own: any thread may call these at once (what they touch, the current folder and
-/// `TMPDIR`, is the process's). They allocate what they return (paths, `readFile`'s bytes) and
+/// `TMPDIR`, is the process's). They allocate what they return (paths, `readDocument`'s bytes) and
 /// errors' messages.
 public enum FileSystem {
     /// Calls `stat` (following symbolic links); nil when the path names nothing reachable.
@@ -94,32 +89,6 @@ public enum FileSystem {
     /// Calls `access(path, W_OK)`: whether this process may create and remove files in a folder (or write a file).
     public static func isWritable(_ path: String) -> Bool {
         (try? LibC.access(path, W_OK, operation: "write to")) != nil
-    }
-
-    /// The whole file at `path`, read with `open`, `fstat`, `read` (until the end, so files in /proc work
-    /// too) and `close`. A folder throws `EISDIR` (`cause == .isFolder`) naming `read`.
-    public static func readFile(path: String) throws -> [UInt8] {
-        let operation = "read"
-        let fd = try LibC.open(path, flags: O_RDONLY | O_CLOEXEC, operation: operation)
-        var isOpen = true
-        defer { if isOpen { try? LibC.close(fd, path: path, operation: operation) } }
-        let status = FileIdentity(try LibC.fstat(fd, path: path, operation: operation))
-        if status.kind == .folder { throw LibC.failure("read", path: path, operation: operation, code: EISDIR) }
-
-        var bytes = [UInt8](repeating: 0, count: max(Int(status.size), 0) + 1)
-        var used = 0
-        while true {
-            if used == bytes.count { bytes += [UInt8](repeating: 0, count: max(bytes.count, 4096)) }
-            let n = try bytes.withUnsafeMutableBytes {
-                try LibC.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[used...]), path: path, operation: operation)
-            }
-            if n == 0 { break }
-            used += n
-        }
-        bytes.removeSubrange(used...)
-        isOpen = false
-        try LibC.close(fd, path: path, operation: operation)
-        return bytes
     }
 
     /// The whole regular file at `path`, at most `maximumBytes` long: what mixrender reads of a document it is

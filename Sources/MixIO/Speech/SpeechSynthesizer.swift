@@ -125,7 +125,7 @@ public final class SpeechSynthesizer {
     private func hibari(_ pieces: [SSMLSubset.Piece], settings: SpeechSettings) throws -> SynthesizedSpeech {
         let helper = try startHibari()
         var samples: [Int16] = []
-        var rate = 24_000
+        var rate = Self.sampleRate(of: .hibari)
         for piece in pieces {
             switch piece {
             case .pause(let seconds):

@@ -24,6 +24,12 @@ public enum InterruptCleanup {
         slots.initialize(repeating: nil, count: slotCount)
         return slots
     }()
+    /// Whether each slot holds a folder (removed with `rmdir`) rather than a file (`unlink`).
+    nonisolated(unsafe) private static let isFolder: UnsafeMutablePointer<Bool> = {
+        let kinds = UnsafeMutablePointer<Bool>.allocate(capacity: slotCount)
+        kinds.initialize(repeating: false, count: slotCount)
+        return kinds
+    }()
     nonisolated(unsafe) private static var installed = false
     private static let lock = NSLock()
 
@@ -39,7 +45,7 @@ public enum InterruptCleanup {
     /// write fails with `EPIPE` and the render ends with one line saying so and a non-zero status, instead of
     /// dying silently with status 141. Call once at start-up, before other threads start; later calls do nothing.
     public static func install() throws {
-        _ = slots   // made now, never inside the handler
+        _ = (slots, isFolder)   // made now, never inside the handler
         try lock.withLock {
             guard !installed else { return }
             try LibC.unblockSignals(signals)
@@ -51,9 +57,13 @@ public enum InterruptCleanup {
     }
 
     /// Adds `path` to the files removed on interruption.
-    public static func register(_ path: String) {
+    public static func register(_ path: String) { register(path, isFolder: false) }
+
+    private static func register(_ path: String, isFolder folder: Bool) {
+        _ = isFolder   // made now, never inside the handler
         lock.withLock {
             for i in 0..<slotCount where slots[i] == nil {
+                isFolder[i] = folder
                 let utf8 = Array(path.utf8CString)
                 let copy = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count)
                 copy.initialize(from: utf8, count: utf8.count)
@@ -78,10 +88,10 @@ public enum InterruptCleanup {
     /// Adds the folder `path` to those removed on interruption when they are empty (`rmdir`, which is
     /// async-signal-safe; a folder with something in it is left to whoever fills it: the speech helpers
     /// remove their own folders as they end).
-    public static func registerFolder(_ path: String) { register("/" + absolute(path)) }
+    public static func registerFolder(_ path: String) { register(absolute(path), isFolder: true) }
 
     /// Removes the folder `path` from those removed on interruption.
-    public static func unregisterFolder(_ path: String) { unregister("/" + absolute(path)) }
+    public static func unregisterFolder(_ path: String) { unregister(absolute(path)) }
 
     /// `path` from the root (the handler cannot ask for the current folder).
     private static func absolute(_ path: String) -> String {
@@ -90,16 +100,14 @@ public enum InterruptCleanup {
 
     /// The paths registered now.
     public static var registeredPaths: [String] {
-        lock.withLock { (0..<slotCount).compactMap { slots[$0].map { String(cString: $0) } } }.filter { !$0.hasPrefix("//") }
+        lock.withLock { (0..<slotCount).compactMap { isFolder[$0] ? nil : slots[$0].map { String(cString: $0) } } }
     }
 
     /// Called by the signal handler: no locks, no allocation.
     fileprivate static func removeAllInSignalHandler() {
-        // A folder's slot holds its absolute path with one more slash in front ("//tmp/x"), which names the same
-        // folder: it is removed with rmdir, a file's with unlink.
         for i in 0..<slotCount {
             guard let p = slots[i] else { continue }
-            if p[0] == 0x2F && p[1] == 0x2F { LibC.rmdirInSignalHandler(p) } else { LibC.unlinkInSignalHandler(p) }
+            if isFolder[i] { LibC.rmdirInSignalHandler(p) } else { LibC.unlinkInSignalHandler(p) }
         }
     }
 }
