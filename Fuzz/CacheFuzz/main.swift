@@ -103,7 +103,7 @@ final class Fixture: @unchecked Sendable {
             _ = try Renderer(plan: plan).render(to: capture, material: PreparedMaterial())
             clean = capture.samples
             store = try MaterialStore(folder: Scratch.folder + "/cache")
-            entryPath = store.path(for: try request.storeDescription(plan.voiceContext)!)
+            entryPath = store.path(for: try request.storeDescription(plan.renderFormat)!)
             try PreparedMaterial(store: store).prepare(for: plan)
             let fd = open(entryPath, O_RDONLY)
             precondition(fd >= 0, "no entry at \(entryPath)")

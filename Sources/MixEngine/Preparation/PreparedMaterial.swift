@@ -104,12 +104,12 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// whose material is all here) makes nothing. Holds nothing: see `lease(for:)`.
     @discardableResult
     public func prepare(for plan: RenderPlan) throws -> Report {
-        try prepare(plan.materialRequests, context: plan.voiceContext)
+        try prepare(plan.materialRequests, context: plan.renderFormat)
     }
 
     /// Makes the material for `requests` that is not here yet, in parallel across the machine's cores.
     @discardableResult
-    public func prepare(_ requests: [any MaterialRequest], context: VoiceContext) throws -> Report {
+    public func prepare(_ requests: [any MaterialRequest], context: RenderFormat) throws -> Report {
         let (report, keys) = try acquire(requests, context: context, waitsForBudget: false)
         unpin(keys)
         return report
@@ -118,7 +118,7 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// Makes what `plan` needs and holds it until the lease is released; first waits while what it needs and
     /// what other leases hold would pass the budget (see the type's documentation).
     public func lease(for plan: RenderPlan) throws -> Lease {
-        let (report, keys) = try acquire(plan.materialRequests, context: plan.voiceContext, waitsForBudget: true)
+        let (report, keys) = try acquire(plan.materialRequests, context: plan.renderFormat, waitsForBudget: true)
         return Lease(owner: self, keys: keys, report: report)
     }
 
@@ -160,7 +160,7 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// Makes what is missing and pins every requested key once (the caller unpins them). With `waitsForBudget`,
     /// first waits until the budget admits it, then pins what is here and reserves the expected bytes of what is
     /// missing in one step (so no release takes what it found, and no other lease counts on the same room).
-    private func acquire(_ requests: [any MaterialRequest], context: VoiceContext,
+    private func acquire(_ requests: [any MaterialRequest], context: RenderFormat,
                          waitsForBudget: Bool) throws -> (Report, [MaterialKey]) {
         let clock = ContinuousClock()
         let started = clock.now
@@ -250,7 +250,7 @@ public final class PreparedMaterial: @unchecked Sendable {
     }
 
     /// Decodes (or reads from the store) every request on all cores, longest first.
-    private func make(_ missing: [any MaterialRequest], context: VoiceContext) throws -> [(MaterialKey, FrameSource, Int, Bool)] {
+    private func make(_ missing: [any MaterialRequest], context: RenderFormat) throws -> [(MaterialKey, FrameSource, Int, Bool)] {
         guard !missing.isEmpty else { return [] }
         let results = UnsafeMutableBufferPointer<Result<(FrameSource, Int, Bool), Error>?>.allocate(capacity: missing.count)
         results.initialize(repeating: nil)
