@@ -51,7 +51,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     let material = PreparedMaterial(store: fixture.store)
     let capture = Capture(channelCount: fixture.plan.channelCount)
-    let report: PreparedMaterial.Report
+    let report: PreparedMaterial.Outcome
     do {
         report = try material.prepare(for: fixture.plan)
         _ = try Renderer(plan: fixture.plan).render(to: capture, material: material)
