@@ -97,7 +97,7 @@ enum LibC {
         }
     }
 
-    private static let silencing = Mutex(())
+    private static let silencing = Locked(())
 
     /// Calls `close(fd)`. Not retried on `EINTR`: Linux has closed the descriptor by then.
     static func close(_ fd: Int32, path: String, operation: String) throws {
