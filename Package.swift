@@ -102,5 +102,5 @@ let package = Package(
         .testTarget(name: "MixRenderTests", dependencies: ["MixRender"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "GoldenTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )
