@@ -20,8 +20,8 @@ import MixDSP
 /// and true-peak ceiling, the part of the timeline rendered, whether the file loops. Checked by the rules the
 /// preset's own values follow (an `EngineError.setting` naming the `EngineSetting`).
 public typealias RenderOverrides = MixEngine.RenderOverrides
-/// The resampler a render uses when a source's rate differs from the output's (`RenderOverrides.resampler`).
-public typealias ResamplerQuality = MixDSP.ResamplerQuality
+/// The resampler a render uses when a source's rate differs from the output's, and its library (`RenderOverrides.resampler`).
+public typealias ResamplerChoice = MixDSP.ResamplerChoice
 /// What a render produced: its `summary`, what normalising did, the output's path and size.
 public typealias RenderResult = MixEngine.RenderResult
 /// A render's length, levels, limiter activity, loudness and timings.
@@ -29,7 +29,7 @@ public typealias RenderSummary = MixEngine.RenderSummary
 /// Wall-clock and CPU seconds per stage of a render (`RenderSummary.timings`).
 public typealias RenderTimings = MixEngine.RenderTimings
 /// What normalising to a loudness target did (`RenderResult.normalisation`).
-public typealias NormalisationReport = MixEngine.NormalisationReport
+public typealias NormalisationOutcome = MixEngine.NormalisationOutcome
 /// An EBU R128 measurement: integrated loudness, range, true and sample peak, momentary and short-term maxima.
 public typealias LoudnessMeasurement = MixIO.LoudnessMeasurement
 /// The report of a finished render (`PresetRender.renderWithReport`): inputs and output with SHA-256, levels,
