@@ -14,16 +14,19 @@ import Synchronization
 /// A value (`Sendable`); its iterator is not to be shared between tasks.
 @available(macOS 15.0, *)
 public struct EncodedAudioBytes: AsyncSequence, Sendable {
+    /// A chunk of the encoded stream, as the encoder wrote it (at most 64 KiB, never empty).
     public typealias Element = [UInt8]
     let render: PresetRender
     let format: OutputFileFormat
     let progress: AsyncStream<RenderProgress>.Continuation?
 
+    /// Starts a render of its own, read through the returned iterator.
     public func makeAsyncIterator() -> Iterator { Iterator(stream: Stream(render: render, format: format, progress: progress)) }
 
-    /// Reads the next chunk of the encoded stream.
+    /// Reads the encoded stream of one render, chunk by chunk.
     public struct Iterator: AsyncIteratorProtocol {
         let stream: Stream
+        /// The next chunk; nil once the render has finished; throws its error, or `CancellationError`.
         public mutating func next() async throws -> [UInt8]? { try await stream.next() }
     }
 

@@ -25,6 +25,7 @@ public struct RenderProgress: Sendable, Equatable {
     /// Whether every frame has been written.
     public var isComplete: Bool { frames >= totalFrames }
 
+    /// A progress value (the library makes them; a caller may, to test its own display).
     public init(frames: Int64, totalFrames: Int64, sampleRate: Int, elapsedSeconds: Double) {
         self.frames = frames; self.totalFrames = totalFrames
         self.sampleRate = sampleRate; self.elapsedSeconds = elapsedSeconds
