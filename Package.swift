@@ -66,9 +66,8 @@ let package = Package(
                 dependencies: ["MixDSP", "MixIO"],
                 exclude: engineDocs),
         // The library product: the public API other programs use, and (at `package` access) what the CLI needs
-        // besides. Swift 6 language mode with complete data-race checking.
-        .target(name: "MixRender", dependencies: ["MixEngine", "MixIO", "MixDSP"],
-                swiftSettings: [.swiftLanguageMode(.v6)]),
+        // besides (docs/library.md).
+        .target(name: "MixRender", dependencies: ["MixEngine", "MixIO", "MixDSP"]),
         // The CLI imports only the library (and the argument parser).
         .executableTarget(name: "mixrender",
                           dependencies: ["MixRender",
@@ -99,7 +98,7 @@ let package = Package(
         .testTarget(name: "MixEngineTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MixEngine", "MixIO", "MixDSP", "mixrender", "DSPTestSupport", "TestSupport"]),
         // The library used as a program uses it: MixRender only.
-        .testTarget(name: "MixRenderTests", dependencies: ["MixRender"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "MixRenderTests", dependencies: ["MixRender"]),
         .testTarget(name: "GoldenTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
