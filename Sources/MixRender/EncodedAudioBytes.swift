@@ -1,6 +1,5 @@
 import MixEngine
 import MixIO
-import Synchronization
 
 /// A render's encoded bytes as an `AsyncSequence` of chunks (at most 64 KiB each), for a program that sends them
 /// on (an HTTP response body) rather than writing a file: `for try await chunk in try render.encodedBytes(format: .ogg)`.
@@ -31,7 +30,7 @@ public struct EncodedAudioBytes: AsyncSequence, Sendable {
     }
 
     /// One iteration's render and pipe. `next` is called by one task at a time (an iterator's contract); the
-    /// render task and the pipe are guarded by a `Mutex` for `deinit` and the cancellation handler, which may run
+    /// render task and the pipe are guarded by a `Locked` for `deinit` and the cancellation handler, which may run
     /// on other threads.
     final class Stream: Sendable {
         private struct State {
@@ -39,7 +38,7 @@ public struct EncodedAudioBytes: AsyncSequence, Sendable {
             var task: Task<RenderResult, any Error>?
             var isDone = false
         }
-        private let state = Mutex(State())
+        private let state = Locked(State())
         private let render: PresetRender
         private let format: OutputFileFormat
         private let progress: AsyncStream<RenderProgress>.Continuation?
