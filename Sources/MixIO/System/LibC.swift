@@ -299,7 +299,11 @@ enum LibC {
         if code != 0 { throw failure("pthread_sigmask", path: "", operation: "unblock signals", code: code) }
     }
 
-    /// Calls `fflush(standardOutputStream)` and `ferror(standardOutputStream)`: whether anything written to stdio's standard output failed,
+    /// Whether this process was built with the Thread Sanitizer: its runtime's entry point `__tsan_init` is
+    /// linked in (looked up once with `dlsym`). Never true of a build mixrender ships.
+    static let runsUnderThreadSanitizer: Bool = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil   // RTLD_DEFAULT
+
+    /// Calls `fflush(stdout)` and `ferror(stdout)`: whether anything written to stdio's standard output failed,
     /// and `errno` when the flush itself failed (0 when only the earlier error flag is set).
     static func flushStandardOutput() -> (failed: Bool, code: Int32) {
         errno = 0
