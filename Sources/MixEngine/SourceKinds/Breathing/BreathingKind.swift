@@ -145,7 +145,7 @@ public struct BreathingKind: ReadableSourceKind {
             }
         }
         plan.voices = voices.sorted { $0.start < $1.start }
-        plan.notes = [.breathing(pattern: patternName, phases: starts.map {
+        plan.notes = [BreathingNote(pattern: patternName, phases: starts.map {
             BreathingPhase(name: $0.kind.rawValue, cycle: Int($0.cycle) + 1, start: track.start + $0.start,
                            end: track.start + $0.start + $0.frames)
         })]

@@ -6,7 +6,7 @@ import MixDSP
 /// timed meditation. See README.md beside this file.
 ///
 /// A value of a sound and two `Double`s; allocates nothing. `Sendable`, safe to share.
-public struct ChimeKind: ReadableSourceKind {
+public struct ChimeKind: WordReadableSourceKind {
     public static let canLoop = false
     public static let key = "chime"
     public static let settingsKeys: [String]? = ["sound", "pitchHz", "length"]
@@ -33,8 +33,15 @@ public struct ChimeKind: ReadableSourceKind {
         self.seconds = seconds ?? sound.defaultSeconds
     }
 
-    /// How long the default chime of `sound` lasts, in seconds.
-    static func length(of sound: Sound) -> Double { sound.defaultSeconds }
+    /// A session's wake ending names its chime by its sound alone: `"chime": "rise"`.
+    static var words: [String] { Sound.allCases.map(\.rawValue) }
+    init?(word: String) {
+        guard let sound = Sound(rawValue: word) else { return nil }
+        self.init(sound: sound)
+    }
+
+    /// A chime rings for its length wherever it is placed.
+    public var soundingSeconds: Double? { seconds }
 
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> ChimeKind {
         let object = try cursor.object(allowing: settingsKeys!)
@@ -56,7 +63,7 @@ public struct ChimeKind: ReadableSourceKind {
         let length = track.frames(seconds)
         let end = min(track.explicitEnd ?? (track.start + length), track.start + length)
         var plan = SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: ChimeVoice(kind: self))], end: end)
-        plan.notes = [.chime(sound: sound.rawValue, start: track.start, end: end)]
+        plan.notes = [ChimeNote(sound: sound.rawValue, start: track.start, end: end)]
         return plan
     }
 }

@@ -23,7 +23,7 @@ public struct CricketsKind: ReadableSourceKind, EndlessGeneratorKind {
         let object = try cursor.object(allowing: settingsKeys!)
         return CricketsKind(intensity: try object["intensity"]?.number(in: 0...1) ?? defaultIntensity,
                             temperatureC: try object["temperatureC"]?.number(in: 10...35) ?? defaultTemperatureC,
-                            seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
+                            seed: UInt64(try object["seed"]?.integer(in: 0...GeneratorLevels.maximumSeed) ?? 1))
     }
 
     public func check(_ track: TrackPlanning) throws {

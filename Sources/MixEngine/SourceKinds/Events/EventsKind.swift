@@ -101,7 +101,7 @@ public struct EventsKind: ReadableSourceKind {
             n += 1
         }
         var plan = SourcePlan(voices: voices, end: limit)
-        plan.notes = [.events(events)]
+        plan.notes = [EventsNote(events: events)]
         return plan
     }
 }

@@ -17,7 +17,7 @@ public struct FireKind: ReadableSourceKind, EndlessGeneratorKind {
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> FireKind {
         let object = try cursor.object(allowing: settingsKeys!)
         return FireKind(intensity: try object["intensity"]?.number(in: 0...1) ?? defaultIntensity,
-                        seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
+                        seed: UInt64(try object["seed"]?.integer(in: 0...GeneratorLevels.maximumSeed) ?? 1))
     }
 
 }

@@ -49,7 +49,7 @@ public struct IsochronicKind: ReadableSourceKind {
         let end = track.explicitEnd ?? track.frameCount
         var plan = SourcePlan(voices: [PlannedVoice(start: track.start, end: end, sourceOffset: track.start,
                                                     material: IsochronicVoice(kind: self, pulse: schedule))], end: end)
-        plan.notes = [.schedule(what: "pulse", carrierHz: carrierHz, points: points)]
+        plan.notes = [ScheduleNote(what: "pulse", carrierHz: carrierHz, points: points)]
         return plan
     }
 }
@@ -68,7 +68,7 @@ struct IsochronicVoice: VoiceMaterial {
     func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
         // Peak at the sine's for -18 dBFS RMS while on.
         IsochronicGenerator(carrierHz: kind.carrierHz, pulse: pulse, duty: kind.duty, edge: kind.edges,
-                            sampleRate: context.sampleRate, amplitude: Float(BinauralKind.rmsLevel * 2.0.squareRoot()),
+                            sampleRate: context.sampleRate, amplitude: Float(GeneratorLevels.rms * 2.0.squareRoot()),
                             channelCount: context.channelCount)
     }
 }

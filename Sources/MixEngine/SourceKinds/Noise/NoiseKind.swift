@@ -8,8 +8,6 @@ public struct NoiseKind: ReadableSourceKind, EndlessGeneratorKind {
     public static let key = "generator"
     public static let settingsKeys: [String]? = ["type", "seed"]
     public static let isEndless = true
-    /// Seeds are whole numbers up to 2^53, the largest range JSON numbers carry exactly.
-    public static let maximumSeed = 9_007_199_254_740_992.0
 
     public var color: NoiseGenerator.Color
     public var seed: UInt64
@@ -20,7 +18,7 @@ public struct NoiseKind: ReadableSourceKind, EndlessGeneratorKind {
         let names = NoiseGenerator.Color.allCases.map(\.rawValue)
         let color = try object.required("type", hint: names.dropLast().joined(separator: ", ") + " or " + names.last!)
             .choice("generator type", NoiseGenerator.Color.allCases.map { ($0.rawValue, $0) })
-        let seed = try object["seed"]?.integer(in: 0...maximumSeed) ?? 1
+        let seed = try object["seed"]?.integer(in: 0...GeneratorLevels.maximumSeed) ?? 1
         return NoiseKind(color: color, seed: UInt64(seed))
     }
 

@@ -28,7 +28,7 @@ public struct RainKind: ReadableSourceKind, EndlessGeneratorKind {
         return RainKind(intensity: try object["intensity"]?.number(in: 0...1) ?? 0.5,
                         brightness: try object["brightness"]?.number(in: 0...1) ?? 0.5,
                         dropsPerSecond: try object["dropsPerSecond"]?.number(in: 0...RainGenerator.maximumDropsPerSecond),
-                        seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
+                        seed: UInt64(try object["seed"]?.integer(in: 0...GeneratorLevels.maximumSeed) ?? 1))
     }
 
 }

@@ -42,7 +42,7 @@ public struct SpeechKind: ReadableSourceKind {
         let end = min(track.explicitEnd ?? voice.end, voice.end)
         var plan = SourcePlan(voices: [voice], end: end)
         plan.speech = clip.speech.map { (track.start + $0.lowerBound)..<(track.start + $0.upperBound) }
-        plan.notes = [.speech(text: text, start: track.start, end: end)]
+        plan.notes = [SpeechNote(text: text, start: track.start, end: end)]
         return plan
     }
 }

@@ -22,7 +22,7 @@ public struct SurfKind: ReadableSourceKind, EndlessGeneratorKind {
         let object = try cursor.object(allowing: settingsKeys!)
         return SurfKind(intensity: try object["intensity"]?.number(in: 0...1) ?? defaultIntensity,
                         periodSeconds: try object["periodSeconds"]?.number(in: 6...14) ?? defaultPeriodSeconds,
-                        seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
+                        seed: UInt64(try object["seed"]?.integer(in: 0...GeneratorLevels.maximumSeed) ?? 1))
     }
 
 }

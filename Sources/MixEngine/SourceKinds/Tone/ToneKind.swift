@@ -12,7 +12,7 @@ public struct ToneKind: ReadableSourceKind {
     /// The highest frequency a preset may ask for; it must also lie below half the output rate.
     public static let maximumFrequencyHz = 24_000.0
     /// RMS level of every waveform before the track's gain, as the noise generators': -18 dBFS.
-    public static let rmsLevel = 0.125_892_541   // 10^(-18/20)
+    public static let rmsLevel = GeneratorLevels.rms
 
     public var waveform: ToneGenerator.Waveform
     public var frequencyHz: Double

@@ -28,7 +28,7 @@ public struct WindKind: ReadableSourceKind, EndlessGeneratorKind {
         return WindKind(intensity: try object["intensity"]?.number(in: 0...1) ?? 0.5,
                         gustiness: try object["gustiness"]?.number(in: 0...1) ?? 0.5,
                         whistle: try object["whistle"]?.number(in: 0...1),
-                        seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
+                        seed: UInt64(try object["seed"]?.integer(in: 0...GeneratorLevels.maximumSeed) ?? 1))
     }
 
 }
