@@ -14,9 +14,6 @@ import MixDSP
 public protocol SourceKind: Sendable, Equatable {
     /// The track key that selects this kind and holds its settings: `file`, `generator`, `playlist`, `tone`.
     static var key: String { get }
-    /// The keys its settings object allows, in the order messages list them; nil when the settings are
-    /// not an object (`file` takes a path).
-    static var settingsKeys: [String]? { get }
     /// Whether it sounds for ever (a generator): it cannot loop, and its fades are checked against the
     /// rest of the render when the track has no `end`.
     static var isEndless: Bool { get }
@@ -52,6 +49,15 @@ protocol ReadableSourceKind: SourceKind {
     /// Reads and checks the settings at `cursor` (the track's member `key`); problems are `PresetError`s
     /// naming the JSON path. `reader` resolves paths and reads the shared shapes (fades, times).
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> Self
+    /// The keys its settings object allows, in the order messages list them; nil when the settings are
+    /// not an object (`file` takes a path).
+    static var settingsKeys: [String]? { get }
+    /// What the JSON schema (`docs/preset.schema.json`, `PresetSchema`) says of its settings: its `$defs` entry.
+    static var schema: SchemaValue { get }
+}
+
+extension ReadableSourceKind {
+    static var settingsKeys: [String]? { nil }
 }
 
 /// A kind's voices for one track, and where the track's sound ends (before the render's end is applied).
@@ -70,7 +76,6 @@ public struct SourcePlan: Sendable {
 }
 
 extension SourceKind {
-    public static var settingsKeys: [String]? { nil }
     public static var isEndless: Bool { false }
     public static var canLoop: Bool { !isEndless }
     public static var needsSeparateChannels: Bool { false }

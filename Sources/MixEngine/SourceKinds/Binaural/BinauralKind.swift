@@ -19,6 +19,70 @@ public struct BinauralKind: ReadableSourceKind {
 
     public init(carrierHz: Double, beat: ScheduleSpec) { self.carrierHz = carrierHz; self.beat = beat }
 
+    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
+    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    static var schema: SchemaValue {
+        .declared(#"""
+        {
+          "description": "Binaural beats: carrier - beat/2 left, carrier + beat/2 right.",
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "carrierHz"
+          ],
+          "oneOf": [
+            {
+              "required": [
+                "beatHz"
+              ]
+            },
+            {
+              "required": [
+                "schedule"
+              ]
+            }
+          ],
+          "properties": {
+            "carrierHz": {
+              "type": "number",
+              "minimum": 20,
+              "maximum": 1500
+            },
+            "beatHz": {
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 1500
+            },
+            "schedule": {
+              "type": "array",
+              "minItems": 1,
+              "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "at",
+                  "beatHz"
+                ],
+                "properties": {
+                  "at": {
+                    "$ref": "#/$defs/timelinePoint"
+                  },
+                  "beatHz": {
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                    "maximum": 1500
+                  },
+                  "curve": {
+                    "$ref": "#/$defs/curve"
+                  }
+                }
+              }
+            }
+          }
+        }
+        """#)
+    }
+
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> BinauralKind {
         let object = try cursor.object(allowing: settingsKeys!)
         let carrier = try ScheduleSpec.carrier(object, hint: "the tone both ears hear around, 20 to 1500 Hz, e.g. 200", what: "binaural beats")

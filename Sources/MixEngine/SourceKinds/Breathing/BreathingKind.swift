@@ -50,6 +50,157 @@ public struct BreathingKind: ReadableSourceKind {
         self.patternName = name; self.seconds = seconds; self.cycles = cycles
     }
 
+    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
+    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    static var schema: SchemaValue {
+        .declared(#"""
+        {
+          "description": "A breathing pacer.",
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "pattern"
+          ],
+          "properties": {
+            "pattern": {
+              "oneOf": [
+                {
+                  "enum": [
+                    "4-7-8",
+                    "box",
+                    "coherent"
+                  ]
+                },
+                {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "inhale",
+                    "exhale"
+                  ],
+                  "properties": {
+                    "inhale": {
+                      "$ref": "#/$defs/positiveTime"
+                    },
+                    "hold": {
+                      "$ref": "#/$defs/time"
+                    },
+                    "exhale": {
+                      "$ref": "#/$defs/positiveTime"
+                    },
+                    "rest": {
+                      "$ref": "#/$defs/time"
+                    }
+                  }
+                }
+              ]
+            },
+            "cycles": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100000
+            },
+            "sound": {
+              "enum": [
+                "tone",
+                "bed",
+                "none"
+              ],
+              "default": "tone"
+            },
+            "pitchHz": {
+              "type": "number",
+              "minimum": 40,
+              "maximum": 2000,
+              "default": 196
+            },
+            "glide": {
+              "type": "number",
+              "minimum": -12,
+              "maximum": 12,
+              "default": 2
+            },
+            "swellDb": {
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 40,
+              "default": 6
+            },
+            "cues": {
+              "oneOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "properties": {
+                    "cycles": {
+                      "type": "integer",
+                      "minimum": 1
+                    },
+                    "inhale": {
+                      "type": "string"
+                    },
+                    "hold": {
+                      "type": "string"
+                    },
+                    "exhale": {
+                      "type": "string"
+                    },
+                    "rest": {
+                      "type": "string"
+                    },
+                    "voice": {
+                      "description": "hibari:heart (the neural voice, the default), espeak:<language>[+variant] (espeak-ng), or a bare espeak-ng name (en-gb); mixrender voices lists them.",
+                      "type": "string",
+                      "minLength": 1
+                    },
+                    "speed": {
+                      "description": "A pace factor for either engine (1 is the voice's own; default 0.9 for the neural voice, 1 for espeak-ng).",
+                      "type": "number",
+                      "minimum": 0.5,
+                      "maximum": 2
+                    },
+                    "sentencePause": {
+                      "description": "Silence after each sentence inside a text (neural voice; default 450ms).",
+                      "$ref": "#/$defs/time"
+                    },
+                    "paragraphPause": {
+                      "description": "Silence after each paragraph (a blank line) inside a text (neural voice; default 1.2s).",
+                      "$ref": "#/$defs/time"
+                    },
+                    "seed": {
+                      "description": "The neural voice's noise seed.",
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 4294967295
+                    },
+                    "rate": {
+                      "description": "espeak-ng's words per minute, before speed.",
+                      "type": "integer",
+                      "minimum": 80,
+                      "maximum": 450
+                    },
+                    "pitch": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 100
+                    },
+                    "volume": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 200
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+        """#)
+    }
+
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> BreathingKind {
         let object = try cursor.object(allowing: settingsKeys!)
         let patternCursor = try object.required("pattern", hint: "'4-7-8', 'box', 'coherent' or {\"inhale\": 4, \"hold\": 7, \"exhale\": 8}")

@@ -43,6 +43,37 @@ public struct ChimeKind: WordReadableSourceKind {
     /// A chime rings for its length wherever it is placed.
     public var soundingSeconds: Double? { seconds }
 
+    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
+    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    static var schema: SchemaValue {
+        .declared(#"""
+        {
+          "description": "A synthesised bell or rising tone.",
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "sound"
+          ],
+          "properties": {
+            "sound": {
+              "enum": [
+                "bell",
+                "rise"
+              ]
+            },
+            "pitchHz": {
+              "type": "number",
+              "minimum": 40,
+              "maximum": 4000
+            },
+            "length": {
+              "$ref": "#/$defs/positiveTime"
+            }
+          }
+        }
+        """#)
+    }
+
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> ChimeKind {
         let object = try cursor.object(allowing: settingsKeys!)
         let sound = try object.required("sound", hint: "\"bell\" or \"rise\"").choice("chime", Sound.allCases.map { ($0.rawValue, $0) })

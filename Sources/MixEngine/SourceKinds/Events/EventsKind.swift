@@ -40,6 +40,100 @@ public struct EventsKind: ReadableSourceKind {
         self.overlap = overlap; self.seed = seed
     }
 
+    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
+    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    static var schema: SchemaValue {
+        .declared(#"""
+        {
+          "description": "One-shot files played at random times, each with a random gain and pan, laid out from a seed at planning.",
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "files",
+            "interval"
+          ],
+          "properties": {
+            "files": {
+              "description": "The files each event picks one of (1 to 64).",
+              "type": "array",
+              "minItems": 1,
+              "maxItems": 64,
+              "items": {
+                "$ref": "#/$defs/path"
+              }
+            },
+            "interval": {
+              "description": "Time from one event's start to the next: a time, or [shortest, longest] (each at least 0.5 s).",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/time"
+                },
+                {
+                  "type": "array",
+                  "minItems": 2,
+                  "maxItems": 2,
+                  "items": {
+                    "$ref": "#/$defs/time"
+                  }
+                }
+              ]
+            },
+            "gainDb": {
+              "description": "Each event's gain in dB: a value or [low, high].",
+              "oneOf": [
+                {
+                  "type": "number",
+                  "minimum": -96,
+                  "maximum": 24
+                },
+                {
+                  "type": "array",
+                  "minItems": 2,
+                  "maxItems": 2,
+                  "items": {
+                    "type": "number",
+                    "minimum": -96,
+                    "maximum": 24
+                  }
+                }
+              ]
+            },
+            "pan": {
+              "description": "Each event's pan, -1 (left) to 1 (right): a value or [low, high].",
+              "oneOf": [
+                {
+                  "type": "number",
+                  "minimum": -1,
+                  "maximum": 1
+                },
+                {
+                  "type": "array",
+                  "minItems": 2,
+                  "maxItems": 2,
+                  "items": {
+                    "type": "number",
+                    "minimum": -1,
+                    "maximum": 1
+                  }
+                }
+              ]
+            },
+            "overlap": {
+              "description": "Whether an event may start before the previous one has ended.",
+              "type": "boolean",
+              "default": false
+            },
+            "seed": {
+              "description": "Seed of the random layout (the same seed, the same audio); default: from the track's position in the list.",
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 9007199254740991
+            }
+          }
+        }
+        """#)
+    }
+
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> EventsKind {
         let object = try cursor.object(allowing: settingsKeys!)
         let filesCursor = try object.required("files", hint: "a list of at least one audio file")

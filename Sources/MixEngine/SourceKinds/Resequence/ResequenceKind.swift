@@ -42,6 +42,69 @@ public struct ResequenceKind: ReadableSourceKind {
         self.path = path; self.segment = segment; self.region = region; self.crossfade = crossfade; self.seed = seed
     }
 
+    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
+    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    static var schema: SchemaValue {
+        .declared(#"""
+        {
+          "description": "A recording played as an endless stream of random segments of it, crossfaded at correlation-chosen points, laid out from a seed at planning.",
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "file"
+          ],
+          "properties": {
+            "file": {
+              "description": "The recording (at most 10 minutes; it is decoded into memory).",
+              "$ref": "#/$defs/path"
+            },
+            "segment": {
+              "description": "Length of each segment: a time or [shortest, longest], each at least 1 s; default [\"20s\", \"45s\"].",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/time"
+                },
+                {
+                  "type": "array",
+                  "minItems": 2,
+                  "maxItems": 2,
+                  "items": {
+                    "$ref": "#/$defs/time"
+                  }
+                }
+              ]
+            },
+            "region": {
+              "description": "The part of the file to take segments from: [from, to]; default: all of it.",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/time"
+                },
+                {
+                  "type": "array",
+                  "minItems": 2,
+                  "maxItems": 2,
+                  "items": {
+                    "$ref": "#/$defs/time"
+                  }
+                }
+              ]
+            },
+            "crossfade": {
+              "description": "The crossfade at each join (default 3 s, equalPower); shorter than the shortest segment.",
+              "$ref": "#/$defs/crossfade"
+            },
+            "seed": {
+              "description": "Seed of the random layout (the same seed, the same audio); default: from the track's position in the list.",
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 9007199254740991
+            }
+          }
+        }
+        """#)
+    }
+
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> ResequenceKind {
         let object = try cursor.object(allowing: settingsKeys!)
         let path = try reader.path(try object.required("file", hint: "the recording to take segments from"))
