@@ -19,68 +19,10 @@ public struct BinauralKind: ReadableSourceKind {
 
     public init(carrierHz: Double, beat: ScheduleSpec) { self.carrierHz = carrierHz; self.beat = beat }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
-    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    /// Its settings' schema (`$defs` entry): a carrier and a scheduled rate (`ScheduleSpec.schema`).
     static var schema: SchemaValue {
-        .declared(#"""
-        {
-          "description": "Binaural beats: carrier - beat/2 left, carrier + beat/2 right.",
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "carrierHz"
-          ],
-          "oneOf": [
-            {
-              "required": [
-                "beatHz"
-              ]
-            },
-            {
-              "required": [
-                "schedule"
-              ]
-            }
-          ],
-          "properties": {
-            "carrierHz": {
-              "type": "number",
-              "minimum": 20,
-              "maximum": 1500
-            },
-            "beatHz": {
-              "type": "number",
-              "exclusiveMinimum": 0,
-              "maximum": 1500
-            },
-            "schedule": {
-              "type": "array",
-              "minItems": 1,
-              "items": {
-                "type": "object",
-                "additionalProperties": false,
-                "required": [
-                  "at",
-                  "beatHz"
-                ],
-                "properties": {
-                  "at": {
-                    "$ref": "#/$defs/timelinePoint"
-                  },
-                  "beatHz": {
-                    "type": "number",
-                    "exclusiveMinimum": 0,
-                    "maximum": 1500
-                  },
-                  "curve": {
-                    "$ref": "#/$defs/curve"
-                  }
-                }
-              }
-            }
-          }
-        }
-        """#)
+        ScheduleSpec.schema(description: "Binaural beats: carrier - beat/2 left, carrier + beat/2 right.", valueKey: "beatHz", extra: [
+        ])
     }
 
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> BinauralKind {

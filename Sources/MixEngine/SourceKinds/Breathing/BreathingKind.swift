@@ -50,10 +50,10 @@ public struct BreathingKind: ReadableSourceKind {
         self.patternName = name; self.seconds = seconds; self.cycles = cycles
     }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
-    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    /// Its settings' schema (`$defs` entry), beside the reader it describes; the cues' speech settings are the
+    /// session's (`$defs/speechSettings`), referred to key by key.
     static var schema: SchemaValue {
-        .declared(#"""
+        let schema = SchemaValue.declared(#"""
         {
           "description": "A breathing pacer.",
           "type": "object",
@@ -150,47 +150,6 @@ public struct BreathingKind: ReadableSourceKind {
                     },
                     "rest": {
                       "type": "string"
-                    },
-                    "voice": {
-                      "description": "hibari:heart (the neural voice, the default), espeak:<language>[+variant] (espeak-ng), or a bare espeak-ng name (en-gb); mixrender voices lists them.",
-                      "type": "string",
-                      "minLength": 1
-                    },
-                    "speed": {
-                      "description": "A pace factor for either engine (1 is the voice's own; default 0.9 for the neural voice, 1 for espeak-ng).",
-                      "type": "number",
-                      "minimum": 0.5,
-                      "maximum": 2
-                    },
-                    "sentencePause": {
-                      "description": "Silence after each sentence inside a text (neural voice; default 450ms).",
-                      "$ref": "#/$defs/time"
-                    },
-                    "paragraphPause": {
-                      "description": "Silence after each paragraph (a blank line) inside a text (neural voice; default 1.2s).",
-                      "$ref": "#/$defs/time"
-                    },
-                    "seed": {
-                      "description": "The neural voice's noise seed.",
-                      "type": "integer",
-                      "minimum": 0,
-                      "maximum": 4294967295
-                    },
-                    "rate": {
-                      "description": "espeak-ng's words per minute, before speed.",
-                      "type": "integer",
-                      "minimum": 80,
-                      "maximum": 450
-                    },
-                    "pitch": {
-                      "type": "integer",
-                      "minimum": 0,
-                      "maximum": 100
-                    },
-                    "volume": {
-                      "type": "integer",
-                      "minimum": 0,
-                      "maximum": 200
                     }
                   }
                 }
@@ -199,6 +158,9 @@ public struct BreathingKind: ReadableSourceKind {
           }
         }
         """#)
+        guard let properties = schema["properties"], case .array(var forms)? = properties["cues"]?["oneOf"], forms.count == 2 else { return schema }
+        forms[1] = forms[1].addingProperties(SchemaValue.speechSettingsReferences)
+        return schema.setting("properties", to: properties.setting("cues", to: .object(["oneOf": .array(forms)])))
     }
 
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> BreathingKind {

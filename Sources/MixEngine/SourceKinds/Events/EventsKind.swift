@@ -40,10 +40,10 @@ public struct EventsKind: ReadableSourceKind {
         self.overlap = overlap; self.seed = seed
     }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
-    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    /// Its settings' schema (`$defs` entry), beside the reader it describes (lists and ranges of its own), and
+    /// the layout's seed as every kind that plays at random takes it (`RandomSettings.seedSchema`).
     static var schema: SchemaValue {
-        .declared(#"""
+        SchemaValue.declared(#"""
         {
           "description": "One-shot files played at random times, each with a random gain and pan, laid out from a seed at planning.",
           "type": "object",
@@ -64,19 +64,7 @@ public struct EventsKind: ReadableSourceKind {
             },
             "interval": {
               "description": "Time from one event's start to the next: a time, or [shortest, longest] (each at least 0.5 s).",
-              "oneOf": [
-                {
-                  "$ref": "#/$defs/time"
-                },
-                {
-                  "type": "array",
-                  "minItems": 2,
-                  "maxItems": 2,
-                  "items": {
-                    "$ref": "#/$defs/time"
-                  }
-                }
-              ]
+              "$ref": "#/$defs/timeRange"
             },
             "gainDb": {
               "description": "Each event's gain in dB: a value or [low, high].",
@@ -122,16 +110,10 @@ public struct EventsKind: ReadableSourceKind {
               "description": "Whether an event may start before the previous one has ended.",
               "type": "boolean",
               "default": false
-            },
-            "seed": {
-              "description": "Seed of the random layout (the same seed, the same audio); default: from the track's position in the list.",
-              "type": "integer",
-              "minimum": 0,
-              "maximum": 9007199254740991
             }
           }
         }
-        """#)
+        """#).addingProperties([RandomSettings.seedSchema])
     }
 
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> EventsKind {

@@ -24,80 +24,12 @@ public struct IsochronicKind: ReadableSourceKind {
         self.carrierHz = carrierHz; self.pulse = pulse; self.duty = duty; self.edges = edges
     }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
-    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    /// Its settings' schema (`$defs` entry): a carrier and a scheduled rate (`ScheduleSpec.schema`), and its pulse's shape.
     static var schema: SchemaValue {
-        .declared(#"""
-        {
-          "description": "A tone pulsing at a scheduled rate.",
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "carrierHz"
-          ],
-          "oneOf": [
-            {
-              "required": [
-                "pulseHz"
-              ]
-            },
-            {
-              "required": [
-                "schedule"
-              ]
-            }
-          ],
-          "properties": {
-            "carrierHz": {
-              "type": "number",
-              "minimum": 20,
-              "maximum": 1500
-            },
-            "pulseHz": {
-              "type": "number",
-              "exclusiveMinimum": 0,
-              "maximum": 1500
-            },
-            "schedule": {
-              "type": "array",
-              "minItems": 1,
-              "items": {
-                "type": "object",
-                "additionalProperties": false,
-                "required": [
-                  "at",
-                  "pulseHz"
-                ],
-                "properties": {
-                  "at": {
-                    "$ref": "#/$defs/timelinePoint"
-                  },
-                  "pulseHz": {
-                    "type": "number",
-                    "exclusiveMinimum": 0,
-                    "maximum": 1500
-                  },
-                  "curve": {
-                    "$ref": "#/$defs/curve"
-                  }
-                }
-              }
-            },
-            "duty": {
-              "type": "number",
-              "minimum": 0.1,
-              "maximum": 0.9,
-              "default": 0.5
-            },
-            "edges": {
-              "type": "number",
-              "minimum": 0.01,
-              "maximum": 0.45,
-              "default": 0.15
-            }
-          }
-        }
-        """#)
+        ScheduleSpec.schema(description: "A tone pulsing at a scheduled rate.", valueKey: "pulseHz", extra: [
+            SchemaValue.Member("duty", .declared(#"{"type": "number", "minimum": 0.1, "maximum": 0.9, "default": 0.5}"#)),
+            SchemaValue.Member("edges", .declared(#"{"type": "number", "minimum": 0.01, "maximum": 0.45, "default": 0.15}"#)),
+        ])
     }
 
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> IsochronicKind {

@@ -42,10 +42,10 @@ public struct ResequenceKind: ReadableSourceKind {
         self.path = path; self.segment = segment; self.region = region; self.crossfade = crossfade; self.seed = seed
     }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
-    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    /// Its settings' schema (`$defs` entry), beside the reader it describes (lists and ranges of its own), and
+    /// the layout's seed as every kind that plays at random takes it (`RandomSettings.seedSchema`).
     static var schema: SchemaValue {
-        .declared(#"""
+        SchemaValue.declared(#"""
         {
           "description": "A recording played as an endless stream of random segments of it, crossfaded at correlation-chosen points, laid out from a seed at planning.",
           "type": "object",
@@ -60,49 +60,19 @@ public struct ResequenceKind: ReadableSourceKind {
             },
             "segment": {
               "description": "Length of each segment: a time or [shortest, longest], each at least 1 s; default [\"20s\", \"45s\"].",
-              "oneOf": [
-                {
-                  "$ref": "#/$defs/time"
-                },
-                {
-                  "type": "array",
-                  "minItems": 2,
-                  "maxItems": 2,
-                  "items": {
-                    "$ref": "#/$defs/time"
-                  }
-                }
-              ]
+              "$ref": "#/$defs/timeRange"
             },
             "region": {
               "description": "The part of the file to take segments from: [from, to]; default: all of it.",
-              "oneOf": [
-                {
-                  "$ref": "#/$defs/time"
-                },
-                {
-                  "type": "array",
-                  "minItems": 2,
-                  "maxItems": 2,
-                  "items": {
-                    "$ref": "#/$defs/time"
-                  }
-                }
-              ]
+              "$ref": "#/$defs/timeRange"
             },
             "crossfade": {
               "description": "The crossfade at each join (default 3 s, equalPower); shorter than the shortest segment.",
               "$ref": "#/$defs/crossfade"
-            },
-            "seed": {
-              "description": "Seed of the random layout (the same seed, the same audio); default: from the track's position in the list.",
-              "type": "integer",
-              "minimum": 0,
-              "maximum": 9007199254740991
             }
           }
         }
-        """#)
+        """#).addingProperties([RandomSettings.seedSchema])
     }
 
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> ResequenceKind {

@@ -21,10 +21,10 @@ public struct SpeechKind: ReadableSourceKind {
         self.text = text; self.ssml = ssml; self.settings = settings
     }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
-    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    /// Its settings' schema (`$defs` entry), beside the reader it describes; the speech settings beside the
+    /// text are the session's (`$defs/speechSettings`), referred to key by key.
     static var schema: SchemaValue {
-        .declared(#"""
+        SchemaValue.declared(#"""
         {
           "description": "Text spoken once by espeak-ng.",
           "type": "object",
@@ -49,51 +49,10 @@ public struct SpeechKind: ReadableSourceKind {
             "ssml": {
               "type": "string",
               "minLength": 1
-            },
-            "voice": {
-              "description": "hibari:heart (the neural voice, the default), espeak:<language>[+variant] (espeak-ng), or a bare espeak-ng name (en-gb); mixrender voices lists them.",
-              "type": "string",
-              "minLength": 1
-            },
-            "speed": {
-              "description": "A pace factor for either engine (1 is the voice's own; default 0.9 for the neural voice, 1 for espeak-ng).",
-              "type": "number",
-              "minimum": 0.5,
-              "maximum": 2
-            },
-            "sentencePause": {
-              "description": "Silence after each sentence inside a text (neural voice; default 450ms).",
-              "$ref": "#/$defs/time"
-            },
-            "paragraphPause": {
-              "description": "Silence after each paragraph (a blank line) inside a text (neural voice; default 1.2s).",
-              "$ref": "#/$defs/time"
-            },
-            "seed": {
-              "description": "The neural voice's noise seed.",
-              "type": "integer",
-              "minimum": 0,
-              "maximum": 4294967295
-            },
-            "rate": {
-              "description": "espeak-ng's words per minute, before speed.",
-              "type": "integer",
-              "minimum": 80,
-              "maximum": 450
-            },
-            "pitch": {
-              "type": "integer",
-              "minimum": 0,
-              "maximum": 100
-            },
-            "volume": {
-              "type": "integer",
-              "minimum": 0,
-              "maximum": 200
             }
           }
         }
-        """#)
+        """#).addingProperties(SchemaValue.speechSettingsReferences)
     }
 
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> SpeechKind {
