@@ -33,8 +33,8 @@ struct NightMix {
     static let resamplerVariable = "MIXRENDER_BENCH_RESAMPLER"
 
     /// The resampler of the night mix: `bench --resampler`, else the presets' default.
-    static var resampler: ResamplerQuality {
-        getenv(resamplerVariable).flatMap { ResamplerQuality(rawValue: String(cString: $0)) } ?? .default
+    static var resampler: ResamplerChoice {
+        getenv(resamplerVariable).flatMap { ResamplerChoice(rawValue: String(cString: $0)) } ?? .default
     }
 
     let folder: String

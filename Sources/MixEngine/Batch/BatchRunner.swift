@@ -34,7 +34,7 @@ public struct BatchOutcome: @unchecked Sendable {
     /// The plan's and the output's warnings.
     public var warnings: [String] = []
     /// What preparing this job's material did (nil if it failed before).
-    public var material: PreparedMaterial.Report?
+    public var material: PreparedMaterial.Outcome?
     /// Wall-clock seconds: reading and planning the preset, preparing material, rendering, and all of it.
     public var planSeconds = 0.0, prepareSeconds = 0.0, renderSeconds = 0.0, totalSeconds = 0.0
     public var succeeded: Bool { error == nil && result != nil }

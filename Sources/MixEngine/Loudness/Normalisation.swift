@@ -5,7 +5,7 @@ import MixIO
 
 /// What normalising a render did: what the mix measured, the gain it took, and what the limiter cost.
 /// A value of numbers; allocates nothing. `Sendable`, safe to share.
-public struct NormalisationReport: Sendable, Equatable {
+public struct NormalisationOutcome: Sendable, Equatable {
     public var targetLUFS: Double
     public var truePeakDb: Double
     /// The mix's integrated loudness before the limiter, at the preset's own gains.
@@ -59,7 +59,7 @@ public enum Normalisation {
 
     /// `failure` words a reason as the error for where the target was given (the preset or the command line).
     public static func find(plan: RenderPlan, spec: LoudnessSpec, material: PreparedMaterial, blockFrames: Int = 4096,
-                            failure: (String) -> EngineError) throws -> NormalisationReport {
+                            failure: (String) -> EngineError) throws -> NormalisationOutcome {
         let clock = ContinuousClock()
         let started = clock.now, startedCPU = CPUClock.process
         func measure(_ plan: RenderPlan, at point: TapPoint) throws -> (loudness: Double, mixPeakDb: Double) {
@@ -75,7 +75,7 @@ public enum Normalisation {
             throw failure("the mix measures \(lufs(mix)); reaching \(lufs(spec.targetLUFS)) needs +\(format1(gainDb)) dB, "
                           + "more than the \(format1(spec.maximumGainDb)) dB allowed (output.loudness.maxGainDb)")
         }
-        var report = NormalisationReport(targetLUFS: spec.targetLUFS, truePeakDb: spec.truePeakDb, measuredLUFS: mix,
+        var report = NormalisationOutcome(targetLUFS: spec.targetLUFS, truePeakDb: spec.truePeakDb, measuredLUFS: mix,
                                          gainDb: gainDb, limiterLossLU: 0, expectedLUFS: spec.targetLUFS,
                                          encodedLUFS: nil, measuringPasses: 1, seconds: 0)
         // The limiter can act only where the mix's peak, at this gain, comes near the ceiling.

@@ -29,7 +29,7 @@ struct PlanDraft {
     let layout: SessionLayout?
     /// The render's length in frames, a loopable render's crossfade past the end included.
     let frameCount: Int64
-    let context: VoiceContext
+    let context: RenderFormat
     /// The preset's voice settings (its ducking, its pan).
     let voice: VoiceSpec
 

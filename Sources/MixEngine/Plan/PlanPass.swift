@@ -6,7 +6,7 @@
 /// A conforming type is a value holding nothing (its work is in `apply`); it runs on the planning thread.
 protocol PlanPass: Sendable {
     /// Extends `draft`; `session` gives the planner's services (frames from seconds, warnings, files opened).
-    func apply(to draft: inout PlanDraft, session: PlanningSession) throws
+    func apply(to draft: inout PlanDraft, session: PlanningContext) throws
 }
 
 /// The plan passes, in the order they run. A pass's place in the list matters: gains are multiplied in the

@@ -20,7 +20,7 @@ public struct Planner {
         let rate = preset.output.sampleRate
         let channels = preset.output.channelCount
         let voiceSpec = preset.voice ?? VoiceSpec()
-        let session = PlanningSession(presetFile: presetFile, sampleRate: rate, channelCount: channels, voice: voiceSpec)
+        let session = PlanningContext(presetFile: presetFile, sampleRate: rate, channelCount: channels, voice: voiceSpec)
         session.store = store
 
         // A session's voice is laid out first: it sets the render's length and the sections' times.
@@ -50,7 +50,7 @@ public struct Planner {
         if let f = preset.master.fadeOut {
             masterEnvelopes.append(.fadeOut(end: total, length: min(session.frames(f.seconds), total), curve: f.curve))
         }
-        let context = VoiceContext(sampleRate: rate, channelCount: channels, resampler: preset.output.resampler)
+        let context = RenderFormat(sampleRate: rate, channelCount: channels, resampler: preset.output.resampler)
         var draft = PlanDraft(masterEnvelopes: masterEnvelopes,
                               timeline: Timeline(sampleRate: rate, frameCount: total - (loop?.crossfadeFrames ?? 0)),   // the file's length
                               layout: layout, frameCount: total, context: context, voice: voiceSpec)
@@ -90,7 +90,7 @@ public struct Planner {
 
     /// The loop of a loopable render of `length` frames, checked: a mix (a session has a beginning and an end),
     /// no master fade, and at least twice the crossfade long.
-    private func loopOutput(_ preset: Preset, length: Int64, session: PlanningSession) throws -> LoopOutput? {
+    private func loopOutput(_ preset: Preset, length: Int64, session: PlanningContext) throws -> LoopOutput? {
         guard let fade = preset.output.loopable else { return nil }
         let t = TimeParser.string(fromSeconds:)
         if preset.session != nil {
@@ -110,12 +110,12 @@ public struct Planner {
     static let trackLoudnessWindowSeconds = 120
 
     /// Sets the gain of each track that gives a `loudness`: the track is rendered alone (its own gains at
-    /// unity, its voices' crossfades kept) over its first two minutes, measured before the limiter (EBU R128,
+    /// unity, its events' crossfades kept) over its first two minutes, measured before the limiter (EBU R128,
     /// gated, so silence before and between its sounds does not count), and given the gain that puts it at its
     /// loudness: an absolute one in LUFS, or one relative to another named track's loudness in the mix (that
     /// track's measure plus its gain, itself set by its own `loudness` if it has one).
     static func setTrackLoudness(_ named: [(track: Int, spec: TrackSpec, jsonPath: String)], tracks: inout [PlannedTrack],
-                                  context: VoiceContext, total: Int64, session: PlanningSession) throws {
+                                  context: RenderFormat, total: Int64, session: PlanningContext) throws {
         guard named.contains(where: { $0.spec.loudness != nil }) else { return }
         var measured: [Int: Double] = [:]
         func measure(_ entry: (track: Int, spec: TrackSpec, jsonPath: String)) throws -> Double {
@@ -167,8 +167,8 @@ public struct Planner {
     }
 
     /// Where track `index` sits: from its `start` to its `end`, or over the sections it plays `during`.
-    func trackPlanning(_ spec: TrackSpec, index: Int, total: Int64, context: VoiceContext,
-                       session: PlanningSession) throws -> TrackPlanning {
+    func trackPlanning(_ spec: TrackSpec, index: Int, total: Int64, context: RenderFormat,
+                       session: PlanningContext) throws -> TrackPlanning {
         let path = "tracks[\(index)]"
         var start = session.frames(spec.startSeconds)
         var end = spec.endSeconds.map(session.frames)
@@ -191,7 +191,7 @@ public struct Planner {
     }
 
     /// A session's master fades are checked once its length is known, as a mix's are when it is read.
-    private func checkMasterFades(_ master: MasterSpec, total: Int64, session: PlanningSession) throws {
+    private func checkMasterFades(_ master: MasterSpec, total: Int64, session: PlanningContext) throws {
         for (key, fade) in [("fadeIn", master.fadeIn), ("fadeOut", master.fadeOut)] {
             if let fade, session.frames(fade.seconds) > total {
                 throw session.error("master.\(key)", "\(TimeParser.string(fromSeconds: fade.seconds)) is longer than the session (\(session.clock(total)))")
@@ -199,16 +199,16 @@ public struct Planner {
         }
     }
 
-    /// The track's kind places its voices; then the track is cut to the render, and gets its gains,
+    /// The track's kind places its events; then the track is cut to the render, and gets its gains,
     /// fades and balance, whatever its kind.
     func planTrack(_ spec: TrackSpec, index: Int, _ planning: TrackPlanning) throws -> (PlannedTrack, SourcePlan)? {
         let source = try spec.source.kind.plan(planning)
-        var voices = source.voices
+        var events = source.events
         let start = planning.start
         let end = min(source.end, planning.frameCount)
         guard end > start else { return nil }
-        for i in voices.indices { voices[i].end = min(voices[i].end, end) }
-        voices.removeAll { $0.end <= $0.start }
+        for i in events.indices { events[i].end = min(events[i].end, end) }
+        events.removeAll { $0.end <= $0.start }
 
         let frames = planning.frames
         var envelopes: [Envelope] = []
@@ -224,17 +224,17 @@ public struct Planner {
         if let f = spec.fadeIn { envelopes.append(.fadeIn(start: start, length: min(frames(f.seconds), span), curve: f.curve)) }
         if let f = spec.fadeOut { envelopes.append(.fadeOut(end: end, length: min(frames(f.seconds), span), curve: f.curve)) }
         let balance = balanceGains(pan: spec.pan, channelCount: planning.channelCount)
-        return (PlannedTrack(name: spec.name ?? "track \(index + 1)", start: start, end: end, voices: voices,
+        return (PlannedTrack(name: spec.name ?? "track \(index + 1)", start: start, end: end, events: events,
                              gains: GainStack(constant: Float(gain(fromDecibels: spec.gainDb)), envelopes: envelopes),
                              balance: balance), source)
     }
 }
 
-extension PlannedVoice {
-    /// The voice cut to end by `end`.
-    func cut(at end: Int64) -> PlannedVoice {
-        var voice = self
-        voice.end = min(voice.end, end)
-        return voice
+extension PlannedEvent {
+    /// The event cut to end by `end`.
+    func cut(at end: Int64) -> PlannedEvent {
+        var event = self
+        event.end = min(event.end, end)
+        return event
     }
 }

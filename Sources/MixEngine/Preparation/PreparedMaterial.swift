@@ -69,7 +69,7 @@ public final class PreparedMaterial: @unchecked Sendable {
 
     /// What one `prepare` or `lease` did.
     /// A value of `Int`s and a `Double`; allocates nothing. `Sendable`, safe to share.
-    public struct Report: Sendable {
+    public struct Outcome: Sendable {
         /// Entries made by this call (decoded, or read from the store), and entries it found already made.
         public var made: Int
         public var reused: Int
@@ -85,9 +85,9 @@ public final class PreparedMaterial: @unchecked Sendable {
         private let owner: PreparedMaterial
         private let keys: [MaterialKey]
         private let released = Mutex(false)
-        public let report: Report
+        public let report: Outcome
 
-        fileprivate init(owner: PreparedMaterial, keys: [MaterialKey], report: Report) {
+        fileprivate init(owner: PreparedMaterial, keys: [MaterialKey], report: Outcome) {
             self.owner = owner; self.keys = keys; self.report = report
         }
 
@@ -103,13 +103,13 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// Makes the material `plan` needs that is not here yet; a second call for the same plan (or any plan
     /// whose material is all here) makes nothing. Holds nothing: see `lease(for:)`.
     @discardableResult
-    public func prepare(for plan: RenderPlan) throws -> Report {
-        try prepare(plan.materialRequests, context: plan.voiceContext)
+    public func prepare(for plan: RenderPlan) throws -> Outcome {
+        try prepare(plan.materialRequests, context: plan.renderFormat)
     }
 
     /// Makes the material for `requests` that is not here yet, in parallel across the machine's cores.
     @discardableResult
-    public func prepare(_ requests: [any MaterialRequest], context: VoiceContext) throws -> Report {
+    public func prepare(_ requests: [any MaterialRequest], context: RenderFormat) throws -> Outcome {
         let (report, keys) = try acquire(requests, context: context, waitsForBudget: false)
         unpin(keys)
         return report
@@ -118,7 +118,7 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// Makes what `plan` needs and holds it until the lease is released; first waits while what it needs and
     /// what other leases hold would pass the budget (see the type's documentation).
     public func lease(for plan: RenderPlan) throws -> Lease {
-        let (report, keys) = try acquire(plan.materialRequests, context: plan.voiceContext, waitsForBudget: true)
+        let (report, keys) = try acquire(plan.materialRequests, context: plan.renderFormat, waitsForBudget: true)
         return Lease(owner: self, keys: keys, report: report)
     }
 
@@ -160,8 +160,8 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// Makes what is missing and pins every requested key once (the caller unpins them). With `waitsForBudget`,
     /// first waits until the budget admits it, then pins what is here and reserves the expected bytes of what is
     /// missing in one step (so no release takes what it found, and no other lease counts on the same room).
-    private func acquire(_ requests: [any MaterialRequest], context: VoiceContext,
-                         waitsForBudget: Bool) throws -> (Report, [MaterialKey]) {
+    private func acquire(_ requests: [any MaterialRequest], context: RenderFormat,
+                         waitsForBudget: Bool) throws -> (Outcome, [MaterialKey]) {
         let clock = ContinuousClock()
         let started = clock.now
         var unique: [any MaterialRequest] = []
@@ -215,7 +215,7 @@ public final class PreparedMaterial: @unchecked Sendable {
             wakeWaiting()
         }
         if pinned.count == keys.count {
-            return (Report(made: 0, reused: keys.count, seconds: (clock.now - started).seconds), keys)
+            return (Outcome(made: 0, reused: keys.count, seconds: (clock.now - started).seconds), keys)
         }
         return try making.withLock { _ in
             // Pin what another call made meanwhile, and make the rest.
@@ -243,14 +243,14 @@ public final class PreparedMaterial: @unchecked Sendable {
                 reservation = 0
                 releaseOverBudget(in: &s)
             }
-            let report = Report(made: missing.count, reused: keys.count - missing.count, fromStore: made.filter(\.3).count,
+            let report = Outcome(made: missing.count, reused: keys.count - missing.count, fromStore: made.filter(\.3).count,
                                 seconds: (clock.now - started).seconds)
             return (report, keys)
         }
     }
 
     /// Decodes (or reads from the store) every request on all cores, longest first.
-    private func make(_ missing: [any MaterialRequest], context: VoiceContext) throws -> [(MaterialKey, FrameSource, Int, Bool)] {
+    private func make(_ missing: [any MaterialRequest], context: RenderFormat) throws -> [(MaterialKey, FrameSource, Int, Bool)] {
         guard !missing.isEmpty else { return [] }
         let results = UnsafeMutableBufferPointer<Result<(FrameSource, Int, Bool), Error>?>.allocate(capacity: missing.count)
         results.initialize(repeating: nil)

@@ -10,7 +10,7 @@ public struct RenderOverrides: Sendable, Equatable {
     public var quality: Double?
     /// A bitrate in kbit/s (MP3, Opus) instead of the quality.
     public var bitrateKbps: Int?
-    public var resampler: ResamplerQuality?
+    public var resampler: ResamplerChoice?
     /// Normalise to this integrated loudness (LUFS), under this true-peak ceiling (dBTP).
     public var loudnessTarget: Double?
     public var truePeakDb: Double?
@@ -19,7 +19,7 @@ public struct RenderOverrides: Sendable, Equatable {
     public var endSeconds: Double?
     /// Render a file that loops without a seam (the preset's `output.loopable` crossfade, or the default).
     public var loopable = false
-    public init(durationSeconds: Double? = nil, sampleRate: Int? = nil, quality: Double? = nil, resampler: ResamplerQuality? = nil) {
+    public init(durationSeconds: Double? = nil, sampleRate: Int? = nil, quality: Double? = nil, resampler: ResamplerChoice? = nil) {
         self.durationSeconds = durationSeconds; self.sampleRate = sampleRate
         self.quality = quality; self.resampler = resampler
     }
@@ -30,7 +30,7 @@ public struct RenderOverrides: Sendable, Equatable {
 public struct RenderResult: Sendable {
     public var summary: RenderSummary
     /// What normalising to a loudness did, when the preset or the command line asked for it.
-    public var normalisation: NormalisationReport?
+    public var normalisation: NormalisationOutcome?
     /// The file written, or the name of the stream (`render(toStream:)`).
     public var outputPath: String
     /// The file's size; nil for a stream, whose bytes went to its reader.
@@ -419,7 +419,7 @@ public struct RenderJob: Sendable {
     /// The master gain that brings the render to its loudness target, found by measuring passes before anything
     /// is encoded (they share `material`); nil when the render is not normalised. Errors name `--loudness` or
     /// `output.loudness.target`, whichever set the target.
-    private func findNormalisation(material: PreparedMaterial, blockFrames: Int) throws -> NormalisationReport? {
+    private func findNormalisation(material: PreparedMaterial, blockFrames: Int) throws -> NormalisationOutcome? {
         try plan.loudness.map { spec in
             try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames) { reason in
                 loudnessIsOverride ? .setting(.loudness, reason: "\(String(format1: spec.targetLUFS)): \(reason)")

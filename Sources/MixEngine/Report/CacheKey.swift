@@ -77,13 +77,13 @@ public struct CacheKey: Sendable, Equatable {
                 w.field("end", track.end)
                 w.gains("gains", track.gains)
                 for (k, b) in track.balance.enumerated() { w.field("balance\(k)", b) }
-                for voice in track.voices {
+                for event in track.events {
                     w.group("voice") { w in
-                        w.field("start", voice.start)
-                        w.field("end", voice.end)
-                        w.field("sourceOffset", voice.sourceOffset)
-                        w.gains("gains", voice.gains)
-                        voice.material.describe(into: &w)
+                        w.field("start", event.start)
+                        w.field("end", event.end)
+                        w.field("sourceOffset", event.sourceOffset)
+                        w.gains("gains", event.gains)
+                        event.material.describe(into: &w)
                     }
                 }
             }

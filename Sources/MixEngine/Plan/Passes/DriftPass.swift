@@ -4,7 +4,7 @@ import MixDSP
 /// (each voice wrapped to follow the pan; the track's own balance is then unity). Runs before the loudness
 /// pass, which measures the track as it will sound.
 struct DriftPass: PlanPass {
-    func apply(to draft: inout PlanDraft, session: PlanningSession) throws {
+    func apply(to draft: inout PlanDraft, session: PlanningContext) throws {
         for t in draft.tracks.indices {
             guard let spec = draft.tracks[t].spec, let index = draft.tracks[t].index, let drift = spec.drift else { continue }
             var track = draft.tracks[t].planned
@@ -16,7 +16,7 @@ struct DriftPass: PlanPass {
                 // The voices carry the whole balance, drifting; the track's own is then unity.
                 let pan = drift.panEnvelope(seed: seed, spacing: spacing, centre: spec.pan, from: track.start, to: track.end)
                 for i in track.voices.indices {
-                    track.voices[i].material = PanDriftVoice(inner: track.voices[i].material, pan: pan,
+                    track.voices[i].material = PanDriftMaterial(inner: track.voices[i].material, pan: pan,
                                                              timelineOffset: track.voices[i].start - track.voices[i].sourceOffset)
                 }
                 track.balance = [1, 1]

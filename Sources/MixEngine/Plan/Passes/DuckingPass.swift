@@ -3,7 +3,7 @@ import MixDSP
 /// The voice's `ducking`: where the render speaks, the tracks that duck (`ducks`, and do not speak) go down
 /// by a gain envelope (`Ducking` in MixDSP), and the timeline shows where.
 struct DuckingPass: PlanPass {
-    func apply(to draft: inout PlanDraft, session: PlanningSession) throws {
+    func apply(to draft: inout PlanDraft, session: PlanningContext) throws {
         guard let spec = draft.voice.ducking else { return }
         let frames = session.frames
         let duck = Ducking(depth: Float(gain(fromDecibels: spec.depthDb)), lookahead: frames(spec.lookaheadSeconds),

@@ -3,7 +3,7 @@ import MixDSP
 /// A session's ending: a sleep fade on the master, or a wake's rise of the bed (every track that does not
 /// speak) and its chime, a track of its own planned by the chime's kind. A mix has none.
 struct EndingPass: PlanPass {
-    func apply(to draft: inout PlanDraft, session: PlanningSession) throws {
+    func apply(to draft: inout PlanDraft, session: PlanningContext) throws {
         guard let ending = draft.layout?.ending else { return }
         switch ending.kind {
         case nil:

@@ -3,7 +3,7 @@ import MixDSP
 /// A session's voice: its segments become one track, `voice`, that speaks (so it is never ducked), and its
 /// sections and segments go on the timeline. A mix has none.
 struct SessionVoicePass: PlanPass {
-    func apply(to draft: inout PlanDraft, session: PlanningSession) throws {
+    func apply(to draft: inout PlanDraft, session: PlanningContext) throws {
         guard let layout = draft.layout else { return }
         draft.timeline.sections = layout.sections
         draft.timeline.segments = layout.segments.map(\.segment)

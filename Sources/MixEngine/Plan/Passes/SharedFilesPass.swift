@@ -7,12 +7,12 @@ import MixIO
 /// took 16 s and 430 MB for 2 s of audio when each streamed. Files up to `sharedFileLimitBytes` each
 /// (decoded, at the output rate), and `sharedFilesBudgetBytes` in all, are shared, shortest first; the
 /// rest stream as before, so memory stays bounded whatever the preset. A voice's material says which file
-/// it streams whole (`VoiceMaterial.streamedFile`); the pass asks no material for its type.
+/// it streams whole (`EventMaterial.streamedFile`); the pass asks no material for its type.
 struct SharedFilesPass: PlanPass {
     static let sharedFileLimitBytes = 32 << 20
     static let sharedFilesBudgetBytes = 512 << 20
 
-    func apply(to draft: inout PlanDraft, session: PlanningSession) throws {
+    func apply(to draft: inout PlanDraft, session: PlanningContext) throws {
         let context = draft.context
         var uses: [String: Int] = [:]
         for track in draft.tracks { for voice in track.planned.voices { if let path = voice.material.streamedFile { uses[path, default: 0] += 1 } } }
