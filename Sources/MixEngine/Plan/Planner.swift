@@ -55,7 +55,7 @@ public struct Planner {
                               timeline: Timeline(sampleRate: rate, frameCount: total - (loop?.crossfadeFrames ?? 0)),   // the file's length
                               layout: layout, frameCount: total, context: context, voice: voiceSpec)
 
-        // Each kind places its track's voices; then the passes complete the plan, in their one order.
+        // Each kind places its track's events; then the passes complete the plan, in their one order.
         for (index, spec) in preset.tracks.enumerated() {
             let planning = try trackPlanning(spec, index: index, total: total, context: context, session: session)
             guard let (track, source) = try planTrack(spec, index: index, planning) else {

@@ -1,7 +1,7 @@
 import MixDSP
 
 /// A track's `drift`: its gain wanders slowly (an envelope added to its gains), and in stereo its pan too
-/// (each voice wrapped to follow the pan; the track's own balance is then unity). Runs before the loudness
+/// (each event wrapped to follow the pan; the track's own balance is then unity). Runs before the loudness
 /// pass, which measures the track as it will sound.
 struct DriftPass: PlanPass {
     func apply(to draft: inout PlanDraft, session: PlanningContext) throws {
@@ -13,11 +13,11 @@ struct DriftPass: PlanPass {
                 track.gains.envelopes.append(drift.gainEnvelope(seed: seed, spacing: spacing, from: track.start, to: track.end))
             }
             if drift.pan > 0 && draft.context.channelCount == 2 {
-                // The voices carry the whole balance, drifting; the track's own is then unity.
+                // The events carry the whole balance, drifting; the track's own is then unity.
                 let pan = drift.panEnvelope(seed: seed, spacing: spacing, centre: spec.pan, from: track.start, to: track.end)
-                for i in track.voices.indices {
-                    track.voices[i].material = PanDriftMaterial(inner: track.voices[i].material, pan: pan,
-                                                             timelineOffset: track.voices[i].start - track.voices[i].sourceOffset)
+                for i in track.events.indices {
+                    track.events[i].material = PanDriftMaterial(inner: track.events[i].material, pan: pan,
+                                                             timelineOffset: track.events[i].start - track.events[i].sourceOffset)
                 }
                 track.balance = [1, 1]
             }

@@ -25,7 +25,7 @@ struct EndingPass: PlanPass {
                                              frameCount: draft.frameCount, context: draft.context, session: session)
                 let source = try chime.kind.plan(planning)
                 let channels = draft.tracks.first?.planned.balance.count ?? 2
-                let track = PlannedTrack(name: "chime", start: chimeAt, end: min(source.end, ending.end), voices: source.voices,
+                let track = PlannedTrack(name: "chime", start: chimeAt, end: min(source.end, ending.end), events: source.events,
                                          gains: GainStack(), balance: balanceGains(pan: 0, channelCount: channels))
                 draft.tracks.append(PlanDraft.Track(planned: track, spec: nil, index: nil, speaks: false, bedGains: []))
                 for note in source.notes { draft.timeline.notes.append(("chime", note)) }

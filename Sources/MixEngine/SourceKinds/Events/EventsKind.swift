@@ -151,7 +151,7 @@ public struct EventsKind: ReadableSourceKind {
         let shortest = track.frames(interval.lowerBound), longest = track.frames(interval.upperBound)
 
         var events: [PlannedEvent] = []
-        var events: [TimelineEvent] = []
+        var heard: [TimelineEvent] = []
         var position = track.start
         var previousEnd = Int64.min
         var n = 0
@@ -171,13 +171,13 @@ public struct EventsKind: ReadableSourceKind {
             let material: any EventMaterial = balance.allSatisfy({ $0 == 1 }) ? materials[file] : PannedEvent(inner: materials[file], gains: balance)
             events.append(PlannedEvent(start: position, end: end, material: material,
                                        gains: GainStack(constant: Float(MixDSP.gain(fromDecibels: gainDb)))))
-            events.append(TimelineEvent(file: RandomSettings.fileName(paths[file]), start: position, end: min(end, limit),
+            heard.append(TimelineEvent(file: RandomSettings.fileName(paths[file]), start: position, end: min(end, limit),
                                         gainDb: gainDb, pan: track.channelCount == 2 ? pan : 0))
             previousEnd = end
             n += 1
         }
-        var plan = SourcePlan(events: voices, end: limit)
-        plan.notes = [EventsNote(events: events)]
+        var plan = SourcePlan(events: events, end: limit)
+        plan.notes = [EventsNote(events: heard)]
         return plan
     }
 }
