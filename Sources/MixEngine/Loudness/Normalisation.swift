@@ -114,22 +114,16 @@ public enum Normalisation {
         let whole = range ?? 0..<plan.frameCount
         let parts = Int(max(1, min(Int64(ProcessInfo.processInfo.activeProcessorCount),
                                    Int64(whole.count) / Int64(plan.sampleRate * minimumPartSeconds))))
-        let taps = (0..<parts).map { _ in LoudnessTap(channelCount: plan.channelCount, sampleRate: plan.sampleRate, truePeak: false) }
-        let results = UnsafeMutableBufferPointer<Result<Double, Error>?>.allocate(capacity: parts)
-        results.initialize(repeating: nil)
-        defer { _ = results.deinitialize(); results.deallocate() }
-        DispatchQueue.concurrentPerform(iterations: parts) { k in
+        // Each part measured by a meter of its own, on its own core; the meters' gating blocks are combined.
+        let measured = try Parallel.map(parts) { k in
             let n = Int64(whole.count)
             let range = whole.lowerBound + n * Int64(k) / Int64(parts)..<whole.lowerBound + n * Int64(k + 1) / Int64(parts)
-            results[k] = Result {
-                try Renderer(plan: plan, blockFrames: blockFrames)
-                    .render(to: NullEncoder(), range: range, material: material, taps: [RenderTap(point, taps[k])],
-                            measuresOutput: false).mixPeakDb
-            }
+            let tap = LoudnessTap(channelCount: plan.channelCount, sampleRate: plan.sampleRate, truePeak: false)
+            let peak = try Renderer(plan: plan, blockFrames: blockFrames)
+                .render(to: NullEncoder(), range: range, material: material, taps: [RenderTap(point, tap)], measuresOutput: false).mixPeakDb
+            return (meter: tap.meter, mixPeakDb: peak)
         }
-        var mixPeakDb = -Double.infinity
-        for k in 0..<parts { mixPeakDb = max(mixPeakDb, try results[k]!.get()) }
-        return (GatedLoudness.integrated(combining: taps.map(\.meter)), mixPeakDb)
+        return (GatedLoudness.integrated(combining: measured.map(\.meter)), measured.map(\.mixPeakDb).max() ?? -.infinity)
     }
 
     static func lufs(_ x: Double) -> String { "\(format1(x)) LUFS" }

@@ -39,7 +39,7 @@ public final class PreparedMaterial: @unchecked Sendable {
     public let store: MaterialStore?
 
     private struct Entry {
-        var source: FrameSource
+        var source: SharedSource
         var bytes: Int
         var leases: Int
         var lastUse: UInt64
@@ -128,7 +128,7 @@ public final class PreparedMaterial: @unchecked Sendable {
             guard s.entries[key] != nil else { return nil }
             s.tick += 1
             s.entries[key]!.lastUse = s.tick
-            return s.entries[key]!.source
+            return s.entries[key]!.source.source
         }
     }
 
@@ -226,7 +226,7 @@ public final class PreparedMaterial: @unchecked Sendable {
                 }
                 return missing
             }
-            let made: [(MaterialKey, FrameSource, Int, Bool)]
+            let made: [(MaterialKey, SharedSource, Int, Bool)]
             do {
                 made = try make(missing, context: context)
             } catch {
@@ -250,18 +250,15 @@ public final class PreparedMaterial: @unchecked Sendable {
     }
 
     /// Decodes (or reads from the store) every request on all cores, longest first.
-    private func make(_ missing: [any MaterialRequest], context: RenderFormat) throws -> [(MaterialKey, FrameSource, Int, Bool)] {
+    private func make(_ missing: [any MaterialRequest], context: RenderFormat) throws -> [(MaterialKey, SharedSource, Int, Bool)] {
         guard !missing.isEmpty else { return [] }
-        let results = UnsafeMutableBufferPointer<Result<(FrameSource, Int, Bool), Error>?>.allocate(capacity: missing.count)
-        results.initialize(repeating: nil)
-        // Deinitialise too: deallocating alone would keep every loaded source (all of its audio) alive.
-        defer { _ = results.deinitialize(); results.deallocate() }
         let costs = missing.map(\.estimatedCost)
         let order = missing.indices.sorted { costs[$0] > costs[$1] }
         let store = self.store
-        DispatchQueue.concurrentPerform(iterations: missing.count) { k in
+        // Longest first; each result then put back at its request's index.
+        let made = Parallel.map(missing.count) { k in
             let i = order[k]
-            results[i] = Result {
+            return Result { () throws -> (SharedSource, Int, Bool) in
                 let request = missing[i]
                 var fromStore = false
                 var audio: PreparedAudio?
@@ -289,9 +286,11 @@ public final class PreparedMaterial: @unchecked Sendable {
                     }
                 }
                 let bytes = decoded.bytes
-                return (try request.makeShared(decoded), bytes, fromStore)
+                return (SharedSource(source: try request.makeShared(decoded)), bytes, fromStore)
             }
         }
+        var results = [Result<(SharedSource, Int, Bool), Error>?](repeating: nil, count: missing.count)
+        for (k, result) in made.enumerated() { results[order[k]] = result }
         return try missing.indices.map { i in
             let (source, bytes, fromStore) = try results[i]!.get()
             return (missing[i].key, source, bytes, fromStore)
@@ -329,4 +328,11 @@ public final class PreparedMaterial: @unchecked Sendable {
             s.released += 1
         }
     }
+}
+
+/// A prepared material's source, shared by every render that plays it. `@unchecked Sendable`, and safe:
+/// `MaterialRequest.makeShared` promises a source whose `render` only reads (its audio is not changed once made),
+/// so any number of threads may render from it at once.
+struct SharedSource: @unchecked Sendable {
+    let source: FrameSource
 }

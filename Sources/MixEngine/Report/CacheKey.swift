@@ -14,16 +14,10 @@ public struct InputFile: Sendable, Equatable {
     /// stays flat), in path order. An unreadable file is an error naming it.
     public static func hashAll(_ plan: RenderPlan) throws -> [InputFile] {
         let files = plan.sourceFiles.sorted { $0.key < $1.key }.map(\.value)
-        var results = [Result<InputFile, Error>?](repeating: nil, count: files.count)
-        let lock = NSLock()
-        DispatchQueue.concurrentPerform(iterations: files.count) { k in
-            let result = Result { () throws -> InputFile in
-                let (bytes, sha) = try ContentHash.file(path: files[k].path)
-                return InputFile(info: files[k], bytes: bytes, sha256: sha)
-            }
-            lock.withLock { results[k] = result }
+        return try Parallel.map(files.count) { k in
+            let (bytes, sha) = try ContentHash.file(path: files[k].path)
+            return InputFile(info: files[k], bytes: bytes, sha256: sha)
         }
-        return try results.map { try $0!.get() }
     }
 }
 
