@@ -47,6 +47,17 @@ import Testing
         PresetParserTests.expectError(PresetParserTests.preset(tracks: #"{"rain": {"intensity": 1.01}}"#), path: "tracks[0].rain.intensity", "out of range")
     }
 
+    /// The chime's sound is read first and sets the defaults its pitch and length then override.
+    @Test func aChimesDefaultsFollowItsSound() throws {
+        typealias P = PresetParserTests
+        let preset = try P.parse(P.preset(tracks: #"{"chime": {"sound": "rise"}}, {"chime": {"pitchHz": 500, "sound": "rise"}}, {"chime": {"sound": "bell", "length": "20s"}}"#))
+        #expect(preset.tracks.map(\.source) == [.chime(.rise), .chime(.rise, pitchHz: 500), .chime(.bell, seconds: 20)])
+        #expect(preset.tracks[0].source == .chime(.rise, pitchHz: 330, seconds: 4))
+        P.expectError(P.preset(tracks: #"{"chime": {"pitchHz": 500}}"#), path: "tracks[0].chime", "missing required key 'sound' (\"bell\" or \"rise\")")
+        P.expectError(P.preset(tracks: #"{"chime": {"sound": "gong"}}"#), path: "tracks[0].chime.sound", "unknown chime 'gong'; expected one of bell, rise")
+        P.expectError(P.preset(tracks: #"{"chime": {"sound": "bell", "length": "2m"}}"#), path: "tracks[0].chime.length", "longer than 1m")
+    }
+
     @Test func theSchemaWriterKeepsOrderAndReadsBackItsOwnText() throws {
         let value = SchemaValue.object(["b": .number(0.5), "a": .array([.string("é \"q\"\n"), .bool(true), .null]),
                                         "c": .object([]), "d": .array([]), "e": .number(9_007_199_254_740_992)])

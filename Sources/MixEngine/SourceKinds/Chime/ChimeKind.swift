@@ -6,10 +6,9 @@ import MixDSP
 /// timed meditation. See README.md beside this file.
 ///
 /// A value of a sound and two `Double`s; allocates nothing. `Sendable`, safe to share.
-public struct ChimeKind: WordReadableSourceKind {
+public struct ChimeKind: DeclaredSourceKind, WordReadableSourceKind {
     public static let canLoop = false
     public static let key = "chime"
-    public static let settingsKeys: [String]? = ["sound", "pitchHz", "length"]
     /// Peak level of a chime before the track's gain: -12 dBFS, clearly above a bed at -18 dBFS RMS.
     public static let peakLevel = 0.251_188_643   // 10^(-12/20)
 
@@ -43,47 +42,25 @@ public struct ChimeKind: WordReadableSourceKind {
     /// A chime rings for its length wherever it is placed.
     public var soundingSeconds: Double? { seconds }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
-    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
-    static var schema: SchemaValue {
-        .declared(#"""
-        {
-          "description": "A synthesised bell or rising tone.",
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "sound"
-          ],
-          "properties": {
-            "sound": {
-              "enum": [
-                "bell",
-                "rise"
-              ]
-            },
-            "pitchHz": {
-              "type": "number",
-              "minimum": 40,
-              "maximum": 4000
-            },
-            "length": {
-              "$ref": "#/$defs/positiveTime"
-            }
-          }
-        }
-        """#)
-    }
-
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> ChimeKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        let sound = try object.required("sound", hint: "\"bell\" or \"rise\"").choice("chime", Sound.allCases.map { ($0.rawValue, $0) })
-        let pitch = try object["pitchHz"]?.number(in: 40...4000)
-        let seconds = try object["length"].map { cursor -> Double in
-            let s = try cursor.time(allowingZero: false)
-            guard s <= 60 else { throw cursor.error("\(TimeParser.string(fromSeconds: s)) is longer than 1m, the longest chime") }
-            return s
-        }
-        return ChimeKind(sound: sound, pitchHz: pitch, seconds: seconds)
+    /// The sound is required and read first: it sets the defaults of the pitch and the length, which follow it.
+    static var settings: KindSettings<ChimeKind> {
+        KindSettings(description: "A synthesised bell or rising tone.", defaults: ChimeKind(sound: .bell), settings: [
+            .custom("sound", required: "\"bell\" or \"rise\"", schema: { _ in
+                .object(["enum": .array(Sound.allCases.map { .string($0.rawValue) })])
+            }, read: { cursor, kind in kind = ChimeKind(sound: try cursor.choice("chime", Sound.allCases.map { ($0.rawValue, $0) })) }),
+            .custom("pitchHz", schema: { _ in
+                .object(["description": .string("The bell's fundamental or the rise's first pitch, in Hz; default 220 (bell), 330 (rise)."),
+                         "type": .string("number"), "minimum": .number(40), "maximum": .number(4000)])
+            }, read: { cursor, kind in kind.pitchHz = try cursor.number(in: 40...4000) }),
+            .custom("length", schema: { _ in
+                .object(["description": .string("How long it sounds (the bell's ring to -60 dB, the rise's glide), at most 1m; default 8s (bell), 4s (rise)."),
+                         "$ref": .string("#/$defs/positiveTime")])
+            }, read: { cursor, kind in
+                let s = try cursor.time(allowingZero: false)
+                guard s <= 60 else { throw cursor.error("\(TimeParser.string(fromSeconds: s)) is longer than 1m, the longest chime") }
+                kind.seconds = s
+            }),
+        ])
     }
 
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
