@@ -85,14 +85,14 @@ extension ScheduleSpec {
     /// The schema of a kind built on a schedule (`binaural`, `isochronic`): a carrier, and the rate as a constant
     /// `valueKey` or a `schedule` of points (exactly one of them), then the kind's `extra` settings.
     static func schema(description: String, valueKey: String, extra: [SchemaValue.Member]) -> SchemaValue {
-        let rate = SchemaValue.object(["type": .string("number"), "exclusiveMinimum": .number(0), "maximum": .number(1500)])
+        let rate = SchemaValue.object(["type": .string("number"), "exclusiveMinimum": .number(0), "maximum": .number(carrierRange.upperBound)])
         let point = SchemaValue.object([
             "type": .string("object"), "additionalProperties": .bool(false), "required": .array([.string("at"), .string(valueKey)]),
             "properties": .object(["at": .object(["$ref": .string("#/$defs/timelinePoint")]), valueKey: rate,
                                    "curve": .object(["$ref": .string("#/$defs/curve")])]),
         ])
         let properties: [SchemaValue.Member] = [
-            .init("carrierHz", .object(["type": .string("number"), "minimum": .number(20), "maximum": .number(1500)])),
+            .init("carrierHz", .object(["type": .string("number"), "minimum": .number(carrierRange.lowerBound), "maximum": .number(carrierRange.upperBound)])),
             .init(valueKey, rate),
             .init("schedule", .object(["type": .string("array"), "minItems": .number(1), "items": point])),
         ]
