@@ -4,6 +4,8 @@ import MixIO
 /// Turns a validated `Preset` into a `RenderPlan`: every time becomes an integer frame position at
 /// the output rate, every fade an envelope, and every source file is opened once to learn its
 /// length, rate and channels, so a missing or broken file is reported before any audio is written.
+/// Each track's kind places its events; then the plan passes (`PlanPasses.all`) complete the plan in one
+/// order over a `PlanDraft`, and the `RenderPlan` is built from it once. Sessions and mixes take this one path.
 ///
 /// A value holding one `String`; allocates nothing itself. `plan` allocates the plan (and opens each
 /// source file once) with state of its own, so several threads may plan at once.
