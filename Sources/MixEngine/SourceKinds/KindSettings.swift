@@ -12,22 +12,26 @@ struct KindSettings<Kind: SourceKind> {
     /// The kind as a preset that gives no optional setting gets it (a required setting's value here is never used).
     let defaults: Kind
     let settings: [KindSetting<Kind>]
+    /// Checks what spans several settings, after all are read (a setting that does not apply to another's
+    /// choice); nil when nothing does.
+    var check: ((JSONObjectCursor, Kind) throws -> Void)? = nil
 
     /// The keys of the settings object, in the order messages and the schema list them.
     var keys: [String] { settings.map(\.key) }
 
     /// Reads the settings object at `cursor`: unknown keys are refused, the required settings read first (a
     /// missing one is an error naming what it wants), then the others, each over the defaults.
-    func read(_ cursor: JSONCursor) throws -> Kind {
+    func read(_ cursor: JSONCursor, reader: PresetReader) throws -> Kind {
         let object = try cursor.object(allowing: keys)
         var kind = defaults
         for setting in settings.filter({ $0.requiredHint != nil }) + settings.filter({ $0.requiredHint == nil }) {
             if let hint = setting.requiredHint {
-                try setting.read(try object.required(setting.key, hint: hint), &kind)
+                try setting.read(try object.required(setting.key, hint: hint), &kind, reader)
             } else if let value = object[setting.key] {
-                try setting.read(value, &kind)
+                try setting.read(value, &kind, reader)
             }
         }
+        try check?(object, kind)
         return kind
     }
 
@@ -53,15 +57,15 @@ struct KindSetting<Kind> {
     let requiredHint: String?
     /// Its schema, given the kind's defaults (the `default` it shows).
     let schema: (Kind) -> SchemaValue
-    /// Reads the value at `cursor` into the kind.
-    let read: (JSONCursor, inout Kind) throws -> Void
+    /// Reads the value at `cursor` into the kind; the reader resolves paths and reads the shared shapes.
+    let read: (JSONCursor, inout Kind, PresetReader) throws -> Void
 
     /// A number in `range` (inclusive), defaulting to the kind's own.
     static func number(_ key: String, _ path: WritableKeyPath<Kind, Double>, in range: ClosedRange<Double>, _ description: String) -> Self {
         KindSetting(key: key, requiredHint: nil, schema: { defaults in
             .object(["description": .string(description), "type": .string("number"), "minimum": .number(range.lowerBound),
                      "maximum": .number(range.upperBound), "default": .number(defaults[keyPath: path])])
-        }, read: { cursor, kind in kind[keyPath: path] = try cursor.number(in: range) })
+        }, read: { cursor, kind, _ in kind[keyPath: path] = try cursor.number(in: range) })
     }
 
     /// A number in `range` that may be left out (nil: the kind works out its own from other settings).
@@ -69,7 +73,7 @@ struct KindSetting<Kind> {
         KindSetting(key: key, requiredHint: nil, schema: { _ in
             .object(["description": .string(description), "type": .string("number"), "minimum": .number(range.lowerBound),
                      "maximum": .number(range.upperBound)])
-        }, read: { cursor, kind in kind[keyPath: path] = try cursor.number(in: range) })
+        }, read: { cursor, kind, _ in kind[keyPath: path] = try cursor.number(in: range) })
     }
 
     /// A number above 0 up to `maximum` that the preset must give.
@@ -78,7 +82,7 @@ struct KindSetting<Kind> {
         KindSetting(key: key, requiredHint: hint, schema: { _ in
             .object(["description": .string(description), "type": .string("number"), "exclusiveMinimum": .number(0),
                      "maximum": .number(maximum)])
-        }, read: { cursor, kind in kind[keyPath: path] = try cursor.positiveNumber(upTo: maximum) })
+        }, read: { cursor, kind, _ in kind[keyPath: path] = try cursor.positiveNumber(upTo: maximum) })
     }
 
     /// A seed: a whole number from 0 to 2^53, defaulting to the kind's own.
@@ -86,7 +90,7 @@ struct KindSetting<Kind> {
         KindSetting(key: "seed", requiredHint: nil, schema: { defaults in
             .object(["description": .string(description), "type": .string("integer"), "minimum": .number(0),
                      "maximum": .number(GeneratorLevels.maximumSeed), "default": .number(Double(defaults[keyPath: path]))])
-        }, read: { cursor, kind in kind[keyPath: path] = UInt64(try cursor.integer(in: 0...GeneratorLevels.maximumSeed)) })
+        }, read: { cursor, kind, _ in kind[keyPath: path] = UInt64(try cursor.integer(in: 0...GeneratorLevels.maximumSeed)) })
     }
 
     /// One of an enumeration's names (its raw values, in declaration order); `what` names it in messages
@@ -98,12 +102,12 @@ struct KindSetting<Kind> {
             .object(["description": description.map { .string($0) },
                      "enum": .array(Value.allCases.map { .string($0.rawValue) }),
                      "default": hint == nil ? .string(defaults[keyPath: path].rawValue) : nil])
-        }, read: { cursor, kind in kind[keyPath: path] = try cursor.choice(what, Value.allCases.map { ($0.rawValue, $0) }) })
+        }, read: { cursor, kind, _ in kind[keyPath: path] = try cursor.choice(what, Value.allCases.map { ($0.rawValue, $0) }) })
     }
 
     /// A shape of the kind's own: `read` reads it, `schema` says it (given the defaults).
     static func custom(_ key: String, required hint: String? = nil, schema: @escaping (Kind) -> SchemaValue,
-                       read: @escaping (JSONCursor, inout Kind) throws -> Void) -> Self {
+                       read: @escaping (JSONCursor, inout Kind, PresetReader) throws -> Void) -> Self {
         KindSetting(key: key, requiredHint: hint, schema: schema, read: read)
     }
 }
@@ -115,7 +119,7 @@ protocol DeclaredSourceKind: ReadableSourceKind {
 }
 
 extension DeclaredSourceKind {
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> Self { try settings.read(cursor) }
+    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> Self { try settings.read(cursor, reader: reader) }
     static var settingsKeys: [String]? { settings.keys }
     static var schema: SchemaValue { settings.schema }
 }

@@ -47,15 +47,15 @@ public struct ChimeKind: DeclaredSourceKind, WordReadableSourceKind {
         KindSettings(description: "A synthesised bell or rising tone.", defaults: ChimeKind(sound: .bell), settings: [
             .custom("sound", required: "\"bell\" or \"rise\"", schema: { _ in
                 .object(["enum": .array(Sound.allCases.map { .string($0.rawValue) })])
-            }, read: { cursor, kind in kind = ChimeKind(sound: try cursor.choice("chime", Sound.allCases.map { ($0.rawValue, $0) })) }),
+            }, read: { cursor, kind, _ in kind = ChimeKind(sound: try cursor.choice("chime", Sound.allCases.map { ($0.rawValue, $0) })) }),
             .custom("pitchHz", schema: { _ in
                 .object(["description": .string("The bell's fundamental or the rise's first pitch, in Hz; default 220 (bell), 330 (rise)."),
                          "type": .string("number"), "minimum": .number(40), "maximum": .number(4000)])
-            }, read: { cursor, kind in kind.pitchHz = try cursor.number(in: 40...4000) }),
+            }, read: { cursor, kind, _ in kind.pitchHz = try cursor.number(in: 40...4000) }),
             .custom("length", schema: { _ in
                 .object(["description": .string("How long it sounds (the bell's ring to -60 dB, the rise's glide), at most 1m; default 8s (bell), 4s (rise)."),
                          "$ref": .string("#/$defs/positiveTime")])
-            }, read: { cursor, kind in
+            }, read: { cursor, kind, _ in
                 let s = try cursor.time(allowingZero: false)
                 guard s <= 60 else { throw cursor.error("\(TimeParser.string(fromSeconds: s)) is longer than 1m, the longest chime") }
                 kind.seconds = s

@@ -45,9 +45,9 @@ public struct IsochronicKind: ReadableSourceKind {
         let carrier = try ScheduleSpec.carrier(object, hint: "the tone that pulses, 20 to 1500 Hz, e.g. 200", what: "isochronic tones")
         let pulse = try ScheduleSpec.read(object, valueKey: "pulseHz", below: carrier, example: "pulses per second, e.g. 10")
         var kind = IsochronicKind(carrierHz: carrier, pulse: pulse)
-        if let value = object[duty.key] { try duty.read(value, &kind) }
+        if let value = object[duty.key] { try duty.read(value, &kind, reader) }
         if let value = object[edges.key] {
-            try edges.read(value, &kind)
+            try edges.read(value, &kind, reader)
             guard 2 * kind.edges <= kind.duty else {
                 throw value.error("two edges of \(JSONValue.format(kind.edges)) do not fit in the pulse's on part (duty \(JSONValue.format(kind.duty))); expected at most half the duty")
             }

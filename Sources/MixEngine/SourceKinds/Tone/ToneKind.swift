@@ -33,7 +33,7 @@ public struct ToneKind: DeclaredSourceKind {
             .custom("phase", schema: { defaults in
                 .object(["description": .string("Where in its cycle the wave is at 0:00 of the render, in cycles."), "type": .string("number"),
                          "minimum": .number(0), "exclusiveMaximum": .number(1), "default": .number(defaults.phase)])
-            }, read: { cursor, kind in
+            }, read: { cursor, kind, _ in
                 kind.phase = try cursor.number(in: 0...1)
                 guard kind.phase < 1 else { throw cursor.error("1 is a whole cycle, the same as 0; expected 0 up to (not including) 1") }
             }),
