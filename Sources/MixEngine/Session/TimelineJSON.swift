@@ -63,8 +63,10 @@ public enum TimelineJSON {
         public func span(_ start: Int64, _ end: Int64) -> String { "\"start\": \(time(start)), \"end\": \(time(end))" }
         public func number(_ x: Double) -> String { TimelineJSON.number(x) }
         public func quote(_ text: String) -> String { TimelineJSON.quote(text) }
-        /// Items one per line, each already indented: `[` and `]` are the caller's.
-        public func lines(_ items: [String]) -> String { "\n" + items.joined(separator: ",\n") + (items.isEmpty ? "" : "\n") }
+        /// `"key": [` then `items` one per line (each already indented), then `]` on a line of its own.
+        public func list(_ key: String, _ items: [String]) -> String {
+            "\(quote(key)): [\n" + items.joined(separator: ",\n") + (items.isEmpty ? "" : "\n") + "    ]"
+        }
     }
 
     /// Writes `document(timeline, range:)` to `path`, atomically.

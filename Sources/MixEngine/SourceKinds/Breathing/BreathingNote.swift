@@ -6,8 +6,9 @@ public struct BreathingNote: TimelineNote, Equatable {
     public var type: String { "breathing" }
 
     public func members(_ json: TimelineJSON.Writer) -> String {
-        let list = phases.map { "      {\"phase\": \(json.quote($0.name)), \"cycle\": \($0.cycle), \(json.span($0.start, $0.end))}" }
-        return "\"pattern\": \(json.quote(pattern)), \"phases\": [" + json.lines(list) + "    ]"
+        "\"pattern\": \(json.quote(pattern)), " + json.list("phases", phases.map {
+            "      {\"phase\": \(json.quote($0.name)), \"cycle\": \($0.cycle), \(json.span($0.start, $0.end))}"
+        })
     }
 }
 

@@ -5,10 +5,9 @@ public struct EventsNote: TimelineNote, Equatable {
     public var type: String { "events" }
 
     public func members(_ json: TimelineJSON.Writer) -> String {
-        let list = events.map {
+        json.list("events", events.map {
             "      {\"file\": \(json.quote($0.file)), \(json.span($0.start, $0.end)), \"gainDb\": \(json.number($0.gainDb)), \"pan\": \(json.number($0.pan))}"
-        }
-        return "\"events\": [" + json.lines(list) + "    ]"
+        })
     }
 }
 
