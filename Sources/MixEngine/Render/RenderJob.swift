@@ -49,15 +49,34 @@ public struct RenderJob: Sendable {
     public let plan: RenderPlan
     /// Whether the loudness target came from the command line (so its errors name `--loudness`).
     public let loudnessIsOverride: Bool
+    /// Whether `presetPath` names a file (false for a preset given as JSON bytes, which it only names).
+    public let presetIsFile: Bool
 
     /// Loads the preset, applies the overrides and plans it, opening every source file. Overrides are
     /// checked by the same rules as the preset's own values (an `EngineError.setting` naming the setting).
     /// `store`: where syntheses are kept between processes (a batch's `--cache-dir`), so speech is said once.
     public init(presetPath: String, overrides: RenderOverrides = RenderOverrides(), store: MaterialStore? = nil) throws {
+        try self.init(presetPath: presetPath, json: nil, overrides: overrides, store: store)
+    }
+
+    /// Loads a preset held in memory (UTF-8 JSON `bytes`, as a library caller has it), as `init(presetPath:)` loads a
+    /// file: `name` is what errors and warnings call it, `baseDirectory` the folder its relative paths are taken from
+    /// (empty: the current folder). It is not a file this render reads (`recordReads`).
+    public init(presetJSON bytes: [UInt8], name: String, baseDirectory: String = "",
+                overrides: RenderOverrides = RenderOverrides(), store: MaterialStore? = nil) throws {
+        try self.init(presetPath: name, json: (bytes, baseDirectory), overrides: overrides, store: store)
+    }
+
+    private init(presetPath: String, json: (bytes: [UInt8], baseDirectory: String)?, overrides: RenderOverrides,
+                 store: MaterialStore?) throws {
         try Self.check(overrides)
         // The length is checked with the preset (fades that fit, tracks that start in time), as if written there.
-        var preset = try PresetLoader.load(path: presetPath, durationSeconds: overrides.durationSeconds,
-                                           ignoringMasterFadeFit: overrides.loopable)
+        var preset = try json.map {
+            try PresetLoader.parse($0.bytes, file: presetPath, baseDirectory: $0.baseDirectory,
+                                   durationSeconds: overrides.durationSeconds, ignoringMasterFadeFit: overrides.loopable)
+        } ?? PresetLoader.load(path: presetPath, durationSeconds: overrides.durationSeconds,
+                               ignoringMasterFadeFit: overrides.loopable)
+        presetIsFile = json == nil
         if let r = overrides.sampleRate { preset.output.sampleRate = r }
         // A quality or a bitrate given here replaces the preset's choice of either.
         if let q = overrides.quality { preset.output.quality = q; preset.output.bitrateKbps = nil }
@@ -269,7 +288,7 @@ public struct RenderJob: Sendable {
     /// Adds what this render reads to `access`: the preset (`preset`: how errors call it, by default "the preset
     /// being rendered") and every file it names, its beds' at any depth included, and every source the plan opened.
     public func recordReads(into access: inout FileAccess, preset: EngineReason = "the preset being rendered") {
-        access.reads(presetPath, as: preset)
+        if presetIsFile { access.reads(presetPath, as: preset) }
         access.reads(filesOf: self.preset, by: "the render")
         for source in plan.sourceFiles.keys.sorted() {
             access.reads(source, as: "one of the render's sources")
