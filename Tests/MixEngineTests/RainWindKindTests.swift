@@ -13,8 +13,8 @@ import TestSupport
     @Test func readsSettingsWithDefaults() throws {
         let preset = try P.parse(P.preset(tracks: #"{"rain": {}}, {"rain": {"intensity": 0.6, "seed": 4, "brightness": 0.2, "dropsPerSecond": 30}}, {"wind": {"intensity": 0.9, "gustiness": 0.1, "whistle": 0, "seed": 3}}"#))
         #expect(preset.tracks[0].source == .rain())
-        #expect(preset.tracks[1].source == .rain(intensity: 0.6, brightness: 0.2, dropsPerSecond: 30, seed: 4))
-        #expect(preset.tracks[2].source == .wind(intensity: 0.9, gustiness: 0.1, whistle: 0, seed: 3))
+        #expect(preset.tracks[1].source == .rain(RainKind(intensity: 0.6, brightness: 0.2, dropsPerSecond: 30, seed: 4)))
+        #expect(preset.tracks[2].source == .wind(WindKind(intensity: 0.9, gustiness: 0.1, whistle: 0, seed: 3)))
     }
 
     @Test func badSettingsNameTheirJSONPath() {

@@ -177,7 +177,7 @@ import TestSupport
         #expect(close.start - job.plan.timeline.sections[2].start == natural.plan.timeline.segments[1].start - natural.plan.timeline.sections[2].start)
         #expect(job.plan.timeline.sections[1].addedFrames == job.plan.frameCount - natural.plan.frameCount)
         // The pacer plays whole box cycles (16 s) in the stretched section.
-        guard case .breathing(_, let phases)? = job.plan.timeline.notes.first(where: { $0.track == "track 2" })?.note else {
+        guard let phases = (job.plan.timeline.notes.first(where: { $0.track == "track 2" })?.note as? BreathingNote)?.phases else {
             Issue.record("no breathing phases in the timeline"); return
         }
         let span = Int(job.plan.timeline.sections[1].end - job.plan.timeline.sections[1].start)
@@ -203,7 +203,7 @@ import TestSupport
         let job = try Self.job(json, in: folder)
         let (capture, _) = try renderToMemory(job)
         let out = capture.channels[0]
-        guard case .breathing(_, let phases)? = job.plan.timeline.notes.first?.note else { Issue.record("no phases"); return }
+        guard let phases = (job.plan.timeline.notes.first?.note as? BreathingNote)?.phases else { Issue.record("no phases"); return }
         #expect(phases.count == 9)          // three whole cycles of inhale, hold, exhale in 57 s
         func level(_ from: Int64, _ seconds: Double) -> Double {
             let lo = Int(from), hi = lo + Int(seconds * Double(rate))

@@ -104,7 +104,7 @@ import TestSupport
     }
 
     static func events(_ plan: RenderPlan) throws -> [TimelineEvent] {
-        guard case .events(let events)? = plan.timeline.notes.first?.note else { throw EngineError.preset(PresetError(file: "", jsonPath: "", message: "no events")) }
+        guard let events = (plan.timeline.notes.first?.note as? EventsNote)?.events else { throw EngineError.preset(PresetError(file: "", jsonPath: "", message: "no events")) }
         return events
     }
 

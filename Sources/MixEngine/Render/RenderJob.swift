@@ -253,7 +253,7 @@ public struct RenderJob: Sendable {
     }
 
     /// Whether the preset has binaural beats (a `binaural` track), which a lossy encoder must keep in two channels.
-    public var hasBinauralBeats: Bool { preset.tracks.contains { $0.source.kind is BinauralKind } }
+    public var hasBinauralBeats: Bool { preset.tracks.contains { $0.source.needsSeparateChannels } }
 
     /// The least bitrate at which `settings`' encoder keeps the two channels apart, when its settings could go
     /// below it; nil when they cannot. libopus codes stereo below about 28 kbit/s as one channel with a

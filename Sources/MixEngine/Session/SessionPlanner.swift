@@ -140,7 +140,7 @@ struct SessionPlanner {
         case .wake(let rise, _, let chime)?:
             let riseFrom = voiceEnd + extra
             let chimeAt = riseFrom + frames(rise)
-            let ring = chime.map { frames(ChimeKind.length(of: $0)) } ?? 0
+            let ring = chime.map { frames($0.kind.soundingSeconds ?? 0) } ?? 0
             return SessionLayout.Ending(kind: spec.ending, start: voiceEnd, end: chimeAt + ring + frames(Self.tailSeconds),
                                         riseFrom: riseFrom, chime: chimeAt)
         }

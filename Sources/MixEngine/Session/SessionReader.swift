@@ -265,10 +265,8 @@ extension PresetReader {
         }
         let rise = try object["rise"]?.time(allowingZero: true) ?? 10
         let riseDb = try object["riseDb"]?.number(in: 0...24) ?? 6
-        var chime: ChimeKind.Sound? = .bell
-        if let cursor = object["chime"] {
-            chime = try cursor.choice("chime", [("bell", ChimeKind.Sound.bell), ("rise", .rise), ("none", nil)])
-        }
+        var chime: SourceSpec? = SourceKinds.sound(word: "bell", kind: "chime")
+        if let cursor = object["chime"] { chime = try SourceKinds.sound(cursor, kind: "chime", allowingNone: true) }
         return .wake(riseSeconds: rise, riseDb: riseDb, chime: chime)
     }
 }

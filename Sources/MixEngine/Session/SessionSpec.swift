@@ -165,6 +165,7 @@ public struct SegmentSpec: Sendable, Equatable {
 public enum EndingSpec: Sendable, Equatable {
     /// The sleep timer: the bed plays on for `holdSeconds`, then everything fades out over `fade`.
     case sleep(holdSeconds: Double, fade: FadeSpec)
-    /// The bed and beats rise by `riseDb` over `riseSeconds`, then a chime sounds and the session ends.
-    case wake(riseSeconds: Double, riseDb: Double, chime: ChimeKind.Sound?)
+    /// The bed and beats rise by `riseDb` over `riseSeconds`, then a chime sounds (a source of the `chime` kind,
+    /// read from its word) and the session ends.
+    case wake(riseSeconds: Double, riseDb: Double, chime: SourceSpec?)
 }

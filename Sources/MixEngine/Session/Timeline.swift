@@ -54,7 +54,7 @@ public struct Timeline: Sendable {
     public var ducked: [Ducked] = []
     public var ending: Ending?
     /// What the tracks say about themselves, by track name, in track order.
-    public var notes: [(track: String, note: TimelineNote)] = []
+    public var notes: [(track: String, note: any TimelineNote)] = []
 
     public init(sampleRate: Int, frameCount: Int64) { self.sampleRate = sampleRate; self.frameCount = frameCount }
 
@@ -62,49 +62,14 @@ public struct Timeline: Sendable {
     public func section(named name: String) -> Section? { sections.first { $0.name == name } }
 }
 
-/// What a track adds to the timeline. A kind of source returns them in its `SourcePlan`.
-/// A plain enum of values (`Sendable`, safe to share); allocates only its arrays and strings.
-public enum TimelineNote: Sendable, Equatable {
-    /// A frequency that follows a schedule: `what` is `beat` (binaural) or `pulse` (isochronic).
-    case schedule(what: String, carrierHz: Double, points: [SchedulePoint])
-    /// Each phase of each breathing cycle.
-    case breathing(pattern: String, phases: [BreathingPhase])
-    /// Words spoken at a time.
-    case speech(text: String, start: Int64, end: Int64)
-    /// A chime (a bell, a rising tone) sounding over `[start, end)`.
-    case chime(sound: String, start: Int64, end: Int64)
-    /// One-shot sounds played at random times (an `events` track), in order.
-    case events([TimelineEvent])
-}
-
-/// One event of an `events` track: which file played over `[start, end)`, at what gain and pan.
-/// A value; allocates only the file's name. `Sendable`.
-public struct TimelineEvent: Sendable, Equatable {
-    public var file: String
-    public var start: Int64
-    public var end: Int64
-    public var gainDb: Double
-    public var pan: Double
-    public init(file: String, start: Int64, end: Int64, gainDb: Double, pan: Double) {
-        self.file = file; self.start = start; self.end = end; self.gainDb = gainDb; self.pan = pan
-    }
-}
-
-/// A point of a schedule, resolved: at `frame` the rate is `hz`. A value; allocates nothing.
-public struct SchedulePoint: Sendable, Equatable {
-    public var frame: Int64
-    public var hz: Double
-    public var curve: String
-    public init(frame: Int64, hz: Double, curve: String) { self.frame = frame; self.hz = hz; self.curve = curve }
-}
-
-/// One phase of one breathing cycle, `[start, end)`: `inhale`, `hold`, `exhale` or `rest`. A value.
-public struct BreathingPhase: Sendable, Equatable {
-    public var name: String
-    public var cycle: Int
-    public var start: Int64
-    public var end: Int64
-    public init(name: String, cycle: Int, start: Int64, end: Int64) {
-        self.name = name; self.cycle = cycle; self.start = start; self.end = end
-    }
+/// What a track adds to the timeline (a beat schedule, breathing phases, the words spoken). A kind of source returns
+/// its notes in its `SourcePlan`, and each note writes itself into the `--timeline` document, so neither the
+/// timeline nor `TimelineJSON` names a kind: a new kind's note is a type in its own folder.
+/// Conforming types are values (`Sendable`, safe to share).
+public protocol TimelineNote: Sendable {
+    /// Its `type` in the timeline document: `schedule`, `breathing`, `speech`, `chime`, `events`.
+    var type: String { get }
+    /// Its members after `"track"` and `"type"`, as JSON text (`"text": "...", "start": {...}, "end": {...}`),
+    /// times written by `json` (seconds and frames).
+    func members(_ json: TimelineJSON.Writer) -> String
 }

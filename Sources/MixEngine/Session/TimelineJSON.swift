@@ -9,9 +9,8 @@ public enum TimelineJSON {
     /// The timeline as a JSON document; `range` is the part of it rendered (all of it by default), given
     /// in the document as `rendered`.
     public static func document(_ timeline: Timeline, range: Range<Int64>? = nil) -> String {
-        let rate = Double(timeline.sampleRate)
-        func time(_ frame: Int64) -> String { "{\"seconds\": \(number(Double(frame) / rate)), \"frame\": \(frame)}" }
-        func span(_ start: Int64, _ end: Int64) -> String { "\"start\": \(time(start)), \"end\": \(time(end))" }
+        let json = Writer(sampleRate: timeline.sampleRate)
+        let time = json.time, span = json.span
 
         var lines: [String] = ["{"]
         lines.append("  \"sampleRate\": \(timeline.sampleRate),")
@@ -44,29 +43,30 @@ public enum TimelineJSON {
         }
         lines.append("  \"ducked\": [\n" + ducked.joined(separator: ",\n") + (ducked.isEmpty ? "" : "\n") + "  ],")
 
-        let tracks = timeline.notes.map { track, note -> String in
-            let name = "\"track\": \(quote(track))"
-            switch note {
-            case .schedule(let what, let carrier, let points):
-                let list = points.map { "{\"at\": \(time($0.frame)), \"hz\": \(number($0.hz)), \"curve\": \(quote($0.curve))}" }
-                return "    {\(name), \"type\": \"schedule\", \"of\": \(quote(what)), \"carrierHz\": \(number(carrier)),\n"
-                    + "      \"points\": [" + list.joined(separator: ", ") + "]}"
-            case .breathing(let pattern, let phases):
-                let list = phases.map { "      {\"phase\": \(quote($0.name)), \"cycle\": \($0.cycle), \(span($0.start, $0.end))}" }
-                return "    {\(name), \"type\": \"breathing\", \"pattern\": \(quote(pattern)), \"phases\": [\n"
-                    + list.joined(separator: ",\n") + (list.isEmpty ? "" : "\n") + "    ]}"
-            case .speech(let text, let start, let end):
-                return "    {\(name), \"type\": \"speech\", \"text\": \(quote(text)), \(span(start, end))}"
-            case .chime(let sound, let start, let end):
-                return "    {\(name), \"type\": \"chime\", \"sound\": \(quote(sound)), \(span(start, end))}"
-            case .events(let events):
-                let list = events.map { "      {\"file\": \(quote($0.file)), \(span($0.start, $0.end)), \"gainDb\": \(number($0.gainDb)), \"pan\": \(number($0.pan))}" }
-                return "    {\(name), \"type\": \"events\", \"events\": [\n" + list.joined(separator: ",\n") + (list.isEmpty ? "" : "\n") + "    ]}"
-            }
+        let tracks = timeline.notes.map { track, note in
+            "    {\"track\": \(quote(track)), \"type\": \(quote(note.type)), " + note.members(json) + "}"
         }
         lines.append("  \"tracks\": [\n" + tracks.joined(separator: ",\n") + (tracks.isEmpty ? "" : "\n") + "  ]")
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// What a `TimelineNote` writes its members with: times in seconds and frames, spans, numbers, strings.
+    /// A value of one `Int`; its functions allocate the text they return.
+    public struct Writer: Sendable {
+        public let sampleRate: Int
+        /// `{"seconds": 1.5, "frame": 72000}`
+        public func time(_ frame: Int64) -> String {
+            "{\"seconds\": \(number(Double(frame) / Double(sampleRate))), \"frame\": \(frame)}"
+        }
+        /// `"start": {...}, "end": {...}`
+        public func span(_ start: Int64, _ end: Int64) -> String { "\"start\": \(time(start)), \"end\": \(time(end))" }
+        public func number(_ x: Double) -> String { TimelineJSON.number(x) }
+        public func quote(_ text: String) -> String { TimelineJSON.quote(text) }
+        /// `"key": [` then `items` one per line (each already indented), then `]` on a line of its own.
+        public func list(_ key: String, _ items: [String]) -> String {
+            "\(quote(key)): [\n" + items.joined(separator: ",\n") + (items.isEmpty ? "" : "\n") + "    ]"
+        }
     }
 
     /// Writes `document(timeline, range:)` to `path`, atomically.

@@ -21,11 +21,15 @@ public protocol EventMaterial: Sendable {
     /// parameter its source is made from; for a file, its content (`key.file`), never its path. Two
     /// materials that write the same must sound the same in the same context. Every kind supplies its own.
     func describe(into key: inout CacheKeyWriter)
+    /// The file this material streams whole, from its start and once, if it does: a file that several events
+    /// play so may be decoded once and shared from memory instead (`SharedFilesPass`). nil for every other.
+    var streamedFile: String? { get }
 }
 
 extension EventMaterial {
     /// Most events make their source on their own.
     public var preparation: (any MaterialRequest)? { nil }
+    public var streamedFile: String? { nil }
 }
 
 /// Material to make once before rendering and share between renders, such as a file decoded and

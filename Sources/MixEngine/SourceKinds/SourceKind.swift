@@ -14,19 +14,33 @@ import MixDSP
 public protocol SourceKind: Sendable, Equatable {
     /// The track key that selects this kind and holds its settings: `file`, `generator`, `playlist`, `tone`.
     static var key: String { get }
-    /// The keys its settings object allows, in the order messages list them; nil when the settings are
-    /// not an object (`file` takes a path).
-    static var settingsKeys: [String]? { get }
     /// Whether it sounds for ever (a generator): it cannot loop, and its fades are checked against the
     /// rest of the render when the track has no `end`.
     static var isEndless: Bool { get }
     /// Whether a track of this kind may `loop` (a file or a playlist; not a generator, a text, a chime).
     static var canLoop: Bool { get }
+    /// Whether its sound needs each output channel coded on its own (binaural beats: one tone per ear), so
+    /// an output that codes channels jointly at a low bitrate is refused. False unless a kind says so.
+    static var needsSeparateChannels: Bool { get }
 
     /// Places the track's events on the timeline, in frames. `track` says where the track starts and
     /// may end, whether it loops, and gives the planning services (frames from seconds, source files
     /// opened once, warnings).
     func plan(_ track: TrackPlanning) throws -> SourcePlan
+
+    /// How long it sounds from its track's start when the track gives no end, in seconds, when that is
+    /// known before planning (a chime's ring): a session lays out its ending around it. nil: as long as the
+    /// track (a generator) or only known by planning (a file).
+    var soundingSeconds: Double? { get }
+}
+
+/// A kind that one word can stand for where a session names a sound (the wake ending's `"chime": "rise"`):
+/// the session reads the word through `SourceKinds.sound(_:kind:)`, so it never names the kind's type.
+protocol WordReadableSourceKind: ReadableSourceKind {
+    /// The words it takes, in the order messages list them.
+    static var words: [String] { get }
+    /// The kind's default settings for `word` (one of `words`).
+    init?(word: String)
 }
 
 /// The part of a kind that reads the preset (internal, because the JSON cursor is): every registered kind
@@ -35,6 +49,15 @@ protocol ReadableSourceKind: SourceKind {
     /// Reads and checks the settings at `cursor` (the track's member `key`); problems are `PresetError`s
     /// naming the JSON path. `reader` resolves paths and reads the shared shapes (fades, times).
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> Self
+    /// The keys its settings object allows, in the order messages list them; nil when the settings are
+    /// not an object (`file` takes a path).
+    static var settingsKeys: [String]? { get }
+    /// What the JSON schema (`docs/preset.schema.json`, `PresetSchema`) says of its settings: its `$defs` entry.
+    static var schema: SchemaValue { get }
+}
+
+extension ReadableSourceKind {
+    static var settingsKeys: [String]? { nil }
 }
 
 /// A kind's events for one track, and where the track's sound ends (before the render's end is applied).
@@ -48,14 +71,15 @@ public struct SourcePlan: Sendable {
     /// Gains for the other tracks that are not events (the bed): a breathing pacer that swells the bed.
     public var bedGains: [Envelope] = []
     /// What the timeline (`--timeline`) shows of it: a beat schedule, breathing phases, the words spoken.
-    public var notes: [TimelineNote] = []
+    public var notes: [any TimelineNote] = []
     public init(events: [PlannedEvent], end: Int64) { self.events = events; self.end = end }
 }
 
 extension SourceKind {
-    public static var settingsKeys: [String]? { nil }
     public static var isEndless: Bool { false }
     public static var canLoop: Bool { !isEndless }
+    public static var needsSeparateChannels: Bool { false }
+    public var soundingSeconds: Double? { nil }
 
     /// Whether `other` is the same kind with the same settings.
     func isEqual(to other: any SourceKind) -> Bool { (other as? Self) == self }
@@ -70,6 +94,8 @@ public struct SourceSpec: Sendable, Equatable {
 
     /// The JSON key of its kind.
     public var key: String { type(of: kind).key }
+    /// Whether its kind needs each output channel coded on its own (`SourceKind.needsSeparateChannels`).
+    public var needsSeparateChannels: Bool { type(of: kind).needsSeparateChannels }
 
     public static func == (a: SourceSpec, b: SourceSpec) -> Bool { a.kind.isEqual(to: b.kind) }
 }

@@ -27,6 +27,29 @@ public enum SourceKinds {
     /// The kind selected by the track key `key`.
     static func kind(forKey key: String) -> (any ReadableSourceKind.Type)? { all.first { $0.key == key } }
 
+    /// The source a word stands for in the kind selected by `key` (a session's `"chime": "bell"`), or nil for
+    /// `"none"` when `allowingNone`; an unknown word is an error at `cursor` listing the kind's words.
+    static func sound(_ cursor: JSONCursor, kind key: String, allowingNone: Bool) throws -> SourceSpec? {
+        guard let kind = Self.kind(forKey: key) as? any WordReadableSourceKind.Type else {
+            preconditionFailure("no kind '\(key)' that reads a word is registered")
+        }
+        let words = kind.words.map { ($0, Optional($0)) } + (allowingNone ? [("none", nil)] : [])
+        return try cursor.choice(key, words).map { sound(word: $0, kind: kind) }
+    }
+
+    /// The source `word` stands for in the kind selected by `key` (a word that kind takes: a default, not input).
+    static func sound(word: String, kind key: String) -> SourceSpec {
+        guard let kind = Self.kind(forKey: key) as? any WordReadableSourceKind.Type else {
+            preconditionFailure("no kind '\(key)' that reads a word is registered")
+        }
+        return sound(word: word, kind: kind)
+    }
+
+    private static func sound(word: String, kind: any WordReadableSourceKind.Type) -> SourceSpec {
+        guard let made = kind.init(word: word) else { preconditionFailure("'\(word)' is not one of \(kind.key)'s words") }
+        return SourceSpec(made)
+    }
+
     /// `'a', 'b' or 'c'`: a list of keys for messages.
     static func list(_ keys: [String], joinedBy word: String) -> String {
         let quoted = keys.map { "'\($0)'" }

@@ -11,13 +11,19 @@ public struct BinauralKind: ReadableSourceKind {
     public static let key = "binaural"
     public static let settingsKeys: [String]? = ["carrierHz", "beatHz", "schedule"]
     public static let isEndless = true
-    /// RMS level of each ear before the track's gain: -18 dBFS, as the other generators.
-    public static let rmsLevel = 0.125_892_541
+    /// Each ear is a tone of its own: a lossy encoder that codes the channels jointly would blur the beat.
+    public static let needsSeparateChannels = true
 
     public var carrierHz: Double
     public var beat: ScheduleSpec
 
     public init(carrierHz: Double, beat: ScheduleSpec) { self.carrierHz = carrierHz; self.beat = beat }
+
+    /// Its settings' schema (`$defs` entry): a carrier and a scheduled rate (`ScheduleSpec.schema`).
+    static var schema: SchemaValue {
+        ScheduleSpec.schema(description: "Binaural beats: carrier - beat/2 left, carrier + beat/2 right.", valueKey: "beatHz", extra: [
+        ])
+    }
 
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> BinauralKind {
         let object = try cursor.object(allowing: settingsKeys!)
@@ -38,7 +44,7 @@ public struct BinauralKind: ReadableSourceKind {
         // Read at the timeline's position, so the schedule's frames are the timeline's.
         var plan = SourcePlan(events: [PlannedEvent(start: track.start, end: end, sourceOffset: track.start,
                                                     material: BinauralMaterial(carrierHz: carrierHz, beat: schedule))], end: end)
-        plan.notes = [.schedule(what: "beat", carrierHz: carrierHz, points: points)]
+        plan.notes = [ScheduleNote(what: "beat", carrierHz: carrierHz, points: points)]
         return plan
     }
 }
@@ -54,7 +60,7 @@ struct BinauralMaterial: EventMaterial {
     }
     func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         BinauralGenerator(carrierHz: carrierHz, beat: beat, sampleRate: context.sampleRate,
-                          amplitude: Float(BinauralKind.rmsLevel * 2.0.squareRoot()))
+                          amplitude: Float(GeneratorLevels.rms * 2.0.squareRoot()))
     }
 }
 

@@ -10,9 +10,8 @@ import MixIO
 ///
 /// A value of a pattern, numbers and the cue settings; allocates only its arrays and strings.
 /// `Sendable`, safe to share.
-public struct BreathingKind: ReadableSourceKind {
+public struct BreathingKind: DeclaredSourceKind {
     public static let key = "breathing"
-    public static let settingsKeys: [String]? = ["pattern", "cycles", "sound", "pitchHz", "glide", "swellDb", "cues"]
     public static let isEndless = true
     /// The tone's peak level before the track's gain: -15 dBFS (about -18 dBFS RMS through a breath).
     public static let peakLevel = 0.177_827_941
@@ -50,10 +49,72 @@ public struct BreathingKind: ReadableSourceKind {
         self.patternName = name; self.seconds = seconds; self.cycles = cycles
     }
 
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> BreathingKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        let patternCursor = try object.required("pattern", hint: "'4-7-8', 'box', 'coherent' or {\"inhale\": 4, \"hold\": 7, \"exhale\": 8}")
-        var kind: BreathingKind
+    /// The settings, declared once for the reader and the schema (defaults: the properties' own). The pattern is
+    /// required and read first: it makes the kind, which the other settings then change.
+    static var settings: KindSettings<BreathingKind> {
+        KindSettings(description: "A breathing pacer.", defaults: BreathingKind(pattern: patterns[0].name, seconds: patterns[0].seconds), settings: [
+            .custom("pattern", required: "'4-7-8', 'box', 'coherent' or {\"inhale\": 4, \"hold\": 7, \"exhale\": 8}",
+                    schema: { _ in
+                .object(["oneOf": .array([.object(["enum": .array(patterns.map { .string($0.name) })]), .declared(##"{"type": "object", "additionalProperties": false, "required": ["inhale", "exhale"], "properties": {"inhale": {"$ref": "#/$defs/positiveTime"}, "hold": {"$ref": "#/$defs/time"}, "exhale": {"$ref": "#/$defs/positiveTime"}, "rest": {"$ref": "#/$defs/time"}}}"##)])])
+            }, read: { cursor, kind, _ in kind = try pattern(cursor) }),
+            .custom("cycles", schema: { _ in .object(["type": .string("integer"), "minimum": .number(1), "maximum": .number(100_000)]) },
+                    read: { cursor, kind, _ in kind.cycles = Int(try cursor.integer(in: 1...100_000)) }),
+            .choice("sound", \.sound, what: "sound"),
+            .number("pitchHz", \.pitchHz, in: 40...2000, "The tone's pitch in Hz (\"sound\": \"tone\")."),
+            .number("glide", \.glideSemitones, in: -12...12, "How far the tone's pitch glides with the breath, in semitones (\"sound\": \"tone\")."),
+            .custom("swellDb", schema: { defaults in
+                .object(["description": .string("How far the bed dips between breaths, in dB (\"sound\": \"bed\")."), "type": .string("number"),
+                         "exclusiveMinimum": .number(0), "maximum": .number(40), "default": .number(defaults.swellDb)])
+            }, read: { cursor, kind, _ in kind.swellDb = try cursor.positiveNumber(upTo: 40) }),
+            .custom("cues", schema: { _ in cuesSchema }, read: { cursor, kind, reader in kind.cues = try cues(cursor, reader: reader) }),
+        ], check: { object, kind in
+            for (key, value) in [("pitchHz", kind.sound != .tone), ("glide", kind.sound != .tone), ("swellDb", kind.sound != .bed)] where value {
+                if let cursor = object[key] { throw cursor.error("'\(key)' does not apply to \"sound\": \"\(kind.sound.rawValue)\"") }
+            }
+        })
+    }
+
+    /// The cues' schema: `true`, or their words and cycles with the session's speech settings (`$defs/speechSettings`,
+    /// referred to key by key).
+    static var cuesSchema: SchemaValue {
+        let schema = SchemaValue.declared(#"""
+        {
+          "oneOf": [
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "cycles": {
+                  "type": "integer",
+                  "minimum": 1
+                },
+                "inhale": {
+                  "type": "string"
+                },
+                "hold": {
+                  "type": "string"
+                },
+                "exhale": {
+                  "type": "string"
+                },
+                "rest": {
+                  "type": "string"
+                }
+              }
+            }
+          ]
+        }
+        """#)
+        guard case .array(var forms)? = schema["oneOf"], forms.count == 2 else { return schema }
+        forms[1] = forms[1].addingProperties(SchemaValue.speechSettingsReferences)
+        return .object(["oneOf": .array(forms)])
+    }
+
+    /// A named pattern, or `{"inhale": 4, "hold": 7, "exhale": 8, "rest": 0}`: the kind with that pattern.
+    static func pattern(_ patternCursor: JSONCursor) throws -> BreathingKind {
         if case .object = patternCursor.value {
             let phases = try patternCursor.object(allowing: ["inhale", "hold", "exhale", "rest"])
             let seconds = try ["inhale", "hold", "exhale", "rest"].map { key -> Double in
@@ -69,24 +130,14 @@ public struct BreathingKind: ReadableSourceKind {
                 }
                 return s
             }
-            kind = BreathingKind(pattern: "custom", seconds: seconds)
+            return BreathingKind(pattern: "custom", seconds: seconds)
         } else {
             let name = try patternCursor.string()
             guard let named = patterns.first(where: { $0.name == name }) else {
                 throw patternCursor.unknown("breathing pattern", name, expected: patterns.map(\.name))
             }
-            kind = BreathingKind(pattern: named.name, seconds: named.seconds)
+            return BreathingKind(pattern: named.name, seconds: named.seconds)
         }
-        if let cycles = object["cycles"] { kind.cycles = Int(try cycles.integer(in: 1...100_000)) }
-        if let sound = object["sound"] { kind.sound = try sound.choice("sound", Sound.allCases.map { ($0.rawValue, $0) }) }
-        if let pitch = object["pitchHz"] { kind.pitchHz = try pitch.number(in: 40...2000) }
-        if let glide = object["glide"] { kind.glideSemitones = try glide.number(in: -12...12) }
-        if let swell = object["swellDb"] { kind.swellDb = try swell.positiveNumber(upTo: 40) }
-        if let cues = object["cues"] { kind.cues = try self.cues(cues, reader: reader) }
-        for (key, value) in [("pitchHz", kind.sound != .tone), ("glide", kind.sound != .tone), ("swellDb", kind.sound != .bed)] where value {
-            if let cursor = object[key] { throw cursor.error("'\(key)' does not apply to \"sound\": \"\(kind.sound.rawValue)\"") }
-        }
-        return kind
     }
 
     /// `true`, or `{"cycles": 3, "inhale": "In", "hold": "Hold", "exhale": "Out", "rest": "", "voice": "en-gb", ...}`.
@@ -145,7 +196,7 @@ public struct BreathingKind: ReadableSourceKind {
             }
         }
         plan.events = events.sorted { $0.start < $1.start }
-        plan.notes = [.breathing(pattern: patternName, phases: starts.map {
+        plan.notes = [BreathingNote(pattern: patternName, phases: starts.map {
             BreathingPhase(name: $0.kind.rawValue, cycle: Int($0.cycle) + 1, start: track.start + $0.start,
                            end: track.start + $0.start + $0.frames)
         })]

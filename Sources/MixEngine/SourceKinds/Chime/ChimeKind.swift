@@ -6,10 +6,9 @@ import MixDSP
 /// timed meditation. See README.md beside this file.
 ///
 /// A value of a sound and two `Double`s; allocates nothing. `Sendable`, safe to share.
-public struct ChimeKind: ReadableSourceKind {
+public struct ChimeKind: DeclaredSourceKind, WordReadableSourceKind {
     public static let canLoop = false
     public static let key = "chime"
-    public static let settingsKeys: [String]? = ["sound", "pitchHz", "length"]
     /// Peak level of a chime before the track's gain: -12 dBFS, clearly above a bed at -18 dBFS RMS.
     public static let peakLevel = 0.251_188_643   // 10^(-12/20)
 
@@ -33,19 +32,35 @@ public struct ChimeKind: ReadableSourceKind {
         self.seconds = seconds ?? sound.defaultSeconds
     }
 
-    /// How long the default chime of `sound` lasts, in seconds.
-    static func length(of sound: Sound) -> Double { sound.defaultSeconds }
+    /// A session's wake ending names its chime by its sound alone: `"chime": "rise"`.
+    static var words: [String] { Sound.allCases.map(\.rawValue) }
+    init?(word: String) {
+        guard let sound = Sound(rawValue: word) else { return nil }
+        self.init(sound: sound)
+    }
 
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> ChimeKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        let sound = try object.required("sound", hint: "\"bell\" or \"rise\"").choice("chime", Sound.allCases.map { ($0.rawValue, $0) })
-        let pitch = try object["pitchHz"]?.number(in: 40...4000)
-        let seconds = try object["length"].map { cursor -> Double in
-            let s = try cursor.time(allowingZero: false)
-            guard s <= 60 else { throw cursor.error("\(TimeParser.string(fromSeconds: s)) is longer than 1m, the longest chime") }
-            return s
-        }
-        return ChimeKind(sound: sound, pitchHz: pitch, seconds: seconds)
+    /// A chime rings for its length wherever it is placed.
+    public var soundingSeconds: Double? { seconds }
+
+    /// The sound is required and read first: it sets the defaults of the pitch and the length, which follow it.
+    static var settings: KindSettings<ChimeKind> {
+        KindSettings(description: "A synthesised bell or rising tone.", defaults: ChimeKind(sound: .bell), settings: [
+            .custom("sound", required: "\"bell\" or \"rise\"", schema: { _ in
+                .object(["enum": .array(Sound.allCases.map { .string($0.rawValue) })])
+            }, read: { cursor, kind, _ in kind = ChimeKind(sound: try cursor.choice("chime", Sound.allCases.map { ($0.rawValue, $0) })) }),
+            .custom("pitchHz", schema: { _ in
+                .object(["description": .string("The bell's fundamental or the rise's first pitch, in Hz; default 220 (bell), 330 (rise)."),
+                         "type": .string("number"), "minimum": .number(40), "maximum": .number(4000)])
+            }, read: { cursor, kind, _ in kind.pitchHz = try cursor.number(in: 40...4000) }),
+            .custom("length", schema: { _ in
+                .object(["description": .string("How long it sounds (the bell's ring to -60 dB, the rise's glide), at most 1m; default 8s (bell), 4s (rise)."),
+                         "$ref": .string("#/$defs/positiveTime")])
+            }, read: { cursor, kind, _ in
+                let s = try cursor.time(allowingZero: false)
+                guard s <= 60 else { throw cursor.error("\(TimeParser.string(fromSeconds: s)) is longer than 1m, the longest chime") }
+                kind.seconds = s
+            }),
+        ])
     }
 
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
@@ -56,7 +71,7 @@ public struct ChimeKind: ReadableSourceKind {
         let length = track.frames(seconds)
         let end = min(track.explicitEnd ?? (track.start + length), track.start + length)
         var plan = SourcePlan(events: [PlannedEvent(start: track.start, end: end, material: ChimeMaterial(kind: self))], end: end)
-        plan.notes = [.chime(sound: sound.rawValue, start: track.start, end: end)]
+        plan.notes = [ChimeNote(sound: sound.rawValue, start: track.start, end: end)]
         return plan
     }
 }

@@ -5,25 +5,23 @@ import MixDSP
 /// MixDSP). See README.md beside this file.
 ///
 /// A value of two `Double`s and a seed; allocates nothing. `Sendable`, safe to share.
-public struct CricketsKind: ReadableSourceKind, EndlessGeneratorKind {
+public struct CricketsKind: DeclaredSourceKind, EndlessGeneratorKind {
     public static let key = "crickets"
-    public static let settingsKeys: [String]? = ["intensity", "temperatureC", "seed"]
     public static let isEndless = true
-    public static let defaultIntensity = 0.4
-    public static let defaultTemperatureC = 22.0
 
     public var intensity: Double
     public var temperatureC: Double
     public var seed: UInt64
-    public init(intensity: Double = defaultIntensity, temperatureC: Double = defaultTemperatureC, seed: UInt64 = 1) {
+    public init(intensity: Double = 0.4, temperatureC: Double = 22, seed: UInt64 = 1) {
         self.intensity = intensity; self.temperatureC = temperatureC; self.seed = seed
     }
 
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> CricketsKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        return CricketsKind(intensity: try object["intensity"]?.number(in: 0...1) ?? defaultIntensity,
-                            temperatureC: try object["temperatureC"]?.number(in: 10...35) ?? defaultTemperatureC,
-                            seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
+    static var settings: KindSettings<CricketsKind> {
+        KindSettings(description: "An endless night chorus of crickets, made from a seed.", defaults: CricketsKind(), settings: [
+            .number("intensity", \.intensity, in: 0...1, "0 to 1: how many crickets (2 + 10 x intensity) and how loud (about -18 dBFS RMS at 1)."),
+            .number("temperatureC", \.temperatureC, in: 10...35, "The night's temperature in degrees C: chirps per minute follow Dolbear's law (40 at 10, 112 at 20, 220 at 35)."),
+            .seed(\.seed, "Whole number: the same seed gives the same sound, another seed another."),
+        ])
     }
 
     public func check(_ track: TrackPlanning) throws {
@@ -48,9 +46,6 @@ extension CricketsKind {
 }
 
 extension SourceSpec {
-    /// A chorus of crickets (`CricketsKind`).
-    public static func crickets(intensity: Double = CricketsKind.defaultIntensity,
-                                temperatureC: Double = CricketsKind.defaultTemperatureC, seed: UInt64 = 1) -> SourceSpec {
-        SourceSpec(CricketsKind(intensity: intensity, temperatureC: temperatureC, seed: seed))
-    }
+    /// A chorus of crickets (`CricketsKind`), with the kind's settings: `.crickets(CricketsKind(intensity: 0.7))`.
+    public static func crickets(_ kind: CricketsKind = CricketsKind()) -> SourceSpec { SourceSpec(kind) }
 }

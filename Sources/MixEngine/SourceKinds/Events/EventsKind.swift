@@ -40,6 +40,82 @@ public struct EventsKind: ReadableSourceKind {
         self.overlap = overlap; self.seed = seed
     }
 
+    /// Its settings' schema (`$defs` entry), beside the reader it describes (lists and ranges of its own), and
+    /// the layout's seed as every kind that plays at random takes it (`RandomSettings.seedSchema`).
+    static var schema: SchemaValue {
+        SchemaValue.declared(#"""
+        {
+          "description": "One-shot files played at random times, each with a random gain and pan, laid out from a seed at planning.",
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "files",
+            "interval"
+          ],
+          "properties": {
+            "files": {
+              "description": "The files each event picks one of (1 to 64).",
+              "type": "array",
+              "minItems": 1,
+              "maxItems": 64,
+              "items": {
+                "$ref": "#/$defs/path"
+              }
+            },
+            "interval": {
+              "description": "Time from one event's start to the next: a time, or [shortest, longest] (each at least 0.5 s).",
+              "$ref": "#/$defs/timeRange"
+            },
+            "gainDb": {
+              "description": "Each event's gain in dB: a value or [low, high].",
+              "oneOf": [
+                {
+                  "type": "number",
+                  "minimum": -96,
+                  "maximum": 24
+                },
+                {
+                  "type": "array",
+                  "minItems": 2,
+                  "maxItems": 2,
+                  "items": {
+                    "type": "number",
+                    "minimum": -96,
+                    "maximum": 24
+                  }
+                }
+              ]
+            },
+            "pan": {
+              "description": "Each event's pan, -1 (left) to 1 (right): a value or [low, high].",
+              "oneOf": [
+                {
+                  "type": "number",
+                  "minimum": -1,
+                  "maximum": 1
+                },
+                {
+                  "type": "array",
+                  "minItems": 2,
+                  "maxItems": 2,
+                  "items": {
+                    "type": "number",
+                    "minimum": -1,
+                    "maximum": 1
+                  }
+                }
+              ]
+            },
+            "overlap": {
+              "description": "Whether an event may start before the previous one has ended.",
+              "type": "boolean",
+              "default": false
+            }
+          }
+        }
+        """#).addingProperties([RandomSettings.seedSchema])
+    }
+
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> EventsKind {
         let object = try cursor.object(allowing: settingsKeys!)
         let filesCursor = try object.required("files", hint: "a list of at least one audio file")
@@ -101,7 +177,7 @@ public struct EventsKind: ReadableSourceKind {
             n += 1
         }
         var plan = SourcePlan(events: events, end: limit)
-        plan.notes = [.events(heard)]
+        plan.notes = [EventsNote(events: heard)]
         return plan
     }
 }

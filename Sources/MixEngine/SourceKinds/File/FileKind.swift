@@ -13,6 +13,16 @@ public struct FileKind: ReadableSourceKind {
     public var path: String
     public init(path: String) { self.path = path }
 
+    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
+    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    static var schema: SchemaValue {
+        .declared(#"""
+        {
+          "$ref": "#/$defs/path"
+        }
+        """#)
+    }
+
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> FileKind {
         FileKind(path: try reader.path(cursor))
     }

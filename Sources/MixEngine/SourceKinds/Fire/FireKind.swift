@@ -4,22 +4,20 @@ import MixDSP
 /// is rendered (`FireGenerator` in MixDSP). See README.md beside this file.
 ///
 /// A value of a `Double` and a seed; allocates nothing. `Sendable`, safe to share.
-public struct FireKind: ReadableSourceKind, EndlessGeneratorKind {
+public struct FireKind: DeclaredSourceKind, EndlessGeneratorKind {
     public static let key = "fire"
-    public static let settingsKeys: [String]? = ["intensity", "seed"]
     public static let isEndless = true
-    public static let defaultIntensity = 0.5
 
     public var intensity: Double
     public var seed: UInt64
-    public init(intensity: Double = defaultIntensity, seed: UInt64 = 1) { self.intensity = intensity; self.seed = seed }
+    public init(intensity: Double = 0.5, seed: UInt64 = 1) { self.intensity = intensity; self.seed = seed }
 
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> FireKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        return FireKind(intensity: try object["intensity"]?.number(in: 0...1) ?? defaultIntensity,
-                        seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
+    static var settings: KindSettings<FireKind> {
+        KindSettings(description: "An endless crackling wood fire, made from a seed.", defaults: FireKind(), settings: [
+            .number("intensity", \.intensity, in: 0...1, "0 to 1: how big the fire is (roar level, about -18 dBFS RMS at 1, and how often it crackles and pops)."),
+            .seed(\.seed, "Whole number: the same seed gives the same sound, another seed another."),
+        ])
     }
-
 }
 
 /// Made as it plays; nothing to prepare (`EndlessGeneratorKind`).
@@ -35,8 +33,6 @@ extension FireKind {
 }
 
 extension SourceSpec {
-    /// A wood fire (`FireKind`).
-    public static func fire(intensity: Double = FireKind.defaultIntensity, seed: UInt64 = 1) -> SourceSpec {
-        SourceSpec(FireKind(intensity: intensity, seed: seed))
-    }
+    /// A wood fire (`FireKind`), with the kind's settings: `.fire(FireKind(intensity: 0.7))`.
+    public static func fire(_ kind: FireKind = FireKind()) -> SourceSpec { SourceSpec(kind) }
 }

@@ -24,16 +24,32 @@ public struct IsochronicKind: ReadableSourceKind {
         self.carrierHz = carrierHz; self.pulse = pulse; self.duty = duty; self.edges = edges
     }
 
+    /// The pulse's shape, declared once for the reader and the schema (defaults from `init`).
+    static var duty: KindSetting<IsochronicKind> {
+        .number("duty", \.duty, in: 0.1...0.9, "The part of each pulse cycle the tone is on, edges included.")
+    }
+    static var edges: KindSetting<IsochronicKind> {
+        .number("edges", \.edges, in: 0.01...0.45, "Each edge's length (rise and fall, raised cosine) as a part of the cycle; at most half the duty.")
+    }
+
+    /// Its settings' schema (`$defs` entry): a carrier and a scheduled rate (`ScheduleSpec.schema`), and its pulse's shape.
+    static var schema: SchemaValue {
+        let defaults = IsochronicKind(carrierHz: ScheduleSpec.carrierRange.lowerBound, pulse: .constant(1))
+        return ScheduleSpec.schema(description: "A tone pulsing at a scheduled rate.", valueKey: "pulseHz", extra: [
+            SchemaValue.Member(duty.key, duty.schema(defaults)), SchemaValue.Member(edges.key, edges.schema(defaults)),
+        ])
+    }
+
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> IsochronicKind {
         let object = try cursor.object(allowing: settingsKeys!)
         let carrier = try ScheduleSpec.carrier(object, hint: "the tone that pulses, 20 to 1500 Hz, e.g. 200", what: "isochronic tones")
         let pulse = try ScheduleSpec.read(object, valueKey: "pulseHz", below: carrier, example: "pulses per second, e.g. 10")
         var kind = IsochronicKind(carrierHz: carrier, pulse: pulse)
-        if let duty = object["duty"] { kind.duty = try duty.number(in: 0.1...0.9) }
-        if let edges = object["edges"] {
-            kind.edges = try edges.number(in: 0.01...0.45)
+        if let value = object[duty.key] { try duty.read(value, &kind, reader) }
+        if let value = object[edges.key] {
+            try edges.read(value, &kind, reader)
             guard 2 * kind.edges <= kind.duty else {
-                throw edges.error("two edges of \(JSONValue.format(kind.edges)) do not fit in the pulse's on part (duty \(JSONValue.format(kind.duty))); expected at most half the duty")
+                throw value.error("two edges of \(JSONValue.format(kind.edges)) do not fit in the pulse's on part (duty \(JSONValue.format(kind.duty))); expected at most half the duty")
             }
         } else {
             kind.edges = min(kind.edges, kind.duty / 2)
@@ -49,7 +65,7 @@ public struct IsochronicKind: ReadableSourceKind {
         let end = track.explicitEnd ?? track.frameCount
         var plan = SourcePlan(events: [PlannedEvent(start: track.start, end: end, sourceOffset: track.start,
                                                     material: IsochronicMaterial(kind: self, pulse: schedule))], end: end)
-        plan.notes = [.schedule(what: "pulse", carrierHz: carrierHz, points: points)]
+        plan.notes = [ScheduleNote(what: "pulse", carrierHz: carrierHz, points: points)]
         return plan
     }
 }
@@ -68,7 +84,7 @@ struct IsochronicMaterial: EventMaterial {
     func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         // Peak at the sine's for -18 dBFS RMS while on.
         IsochronicGenerator(carrierHz: kind.carrierHz, pulse: pulse, duty: kind.duty, edge: kind.edges,
-                            sampleRate: context.sampleRate, amplitude: Float(BinauralKind.rmsLevel * 2.0.squareRoot()),
+                            sampleRate: context.sampleRate, amplitude: Float(GeneratorLevels.rms * 2.0.squareRoot()),
                             channelCount: context.channelCount)
     }
 }

@@ -4,26 +4,22 @@ import MixDSP
 /// is rendered (`NoiseGenerator` in MixDSP). See README.md beside this file.
 ///
 /// A value of a colour and a seed; allocates nothing. `Sendable`, safe to share.
-public struct NoiseKind: ReadableSourceKind, EndlessGeneratorKind {
+public struct NoiseKind: DeclaredSourceKind, EndlessGeneratorKind {
     public static let key = "generator"
-    public static let settingsKeys: [String]? = ["type", "seed"]
     public static let isEndless = true
-    /// Seeds are whole numbers up to 2^53, the largest range JSON numbers carry exactly.
-    public static let maximumSeed = 9_007_199_254_740_992.0
 
     public var color: NoiseGenerator.Color
     public var seed: UInt64
-    public init(color: NoiseGenerator.Color, seed: UInt64 = 1) { self.color = color; self.seed = seed }
+    public init(color: NoiseGenerator.Color = .white, seed: UInt64 = 1) { self.color = color; self.seed = seed }
 
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> NoiseKind {
-        let object = try cursor.object(allowing: settingsKeys!)
+    static var settings: KindSettings<NoiseKind> {
         let names = NoiseGenerator.Color.allCases.map(\.rawValue)
-        let color = try object.required("type", hint: names.dropLast().joined(separator: ", ") + " or " + names.last!)
-            .choice("generator type", NoiseGenerator.Color.allCases.map { ($0.rawValue, $0) })
-        let seed = try object["seed"]?.integer(in: 0...maximumSeed) ?? 1
-        return NoiseKind(color: color, seed: UInt64(seed))
+        return KindSettings(description: "Endless noise.", defaults: NoiseKind(), settings: [
+            .choice("type", \.color, what: "generator type", required: names.dropLast().joined(separator: ", ") + " or " + names.last!,
+                    "white, pink (-3 dB per octave) or brown (-6 dB per octave)."),
+            .seed(\.seed, "The same seed gives the same noise."),
+        ])
     }
-
 }
 
 /// Made as it plays; nothing to prepare (`EndlessGeneratorKind`).

@@ -22,6 +22,34 @@ public struct PlaylistKind: ReadableSourceKind {
         self.crossfade = crossfade
     }
 
+    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
+    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
+    static var schema: SchemaValue {
+        .declared(#"""
+        {
+          "description": "Files played one after another, each crossfaded into the next.",
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "files"
+          ],
+          "properties": {
+            "files": {
+              "type": "array",
+              "minItems": 1,
+              "items": {
+                "$ref": "#/$defs/path"
+              }
+            },
+            "crossfade": {
+              "description": "Crossfade between neighbours; default {\"duration\": 3, \"curve\": \"equalPower\"}.",
+              "$ref": "#/$defs/crossfade"
+            }
+          }
+        }
+        """#)
+    }
+
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> PlaylistKind {
         let object = try cursor.object(allowing: settingsKeys!)
         let filesCursor = try object.required("files", hint: "a list of at least one audio file")

@@ -5,9 +5,8 @@ import MixDSP
 /// See README.md beside this file.
 ///
 /// A value of three `Double`s, an optional `Double` and a seed; allocates nothing. `Sendable`, safe to share.
-public struct RainKind: ReadableSourceKind, EndlessGeneratorKind {
+public struct RainKind: DeclaredSourceKind, EndlessGeneratorKind {
     public static let key = "rain"
-    public static let settingsKeys: [String]? = ["intensity", "seed", "brightness", "dropsPerSecond"]
     public static let isEndless = true
 
     public var intensity: Double
@@ -23,14 +22,14 @@ public struct RainKind: ReadableSourceKind, EndlessGeneratorKind {
         self.seed = seed
     }
 
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> RainKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        return RainKind(intensity: try object["intensity"]?.number(in: 0...1) ?? 0.5,
-                        brightness: try object["brightness"]?.number(in: 0...1) ?? 0.5,
-                        dropsPerSecond: try object["dropsPerSecond"]?.number(in: 0...RainGenerator.maximumDropsPerSecond),
-                        seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
+    static var settings: KindSettings<RainKind> {
+        KindSettings(description: "Endless procedural rain: a filtered-noise bed and resonant drops.", defaults: RainKind(), settings: [
+            .number("intensity", \.intensity, in: 0...1, "0 (a few drops, quiet bed) to 1 (downpour, about -18 dBFS RMS)."),
+            .seed(\.seed, "The same seed gives the same sound."),
+            .number("brightness", \.brightness, in: 0...1, "0 (dull, bed low-passed at 1.5 kHz) to 1 (bright, 12 kHz); drops' pitch follows."),
+            .number("dropsPerSecond", \.dropsPerSecond, in: 0...RainGenerator.maximumDropsPerSecond, "Drop density; default 4 + 396 * intensity^1.5."),
+        ])
     }
-
 }
 
 /// Made as it plays; nothing to prepare (`EndlessGeneratorKind`).
@@ -49,8 +48,6 @@ extension RainKind {
 }
 
 extension SourceSpec {
-    /// Procedural rain (`RainKind`).
-    public static func rain(intensity: Double = 0.5, brightness: Double = 0.5, dropsPerSecond: Double? = nil, seed: UInt64 = 1) -> SourceSpec {
-        SourceSpec(RainKind(intensity: intensity, brightness: brightness, dropsPerSecond: dropsPerSecond, seed: seed))
-    }
+    /// Procedural rain (`RainKind`), with the kind's settings: `.rain(RainKind(intensity: 0.7))`.
+    public static func rain(_ kind: RainKind = RainKind()) -> SourceSpec { SourceSpec(kind) }
 }

@@ -42,6 +42,39 @@ public struct ResequenceKind: ReadableSourceKind {
         self.path = path; self.segment = segment; self.region = region; self.crossfade = crossfade; self.seed = seed
     }
 
+    /// Its settings' schema (`$defs` entry), beside the reader it describes (lists and ranges of its own), and
+    /// the layout's seed as every kind that plays at random takes it (`RandomSettings.seedSchema`).
+    static var schema: SchemaValue {
+        SchemaValue.declared(#"""
+        {
+          "description": "A recording played as an endless stream of random segments of it, crossfaded at correlation-chosen points, laid out from a seed at planning.",
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "file"
+          ],
+          "properties": {
+            "file": {
+              "description": "The recording (at most 10 minutes; it is decoded into memory).",
+              "$ref": "#/$defs/path"
+            },
+            "segment": {
+              "description": "Length of each segment: a time or [shortest, longest], each at least 1 s; default [\"20s\", \"45s\"].",
+              "$ref": "#/$defs/timeRange"
+            },
+            "region": {
+              "description": "The part of the file to take segments from: [from, to]; default: all of it.",
+              "$ref": "#/$defs/timeRange"
+            },
+            "crossfade": {
+              "description": "The crossfade at each join (default 3 s, equalPower); shorter than the shortest segment.",
+              "$ref": "#/$defs/crossfade"
+            }
+          }
+        }
+        """#).addingProperties([RandomSettings.seedSchema])
+    }
+
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> ResequenceKind {
         let object = try cursor.object(allowing: settingsKeys!)
         let path = try reader.path(try object.required("file", hint: "the recording to take segments from"))

@@ -7,6 +7,7 @@ import MixIO
 /// Nothing is prepared; the decoder opens when the event starts. A value (`Sendable`).
 struct StreamedFile: EventMaterial {
     let path: String
+    var streamedFile: String? { path }
 
     func describe(into key: inout CacheKeyWriter) {
         key.field("material", "streamed file")

@@ -34,6 +34,14 @@ extension JSONCursor {
 }
 
 enum RandomSettings {
+    /// The schema of the layout's `seed`, as the kinds that play at random read it (`defaultSeed` when absent).
+    static var seedSchema: SchemaValue.Member {
+        SchemaValue.Member("seed", .object([
+            "description": .string("Seed of the random layout (the same seed, the same audio); default: from the track's position in the list."),
+            "type": .string("integer"), "minimum": .number(0), "maximum": .number(9_007_199_254_740_991),
+        ]))
+    }
+
     /// The seed of a track that gives none: a hash (FNV-1a) of its JSON path, so two tracks differ and
     /// the same preset always renders the same.
     static func defaultSeed(_ jsonPath: String) -> UInt64 {

@@ -80,3 +80,27 @@ public struct ScheduleSpec: Sendable, Equatable {
     /// The highest rate it reaches.
     var maximumHz: Double { points.map(\.hz).max() ?? 0 }
 }
+
+extension ScheduleSpec {
+    /// The schema of a kind built on a schedule (`binaural`, `isochronic`): a carrier, and the rate as a constant
+    /// `valueKey` or a `schedule` of points (exactly one of them), then the kind's `extra` settings.
+    static func schema(description: String, valueKey: String, extra: [SchemaValue.Member]) -> SchemaValue {
+        let rate = SchemaValue.object(["type": .string("number"), "exclusiveMinimum": .number(0), "maximum": .number(carrierRange.upperBound)])
+        let point = SchemaValue.object([
+            "type": .string("object"), "additionalProperties": .bool(false), "required": .array([.string("at"), .string(valueKey)]),
+            "properties": .object(["at": .object(["$ref": .string("#/$defs/timelinePoint")]), valueKey: rate,
+                                   "curve": .object(["$ref": .string("#/$defs/curve")])]),
+        ])
+        let properties: [SchemaValue.Member] = [
+            .init("carrierHz", .object(["type": .string("number"), "minimum": .number(carrierRange.lowerBound), "maximum": .number(carrierRange.upperBound)])),
+            .init(valueKey, rate),
+            .init("schedule", .object(["type": .string("array"), "minItems": .number(1), "items": point])),
+        ]
+        return .object([
+            "description": .string(description), "type": .string("object"), "additionalProperties": .bool(false),
+            "required": .array([.string("carrierHz")]),
+            "oneOf": .array([.object(["required": .array([.string(valueKey)])]), .object(["required": .array([.string("schedule")])])]),
+            "properties": .object(properties + extra),
+        ])
+    }
+}

@@ -21,6 +21,40 @@ public struct SpeechKind: ReadableSourceKind {
         self.text = text; self.ssml = ssml; self.settings = settings
     }
 
+    /// Its settings' schema (`$defs` entry), beside the reader it describes; the speech settings beside the
+    /// text are the session's (`$defs/speechSettings`), referred to key by key.
+    static var schema: SchemaValue {
+        SchemaValue.declared(#"""
+        {
+          "description": "Text spoken once by espeak-ng.",
+          "type": "object",
+          "additionalProperties": false,
+          "oneOf": [
+            {
+              "required": [
+                "text"
+              ]
+            },
+            {
+              "required": [
+                "ssml"
+              ]
+            }
+          ],
+          "properties": {
+            "text": {
+              "type": "string",
+              "minLength": 1
+            },
+            "ssml": {
+              "type": "string",
+              "minLength": 1
+            }
+          }
+        }
+        """#).addingProperties(SchemaValue.speechSettingsReferences)
+    }
+
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> SpeechKind {
         let object = try cursor.object(allowing: settingsKeys!)
         let given = ["text", "ssml"].filter(object.has)
@@ -42,7 +76,7 @@ public struct SpeechKind: ReadableSourceKind {
         let end = min(track.explicitEnd ?? event.end, event.end)
         var plan = SourcePlan(events: [event], end: end)
         plan.speech = clip.speech.map { (track.start + $0.lowerBound)..<(track.start + $0.upperBound) }
-        plan.notes = [.speech(text: text, start: track.start, end: end)]
+        plan.notes = [SpeechNote(text: text, start: track.start, end: end)]
         return plan
     }
 }

@@ -4,27 +4,24 @@ import MixDSP
 /// they are rendered (`SurfGenerator` in MixDSP). See README.md beside this file.
 ///
 /// A value of two `Double`s and a seed; allocates nothing. `Sendable`, safe to share.
-public struct SurfKind: ReadableSourceKind, EndlessGeneratorKind {
+public struct SurfKind: DeclaredSourceKind, EndlessGeneratorKind {
     public static let key = "surf"
-    public static let settingsKeys: [String]? = ["intensity", "periodSeconds", "seed"]
     public static let isEndless = true
-    public static let defaultIntensity = 0.6
-    public static let defaultPeriodSeconds = 9.0
 
     public var intensity: Double
     public var periodSeconds: Double
     public var seed: UInt64
-    public init(intensity: Double = defaultIntensity, periodSeconds: Double = defaultPeriodSeconds, seed: UInt64 = 1) {
+    public init(intensity: Double = 0.6, periodSeconds: Double = 9, seed: UInt64 = 1) {
         self.intensity = intensity; self.periodSeconds = periodSeconds; self.seed = seed
     }
 
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> SurfKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        return SurfKind(intensity: try object["intensity"]?.number(in: 0...1) ?? defaultIntensity,
-                        periodSeconds: try object["periodSeconds"]?.number(in: 6...14) ?? defaultPeriodSeconds,
-                        seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
+    static var settings: KindSettings<SurfKind> {
+        KindSettings(description: "Endless waves breaking on a beach, made from a seed.", defaults: SurfKind(), settings: [
+            .number("intensity", \.intensity, in: 0...1, "0 to 1: how big the waves are (level, about -24 dBFS RMS at 1, and how far each crest opens the filter)."),
+            .number("periodSeconds", \.periodSeconds, in: 6...14, "Mean time between crests, in seconds; each lands within 20% of its slot."),
+            .seed(\.seed, "Whole number: the same seed gives the same sound, another seed another."),
+        ])
     }
-
 }
 
 /// Made as it plays; nothing to prepare (`EndlessGeneratorKind`).
@@ -42,9 +39,6 @@ extension SurfKind {
 }
 
 extension SourceSpec {
-    /// Waves on a beach (`SurfKind`).
-    public static func surf(intensity: Double = SurfKind.defaultIntensity, periodSeconds: Double = SurfKind.defaultPeriodSeconds,
-                            seed: UInt64 = 1) -> SourceSpec {
-        SourceSpec(SurfKind(intensity: intensity, periodSeconds: periodSeconds, seed: seed))
-    }
+    /// Waves on a beach (`SurfKind`), with the kind's settings: `.surf(SurfKind(intensity: 0.7))`.
+    public static func surf(_ kind: SurfKind = SurfKind()) -> SourceSpec { SourceSpec(kind) }
 }

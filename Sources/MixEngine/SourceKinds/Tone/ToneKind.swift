@@ -5,14 +5,13 @@ import MixDSP
 /// partial render give the same samples. See README.md beside this file.
 ///
 /// A value of a waveform and two `Double`s; allocates nothing. `Sendable`, safe to share.
-public struct ToneKind: ReadableSourceKind {
+public struct ToneKind: DeclaredSourceKind {
     public static let key = "tone"
-    public static let settingsKeys: [String]? = ["waveform", "frequencyHz", "phase"]
     public static let isEndless = true
     /// The highest frequency a preset may ask for; it must also lie below half the output rate.
     public static let maximumFrequencyHz = 24_000.0
     /// RMS level of every waveform before the track's gain, as the noise generators': -18 dBFS.
-    public static let rmsLevel = 0.125_892_541   // 10^(-18/20)
+    public static let rmsLevel = GeneratorLevels.rms
 
     public var waveform: ToneGenerator.Waveform
     public var frequencyHz: Double
@@ -25,17 +24,20 @@ public struct ToneKind: ReadableSourceKind {
         self.phase = phase
     }
 
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> ToneKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        let frequency = try object.required("frequencyHz", hint: "the tone's frequency in Hz, e.g. 200")
-            .positiveNumber(upTo: maximumFrequencyHz)
-        let waveform = try object["waveform"]?.choice("waveform", ToneGenerator.Waveform.allCases.map { ($0.rawValue, $0) }) ?? .sine
-        var phase = 0.0
-        if let cursor = object["phase"] {
-            phase = try cursor.number(in: 0...1)
-            guard phase < 1 else { throw cursor.error("1 is a whole cycle, the same as 0; expected 0 up to (not including) 1") }
-        }
-        return ToneKind(waveform: waveform, frequencyHz: frequency, phase: phase)
+    static var settings: KindSettings<ToneKind> {
+        KindSettings(description: "An endless sine or triangle wave at -18 dBFS RMS, computed from the absolute frame position.",
+                     defaults: ToneKind(frequencyHz: 0), settings: [
+            .choice("waveform", \.waveform, what: "waveform"),
+            .positiveNumber("frequencyHz", \.frequencyHz, upTo: maximumFrequencyHz, required: "the tone's frequency in Hz, e.g. 200",
+                            "Frequency in Hz; also below half the output rate."),
+            .custom("phase", schema: { defaults in
+                .object(["description": .string("Where in its cycle the wave is at 0:00 of the render, in cycles."), "type": .string("number"),
+                         "minimum": .number(0), "exclusiveMaximum": .number(1), "default": .number(defaults.phase)])
+            }, read: { cursor, kind, _ in
+                kind.phase = try cursor.number(in: 0...1)
+                guard kind.phase < 1 else { throw cursor.error("1 is a whole cycle, the same as 0; expected 0 up to (not including) 1") }
+            }),
+        ])
     }
 
     /// Peak amplitude for `rmsLevel`: a sine's RMS is A/√2, a triangle's A/√3.
@@ -73,12 +75,5 @@ struct ToneMaterial: EventMaterial {
     func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         ToneGenerator(waveform: kind.waveform, frequencyHz: kind.frequencyHz, sampleRate: context.sampleRate,
                       amplitude: kind.amplitude, phase: kind.phase, channelCount: context.channelCount)
-    }
-}
-
-extension SourceSpec {
-    /// A sine or triangle tone (`ToneKind`).
-    public static func tone(_ waveform: ToneGenerator.Waveform = .sine, frequencyHz: Double, phase: Double = 0) -> SourceSpec {
-        SourceSpec(ToneKind(waveform: waveform, frequencyHz: frequencyHz, phase: phase))
     }
 }

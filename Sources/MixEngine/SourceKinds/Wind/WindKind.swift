@@ -5,9 +5,8 @@ import MixDSP
 /// intensity, a whistle. See README.md beside this file.
 ///
 /// A value of two `Double`s, an optional `Double` and a seed; allocates nothing. `Sendable`, safe to share.
-public struct WindKind: ReadableSourceKind, EndlessGeneratorKind {
+public struct WindKind: DeclaredSourceKind, EndlessGeneratorKind {
     public static let key = "wind"
-    public static let settingsKeys: [String]? = ["intensity", "seed", "gustiness", "whistle"]
     public static let isEndless = true
 
     public var intensity: Double
@@ -23,14 +22,14 @@ public struct WindKind: ReadableSourceKind, EndlessGeneratorKind {
         self.seed = seed
     }
 
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> WindKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        return WindKind(intensity: try object["intensity"]?.number(in: 0...1) ?? 0.5,
-                        gustiness: try object["gustiness"]?.number(in: 0...1) ?? 0.5,
-                        whistle: try object["whistle"]?.number(in: 0...1),
-                        seed: UInt64(try object["seed"]?.integer(in: 0...NoiseKind.maximumSeed) ?? 1))
+    static var settings: KindSettings<WindKind> {
+        KindSettings(description: "Endless procedural wind: noise through a moving resonant band-pass, with gusts and a whistle.", defaults: WindKind(), settings: [
+            .number("intensity", \.intensity, in: 0...1, "0 (a low breeze, 12 dB quieter) to 1 (a strong wind, about -18 dBFS RMS)."),
+            .seed(\.seed, "The same seed gives the same sound."),
+            .number("gustiness", \.gustiness, in: 0...1, "How far gusts swing level (up to 20 dB) and brightness (up to 1.6 octaves)."),
+            .number("whistle", \.whistle, in: 0...1, "Level of the whistle in gusts; default 0 up to intensity 0.6, rising to 1 at intensity 1."),
+        ])
     }
-
 }
 
 /// Made as it plays; nothing to prepare (`EndlessGeneratorKind`).
@@ -49,8 +48,6 @@ extension WindKind {
 }
 
 extension SourceSpec {
-    /// Procedural wind (`WindKind`).
-    public static func wind(intensity: Double = 0.5, gustiness: Double = 0.5, whistle: Double? = nil, seed: UInt64 = 1) -> SourceSpec {
-        SourceSpec(WindKind(intensity: intensity, gustiness: gustiness, whistle: whistle, seed: seed))
-    }
+    /// Procedural wind (`WindKind`), with the kind's settings: `.wind(WindKind(intensity: 0.7))`.
+    public static func wind(_ kind: WindKind = WindKind()) -> SourceSpec { SourceSpec(kind) }
 }

@@ -1,0 +1,36 @@
+/// `docs/preset.schema.json`, the JSON schema editors check presets against: the hand-written schema of the
+/// preset's own shapes (output, master, voice, sections, the track's common keys) with every kind's part
+/// filled in from the kinds themselves (`SourceKinds.all`): each kind's `$defs` entry (its `schema`, from its
+/// declared settings), the track's property for each kind's key, that a track has exactly one of them, and
+/// that the kinds that cannot loop refuse `loop`. The file is its own template: generating from it replaces
+/// the kinds' parts, and a test keeps the file equal to what it generates (`scripts/schema.sh` rewrites it).
+///
+/// No state: any thread may call it. `generate` allocates the document.
+public enum PresetSchema {
+    /// `template` (a schema document) with every kind's part made from the kinds' declarations; the rest
+    /// of it is kept as it is, member order included. The kinds' `$defs` come last, in the registry's order.
+    public static func generate(from template: String) throws -> String {
+        let root = try SchemaValue.parse(template)
+        let kinds = SourceKinds.all
+        let keys = Set(kinds.map { $0.key })
+        var defs = root["$defs"] ?? .object([])
+        var track = defs["track"] ?? .object([])
+        defs = defs.removing { keys.contains($0) }
+        for kind in kinds where kind.settingsKeys != nil { defs = defs.setting(kind.key, to: kind.schema) }
+
+        track = track.setting("oneOf", to: .array(kinds.map { required($0.key) }))
+        track = track.setting("if", to: .object(["anyOf": .array(kinds.filter { !$0.canLoop }.map { required($0.key) })]))
+        var properties = (track["properties"] ?? .object([])).removing { keys.contains($0) }
+        var previous = "name"
+        for kind in kinds {
+            let property: SchemaValue = kind.settingsKeys == nil ? kind.schema : .object(["$ref": .string("#/$defs/\(kind.key)")])
+            properties = properties.setting(kind.key, to: property, after: previous)
+            previous = kind.key
+        }
+        defs = defs.setting("track", to: track.setting("properties", to: properties))
+        return root.setting("$defs", to: defs).text
+    }
+
+    /// `{"required": [key]}`
+    private static func required(_ key: String) -> SchemaValue { .object(["required": .array([.string(key)])]) }
+}

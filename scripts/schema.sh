@@ -1,0 +1,9 @@
+#!/bin/bash
+# Rewrites docs/preset.schema.json from the kinds' declarations (PresetSchema.generate; the file is its own
+# template for everything that is not a kind). The test run that writes it fails on purpose, so writing is never
+# mistaken for passing: run the test again without MIXRENDER_WRITE_SCHEMA to see it pass.
+set -e
+cd "$(dirname "$0")/.."
+swift build --build-tests
+MIXRENDER_WRITE_SCHEMA=1 swift test --skip-build --filter PresetSchemaTests/theSchemaIsGeneratedFromTheKinds || true
+swift test --skip-build --filter PresetSchemaTests
