@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A pipe inside this process: an encoder writes a stream into `writeDescriptor` (`AudioFileWriter.open(fileDescriptor:)`)
 /// while another thread reads its bytes back from the other end (the library's `AsyncSequence` of encoded bytes).
@@ -7,17 +6,17 @@ import Synchronization
 /// `write`, so a slow reader slows the render instead of piling the stream up in memory.
 ///
 /// **Threads.** One thread reads (`read`, `closeReading`), another writes and then calls `closeWriting`; each end
-/// is closed once, whatever the order (a `Mutex` guards the two descriptors). `Sendable`.
+/// is closed once, whatever the order (a `Locked` guards the two descriptors). `Sendable`.
 public final class BytePipe: Sendable {
     private struct Ends { var read: Int32; var write: Int32 }
-    private let ends: Mutex<Ends>
+    private let ends: Locked<Ends>
     /// The end to write into; stays valid until `closeWriting`.
     public let writeDescriptor: Int32
 
     /// Makes the pipe (`pipe2`, close-on-exec: a speech helper started meanwhile does not inherit it).
     public init() throws {
         let fds = try LibC.pipe(operation: "make a pipe for the encoded stream")
-        ends = Mutex(Ends(read: fds.read, write: fds.write))
+        ends = Locked(Ends(read: fds.read, write: fds.write))
         writeDescriptor = fds.write
     }
 
