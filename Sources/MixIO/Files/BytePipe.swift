@@ -1,4 +1,3 @@
-
 /// A pipe inside this process: an encoder writes a stream into `writeDescriptor` (`AudioFileWriter.open(fileDescriptor:)`)
 /// while another thread reads its bytes back from the other end (the library's `AsyncSequence` of encoded bytes).
 ///
