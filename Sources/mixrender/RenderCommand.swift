@@ -75,9 +75,12 @@ struct RenderCommand: ParsableCommand {
         try InterruptCleanup.install()   // Ctrl-C removes the temporary output file and exits 130
         let stream = try streamFormat()
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
-        // A bad extension or format is found before rendering.
-        let settings = try stream.map { try job.streamSettings(format: $0, name: "standard output") } ?? job.outputSettings(for: output)
-        if !quiet { Report.warn(job.plan.warnings + (stream != nil ? job.streamWarnings(for: settings, seekable: FileSystem.isRegularFile(descriptor: Terminal.standardOutput)) : job.outputWarnings(for: settings))) }
+        // A bad extension or format is found before rendering, and what the output cannot keep is said then.
+        let outputPlan = try job.outputPlan(to: stream.map {
+            .stream(descriptor: Terminal.standardOutput, format: $0, name: "standard output",
+                    isSeekable: FileSystem.isRegularFile(descriptor: Terminal.standardOutput))
+        } ?? .file(path: output))
+        if !quiet { Report.warn(job.plan.warnings + outputPlan.warnings) }
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
@@ -100,11 +103,8 @@ struct RenderCommand: ParsableCommand {
             _ = try AtomicOutputFile.check(destination: report)
             reportInputs = try RenderReport.Inputs(job: job, output: output)
         }
-        let sinks: [AudioEncoder] = recorder.map { [$0] } ?? []
-        let result = try stream.map { format in
-            try job.render(toStream: Terminal.standardOutput, format: format, name: "standard output", blockFrames: blockFrames,
-                           extraSinks: sinks) { bar.update($0) }
-        } ?? job.render(to: output, blockFrames: blockFrames, extraSinks: sinks) { bar.update($0) }
+        let taps = recorder.map { [$0.renderTap(channelCount: job.plan.channelCount, blockFrames: blockFrames)] } ?? []
+        let result = try job.render(outputPlan, blockFrames: blockFrames, taps: taps) { bar.update($0) }
         bar.finish()
         let waveforms = try recorder?.writeOutputs() ?? []
         if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }

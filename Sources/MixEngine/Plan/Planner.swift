@@ -117,6 +117,7 @@ public struct Planner {
                               resampler: preset.output.resampler, tracks: tracks, master: master,
                               limiter: limiter, timeline: timeline)
         plan.loudness = preset.output.loudness
+        plan.needsSeparateChannels = preset.tracks.contains { type(of: $0.source.kind).needsSeparateChannels }
         plan.loop = loop
         plan.warnings = session.warnings
         plan.sourceFiles = session.files

@@ -161,93 +161,6 @@ public struct RenderJob: Sendable {
         }
     }
 
-    /// The file format and settings for writing to `path`, checked before anything is rendered.
-    public func outputSettings(for path: String) throws -> OutputSettings {
-        guard let format = OutputFileFormat.from(path: path) else {
-            throw EngineError.output(path: path, reason: "unknown output extension; use \(OutputFileFormat.extensionList(dotted: true))")
-        }
-        let settings = try checkedSettings(format: format, name: path)
-        try checkWrites([(path, "the output")])
-        return settings
-    }
-
-    /// The settings for writing this job in `format`, checked before anything is rendered; `name` is what errors
-    /// call the output (its path, or the stream).
-    public func checkedSettings(format: OutputFileFormat, name: String) throws -> OutputSettings {
-        let settings = outputSettings(format: format)
-        if let problem = AudioFileWriter.validate(settings: settings) {
-            throw EngineError.output(path: name, reason: "\(problem)")
-        }
-        // Each format's own limit on its tags (TagLimits): FLAC's 16 MiB block, CAF's 16 KiB 'info' chunk.
-        let extra = settings.format.carriesVorbisComments ? Chapters.comments(chapters) : []
-        if let (key, reason) = TagLimits.problem(format: settings.format, fields: settings.tagFields, extra: extra) {
-            throw EngineError.preset(PresetError(file: presetPath, jsonPath: key.map { "output.tags.\($0.lowercased())" } ?? "output.tags",
-                                                 message: "\(reason) (writing \(name))"))
-        }
-        if let least = Self.leastBinauralBitrateKbps(settings), hasBinauralBeats {
-            throw EngineError.output(path: name, reason: "the render has binaural beats, which need each ear its own tone, and \(settings.format.displayName) below \(least) kbit/s merges the channels (measured: at 24 kbit/s both ears get both tones); use \(least) kbit/s or more")
-        }
-        return settings
-    }
-
-    /// The settings for streaming this job in `format` into a pipe (see `render(toStream:)`), checked: the
-    /// format must be one that never seeks back.
-    public func streamSettings(format: OutputFileFormat, name: String) throws -> OutputSettings {
-        if let refusal = format.streamRefusal { throw EngineError.setting(.format, reason: "\(format.fileExtension): \(refusal)") }
-        return try checkedSettings(format: format, name: name)
-    }
-
-    /// What a stream cannot carry of what the preset asks for, one warning line each: tags other than title,
-    /// artist and comment, chapter marks and ReplayGain are written into a finished file, which a stream never is.
-    /// `seekable`: the stream goes into a regular file (`-o - > night.mp3`), where libsndfile still writes
-    /// an MP3's LAME header and a FLAC's length.
-    public func streamWarnings(for settings: OutputSettings, seekable: Bool) -> [String] {
-        var lost: [String] = []
-        if !settings.tagFields.fields.map(\.key).filter({ !["TITLE", "ARTIST", "COMMENT", WindowMark.tagKey].contains($0) }).isEmpty { lost.append("tags other than title, artist and comment") }
-        if window != nil { lost.append("the window mark join checks (\(WindowMark.tagKey))") }
-        if !chapters.isEmpty { lost.append("its \(chapters.count) chapter marks") }
-        if plan.loudness != nil && settings.format != .opus { lost.append("ReplayGain tags (the audio is normalised)") }
-        if plan.loudness != nil && settings.format == .opus { lost.append("R128_TRACK_GAIN (the audio is normalised)") }
-        var warnings = lost.isEmpty ? [] : ["\(presetPath): a stream carries only what its encoder writes at its start, not \(lost.joined(separator: ", ")); render to a file to keep them"]
-        if settings.format == .mp3 && !seekable {
-            warnings.append("\(presetPath): an MP3 written to a pipe has no LAME header (it is written last, at the start of the file), so players add about 50 ms of silence at each end; render to a file for a gapless MP3")
-        }
-        return warnings
-    }
-
-    /// Renders into the open file descriptor `descriptor` (standard output), encoded as `format`, without a
-    /// temporary file: the bytes go out as they are encoded. Normalising measures before encoding, as for a
-    /// file, but a lossy stream cannot be measured and written again, nor tagged after the end (see
-    /// `streamWarnings`). On an error the stream is cut short; the caller's exit status says so.
-    public func render(toStream descriptor: Int32, format: OutputFileFormat, name: String, blockFrames: Int = 4096,
-                       extraSinks: [AudioEncoder] = [], taps: [RenderTap] = [], material: PreparedMaterial? = nil,
-                       progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
-        var settings = try streamSettings(format: format, name: name)
-        settings.tagsWrittenAfterwards = false   // a stream is never tagged afterwards
-        let material = material ?? PreparedMaterial()
-        let normalisation = try findNormalisation(material: material, blockFrames: blockFrames)
-        let writer = try AudioFileWriter.open(fileDescriptor: descriptor, settings: settings, displayPath: name)
-        let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
-        let summary = try Renderer(plan: plan.withMasterGain(db: normalisation?.gainDb ?? 0), blockFrames: blockFrames)
-            .render(to: sink, range: range, material: material, taps: taps, loop: plan.loop, progress: progress)
-        return RenderResult(summary: summary, normalisation: normalisation, outputPath: name, outputBytes: nil)
-    }
-
-    /// Whether the preset has binaural beats (a `binaural` track), which a lossy encoder must keep in two channels.
-    public var hasBinauralBeats: Bool { preset.tracks.contains { $0.source.kind is BinauralKind } }
-
-    /// The least bitrate at which `settings`' encoder keeps the two channels apart, when its settings could go
-    /// below it; nil when they cannot. libopus codes stereo below about 28 kbit/s as one channel with a
-    /// stereo image (measured on a 250 Hz carrier with a 6 Hz beat: at 24 kbit/s each ear held both tones at
-    /// the same level, at 28 and up the other ear's tone was more than 33 dB down); 32 leaves a margin.
-    /// LAME (no intensity stereo) and libvorbis (point stereo only at high frequencies, above any carrier)
-    /// kept them apart at their lowest settings (`BinauralEncodingTests`).
-    static func leastBinauralBitrateKbps(_ settings: OutputSettings) -> Int? {
-        guard settings.format == .opus, settings.channelCount == 2 else { return nil }
-        let kbps = settings.bitrateKbps.map(Double.init) ?? 2 * SoundFileWriter.opusBitratePerChannel(quality: settings.vorbisQuality)
-        return kbps < 32 ? 32 : nil
-    }
-
     /// The settings for writing this job in `format` (not checked against the writer's limits).
     public func outputSettings(format: OutputFileFormat) -> OutputSettings {
         var settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,
@@ -257,7 +170,7 @@ public struct RenderJob: Sendable {
         if let window { settings.tagFields.set(WindowMark.tagKey, window.text) }
         settings.bitrateKbps = preset.output.bitrateKbps
         settings.expectedFrameCount = Int64(range.count)
-        settings.tagsWrittenAfterwards = FileTags.canWrite(format) && !settings.wavNeedsRF64   // see writeTags
+        settings.tagsWrittenAfterwards = FileTags.canWrite(format) && !settings.wavNeedsRF64   // see TagWriting
         if settings.tagsWrittenAfterwards {
             settings.tagRoomBytes = TagLimits.room(format: format, fields: settings.tagFields,
                                                    extra: format.carriesVorbisComments ? Chapters.comments(chapters) : [],
@@ -308,111 +221,68 @@ public struct RenderJob: Sendable {
         }
     }
 
-    /// What the output cannot keep of the tags, chapters and ReplayGain asked for, as plan warnings (one line
-    /// each, naming the JSON path): a CAF keeps only the known keys (libsndfile's 'info' chunk), no chapters and
-    /// no ReplayGain; an RF64 WAV is not tagged (TagLib reads only RIFF WAVs).
-    public func outputWarnings(for settings: OutputSettings) -> [String] {
-        var warnings: [String] = []
-        let name = settings.format.displayName
-        if settings.wavNeedsRF64 {
-            let lost = settings.tagFields.fields.map(\.key).filter { !["TITLE", "ARTIST", "COMMENT", WindowMark.tagKey].contains($0) }
-            if !lost.isEmpty || !chapters.isEmpty || plan.loudness != nil {
-                warnings.append("\(presetPath): output.tags: a WAV this long is RF64, which the tagger does not write; "
-                                + "it keeps only title, artist and comment (libsndfile's), without other tags, chapters or ReplayGain")
-            }
-            return warnings
-        }
-        guard settings.format == .caf else { return warnings }
-        let dropped = settings.tagFields.freeFormKeys.filter { $0 != WindowMark.tagKey }
-        if window != nil {
-            warnings.append("\(presetPath): \(name) cannot carry the window mark (\(WindowMark.tagKey)) that lets join check its parts; render windows as .flac, .wav or .aiff")
-        }
-        if !dropped.isEmpty {
-            let paths = dropped.map { preset.output.tagPaths[$0] ?? "output.tags.\($0)" }
-            warnings.append("\(presetPath): \(paths.joined(separator: ", ")): \(name) keeps only "
-                            + TagFields.knownKeys.map { $0.lowercased() }.joined(separator: ", ") + "; not written")
-        }
-        if !chapters.isEmpty {
-            warnings.append("\(presetPath): \(preset.chapters != nil ? "chapters" : "sections"): \(name) has no chapter marks; the \(chapters.count) chapters are not written")
-        }
-        if plan.loudness != nil {
-            warnings.append("\(presetPath): output.loudness: \(name) has no ReplayGain tags; the audio is normalised, but no gain tag is written")
-        }
-        return warnings
+    /// The output of this job to `destination`, computed and checked once before anything is rendered
+    /// (`OutputPlan`): its settings, chapters, loudness policy, warnings and finishing steps. A file's path is
+    /// also checked against what the render reads (`checkWrites`).
+    public func outputPlan(to destination: OutputPlan.Destination) throws -> OutputPlan {
+        try OutputPlan(job: self, destination: destination)
     }
 
-    /// Writes the tags, the chapter marks and ReplayGain into the finished temporary file, where the format has
-    /// them (docs/tags.md): Vorbis comments, or ID3v2 frames (and RIFF INFO in WAV). CAF's tags were written by
-    /// libsndfile; an RF64 WAV is left as it is (see `outputWarnings`).
-    private func writeTags(into temporaryPath: String, destination: String, settings: OutputSettings,
-                           loudness: LoudnessMeasurement) throws {
-        guard FileTags.canWrite(settings.format), !settings.wavNeedsRF64 else { return }
-        var fields = settings.tagFields.comments + ReplayGain.comments(loudness, format: settings.format)
-        var id3Chapters: [FileTags.Chapter]?
-        if settings.format.carriesVorbisComments {
-            fields += Chapters.comments(chapters)
-        } else if settings.format != .m4a {   // an M4A's chapter track is muxed with the audio (`write`)
-            id3Chapters = Chapters.id3Chapters(chapters, frameCount: Int64(range.count))
-        }
-        // A file with room reserved is always tagged: that removes the placeholder (FileTags.roomMarker).
-        guard !fields.isEmpty || id3Chapters?.isEmpty == false || settings.tagRoomBytes > 0 else { return }
-        do { try FileTags.write(path: temporaryPath, format: settings.format, fields: fields, chapters: id3Chapters) } catch {
-            // MixIO's error names the temporary file; the destination is named already.
-            let reason = (error as? AudioIOError).map { $0.function.isEmpty ? $0.reason : "\($0.reason) (\($0.function))" } ?? "\(error)"
-            throw EngineError.output(path: destination, reason: "cannot write its tags, chapters and ReplayGain: \(reason)")
-        }
-        // TagLib ignores failed writes: the file must still hold every frame (a header read for libsndfile's
-        // formats; an M4A's length would take a decode, and its disk room was reserved all the same).
-        if settings.format != .m4a {
-            let frames = (try? AudioFileInfo.read(path: temporaryPath))?.frameCount
-            if frames != Int64(range.count) {
-                throw EngineError.output(path: destination, reason: "writing its tags cut the file short (\(frames.map(String.init) ?? "unreadable") of \(range.count) frames); the disk may be full")
-            }
-        }
+    /// Renders to `path` through a temporary file beside it, renamed into place when complete
+    /// (`outputPlan(to: .file(path:))`, then `render(_:)`).
+    public func render(to path: String, blockFrames: Int = 4096, taps: [RenderTap] = [], material: PreparedMaterial? = nil,
+                       progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
+        try render(try outputPlan(to: .file(path: path)), blockFrames: blockFrames, taps: taps, material: material, progress: progress)
     }
 
-    /// Renders to `path` through a temporary file beside it, renamed into place when complete.
-    /// `extraSinks` receive the same interleaved frames as the file, on the encoder's thread (a waveform
-    /// analyser, say); `taps` listen at other points of the master chain. `material` shares decoded
-    /// sources with other renders (see `Renderer.render`).
-    public func render(to path: String, blockFrames: Int = 4096, extraSinks: [AudioEncoder] = [],
+    /// Renders into the open file descriptor `descriptor` (standard output), encoded as `format`
+    /// (`outputPlan(to: .stream(...))`, then `render(_:)`).
+    public func render(toStream descriptor: Int32, format: OutputFileFormat, name: String, blockFrames: Int = 4096,
                        taps: [RenderTap] = [], material: PreparedMaterial? = nil,
                        progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
-        let settings = try outputSettings(for: path)
+        let output = try outputPlan(to: .stream(descriptor: descriptor, format: format, name: name,
+                                                isSeekable: FileSystem.isRegularFile(descriptor: descriptor)))
+        return try render(output, blockFrames: blockFrames, taps: taps, material: material, progress: progress)
+    }
+
+    /// Renders to `output`. Normalising, measuring passes find the master gain first (they share `material`).
+    /// A file is written under a temporary name, then the output's finishing steps run in order (the encoded
+    /// loudness corrected, tags, the rename); on an error nothing is left at its path. A stream gets the bytes as
+    /// they are encoded: a lossy stream cannot be measured and written again, nor tagged after the end (see
+    /// `OutputPlan.streamWarnings`); on an error it is cut short, and the caller's exit status says so.
+    /// `taps` are sinks at points of the master chain (a waveform recorder at `.output` gets the frames the
+    /// file gets: `WaveformRecorder.renderTap`). `material` shares decoded sources with other renders (see
+    /// `Renderer.render`).
+    public func render(_ output: OutputPlan, blockFrames: Int = 4096, taps: [RenderTap] = [], material: PreparedMaterial? = nil,
+                       progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
         let material = material ?? PreparedMaterial()
-        // Normalising: measuring passes find the master gain first (they share the prepared material).
-        var normalisation = try findNormalisation(material: material, blockFrames: blockFrames)
-        var output = try AtomicOutputFile(destination: path)
-        do {
-            var summary = try write(plan.withMasterGain(db: normalisation?.gainDb ?? 0), to: output, settings: settings,
-                                    blockFrames: blockFrames, extraSinks: extraSinks, taps: taps, material: material, progress: progress)
-            // A lossy encoder changes the loudness a little (Vorbis's low-pass takes high frequencies, which
-            // K-weighting counts up): the file is decoded and measured, and written again with the difference
-            // when it is more than the tolerance (not when other sinks or taps have already been fed).
-            if var n = normalisation, !settings.format.isPCM {
-                let decoded = try LoudnessMeter.measure(path: output.temporaryPath, truePeak: false).integrated
-                n.encodedLUFS = decoded
-                let shortfall = n.targetLUFS - decoded
-                if decoded.isFinite, abs(shortfall) > Normalisation.toleranceLU, extraSinks.isEmpty, taps.isEmpty,
-                   n.gainDb + shortfall <= plan.loudness!.maximumGainDb {
-                    output.discard()
-                    output = try AtomicOutputFile(destination: path)
-                    n.encoderCorrectionDb = shortfall
-                    n.gainDb += shortfall
-                    summary = try write(plan.withMasterGain(db: n.gainDb), to: output, settings: settings, blockFrames: blockFrames,
-                                        extraSinks: [], taps: [], material: material, progress: progress)
-                    n.encodedLUFS = try LoudnessMeter.measure(path: output.temporaryPath, truePeak: false).integrated
-                }
-                normalisation = n
+        let normalisation = try findNormalisation(material: material, blockFrames: blockFrames)
+        let gainDb = normalisation?.gainDb ?? 0
+        switch output.destination {
+        case .stream(let descriptor, _, let name, _):
+            let writer = try AudioFileWriter.open(fileDescriptor: descriptor, settings: output.settings, displayPath: name)
+            let summary = try Renderer(plan: plan.withMasterGain(db: gainDb), blockFrames: blockFrames)
+                .render(to: writer, range: range, material: material, taps: taps, loop: plan.loop, progress: progress)
+            return RenderResult(summary: summary, normalisation: normalisation, outputPath: name, outputBytes: nil)
+        case .file(let path):
+            let file = try AtomicOutputFile(destination: path)
+            let write = { (gainDb: Double, file: AtomicOutputFile, taps: [RenderTap]) throws -> RenderSummary in
+                try self.write(plan.withMasterGain(db: gainDb), to: file, settings: output.settings, blockFrames: blockFrames,
+                               taps: taps, material: material, progress: progress)
             }
-            // Tags, chapter marks and ReplayGain, where the format has them.
-            try writeTags(into: output.temporaryPath, destination: path, settings: settings, loudness: summary.loudness)
-            try output.commit()
-            let size = FileSystem.identity(of: path)?.size ?? 0
-            return RenderResult(summary: summary, normalisation: normalisation, outputPath: path, outputBytes: size)
-        } catch {
-            output.discard()
-            throw error
+            var context: FinishingContext?
+            do {
+                context = FinishingContext(job: self, output: output, file: file, summary: try write(gainDb, file, taps),
+                                           normalisation: normalisation, hasOtherSinks: !taps.isEmpty,
+                                           write: { try write($0, $1, []) })
+                for step in output.finishing { try step.finish(&context!) }
+                return RenderResult(summary: context!.summary, normalisation: context!.normalisation, outputPath: path,
+                                    outputBytes: context!.committedBytes ?? 0)
+            } catch {
+                context?.file.discard()   // the file written again, if it was
+                file.discard()
+                throw error
+            }
         }
     }
 
@@ -430,12 +300,10 @@ public struct RenderJob: Sendable {
 
     /// One render of `plan` into the output's temporary file.
     private func write(_ plan: RenderPlan, to output: AtomicOutputFile, settings: OutputSettings, blockFrames: Int,
-                       extraSinks: [AudioEncoder], taps: [RenderTap], material: PreparedMaterial,
-                       progress: ((Int64) -> Void)?) throws -> RenderSummary {
+                       taps: [RenderTap], material: PreparedMaterial, progress: ((Int64) -> Void)?) throws -> RenderSummary {
         let marks = settings.format == .m4a ? chapters.map { AudioFileWriter.Chapter(name: $0.name, frame: $0.frame) } : []
         let writer = try AudioFileWriter.open(path: output.temporaryPath, settings: settings, displayPath: output.destination, chapters: marks)
-        let sink: AudioEncoder = extraSinks.isEmpty ? writer : TeeEncoder([writer] + extraSinks)
-        return try Renderer(plan: plan, blockFrames: blockFrames).render(to: sink, range: range, material: material,
+        return try Renderer(plan: plan, blockFrames: blockFrames).render(to: writer, range: range, material: material,
                                                                         taps: taps, loop: plan.loop, progress: progress)
     }
 }

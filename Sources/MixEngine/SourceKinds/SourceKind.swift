@@ -22,6 +22,9 @@ public protocol SourceKind: Sendable, Equatable {
     static var isEndless: Bool { get }
     /// Whether a track of this kind may `loop` (a file or a playlist; not a generator, a text, a chime).
     static var canLoop: Bool { get }
+    /// Whether its sound needs each channel kept apart by the encoder (binaural beats: each ear its own tone),
+    /// so that an encoder setting that merges channels is refused (`RenderPlan.needsSeparateChannels`).
+    static var needsSeparateChannels: Bool { get }
 
     /// Places the track's voices on the timeline, in frames. `track` says where the track starts and
     /// may end, whether it loops, and gives the planning services (frames from seconds, source files
@@ -56,6 +59,7 @@ extension SourceKind {
     public static var settingsKeys: [String]? { nil }
     public static var isEndless: Bool { false }
     public static var canLoop: Bool { !isEndless }
+    public static var needsSeparateChannels: Bool { false }
 
     /// Whether `other` is the same kind with the same settings.
     func isEqual(to other: any SourceKind) -> Bool { (other as? Self) == self }

@@ -11,6 +11,8 @@ public struct BinauralKind: ReadableSourceKind {
     public static let key = "binaural"
     public static let settingsKeys: [String]? = ["carrierHz", "beatHz", "schedule"]
     public static let isEndless = true
+    /// Each ear gets its own tone: an encoder must not merge the channels.
+    public static let needsSeparateChannels = true
     /// RMS level of each ear before the track's gain: -18 dBFS, as the other generators.
     public static let rmsLevel = 0.125_892_541
 
