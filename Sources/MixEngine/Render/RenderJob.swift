@@ -2,29 +2,6 @@ import Foundation
 import MixDSP
 import MixIO
 
-/// Settings given on the command line that take precedence over the preset.
-/// A value of optional numbers and a quality; allocates nothing. `Sendable`, safe to share.
-public struct RenderOverrides: Sendable, Equatable {
-    public var durationSeconds: Double?
-    public var sampleRate: Int?
-    public var quality: Double?
-    /// A bitrate in kbit/s (MP3, Opus) instead of the quality.
-    public var bitrateKbps: Int?
-    public var resampler: ResamplerQuality?
-    /// Normalise to this integrated loudness (LUFS), under this true-peak ceiling (dBTP).
-    public var loudnessTarget: Double?
-    public var truePeakDb: Double?
-    /// Render only this part of the timeline, in seconds: `[start, end)`.
-    public var startSeconds: Double?
-    public var endSeconds: Double?
-    /// Render a file that loops without a seam (the preset's `output.loopable` crossfade, or the default).
-    public var loopable = false
-    public init(durationSeconds: Double? = nil, sampleRate: Int? = nil, quality: Double? = nil, resampler: ResamplerQuality? = nil) {
-        self.durationSeconds = durationSeconds; self.sampleRate = sampleRate
-        self.quality = quality; self.resampler = resampler
-    }
-}
-
 /// What `mixrender render` produced.
 /// A value: the summary, the output's path and its size; allocates only the path. `Sendable`, safe to share.
 public struct RenderResult: Sendable {
@@ -50,48 +27,18 @@ public struct RenderJob: Sendable {
     /// Whether the loudness target came from the command line (so its errors name `--loudness`).
     public let loudnessIsOverride: Bool
 
-    /// Loads the preset, applies the overrides and plans it, opening every source file. Overrides are
-    /// checked by the same rules as the preset's own values (an `EngineError.setting` naming the setting).
+    /// Loads the preset with the overrides merged (`PresetLoader.load(path:overrides:)`) and plans it, opening
+    /// every source file. Overrides are checked by the same rules as the preset's own values (an
+    /// `EngineError.setting` naming the setting).
     /// `store`: where syntheses are kept between processes (a batch's `--cache-dir`), so speech is said once.
     public init(presetPath: String, overrides: RenderOverrides = RenderOverrides(), store: MaterialStore? = nil) throws {
-        try Self.check(overrides)
-        // The length is checked with the preset (fades that fit, tracks that start in time), as if written there.
-        var preset = try PresetLoader.load(path: presetPath, durationSeconds: overrides.durationSeconds,
-                                           ignoringMasterFadeFit: overrides.loopable)
-        if let r = overrides.sampleRate { preset.output.sampleRate = r }
-        // A quality or a bitrate given here replaces the preset's choice of either.
-        if let q = overrides.quality { preset.output.quality = q; preset.output.bitrateKbps = nil }
-        if let b = overrides.bitrateKbps { preset.output.bitrateKbps = b }
-        if let r = overrides.resampler { preset.output.resampler = r }
-        // --loopable makes this output a loop: the preset's master fades (its sleep timer), which a loop cannot
-        // have, are left out, with a warning. A preset that asks for a loop and fades itself is an error.
-        var dropped: [String] = []
-        if overrides.loopable {
-            preset.output.loopable = preset.output.loopable ?? OutputSpec.defaultLoopCrossfade
-            if preset.session == nil {
-                if preset.master.fadeIn != nil { dropped.append("master.fadeIn") }
-                if preset.master.fadeOut != nil { dropped.append("master.fadeOut") }
-                preset.master.fadeIn = nil
-                preset.master.fadeOut = nil
-            }
-        }
-        if let target = overrides.loudnessTarget {
-            preset.output.loudness = LoudnessSpec(targetLUFS: target, truePeakDb: preset.output.loudness?.truePeakDb ?? -1,
-                                                  maximumGainDb: preset.output.loudness?.maximumGainDb ?? 30)
-        }
-        if let ceiling = overrides.truePeakDb {
-            guard preset.output.loudness != nil else {
-                throw EngineError.setting(.truePeak, reason: "is the ceiling of a loudness normalisation; give \(setting: .loudness) too (or output.loudness in the preset)")
-            }
-            preset.output.loudness!.truePeakDb = ceiling
-        }
+        // The final preset: the overrides merged at load, checked by the same rules as the document's values.
+        let preset = try PresetLoader.load(path: presetPath, overrides: overrides)
         self.presetPath = presetPath
         self.preset = preset
         self.loudnessIsOverride = overrides.loudnessTarget != nil
         var plan = try Planner(presetFile: presetPath, store: store).plan(preset)
-        if !dropped.isEmpty {
-            plan.warnings.insert("\(presetPath): \(dropped.joined(separator: ", ")): left out, since this render was made loopable on the command line: a loop fades nowhere (the player's timer does)", at: 0)
-        }
+        plan.warnings = preset.warnings + plan.warnings
         self.plan = plan
         let rate = Double(plan.sampleRate)
         // A session's length is its voice's and sections': it too must stay within the longest render.
@@ -125,39 +72,6 @@ public struct RenderJob: Sendable {
             let t = TimeParser.string(fromSeconds:)
             throw EngineError.preset(PresetError(file: presetPath, jsonPath: "chapters[\(index)].at",
                                                  message: "\(t(chapter.seconds)) is not before the end of the render (\(t(seconds)))"))
-        }
-    }
-
-    /// The overrides' own limits, as the preset reader applies them to the same values.
-    static func check(_ o: RenderOverrides) throws {
-        let t = TimeParser.string(fromSeconds:)
-        let limit = "longer than 100h, the longest time mixrender takes"
-        if let d = o.durationSeconds {
-            guard d.isFinite && d > 0 else { throw EngineError.setting(.duration, reason: "must be longer than 0") }
-            guard d <= TimeParser.maximumSeconds else { throw EngineError.setting(.duration, reason: "\(t(d)) is \(limit)") }
-        }
-        for (setting, seconds) in [(EngineSetting.start, o.startSeconds), (.end, o.endSeconds)] {
-            guard let seconds else { continue }
-            guard seconds.isFinite && seconds >= 0 else { throw EngineError.setting(setting, reason: "must not be negative") }
-            guard seconds <= TimeParser.maximumSeconds else { throw EngineError.setting(setting, reason: "\(t(seconds)) is \(limit)") }
-        }
-        if let rate = o.sampleRate, !OutputSpec.sampleRates.contains(rate) {
-            throw EngineError.setting(.sampleRate, reason: "must be between \(OutputSpec.sampleRates.lowerBound) and \(OutputSpec.sampleRates.upperBound) Hz")
-        }
-        if let quality = o.quality, !(quality.isFinite && OutputSpec.qualities.contains(quality)) {
-            throw EngineError.setting(.quality, reason: "must be between 0 and 1")
-        }
-        if let bitrate = o.bitrateKbps {
-            guard o.quality == nil else { throw EngineError.setting(.bitrate, reason: "and \(setting: .quality) cannot be given together; give one") }
-            guard OutputSpec.bitrates.contains(bitrate) else {
-                throw EngineError.setting(.bitrate, reason: "must be between \(OutputSpec.bitrates.lowerBound) and \(OutputSpec.bitrates.upperBound) kbit/s")
-            }
-        }
-        if let target = o.loudnessTarget, !(target.isFinite && LoudnessSpec.targets.contains(target)) {
-            throw EngineError.setting(.loudness, reason: "must be between -70 and 0 LUFS")
-        }
-        if let ceiling = o.truePeakDb, !(ceiling.isFinite && LoudnessSpec.ceilings.contains(ceiling)) {
-            throw EngineError.setting(.truePeak, reason: "must be between -20 and 0 dBTP")
         }
     }
 
