@@ -8,7 +8,7 @@ import MixIO
 struct EncodedLoudnessCorrection: FinishingStep {
     func finish(_ context: inout FinishingContext) throws {
         guard var n = context.normalisation, let spec = context.output.loudness else { return }
-        let decoded = try LoudnessMeter.measure(path: context.file.temporaryPath, truePeak: false).integrated
+        let decoded = try context.job.measuring.encodedLoudness(ofFile: context.file.temporaryPath)
         n.encodedLUFS = decoded
         let shortfall = n.targetLUFS - decoded
         if decoded.isFinite, abs(shortfall) > Normalisation.toleranceLU, !context.hasOtherSinks,
@@ -16,7 +16,7 @@ struct EncodedLoudnessCorrection: FinishingStep {
             n.encoderCorrectionDb = shortfall
             n.gainDb += shortfall
             try context.rewrite(gainDb: n.gainDb)
-            n.encodedLUFS = try LoudnessMeter.measure(path: context.file.temporaryPath, truePeak: false).integrated
+            n.encodedLUFS = try context.job.measuring.encodedLoudness(ofFile: context.file.temporaryPath)
         }
         context.normalisation = n
     }

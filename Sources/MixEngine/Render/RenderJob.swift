@@ -26,6 +26,8 @@ public struct RenderJob: Sendable {
     public let plan: RenderPlan
     /// Whether the loudness target came from the command line (so its errors name `--loudness`).
     public let loudnessIsOverride: Bool
+    /// What measures this job's renders for loudness: its tracks', its normalisation's, its encoded file's.
+    public var measuring: LoudnessMeasuring { LoudnessMeasuring(presetFile: presetPath) }
 
     /// Loads the preset with the overrides merged (`PresetLoader.load(path:overrides:)`) and plans it, opening
     /// every source file. Overrides are checked by the same rules as the preset's own values (an
@@ -38,6 +40,8 @@ public struct RenderJob: Sendable {
         self.preset = preset
         self.loudnessIsOverride = overrides.loudnessTarget != nil
         var plan = try Planner(presetFile: presetPath, store: store).plan(preset)
+        // Tracks that give a loudness are measured now, between planning and writing (the planner only records them).
+        try LoudnessMeasuring(presetFile: presetPath).applyTrackLoudness(to: &plan)
         plan.warnings = preset.warnings + plan.warnings
         self.plan = plan
         let rate = Double(plan.sampleRate)
@@ -205,7 +209,7 @@ public struct RenderJob: Sendable {
     /// `output.loudness.target`, whichever set the target.
     private func findNormalisation(material: PreparedMaterial, blockFrames: Int) throws -> NormalisationReport? {
         try plan.loudness.map { spec in
-            try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames) { reason in
+            try measuring.normalisation(of: plan, to: spec, material: material, blockFrames: blockFrames) { reason in
                 loudnessIsOverride ? .setting(.loudness, reason: "\(String(format1: spec.targetLUFS)): \(reason)")
                                    : .preset(PresetError(file: presetPath, jsonPath: "output.loudness.target", message: reason))
             }
