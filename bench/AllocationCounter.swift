@@ -1,4 +1,5 @@
-import Glibc
+// _r_debug is the dynamic loader's C global; it is read once, before the bench starts any thread.
+@preconcurrency import Glibc
 
 // Counts heap allocations for real, without a C target or linker flags: at start-up, `install()` walks
 // every loaded shared object (the loader's `_r_debug` list), finds its GOT slots for malloc, calloc, realloc,

@@ -11,13 +11,13 @@ enum BenchMain {
         SpeechHelperLocation.servesSpeechHelper()
         if arguments.first == "--render-child" {
             AllocationCounter.install()
-            guard let request = RenderChild.Request(Array(arguments.dropFirst())) else { fputs("bench: bad --render-child arguments\n", stderr); exit(2) }
-            do { try RenderChild.run(request) } catch { fputs("bench: render child: \(error)\n", stderr); exit(1) }
+            guard let request = RenderChild.Request(Array(arguments.dropFirst())) else { fputs("bench: bad --render-child arguments\n", standardErrorStream); exit(2) }
+            do { try RenderChild.run(request) } catch { fputs("bench: render child: \(error)\n", standardErrorStream); exit(1) }
             return
         }
         let options: BenchOptions
         do { options = try BenchOptions.parse(arguments) } catch let error as UsageError {
-            if let message = error.message { fputs("bench: \(message)\n\(BenchOptions.usage)\n", stderr); exit(2) }
+            if let message = error.message { fputs("bench: \(message)\n\(BenchOptions.usage)\n", standardErrorStream); exit(2) }
             print(BenchOptions.usage); exit(0)
         } catch { fatalError("\(error)") }
 
@@ -82,7 +82,7 @@ enum BenchMain {
                 }
             }
         } catch {
-            fputs("bench: \(error)\n", stderr)
+            fputs("bench: \(error)\n", standardErrorStream)
             exit(1)
         }
         report.machine.loadAverageAtEnd = MachineInfo.loadAverage()
@@ -118,6 +118,6 @@ final class Progress {
     init(isEnabled: Bool) { self.isEnabled = isEnabled; start = clock.now }
     func say(_ message: String) {
         guard isEnabled else { return }
-        fputs("[\(fixed((clock.now - start).seconds, 1)) s] \(message)\n", stderr)
+        fputs("[\(fixed((clock.now - start).seconds, 1)) s] \(message)\n", standardErrorStream)
     }
 }

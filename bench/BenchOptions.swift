@@ -12,7 +12,7 @@ struct BenchOptions {
     /// Length of the night mix in seconds; nil = 1800 (60 with --quick).
     var nightSeconds: Double?
     /// The night mix's resampler (pipeline, shared, loudness, session); nil = the preset default.
-    var resampler: ResamplerQuality?
+    var resampler: ResamplerChoice?
 
     static let usage = """
         usage: bench [--quick] [--json] [--only SECTION[,SECTION...]] [--runs N] [--night-seconds S]
@@ -55,7 +55,7 @@ struct BenchOptions {
                 options.nightSeconds = s
             case "--resampler":
                 let name = try value(argument)
-                guard let quality = ResamplerQuality(rawValue: name) else { throw UsageError(message: "--resampler: unknown quality '\(name)'") }
+                guard let quality = ResamplerChoice(rawValue: name) else { throw UsageError(message: "--resampler: unknown quality '\(name)'") }
                 options.resampler = quality
             case "-h", "--help": throw UsageError(message: nil)
             default: throw UsageError(message: "unknown argument '\(argument)'")

@@ -27,7 +27,7 @@ struct CacheEntryBench {
         let preset = #"{"duration": 10, "tracks": [{"file": "\#(source)", "loop": {"crossfade": 0.5}}]}"#
         let plan = try Planner(presetFile: folder.path("p.json"))
             .plan(PresetLoader.parse(Array(preset.utf8), file: "p.json", baseDirectory: folder.url.path))
-        let request = plan.materialRequests[0], context = plan.voiceContext
+        let request = plan.materialRequests[0], context = plan.renderFormat
         let prepared = try request.decode(context)
         let entry = folder.path("entry.f32")
         let key = ContentHash.digest(of: "bench")

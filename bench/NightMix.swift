@@ -3,6 +3,7 @@ import Foundation
 import MixDSP
 import MixEngine
 import MixIO
+import Synchronization
 
 /// The reference night-mix workload, made in code: six looped sources at mixed rates, written once as
 /// Ogg Vorbis files into a temporary folder, mixed with per-track gains and linear master fades.
@@ -33,8 +34,8 @@ struct NightMix {
     static let resamplerVariable = "MIXRENDER_BENCH_RESAMPLER"
 
     /// The resampler of the night mix: `bench --resampler`, else the presets' default.
-    static var resampler: ResamplerQuality {
-        getenv(resamplerVariable).flatMap { ResamplerQuality(rawValue: String(cString: $0)) } ?? .default
+    static var resampler: ResamplerChoice {
+        getenv(resamplerVariable).flatMap { ResamplerChoice(rawValue: String(cString: $0)) } ?? .default
     }
 
     let folder: String
@@ -46,13 +47,11 @@ struct NightMix {
     static func make(in folder: String, isQuick: Bool) throws -> NightMix {
         let chosen = sources.map { s -> Source in var s = s; if isQuick { s.seconds /= 10 }; return s }
         let paths = chosen.map { path(for: $0, in: folder) }
-        let failures = UnsafeMutableBufferPointer<Error?>.allocate(capacity: chosen.count)
-        failures.initialize(repeating: nil)
-        defer { _ = failures.deinitialize(); failures.deallocate() }
+        let failures = Mutex<[Int: any Error]>([:])
         DispatchQueue.concurrentPerform(iterations: chosen.count) { k in
-            do { try write(chosen[k], index: k, to: paths[k]) } catch { failures[k] = error }
+            do { try write(chosen[k], index: k, to: paths[k]) } catch { failures.withLock { $0[k] = error } }
         }
-        if let failure = failures.compactMap({ $0 }).first { throw failure }
+        if let failure = failures.withLock({ $0.sorted { $0.key < $1.key }.first?.value }) { throw failure }
         return NightMix(folder: folder, sources: chosen, paths: paths)
     }
 

@@ -13,7 +13,7 @@ struct PreparationBench {
     let isQuick: Bool
     let progress: Progress
 
-    static let qualities: [ResamplerQuality] = [.medium, .best, .fast, .soxrHQ, .soxrVHQ]
+    static let qualities: [ResamplerChoice] = [.medium, .best, .fast, .soxrHQ, .soxrVHQ]
 
     func run() throws -> Section {
         let folder = try TemporaryFolder(prefix: "mixrender-bench")
@@ -50,8 +50,8 @@ struct PreparationBench {
             _ = try Self.decodeTime(path)
             for _ in 0..<runs { decodeTimes.append(try Self.decodeTime(path)) }
             // The whole load, medium (the default) and soxr-hq.
-            func loadTimes(_ quality: ResamplerQuality) throws -> [Double] {
-                let context = VoiceContext(sampleRate: 48_000, channelCount: 2, resampler: quality)
+            func loadTimes(_ quality: ResamplerChoice) throws -> [Double] {
+                let context = RenderFormat(sampleRate: 48_000, channelCount: 2, resampler: quality)
                 func once() throws -> Double {
                     try Timing.seconds {
                         _ = try LoopMaterial.load(decoder: AudioFile.open(path: path), outputRate: 48_000, outputChannels: 2,
@@ -86,7 +86,7 @@ struct PreparationBench {
                             .merging(medium.map { ["vsMedium": Spread([$0 / t])] } ?? [:]) { a, _ in a })
         }
         // As a render prepares: all six at once on every core, longest first.
-        for quality in [ResamplerQuality.medium, .soxrHQ] {
+        for quality in [ResamplerChoice.medium, .soxrHQ] {
             progress.say("PreparedMaterial, \(quality.rawValue) ...")
             var preset = mix.preset(seconds: 60)
             preset.output.resampler = quality
@@ -141,7 +141,7 @@ struct PreparationBench {
 
     /// Seconds to resample `frames` frames at `quality` to 48 kHz: one warm-up, then `runs` runs.
     static func resampleTimes(_ input: UnsafeMutablePointer<Float>, frames: Int, channels: Int, from rate: Int,
-                              quality: ResamplerQuality, runs: Int) throws -> [Double] {
+                              quality: ResamplerChoice, runs: Int) throws -> [Double] {
         let capacity = Int(Double(frames) * 48_000 / Double(rate)) + 16_384
         let output = UnsafeMutablePointer<Float>.allocate(capacity: capacity * channels)
         defer { output.deallocate() }

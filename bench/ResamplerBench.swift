@@ -1,14 +1,14 @@
 import MixDSP
 import MixIO
 
-/// libsamplerate (MixIO's `Resampler`) and libsoxr (`SoxrResampler`), for each quality: stereo noise converted
+/// libsamplerate (MixIO's `SampleRateResampler`) and libsoxr (`SoxrResampler`), for each quality: stereo noise converted
 /// to 48 kHz in 4096-frame input chunks (as a looped file is converted once at preparation).
 struct ResamplerBench {
     let runs: Int
     let isQuick: Bool
 
     func run() throws -> Section {
-        var section = Section(id: "resampler", title: "Resampler (libsamplerate sinc, libsoxr), stereo, to 48 kHz",
+        var section = Section(id: "resampler", title: "SampleRateResampler (libsamplerate sinc, libsoxr), stereo, to 48 kHz",
                               labels: ["quality", "from"],
                               columns: [Column(key: "framesPerSecond", title: "Mframes/s out", format: .framesPerSecond),
                                         Column(key: "realtime", title: "x realtime", format: .realtime),
@@ -16,7 +16,7 @@ struct ResamplerBench {
         let seconds = isQuick ? 1.0 : 8.0
         section.notes = ["\(fixed(seconds, 0)) s of noise per run; output frames counted; one thread."]
         var medium: [Int: Double] = [:]     // input rate -> medium's median frames/s
-        for quality in [ResamplerQuality.medium, .best, .fast, .soxrHQ, .soxrVHQ] {
+        for quality in [ResamplerChoice.medium, .best, .fast, .soxrHQ, .soxrVHQ] {
             for inputRate in [44_100, 22_050] {
                 let frames = Int(seconds * Double(inputRate))
                 let input = UnsafeMutablePointer<Float>.allocate(capacity: 2 * frames)

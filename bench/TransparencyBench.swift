@@ -9,14 +9,14 @@ struct TransparencyBench {
     static let passband = [0.01, 0.1, 0.3, 0.5, 0.7, 0.8]
 
     func run() throws -> Section {
-        var section = Section(id: "transparency", title: "Resampler transparency on exact sines (mono, 0.5 amplitude)",
+        var section = Section(id: "transparency", title: "SampleRateResampler transparency on exact sines (mono, 0.5 amplitude)",
                               labels: ["quality", "conversion"],
                               columns: [Column(key: "snr", title: "worst SNR ≤0.8 Nyq", format: .decibels),
                                         Column(key: "residue", title: "worst residue ≤0.9 Nyq", format: .decibels),
                                         Column(key: "ripple", title: "gain range ≤0.8 Nyq", format: .decibels),
                                         Column(key: "edge", title: "gain @0.9 Nyq", format: .decibels),
                                         Column(key: "rejection", title: "alias level", format: .decibels)])
-        for quality in [ResamplerQuality.medium, .best, .fast, .soxrHQ, .soxrVHQ] {
+        for quality in [ResamplerChoice.medium, .best, .fast, .soxrHQ, .soxrVHQ] {
             let make: ConverterFactory = { c, i, o in
                 try makeSampleRateConverter(channelCount: c, inputRate: i, outputRate: o, quality: quality)
             }

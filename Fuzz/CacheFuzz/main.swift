@@ -51,7 +51,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     let material = PreparedMaterial(store: fixture.store)
     let capture = Capture(channelCount: fixture.plan.channelCount)
-    let report: PreparedMaterial.Report
+    let report: PreparedMaterial.Outcome
     do {
         report = try material.prepare(for: fixture.plan)
         _ = try Renderer(plan: fixture.plan).render(to: capture, material: material)
@@ -103,7 +103,7 @@ final class Fixture: @unchecked Sendable {
             _ = try Renderer(plan: plan).render(to: capture, material: PreparedMaterial())
             clean = capture.samples
             store = try MaterialStore(folder: Scratch.folder + "/cache")
-            entryPath = store.path(for: try request.storeDescription(plan.voiceContext)!)
+            entryPath = store.path(for: try request.storeDescription(plan.renderFormat)!)
             try PreparedMaterial(store: store).prepare(for: plan)
             let fd = open(entryPath, O_RDONLY)
             precondition(fd >= 0, "no entry at \(entryPath)")

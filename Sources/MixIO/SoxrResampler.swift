@@ -18,14 +18,14 @@ public final class SoxrResampler: SampleRateConverter {
     public let channelCount: Int
     public let inputRate: Int
     public let outputRate: Int
-    public let quality: ResamplerQuality
+    public let quality: ResamplerChoice
     /// `outputRate / inputRate`.
     public let ratio: Double
     private let state: soxr_t
 
     /// Creates the converter with `soxr_create` (interleaved float in and out, the quality's recipe, one
     /// thread); throws if `quality` is not a libsoxr one or the rates or channel count are out of range.
-    public init(channelCount: Int, inputRate: Int, outputRate: Int, quality: ResamplerQuality = .soxrHQ) throws {
+    public init(channelCount: Int, inputRate: Int, outputRate: Int, quality: ResamplerChoice = .soxrHQ) throws {
         self.channelCount = channelCount
         self.inputRate = inputRate
         self.outputRate = outputRate
@@ -39,7 +39,7 @@ public final class SoxrResampler: SampleRateConverter {
             throw AudioIOError(path: "", function: "soxr_create", reason: "'\(quality.rawValue)' is a libsamplerate quality",
                                operation: what)
         }
-        ratio = try Resampler.checkedRatio(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate,
+        ratio = try SampleRateResampler.checkedRatio(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate,
                                            function: "soxr_create", operation: what)
         var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
         var spec = soxr_quality_spec(recipe, 0)
@@ -97,13 +97,13 @@ public final class SoxrResampler: SampleRateConverter {
     }
 }
 
-/// Makes the converter for `quality`: libsamplerate's `Resampler` for `best`, `medium` and `fast`, libsoxr's
+/// Makes the converter for `quality`: libsamplerate's `SampleRateResampler` for `best`, `medium` and `fast`, libsoxr's
 /// `SoxrResampler` for `soxr-hq` and `soxr-vhq`. Allocates the converter.
 public func makeSampleRateConverter(channelCount: Int, inputRate: Int, outputRate: Int,
-                                    quality: ResamplerQuality) throws -> SampleRateConverter {
+                                    quality: ResamplerChoice) throws -> SampleRateConverter {
     switch quality {
     case .best, .medium, .fast:
-        return try Resampler(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate, quality: quality)
+        return try SampleRateResampler(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate, quality: quality)
     case .soxrHQ, .soxrVHQ:
         return try SoxrResampler(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate, quality: quality)
     }

@@ -136,7 +136,7 @@ struct OverrideOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Bitrate in kbit/s instead of a quality: MP3 constant bitrate (32 to 320 at 32 kHz and up), Opus target (6 to 256 per channel).")
     var bitrate: Int?
 
-    @Option(help: "Resampler: best, medium or fast (libsamplerate), soxr-hq or soxr-vhq (libsoxr).")
+    @Option(help: "SampleRateResampler: best, medium or fast (libsamplerate), soxr-hq or soxr-vhq (libsoxr).")
     var resampler: String?
 
     @Option(parsing: .unconditional, help: "Normalise to this integrated loudness, in LUFS (EBU R128; -70 to 0, e.g. -16).")
@@ -178,8 +178,8 @@ struct OverrideOptions: ParsableArguments {
         o.truePeakDb = truePeak
         o.loopable = loopable
         if let resampler {
-            guard let r = ResamplerQuality(rawValue: resampler) else {
-                throw CLIError("--resampler: unknown quality '\(resampler)'; expected \(ResamplerQuality.allCases.map(\.rawValue).joined(separator: ", "))")
+            guard let r = ResamplerChoice(rawValue: resampler) else {
+                throw CLIError("--resampler: unknown quality '\(resampler)'; expected \(ResamplerChoice.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             o.resampler = r
         }

@@ -79,7 +79,7 @@ enum Report {
         }
         for track in plan.tracks {
             let span = "\(time(track.start))-\(time(track.end))"
-            lines.append("track     \(e(track.name)): \(span), \(track.voices.count) voice\(track.voices.count == 1 ? "" : "s")")
+            lines.append("track     \(e(track.name)): \(span), \(track.events.count) event\(track.events.count == 1 ? "" : "s")")
         }
         return lines.joined(separator: "\n")
     }

@@ -3,6 +3,7 @@ import Foundation
 import MixDSP
 import MixIO
 import TestSupport
+import Synchronization
 import Testing
 
 /// `mixrender batch --cache-dir`: entries are checked when read (a changed, swapped, resized, truncated or
@@ -252,15 +253,14 @@ import Testing
         }
         let cache = s.path("cache")
         for round in 0..<3 {
-            let runs = UnsafeMutableBufferPointer<CLI.Result?>.allocate(capacity: 2)
-            runs.initialize(repeating: nil)
-            defer { runs.deallocate() }
+            let runs = Mutex<[Int: CLI.Result]>([:])
             DispatchQueue.concurrentPerform(iterations: 2) { p in
-                runs[p] = try? CLI.run(["batch", lists[p], "--jobs", "2", "--cache-dir", cache, "--cache-dir-mb", "1",
+                let run = try? CLI.run(["batch", lists[p], "--jobs", "2", "--cache-dir", cache, "--cache-dir-mb", "1",
                                         "--cache-mb", "1"])
+                runs.withLock { $0[p] = run }
             }
             for p in 0..<2 {
-                let r = try #require(runs[p])
+                let r = try #require(runs.withLock { $0[p] })
                 #expect(r.status == 0, "round \(round), process \(p): \(r.stderr)")
                 #expect(!r.stderr.contains("warning"), "round \(round), process \(p): \(r.stderr)")
                 for (j, k) in orders[p].enumerated() {

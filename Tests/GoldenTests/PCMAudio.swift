@@ -72,7 +72,7 @@ struct MemoryRender {
 enum GoldenRender {
     /// Overrides for a part of the timeline, optionally at another output rate.
     static func overrides(start: Double? = nil, end: Double? = nil, sampleRate: Int? = nil,
-                          resampler: ResamplerQuality? = nil) -> RenderOverrides {
+                          resampler: ResamplerChoice? = nil) -> RenderOverrides {
         var o = RenderOverrides(sampleRate: sampleRate, resampler: resampler)
         o.startSeconds = start
         o.endSeconds = end

@@ -6,7 +6,8 @@ import Testing
 /// The bell: its partials, its decay, a strike that does not click, and samples that depend only on their position.
 @Suite struct BellGeneratorTests {
     static let rate = 48000
-    static let bell = BellGenerator(fundamentalHz: 220, decaySeconds: 12, sampleRate: rate, amplitude: 0.5, channelCount: 2)
+    // A fresh generator per use: tests run in parallel, and a generator keeps state between renders.
+    static var bell: BellGenerator { BellGenerator(fundamentalHz: 220, decaySeconds: 12, sampleRate: rate, amplitude: 0.5, channelCount: 2) }
 
     /// |DFT| of `x` (Hann-windowed) at `hz`, normalised so a steady sine of amplitude A reads A / 2.
     static func magnitude(_ x: ArraySlice<Float>, at hz: Double) -> Double {

@@ -16,7 +16,8 @@ import Testing
         .init(position: s(100), hz: 2, curve: .linear),
     ], sampleRate: rate)
 
-    static let generator = BinauralGenerator(carrierHz: 200, beat: beat, sampleRate: rate, amplitude: 0.5)
+    // A fresh generator per use: tests run in parallel, and a generator keeps state between renders.
+    static var generator: BinauralGenerator { BinauralGenerator(carrierHz: 200, beat: beat, sampleRate: rate, amplitude: 0.5) }
 
     /// The beat measured from the signal around `seconds`: each ear's frequency from its rising zero crossings
     /// over a 2 s window (`frequency`, which interpolates between samples: the average frequency between the

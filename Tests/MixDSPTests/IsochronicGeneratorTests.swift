@@ -10,8 +10,9 @@ import Testing
     /// 9.7 Hz for a minute, an s-curve down to 3.3 Hz over a minute, then 3.3 Hz (rates whose pulses do not fall on whole frames).
     static let pulse = RateSchedule(points: [.init(position: s(60), hz: 9.7), .init(position: s(120), hz: 3.3, curve: .sCurve)],
                                     sampleRate: rate)
-    static let generator = IsochronicGenerator(carrierHz: 220, pulse: pulse, duty: 0.5, edge: 0.1, sampleRate: rate,
-                                               amplitude: 0.5, channelCount: 2)
+    // A fresh generator per use: tests run in parallel, and a generator keeps state between renders.
+    static var generator: IsochronicGenerator { IsochronicGenerator(carrierHz: 220, pulse: pulse, duty: 0.5, edge: 0.1, sampleRate: rate,
+                                               amplitude: 0.5, channelCount: 2) }
 
     /// The frames where a pulse starts in `seconds` seconds from `start`: the first non-zero sample after at least
     /// 16 zero samples (between pulses the gate is exactly 0; inside one the carrier is never 0 for 16 frames).

@@ -82,7 +82,7 @@ import TestSupport
         let s = try TemporaryFolder()
         let (a, b) = try Self.sounds(s)
         let store = try MaterialStore(folder: s.path("cache/nested"))
-        func prepare(_ json: String) throws -> PreparedMaterial.Report {
+        func prepare(_ json: String) throws -> PreparedMaterial.Outcome {
             try PreparedMaterial(store: store).prepare(for: try RenderJob(presetPath: try s.preset(json)).plan)
         }
         let base = Self.preset(a, b, gainDb: -6, seconds: 2)

@@ -119,7 +119,8 @@ private final class Box<T>: @unchecked Sendable {
         func finish() throws { finished += 1 }
     }
 
-    /// Records the positions a sink is given, on whichever thread calls it.
+    /// Records the positions a sink is given, on whichever thread calls it. `@unchecked Sendable`: the
+    /// `ThreadedTap` calls it from its thread only, and the test reads it after `finish()` has joined that thread.
     private final class PositionSink: MixTap, @unchecked Sendable {
         var positions: [Int64] = []
         var counts: [Int] = []

@@ -117,9 +117,9 @@ import Testing
             { "duration": 3, "tracks": [ { "playlist": { "files": ["\(a)", "\(b)"], "crossfade": { "duration": 0.1, "curve": "equalGain" } } } ] }
             """)
         let (out, _, plan) = try renderToMemory(preset)
-        let voices = plan.tracks[0].voices
-        #expect(voices.map(\.start) == [0, 48000 - 4800])
-        #expect(voices.map(\.end) == [48000, 48000 - 4800 + 24000])
+        let events = plan.tracks[0].events
+        #expect(events.map(\.start) == [0, 48000 - 4800])
+        #expect(events.map(\.end) == [48000, 48000 - 4800 + 24000])
         let x = out.channels[0]
         #expect(x[10_000] == 0.25)
         // An equal-gain crossfade of two constants moves linearly from one to the other.
@@ -160,7 +160,7 @@ import Testing
         #expect(plan.warnings.count == 2)
         #expect(plan.warnings[0].hasSuffix("tracks[0].loop.crossfade: 0.8 s is longer than half the 1.0 s loop; using 0.5 s"))
         #expect(plan.warnings[1].contains("tracks[1]: fade-in and fade-out overlap"))
-        let loop = try #require(plan.tracks[0].voices[0].material as? PreparedFile)
+        let loop = try #require(plan.tracks[0].events[0].material as? PreparedFile)
         #expect(loop.seam?.crossfadeFrames == 24000)
     }
 
@@ -200,9 +200,9 @@ import Testing
             """)
         let (shared, _, plan) = try renderToMemory(many)
         #expect(plan.materialRequests.count == 1)
-        #expect(plan.tracks.allSatisfy { $0.voices.allSatisfy { $0.material is PreparedFile } })
+        #expect(plan.tracks.allSatisfy { $0.events.allSatisfy { $0.material is PreparedFile } })
         let (single, _, singlePlan) = try renderToMemory(one)
-        #expect(singlePlan.materialRequests.isEmpty)   // played once by one voice: streamed
+        #expect(singlePlan.materialRequests.isEmpty)   // played once by one event: streamed
         let difference = zip(shared.samples, single.samples).map { abs($0 - $1) }.max() ?? 1
         #expect(shared.samples.count == 48_000 && difference < 1e-5, "\(difference)")
     }

@@ -39,7 +39,7 @@ import TestSupport
         let folder = try TemporaryFolder()
         let wav = try folder.wav("loop.wav", rate: 44100, channels: 1, frames: 22050) { i, _ in Float(i % 100) / 100 }
         let material = PreparedMaterial()
-        func prepare(_ json: String, name: String) throws -> PreparedMaterial.Report {
+        func prepare(_ json: String, name: String) throws -> PreparedMaterial.Outcome {
             try material.prepare(for: try RenderJob(presetPath: try folder.preset(json, name: name)).plan)
         }
         #expect(try prepare(Self.preset(wav, seam: 0.25), name: "a.json").made == 2)
@@ -59,7 +59,7 @@ import TestSupport
         let wav = try folder.wav("loop.wav", rate: 48000, channels: 1, frames: 24000) { i, _ in Float(i % 50) / 50 }
         try FileManager.default.createSymbolicLink(atPath: folder.path("link.wav"), withDestinationPath: wav)
         let material = PreparedMaterial()
-        func prepare(_ file: String, _ name: String) throws -> PreparedMaterial.Report {
+        func prepare(_ file: String, _ name: String) throws -> PreparedMaterial.Outcome {
             try material.prepare(for: try RenderJob(presetPath: try folder.preset(Self.preset(file, seam: 0.1), name: name)).plan)
         }
         #expect(try prepare(wav, "a.json").made == 2)

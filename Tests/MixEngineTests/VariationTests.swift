@@ -121,11 +121,11 @@ import TestSupport
         print("events over 8 h with gaps of 20 s to 60 s: \(events.count) (720 expected, 480 to 1440 possible)")
         #expect(events.count >= 480 && events.count <= 1440, "\(events.count) events")
         #expect(abs(events.count - 720) < 720 / 10, "\(events.count) events, 720 expected")
-        #expect(plan.tracks[0].voices.count == events.count)
+        #expect(plan.tracks[0].events.count == events.count)
         for (k, e) in events.enumerated() {
             #expect(e.gainDb >= -12 && e.gainDb <= -3 && e.pan >= -0.8 && e.pan <= 0.8)
-            let voice = plan.tracks[0].voices[k]
-            #expect(voice.start == e.start && abs(dB(Double(voice.gains.constant)) - e.gainDb) < 1e-4)
+            let event = plan.tracks[0].events[k]
+            #expect(event.start == e.start && abs(dB(Double(event.gains.constant)) - e.gainDb) < 1e-4)
             if k > 0 {
                 let gap = e.start - events[k - 1].start
                 #expect(gap >= 20 * 8000 && gap <= 60 * 8000 + 1)
@@ -258,20 +258,20 @@ import TestSupport
         for (curve, factor) in [("equalGain", 1.0), ("equalPower", 2.0.squareRoot())] {
             let json = Self.resequencePreset(source.path, duration: "20m", crossfade: #"{"duration": "1s", "curve": "\#(curve)"}"#)
             let plan = try Self.plan(json, in: folder)
-            let voices = plan.tracks[0].voices
-            #expect(voices.count >= 20 * 60 / 20 && voices.count <= 20 * 60 / 10 + 1)
+            let events = plan.tracks[0].events
+            #expect(events.count >= 20 * 60 / 20 && events.count <= 20 * 60 / 10 + 1)
             let out = try Self.render(json, in: folder)[0]
             var worst: Float = 0
-            for (k, v) in voices.enumerated() where k > 0 {
-                #expect(abs(v.sourceOffset - voices[k - 1].sourceOffset) >= 10 * 8000, "segment \(k) repeats the one before")
-                #expect(v.start == voices[k - 1].end - 8000, "segment \(k) crossfades 1 s into the one before")
+            for (k, v) in events.enumerated() where k > 0 {
+                #expect(abs(v.sourceOffset - events[k - 1].sourceOffset) >= 10 * 8000, "segment \(k) repeats the one before")
+                #expect(v.start == events[k - 1].end - 8000, "segment \(k) crossfades 1 s into the one before")
                 let lo = Int(v.start), hi = min(Int(v.start) + 8001, out.count)
                 for i in lo..<hi { worst = max(worst, abs(out[i] - out[i - 1])) }
             }
             print("\(curve): largest step in a join \(worst), in the material \(source.maxStep)")
             #expect(worst <= source.maxStep * Float(factor), "\(curve): a join steps \(worst); the material at most \(source.maxStep)")
             // Outside the joins it plays the material itself: the first segment's first second.
-            let first = Int(voices[0].sourceOffset)
+            let first = Int(events[0].sourceOffset)
             #expect(Array(out[0..<8000]) == Array(source.samples[first..<(first + 8000)]))
         }
         let part = try Self.render(Self.resequencePreset(source.path, duration: "20m"), in: folder, range: 4_000_001..<6_000_000, blockFrames: 999)

@@ -108,13 +108,13 @@ import Testing
 
     static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
 
-    static func factory(_ quality: ResamplerQuality) -> ConverterFactory {
+    static func factory(_ quality: ResamplerChoice) -> ConverterFactory {
         { c, i, o in try makeSampleRateConverter(channelCount: c, inputRate: i, outputRate: o, quality: quality) }
     }
 
     @Test(arguments: [
         // (quality, input rate, source channels, output channels, frames, circular)
-        (ResamplerQuality.medium, 44_100, 2, 2, 100_000, true),
+        (ResamplerChoice.medium, 44_100, 2, 2, 100_000, true),
         (.fast, 22_050, 2, 2, 40_000, true),
         (.medium, 44_100, 1, 2, 30_000, true),
         (.medium, 44_100, 2, 1, 30_000, true),
@@ -128,7 +128,7 @@ import Testing
         (.soxrVHQ, 22_050, 1, 2, 40_000, true),
         (.soxrHQ, 44_100, 2, 2, 3_000, true),
     ])
-    func sameAsTheReference(quality: ResamplerQuality, rate: Int, channels: Int, outputChannels: Int, frames: Int,
+    func sameAsTheReference(quality: ResamplerChoice, rate: Int, channels: Int, outputChannels: Int, frames: Int,
                             isCircular: Bool) throws {
         let make = { MemoryDecoder(rate: rate, channels: channels, frames: frames, seed: UInt64(frames + channels)) }
         let new = try LoopMaterial.load(decoder: make(), outputRate: 48_000, outputChannels: outputChannels,

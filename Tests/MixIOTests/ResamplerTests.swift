@@ -10,7 +10,7 @@ import Testing
     static let amplitude = 0.5
 
     /// Resamples 1 s of a 1 kHz stereo sine in uneven blocks, then drains with `endOfInput`.
-    private func resampleSine(_ quality: ResamplerQuality) throws -> [Float] {
+    private func resampleSine(_ quality: ResamplerChoice) throws -> [Float] {
         let channelCount = 2
         let input = TestSignals.sine(frequency: 1000, amplitude: Self.amplitude, rate: Self.inputRate,
                                      frames: Self.inputRate, channels: channelCount)
@@ -36,8 +36,8 @@ import Testing
         return output
     }
 
-    @Test(arguments: ResamplerQuality.allCases)
-    func sineKeepsLengthFrequencyAndLevel(_ quality: ResamplerQuality) throws {
+    @Test(arguments: ResamplerChoice.allCases)
+    func sineKeepsLengthFrequencyAndLevel(_ quality: ResamplerChoice) throws {
         let output = try resampleSine(quality)
         let frames = output.count / 2
         // libsamplerate and libsoxr compensate their own filter delay: after draining, the output is in phase with a
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func resetForgetsHistory() throws {
-        let resampler = try Resampler(channelCount: 1, inputRate: 44_100, outputRate: 48_000, quality: .fast)
+        let resampler = try SampleRateResampler(channelCount: 1, inputRate: 44_100, outputRate: 48_000, quality: .fast)
         let input = TestSignals.sine(frequency: 1000, amplitude: 0.5, rate: 44_100, frames: 4410, channels: 1)
         var a = [Float](repeating: 0, count: 8000), b = a
         let runA = try resampler.process(input: input, inputFrames: 4410, output: &a, outputCapacity: 8000, endOfInput: true)
@@ -92,10 +92,10 @@ import Testing
 
     @Test func rejectsImpossibleRates() {
         #expect(throws: AudioIOError.self) {
-            try Resampler(channelCount: 2, inputRate: 0, outputRate: 48_000, quality: .medium)
+            try SampleRateResampler(channelCount: 2, inputRate: 0, outputRate: 48_000, quality: .medium)
         }
         let error = #expect(throws: AudioIOError.self) {
-            try Resampler(channelCount: 2, inputRate: 1000, outputRate: 1_000_000, quality: .medium)
+            try SampleRateResampler(channelCount: 2, inputRate: 1000, outputRate: 1_000_000, quality: .medium)
         }
         #expect(error?.description.hasPrefix("cannot create a medium resampler from 1000 Hz to 1000000 Hz") == true)
     }

@@ -9,12 +9,12 @@ import Testing
 @Suite struct SoxrResamplerTests {
     static let passband = [0.01, 0.1, 0.3, 0.5, 0.7, 0.8]
 
-    static func factory(_ quality: ResamplerQuality) -> ConverterFactory {
+    static func factory(_ quality: ResamplerChoice) -> ConverterFactory {
         { c, i, o in try makeSampleRateConverter(channelCount: c, inputRate: i, outputRate: o, quality: quality) }
     }
 
-    @Test(arguments: [(ResamplerQuality.soxrHQ, 44_100, 125.0), (.soxrHQ, 22_050, 125), (.soxrVHQ, 44_100, 140), (.soxrVHQ, 22_050, 140)])
-    func sinesComeOutExact(quality: ResamplerQuality, rate: Int, cleanDb: Double) throws {
+    @Test(arguments: [(ResamplerChoice.soxrHQ, 44_100, 125.0), (.soxrHQ, 22_050, 125), (.soxrVHQ, 44_100, 140), (.soxrVHQ, 22_050, 140)])
+    func sinesComeOutExact(quality: ResamplerChoice, rate: Int, cleanDb: Double) throws {
         let nyquist = Double(rate) / 2
         for fraction in Self.passband {
             let r = try ResamplerProbe.sine(frequency: fraction * nyquist, inputRate: rate, outputRate: 48_000,
@@ -51,8 +51,8 @@ import Testing
 
     /// Downsampling 48 to 44.1 kHz: sines between 22.05 and 24 kHz must not come back as aliases (at most -120 dB;
     /// measured -135 dB for hq, -155 dB for vhq).
-    @Test(arguments: [ResamplerQuality.soxrHQ, .soxrVHQ])
-    func rejectsAliases(quality: ResamplerQuality) throws {
+    @Test(arguments: [ResamplerChoice.soxrHQ, .soxrVHQ])
+    func rejectsAliases(quality: ResamplerChoice) throws {
         for frequency in [22_500.0, 23_000, 23_500] {
             let level = try ResamplerProbe.rejectionDb(frequency: frequency, inputRate: 48_000, outputRate: 44_100,
                                                        makeConverter: Self.factory(quality))
@@ -109,7 +109,7 @@ import Testing
             try SoxrResampler(channelCount: 0, inputRate: 44_100, outputRate: 48_000, quality: .soxrHQ)
         }
         #expect(throws: AudioIOError.self) {
-            try Resampler(channelCount: 2, inputRate: 44_100, outputRate: 48_000, quality: .soxrHQ)
+            try SampleRateResampler(channelCount: 2, inputRate: 44_100, outputRate: 48_000, quality: .soxrHQ)
         }
     }
 }

@@ -60,7 +60,7 @@ public protocol RealFFT: AnyObject {
 /// Quality of sample-rate conversion: three of libsamplerate's sinc converters and two of libsoxr's recipes
 /// (named `soxr-` and the recipe, as SoX names them with `rate -h` and `rate -v`).
 /// A plain enum value (`Sendable`); allocates nothing.
-public enum ResamplerQuality: String, CaseIterable, Sendable {
+public enum ResamplerChoice: String, CaseIterable, Sendable {
     /// SRC_SINC_BEST_QUALITY: 97 dB SNR, 97 % bandwidth, about 21x realtime here.
     case best
     /// SRC_SINC_MEDIUM_QUALITY: 97 dB SNR, 90 % bandwidth (flat to 19.8 kHz from 44.1 kHz), about 70x realtime.
@@ -77,5 +77,5 @@ public enum ResamplerQuality: String, CaseIterable, Sendable {
     public var isSoxr: Bool { self == .soxrHQ || self == .soxrVHQ }
 
     /// The default: as clean as `best` (same SNR), flat past 19.8 kHz, three times faster.
-    public static let `default` = ResamplerQuality.medium
+    public static let `default` = ResamplerChoice.medium
 }

@@ -5,7 +5,7 @@
 /// Reading positions in increasing, contiguous order is the fast path; streaming sources
 /// (a file being decoded) get slower, not wrong, when asked for another position.
 ///
-/// A source made for one voice is called from one thread only (the render thread), and `render` should
+/// A source made for one event is called from one thread only (the render thread), and `render` should
 /// not allocate (a render block allocates nothing). A source prepared once and shared (`PreparedMaterial`)
 /// is rendered by several renders, possibly on several threads at once, so its `render` must only read.
 public protocol FrameSource: AnyObject {

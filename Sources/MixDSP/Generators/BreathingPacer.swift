@@ -1,7 +1,7 @@
 import RealModule
 
 /// A soft tone that breathes: it swells on the inhale, stays while the breath is held, fades on the exhale
-/// and stays down while resting, cycle after cycle, from the voice's own frame 0. The pitch may rise with the
+/// and stays down while resting, cycle after cycle, from the event's own frame 0. The pitch may rise with the
 /// breath (`glideSemitones`) and fall back with it.
 ///
 /// A pattern is a list of phases (inhale, hold, exhale, rest), each a number of frames, repeated as cycles.

@@ -12,7 +12,7 @@ public final class PanDriftSource: FrameSource {
     public static let gridFrames: Int64 = 64
     public let source: FrameSource
     public let pan: Envelope
-    /// Timeline position of the source's frame 0 (the voice's start less its source offset).
+    /// Timeline position of the source's frame 0 (the event's start less its source offset).
     public let timelineOffset: Int64
     public var channelCount: Int { source.channelCount }
     public var frameCount: Int64? { source.frameCount }

@@ -112,7 +112,7 @@ public enum BatchJobList {
             o.bitrateKbps = Int(try b.integer(in: Double(OutputSpec.bitrates.lowerBound)...Double(OutputSpec.bitrates.upperBound)))
             o.quality = nil
         }
-        if let r = object["resampler"] { o.resampler = try r.choice("resampler", ResamplerQuality.allCases.map { ($0.rawValue, $0) }) }
+        if let r = object["resampler"] { o.resampler = try r.choice("resampler", ResamplerChoice.allCases.map { ($0.rawValue, $0) }) }
         if let l = object["loudness"] { o.loudnessTarget = try l.number(in: LoudnessSpec.targets) }
         if let t = object["truePeak"] { o.truePeakDb = try t.number(in: LoudnessSpec.ceilings) }
         if let s = object["start"] { o.startSeconds = try s.time(allowingZero: true) }

@@ -34,7 +34,7 @@ public struct BatchOutcome: @unchecked Sendable {
     /// The plan's and the output's warnings.
     public var warnings: [String] = []
     /// What preparing this job's material did (nil if it failed before).
-    public var material: PreparedMaterial.Report?
+    public var material: PreparedMaterial.Outcome?
     /// Wall-clock seconds: reading and planning the preset, preparing material, rendering, and all of it.
     public var planSeconds = 0.0, prepareSeconds = 0.0, renderSeconds = 0.0, totalSeconds = 0.0
     public var succeeded: Bool { error == nil && result != nil }
@@ -80,8 +80,8 @@ public final class BatchRunner: @unchecked Sendable {
 
     /// Runs every job. `progress` is called at most ten times a second while jobs render; `finished` once per job,
     /// as it ends, with the progress after it. Returns the outcomes in list order.
-    public func run(progress: @escaping (BatchProgress) -> Void = { _ in },
-                    finished: @escaping (BatchOutcome, BatchProgress) -> Void = { _, _ in }) -> [BatchOutcome] {
+    public func run(progress: @escaping @Sendable (BatchProgress) -> Void = { _ in },
+                    finished: @escaping @Sendable (BatchOutcome, BatchProgress) -> Void = { _, _ in }) -> [BatchOutcome] {
         let outcomes = Mutex<[BatchOutcome?]>(Array(repeating: nil, count: jobs.count))
         let group = DispatchGroup()
         for worker in 0..<workers {

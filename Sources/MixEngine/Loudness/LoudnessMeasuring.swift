@@ -30,7 +30,7 @@ public struct LoudnessMeasuring: Sendable {
     static let trackLoudnessWindowSeconds = 120
 
     /// Sets the gain of each track of `plan` that gives a `loudness` (`plan.trackLoudness`, which it then empties):
-    /// the track is rendered alone (its own gains at unity, its voices' crossfades kept) over its first two minutes,
+    /// the track is rendered alone (its own gains at unity, its events' crossfades kept) over its first two minutes,
     /// measured before the limiter (EBU R128, gated, so silence before and between its sounds does not count), and
     /// given the gain that puts it at its loudness: an absolute one in LUFS, or one relative to another named
     /// track's loudness in the mix (that track's measure plus its gain, itself set by its own `loudness` if it has
@@ -95,7 +95,7 @@ public struct LoudnessMeasuring: Sendable {
     /// The master gain that brings `plan` to `spec`'s loudness, found by measuring passes before anything is
     /// encoded (they share `material`; `Normalisation.find`). `failure` words a target that cannot be reached.
     public func normalisation(of plan: RenderPlan, to spec: LoudnessSpec, material: PreparedMaterial, blockFrames: Int,
-                              failure: (String) -> EngineError) throws -> NormalisationReport {
+                              failure: (String) -> EngineError) throws -> NormalisationOutcome {
         try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames, failure: failure)
     }
 

@@ -14,15 +14,11 @@ public enum LoudnessScan {
 
     /// Decodes and measures every file, in parallel across the machine's cores.
     public static func measure(_ paths: [String], truePeak: Bool = true) -> [Entry] {
-        let results = UnsafeMutableBufferPointer<Result<LoudnessMeasurement, AudioIOError>?>.allocate(capacity: paths.count)
-        results.initialize(repeating: nil)
-        defer { _ = results.deinitialize(); results.deallocate() }
-        DispatchQueue.concurrentPerform(iterations: paths.count) { k in
-            do { results[k] = .success(try LoudnessMeter.measure(path: paths[k], truePeak: truePeak)) }
-            catch let error as AudioIOError { results[k] = .failure(error) }
-            catch { results[k] = .failure(AudioIOError(path: paths[k], function: "", reason: "\(error)", operation: "measure")) }
+        Parallel.map(paths.count) { k in
+            do { return Entry(path: paths[k], result: .success(try LoudnessMeter.measure(path: paths[k], truePeak: truePeak))) }
+            catch let error as AudioIOError { return Entry(path: paths[k], result: .failure(error)) }
+            catch { return Entry(path: paths[k], result: .failure(AudioIOError(path: paths[k], function: "", reason: "\(error)", operation: "measure"))) }
         }
-        return paths.indices.map { Entry(path: paths[$0], result: results[$0]!) }
     }
 
     /// A meter's summary, one value per line:

@@ -5,7 +5,7 @@ import MixIO
 
 /// What normalising a render did: what the mix measured, the gain it took, and what the limiter cost.
 /// A value of numbers; allocates nothing. `Sendable`, safe to share.
-public struct NormalisationReport: Sendable, Equatable {
+public struct NormalisationOutcome: Sendable, Equatable {
     public var targetLUFS: Double
     public var truePeakDb: Double
     /// The mix's integrated loudness before the limiter, at the preset's own gains.
@@ -59,7 +59,7 @@ public enum Normalisation {
 
     /// `failure` words a reason as the error for where the target was given (the preset or the command line).
     public static func find(plan: RenderPlan, spec: LoudnessSpec, material: PreparedMaterial, blockFrames: Int = 4096,
-                            failure: (String) -> EngineError) throws -> NormalisationReport {
+                            failure: (String) -> EngineError) throws -> NormalisationOutcome {
         let clock = ContinuousClock()
         let started = clock.now, startedCPU = CPUClock.process
         func measure(_ plan: RenderPlan, at point: TapPoint) throws -> (loudness: Double, mixPeakDb: Double) {
@@ -75,7 +75,7 @@ public enum Normalisation {
             throw failure("the mix measures \(lufs(mix)); reaching \(lufs(spec.targetLUFS)) needs +\(format1(gainDb)) dB, "
                           + "more than the \(format1(spec.maximumGainDb)) dB allowed (output.loudness.maxGainDb)")
         }
-        var report = NormalisationReport(targetLUFS: spec.targetLUFS, truePeakDb: spec.truePeakDb, measuredLUFS: mix,
+        var report = NormalisationOutcome(targetLUFS: spec.targetLUFS, truePeakDb: spec.truePeakDb, measuredLUFS: mix,
                                          gainDb: gainDb, limiterLossLU: 0, expectedLUFS: spec.targetLUFS,
                                          encodedLUFS: nil, measuringPasses: 1, seconds: 0)
         // The limiter can act only where the mix's peak, at this gain, comes near the ceiling.
@@ -114,22 +114,16 @@ public enum Normalisation {
         let whole = range ?? 0..<plan.frameCount
         let parts = Int(max(1, min(Int64(ProcessInfo.processInfo.activeProcessorCount),
                                    Int64(whole.count) / Int64(plan.sampleRate * minimumPartSeconds))))
-        let taps = (0..<parts).map { _ in LoudnessTap(channelCount: plan.channelCount, sampleRate: plan.sampleRate, truePeak: false) }
-        let results = UnsafeMutableBufferPointer<Result<Double, Error>?>.allocate(capacity: parts)
-        results.initialize(repeating: nil)
-        defer { _ = results.deinitialize(); results.deallocate() }
-        DispatchQueue.concurrentPerform(iterations: parts) { k in
+        // Each part measured by a meter of its own, on its own core; the meters' gating blocks are combined.
+        let measured = try Parallel.map(parts) { k in
             let n = Int64(whole.count)
             let range = whole.lowerBound + n * Int64(k) / Int64(parts)..<whole.lowerBound + n * Int64(k + 1) / Int64(parts)
-            results[k] = Result {
-                try Renderer(plan: plan, blockFrames: blockFrames)
-                    .render(to: NullEncoder(), range: range, material: material, taps: [RenderTap(point, taps[k])],
-                            measuresOutput: false).mixPeakDb
-            }
+            let tap = LoudnessTap(channelCount: plan.channelCount, sampleRate: plan.sampleRate, truePeak: false)
+            let peak = try Renderer(plan: plan, blockFrames: blockFrames)
+                .render(to: NullEncoder(), range: range, material: material, taps: [RenderTap(point, tap)], measuresOutput: false).mixPeakDb
+            return (meter: tap.meter, mixPeakDb: peak)
         }
-        var mixPeakDb = -Double.infinity
-        for k in 0..<parts { mixPeakDb = max(mixPeakDb, try results[k]!.get()) }
-        return (GatedLoudness.integrated(combining: taps.map(\.meter)), mixPeakDb)
+        return (GatedLoudness.integrated(combining: measured.map(\.meter)), measured.map(\.mixPeakDb).max() ?? -.infinity)
     }
 
     static func lufs(_ x: Double) -> String { "\(format1(x)) LUFS" }

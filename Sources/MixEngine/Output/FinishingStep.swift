@@ -22,7 +22,7 @@ public struct FinishingContext {
     /// The temporary file and its destination (a new one after `rewrite`).
     public internal(set) var file: AtomicOutputFile
     public internal(set) var summary: RenderSummary
-    public var normalisation: NormalisationReport?
+    public var normalisation: NormalisationOutcome?
     /// Whether sinks other than the file listened to the render (a waveform recorder): they cannot hear it twice,
     /// so the file is not written again.
     public let hasOtherSinks: Bool

@@ -20,7 +20,7 @@ public struct Planner {
         let rate = preset.output.sampleRate
         let channels = preset.output.channelCount
         let voiceSpec = preset.voice ?? VoiceSpec()
-        let session = PlanningSession(presetFile: presetFile, sampleRate: rate, channelCount: channels, voice: voiceSpec)
+        let session = PlanningContext(presetFile: presetFile, sampleRate: rate, channelCount: channels, voice: voiceSpec)
         session.store = store
 
         // A session's voice is laid out first: it sets the render's length and the sections' times.
@@ -50,7 +50,7 @@ public struct Planner {
         if let f = preset.master.fadeOut {
             masterEnvelopes.append(.fadeOut(end: total, length: min(session.frames(f.seconds), total), curve: f.curve))
         }
-        let context = VoiceContext(sampleRate: rate, channelCount: channels, resampler: preset.output.resampler)
+        let context = RenderFormat(sampleRate: rate, channelCount: channels, resampler: preset.output.resampler)
         var timeline = Timeline(sampleRate: rate, frameCount: total - (loop?.crossfadeFrames ?? 0))   // the file's length
 
         var tracks: [PlannedTrack] = []
@@ -83,11 +83,11 @@ public struct Planner {
         if let layout {
             timeline.sections = layout.sections
             timeline.segments = layout.segments.map(\.segment)
-            let voices = layout.segments.map(\.voice).sorted { $0.start < $1.start }
-            if !voices.isEmpty {
+            let events = layout.segments.map(\.event).sorted { $0.start < $1.start }
+            if !events.isEmpty {
                 speaking.insert(tracks.count)
-                tracks.append(PlannedTrack(name: "voice", start: voices.map(\.start).min()!, end: min(voices.map(\.end).max()!, total),
-                                           voices: voices.map { $0.cut(at: total) }.filter { $0.end > $0.start },
+                tracks.append(PlannedTrack(name: "voice", start: events.map(\.start).min()!, end: min(events.map(\.end).max()!, total),
+                                           events: events.map { $0.cut(at: total) }.filter { $0.end > $0.start },
                                            gains: GainStack(), balance: balanceGains(pan: voiceSpec.pan, channelCount: channels)))
                 speech += layout.segments.flatMap(\.segment.speech)
             }
@@ -131,7 +131,7 @@ public struct Planner {
 
     /// The loop of a loopable render of `length` frames, checked: a mix (a session has a beginning and an end),
     /// no master fade, and at least twice the crossfade long.
-    private func loopOutput(_ preset: Preset, length: Int64, session: PlanningSession) throws -> LoopOutput? {
+    private func loopOutput(_ preset: Preset, length: Int64, session: PlanningContext) throws -> LoopOutput? {
         guard let fade = preset.output.loopable else { return nil }
         let t = TimeParser.string(fromSeconds:)
         if preset.session != nil {
@@ -147,8 +147,8 @@ public struct Planner {
         return LoopOutput(length: length, crossfadeFrames: crossfade, curve: fade.curve)
     }
 
-    /// A short file that several voices play once each (the same sound placed on many tracks, a playlist
-    /// item repeated) is decoded and resampled once, before the render, and shared from memory: each voice
+    /// A short file that several events play once each (the same sound placed on many tracks, a playlist
+    /// item repeated) is decoded and resampled once, before the render, and shared from memory: each event
     /// then costs a copy and a gain, not its own decoder and resampler. A thousand one-shots of one 3 s file
     /// took 16 s and 430 MB for 2 s of audio when each streamed. Files up to `sharedFileLimitBytes` each
     /// (decoded, at the output rate), and `sharedFilesBudgetBytes` in all, are shared, shortest first; the
@@ -156,9 +156,9 @@ public struct Planner {
     static let sharedFileLimitBytes = 32 << 20
     static let sharedFilesBudgetBytes = 512 << 20
 
-    private func shareRepeatedFiles(_ tracks: inout [PlannedTrack], context: VoiceContext, session: PlanningSession) {
+    private func shareRepeatedFiles(_ tracks: inout [PlannedTrack], context: RenderFormat, session: PlanningContext) {
         var uses: [String: Int] = [:]
-        for track in tracks { for voice in track.voices { if let file = voice.material as? StreamedFile { uses[file.path, default: 0] += 1 } } }
+        for track in tracks { for event in track.events { if let file = event.material as? StreamedFile { uses[file.path, default: 0] += 1 } } }
         var shared: [String: PreparedFile] = [:]
         var budget = Self.sharedFilesBudgetBytes
         let candidates = uses.filter { $0.value > 1 }.keys.compactMap { path -> (String, AudioFileInfo, Int)? in
@@ -173,17 +173,17 @@ public struct Planner {
         }
         guard !shared.isEmpty else { return }
         for t in tracks.indices {
-            for v in tracks[t].voices.indices {
-                if let file = tracks[t].voices[v].material as? StreamedFile, let prepared = shared[file.path] {
-                    tracks[t].voices[v].material = prepared
+            for v in tracks[t].events.indices {
+                if let file = tracks[t].events[v].material as? StreamedFile, let prepared = shared[file.path] {
+                    tracks[t].events[v].material = prepared
                 }
             }
         }
     }
 
     /// Where track `index` sits: from its `start` to its `end`, or over the sections it plays `during`.
-    func trackPlanning(_ spec: TrackSpec, index: Int, total: Int64, context: VoiceContext,
-                       session: PlanningSession) throws -> TrackPlanning {
+    func trackPlanning(_ spec: TrackSpec, index: Int, total: Int64, context: RenderFormat,
+                       session: PlanningContext) throws -> TrackPlanning {
         let path = "tracks[\(index)]"
         var start = session.frames(spec.startSeconds)
         var end = spec.endSeconds.map(session.frames)
@@ -205,7 +205,7 @@ public struct Planner {
                              frameCount: total, context: context, session: session)
     }
 
-    private func ducking(_ spec: DuckingSpec, session: PlanningSession) -> Ducking {
+    private func ducking(_ spec: DuckingSpec, session: PlanningContext) -> Ducking {
         Ducking(depth: Float(gain(fromDecibels: spec.depthDb)), lookahead: session.frames(spec.lookaheadSeconds),
                 attack: min(session.frames(spec.attackSeconds), session.frames(spec.lookaheadSeconds)),
                 hold: session.frames(spec.holdSeconds), release: session.frames(spec.releaseSeconds),
@@ -213,7 +213,7 @@ public struct Planner {
     }
 
     /// A session's master fades are checked once its length is known, as a mix's are when it is read.
-    private func checkMasterFades(_ master: MasterSpec, total: Int64, session: PlanningSession) throws {
+    private func checkMasterFades(_ master: MasterSpec, total: Int64, session: PlanningContext) throws {
         for (key, fade) in [("fadeIn", master.fadeIn), ("fadeOut", master.fadeOut)] {
             if let fade, session.frames(fade.seconds) > total {
                 throw session.error("master.\(key)", "\(TimeParser.string(fromSeconds: fade.seconds)) is longer than the session (\(session.clock(total)))")
@@ -242,7 +242,7 @@ public struct Planner {
             if let chime {
                 let kind = ChimeKind(sound: chime)
                 let source = try kind.plan(chimePlanning(chimeAt))
-                tracks.append(PlannedTrack(name: "chime", start: chimeAt, end: min(source.end, ending.end), voices: source.voices,
+                tracks.append(PlannedTrack(name: "chime", start: chimeAt, end: min(source.end, ending.end), events: source.events,
                                            gains: GainStack(), balance: balanceGains(pan: 0, channelCount: tracks.first?.balance.count ?? 2)))
                 for note in source.notes { timeline.notes.append(("chime", note)) }
             }
@@ -250,16 +250,16 @@ public struct Planner {
         }
     }
 
-    /// The track's kind places its voices; then the track is cut to the render, and gets its gains,
+    /// The track's kind places its events; then the track is cut to the render, and gets its gains,
     /// fades and balance, whatever its kind.
     func planTrack(_ spec: TrackSpec, index: Int, _ planning: TrackPlanning) throws -> (PlannedTrack, SourcePlan)? {
         let source = try spec.source.kind.plan(planning)
-        var voices = source.voices
+        var events = source.events
         let start = planning.start
         let end = min(source.end, planning.frameCount)
         guard end > start else { return nil }
-        for i in voices.indices { voices[i].end = min(voices[i].end, end) }
-        voices.removeAll { $0.end <= $0.start }
+        for i in events.indices { events[i].end = min(events[i].end, end) }
+        events.removeAll { $0.end <= $0.start }
 
         let frames = planning.frames
         var envelopes: [Envelope] = []
@@ -279,27 +279,27 @@ public struct Planner {
             let seed = drift.seed ?? UInt64(index), spacing = max(frames(drift.timeScaleSeconds), 1)
             if drift.gainDb > 0 { envelopes.append(drift.gainEnvelope(seed: seed, spacing: spacing, from: start, to: end)) }
             if drift.pan > 0 && planning.channelCount == 2 {
-                // The voices carry the whole balance, drifting; the track's own is then unity.
+                // The events carry the whole balance, drifting; the track's own is then unity.
                 let pan = drift.panEnvelope(seed: seed, spacing: spacing, centre: spec.pan, from: start, to: end)
-                for i in voices.indices {
-                    voices[i].material = PanDriftVoice(inner: voices[i].material, pan: pan,
-                                                       timelineOffset: voices[i].start - voices[i].sourceOffset)
+                for i in events.indices {
+                    events[i].material = PanDriftMaterial(inner: events[i].material, pan: pan,
+                                                       timelineOffset: events[i].start - events[i].sourceOffset)
                 }
                 balance = [1, 1]
             }
         }
 
-        return (PlannedTrack(name: spec.name ?? "track \(index + 1)", start: start, end: end, voices: voices,
+        return (PlannedTrack(name: spec.name ?? "track \(index + 1)", start: start, end: end, events: events,
                              gains: GainStack(constant: Float(gain(fromDecibels: spec.gainDb)), envelopes: envelopes),
                              balance: balance), source)
     }
 }
 
-extension PlannedVoice {
-    /// The voice cut to end by `end`.
-    func cut(at end: Int64) -> PlannedVoice {
-        var voice = self
-        voice.end = min(voice.end, end)
-        return voice
+extension PlannedEvent {
+    /// The event cut to end by `end`.
+    func cut(at end: Int64) -> PlannedEvent {
+        var event = self
+        event.end = min(event.end, end)
+        return event
     }
 }

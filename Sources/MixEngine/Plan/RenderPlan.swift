@@ -4,8 +4,8 @@ import MixIO
 /// What plays when, in frames: the preset resolved against its source files and the output rate.
 ///
 /// A plan is plain data (a value, `Sendable`). It knows every position and gain as integers and envelopes,
-/// but holds no decoded audio: its voices name the material they need (`MaterialRequest`), which a
-/// `PreparedMaterial` makes before rendering, and the `Renderer` turns each voice into a source when it starts.
+/// but holds no decoded audio: its events name the material they need (`MaterialRequest`), which a
+/// `PreparedMaterial` makes before rendering, and the `Renderer` turns each event into a source when it starts.
 /// It allocates only its arrays and dictionary when made (and `materialRequests` a new array per call);
 /// safe to share between threads.
 public struct RenderPlan: Sendable {
@@ -14,7 +14,7 @@ public struct RenderPlan: Sendable {
     /// Length of the render in frames (a loopable render's includes the crossfade planned past its end:
     /// see `loop` and `outputFrameCount`).
     public var frameCount: Int64
-    public var resampler: ResamplerQuality
+    public var resampler: ResamplerChoice
     public var tracks: [PlannedTrack]
     /// Master gain, fade-in and the sleep-timer fade-out.
     public var master: GainStack
@@ -33,10 +33,10 @@ public struct RenderPlan: Sendable {
     public var warnings: [String] = []
     /// What each source file is (rate, channels, length), as the planner read it.
     public var sourceFiles: [String: AudioFileInfo] = [:]
-    /// What happens when: a session's sections and voice, the ducking, the ending, the tracks' schedules.
+    /// What happens when: a session's sections and event, the ducking, the ending, the tracks' schedules.
     public var timeline: Timeline
     /// How much speech was synthesised for the plan, and how long that took.
-    public var synthesis = SynthesisReport()
+    public var synthesis = SynthesisStats()
 
     /// A loopable render: its file is `loop.length` frames whose start has the mix that follows its end
     /// crossfaded in, so it plays on repeat without a seam; nil for an ordinary render.
@@ -47,18 +47,18 @@ public struct RenderPlan: Sendable {
     /// Frames of the file a full render writes: `frameCount`, less a loopable render's crossfade.
     public var outputFrameCount: Int64 { loop?.length ?? frameCount }
 
-    /// The format voices render in.
-    public var voiceContext: VoiceContext {
-        VoiceContext(sampleRate: sampleRate, channelCount: channelCount, resampler: resampler)
+    /// The format events render in.
+    public var renderFormat: RenderFormat {
+        RenderFormat(sampleRate: sampleRate, channelCount: channelCount, resampler: resampler)
     }
 
-    /// The material the plan's voices need prepared, once each (by key), in plan order.
+    /// The material the plan's events need prepared, once each (by key), in plan order.
     public var materialRequests: [any MaterialRequest] {
         var seen = Set<MaterialKey>()
         var requests: [any MaterialRequest] = []
         for track in tracks {
-            for voice in track.voices {
-                if let request = voice.material.preparation, seen.insert(request.key).inserted { requests.append(request) }
+            for event in track.events {
+                if let request = event.material.preparation, seen.insert(request.key).inserted { requests.append(request) }
             }
         }
         return requests
@@ -80,21 +80,21 @@ public struct LoopOutput: Sendable, Equatable {
 
 /// Speech synthesised while planning: seconds of speech made and the wall-clock seconds it took.
 /// A value of two `Double`s; allocates nothing. `Sendable`.
-public struct SynthesisReport: Sendable, Equatable {
+public struct SynthesisStats: Sendable, Equatable {
     public var speechSeconds = 0.0
     public var wallSeconds = 0.0
     public init() {}
 }
 
-/// One track: its voices summed, then its own gains and balance applied.
-/// A value: a name, a span, an array of voices, a `GainStack` and a balance array; allocates only
+/// One track: its events summed, then its own gains and balance applied.
+/// A value: a name, a span, an array of events, a `GainStack` and a balance array; allocates only
 /// those when made. `Sendable`, safe to share.
 public struct PlannedTrack: Sendable {
     public var name: String
     /// The span `[start, end)` in which the track can sound.
     public var start: Int64
     public var end: Int64
-    public var voices: [PlannedVoice]
+    public var events: [PlannedEvent]
     /// gainDb, the envelope, fade-in and fade-out.
     public var gains: GainStack
     /// Per-output-channel balance gains.
@@ -102,18 +102,18 @@ public struct PlannedTrack: Sendable {
 }
 
 /// One source placed on the timeline: plays `[start, end)`, reading its source from `sourceOffset`.
-/// A value: three `Int64`s, an existential `VoiceMaterial` and a `GainStack`; allocates only
+/// A value: three `Int64`s, an existential `EventMaterial` and a `GainStack`; allocates only
 /// those when made. `Sendable`, safe to share.
-public struct PlannedVoice: Sendable {
+public struct PlannedEvent: Sendable {
     public var start: Int64
     public var end: Int64
     public var sourceOffset: Int64
-    /// What it plays (made into a `FrameSource` when the voice starts).
-    public var material: any VoiceMaterial
-    /// The voice's own gains (a playlist item's crossfades); empty when none.
+    /// What it plays (made into a `FrameSource` when the event starts).
+    public var material: any EventMaterial
+    /// The event's own gains (a playlist item's crossfades); empty when none.
     public var gains: GainStack
 
-    public init(start: Int64, end: Int64, sourceOffset: Int64 = 0, material: any VoiceMaterial, gains: GainStack = GainStack()) {
+    public init(start: Int64, end: Int64, sourceOffset: Int64 = 0, material: any EventMaterial, gains: GainStack = GainStack()) {
         self.start = start
         self.end = end
         self.sourceOffset = sourceOffset

@@ -39,7 +39,7 @@ public final class PreparedMaterial: @unchecked Sendable {
     public let store: MaterialStore?
 
     private struct Entry {
-        var source: FrameSource
+        var source: SharedSource
         var bytes: Int
         var leases: Int
         var lastUse: UInt64
@@ -69,7 +69,7 @@ public final class PreparedMaterial: @unchecked Sendable {
 
     /// What one `prepare` or `lease` did.
     /// A value of `Int`s and a `Double`; allocates nothing. `Sendable`, safe to share.
-    public struct Report: Sendable {
+    public struct Outcome: Sendable {
         /// Entries made by this call (decoded, or read from the store), and entries it found already made.
         public var made: Int
         public var reused: Int
@@ -85,9 +85,9 @@ public final class PreparedMaterial: @unchecked Sendable {
         private let owner: PreparedMaterial
         private let keys: [MaterialKey]
         private let released = Mutex(false)
-        public let report: Report
+        public let report: Outcome
 
-        fileprivate init(owner: PreparedMaterial, keys: [MaterialKey], report: Report) {
+        fileprivate init(owner: PreparedMaterial, keys: [MaterialKey], report: Outcome) {
             self.owner = owner; self.keys = keys; self.report = report
         }
 
@@ -103,13 +103,13 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// Makes the material `plan` needs that is not here yet; a second call for the same plan (or any plan
     /// whose material is all here) makes nothing. Holds nothing: see `lease(for:)`.
     @discardableResult
-    public func prepare(for plan: RenderPlan) throws -> Report {
-        try prepare(plan.materialRequests, context: plan.voiceContext)
+    public func prepare(for plan: RenderPlan) throws -> Outcome {
+        try prepare(plan.materialRequests, context: plan.renderFormat)
     }
 
     /// Makes the material for `requests` that is not here yet, in parallel across the machine's cores.
     @discardableResult
-    public func prepare(_ requests: [any MaterialRequest], context: VoiceContext) throws -> Report {
+    public func prepare(_ requests: [any MaterialRequest], context: RenderFormat) throws -> Outcome {
         let (report, keys) = try acquire(requests, context: context, waitsForBudget: false)
         unpin(keys)
         return report
@@ -118,7 +118,7 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// Makes what `plan` needs and holds it until the lease is released; first waits while what it needs and
     /// what other leases hold would pass the budget (see the type's documentation).
     public func lease(for plan: RenderPlan) throws -> Lease {
-        let (report, keys) = try acquire(plan.materialRequests, context: plan.voiceContext, waitsForBudget: true)
+        let (report, keys) = try acquire(plan.materialRequests, context: plan.renderFormat, waitsForBudget: true)
         return Lease(owner: self, keys: keys, report: report)
     }
 
@@ -128,7 +128,7 @@ public final class PreparedMaterial: @unchecked Sendable {
             guard s.entries[key] != nil else { return nil }
             s.tick += 1
             s.entries[key]!.lastUse = s.tick
-            return s.entries[key]!.source
+            return s.entries[key]!.source.source
         }
     }
 
@@ -160,8 +160,8 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// Makes what is missing and pins every requested key once (the caller unpins them). With `waitsForBudget`,
     /// first waits until the budget admits it, then pins what is here and reserves the expected bytes of what is
     /// missing in one step (so no release takes what it found, and no other lease counts on the same room).
-    private func acquire(_ requests: [any MaterialRequest], context: VoiceContext,
-                         waitsForBudget: Bool) throws -> (Report, [MaterialKey]) {
+    private func acquire(_ requests: [any MaterialRequest], context: RenderFormat,
+                         waitsForBudget: Bool) throws -> (Outcome, [MaterialKey]) {
         let clock = ContinuousClock()
         let started = clock.now
         var unique: [any MaterialRequest] = []
@@ -215,7 +215,7 @@ public final class PreparedMaterial: @unchecked Sendable {
             wakeWaiting()
         }
         if pinned.count == keys.count {
-            return (Report(made: 0, reused: keys.count, seconds: (clock.now - started).seconds), keys)
+            return (Outcome(made: 0, reused: keys.count, seconds: (clock.now - started).seconds), keys)
         }
         return try making.withLock { _ in
             // Pin what another call made meanwhile, and make the rest.
@@ -226,7 +226,7 @@ public final class PreparedMaterial: @unchecked Sendable {
                 }
                 return missing
             }
-            let made: [(MaterialKey, FrameSource, Int, Bool)]
+            let made: [(MaterialKey, SharedSource, Int, Bool)]
             do {
                 made = try make(missing, context: context)
             } catch {
@@ -243,25 +243,22 @@ public final class PreparedMaterial: @unchecked Sendable {
                 reservation = 0
                 releaseOverBudget(in: &s)
             }
-            let report = Report(made: missing.count, reused: keys.count - missing.count, fromStore: made.filter(\.3).count,
+            let report = Outcome(made: missing.count, reused: keys.count - missing.count, fromStore: made.filter(\.3).count,
                                 seconds: (clock.now - started).seconds)
             return (report, keys)
         }
     }
 
     /// Decodes (or reads from the store) every request on all cores, longest first.
-    private func make(_ missing: [any MaterialRequest], context: VoiceContext) throws -> [(MaterialKey, FrameSource, Int, Bool)] {
+    private func make(_ missing: [any MaterialRequest], context: RenderFormat) throws -> [(MaterialKey, SharedSource, Int, Bool)] {
         guard !missing.isEmpty else { return [] }
-        let results = UnsafeMutableBufferPointer<Result<(FrameSource, Int, Bool), Error>?>.allocate(capacity: missing.count)
-        results.initialize(repeating: nil)
-        // Deinitialise too: deallocating alone would keep every loaded source (all of its audio) alive.
-        defer { _ = results.deinitialize(); results.deallocate() }
         let costs = missing.map(\.estimatedCost)
         let order = missing.indices.sorted { costs[$0] > costs[$1] }
         let store = self.store
-        DispatchQueue.concurrentPerform(iterations: missing.count) { k in
+        // Longest first; each result then put back at its request's index.
+        let made = Parallel.map(missing.count) { k in
             let i = order[k]
-            results[i] = Result {
+            return Result { () throws -> (SharedSource, Int, Bool) in
                 let request = missing[i]
                 var fromStore = false
                 var audio: PreparedAudio?
@@ -289,9 +286,11 @@ public final class PreparedMaterial: @unchecked Sendable {
                     }
                 }
                 let bytes = decoded.bytes
-                return (try request.makeShared(decoded), bytes, fromStore)
+                return (SharedSource(source: try request.makeShared(decoded)), bytes, fromStore)
             }
         }
+        var results = [Result<(SharedSource, Int, Bool), Error>?](repeating: nil, count: missing.count)
+        for (k, result) in made.enumerated() { results[order[k]] = result }
         return try missing.indices.map { i in
             let (source, bytes, fromStore) = try results[i]!.get()
             return (missing[i].key, source, bytes, fromStore)
@@ -329,4 +328,11 @@ public final class PreparedMaterial: @unchecked Sendable {
             s.released += 1
         }
     }
+}
+
+/// A prepared material's source, shared by every render that plays it. `@unchecked Sendable`, and safe:
+/// `MaterialRequest.makeShared` promises a source whose `render` only reads (its audio is not changed once made),
+/// so any number of threads may render from it at once.
+struct SharedSource: @unchecked Sendable {
+    let source: FrameSource
 }

@@ -67,16 +67,16 @@ extension PresetReader {
     }
 }
 
-/// A voice of a track whose pan drifts: what it plays, put through the pan curve (`PanDriftSource`).
-/// A value (`Sendable`); its source is made per voice.
-struct PanDriftVoice: VoiceMaterial {
-    let inner: any VoiceMaterial
+/// An event of a track whose pan drifts: what it plays, put through the pan curve (`PanDriftSource`).
+/// A value (`Sendable`); its source is made per event.
+struct PanDriftMaterial: EventMaterial {
+    let inner: any EventMaterial
     let pan: Envelope
     /// Timeline position of the inner source's frame 0.
     let timelineOffset: Int64
     var preparation: (any MaterialRequest)? { inner.preparation }
 
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         PanDriftSource(try inner.makeSource(context, prepared: prepared), pan: pan, timelineOffset: timelineOffset)
     }
 

@@ -80,7 +80,7 @@ public struct OutputSpec: Sendable, Equatable {
     public var bitrateKbps: Int?
     /// Sample format for FLAC and WAV (FLAC takes 16 or 24); JSON `bitDepth` 16, 24 or "float".
     public var sampleFormat: OutputSampleFormat = .pcm16
-    public var resampler: ResamplerQuality = .default
+    public var resampler: ResamplerChoice = .default
     /// The tags written into the file (`output.tags`; docs/tags.md); the title defaults to the preset's name.
     public var tags = TagFields()
     /// Each tag's JSON path as written (`output.tags.Narrator`), by its upper-case key, for warnings.

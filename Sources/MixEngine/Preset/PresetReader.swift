@@ -133,7 +133,7 @@ struct PresetReader {
         }
         if let depth = object["bitDepth"] { output.sampleFormat = try sampleFormat(depth) }
         if let resampler = object["resampler"] {
-            output.resampler = try resampler.choice("resampler", ResamplerQuality.allCases.map { ($0.rawValue, $0) })
+            output.resampler = try resampler.choice("resampler", ResamplerChoice.allCases.map { ($0.rawValue, $0) })
         }
         if let loudness = object["loudness"] {
             let fields = try loudness.object(allowing: Keys.loudness)

@@ -11,7 +11,7 @@ public struct RenderOverrides: Sendable, Equatable {
     public var quality: Double?
     /// A bitrate in kbit/s (MP3, Opus) instead of the quality.
     public var bitrateKbps: Int?
-    public var resampler: ResamplerQuality?
+    public var resampler: ResamplerChoice?
     /// Normalise to this integrated loudness (LUFS), under this true-peak ceiling (dBTP).
     public var loudnessTarget: Double?
     public var truePeakDb: Double?
@@ -20,7 +20,7 @@ public struct RenderOverrides: Sendable, Equatable {
     public var endSeconds: Double?
     /// Render a file that loops without a seam (the preset's `output.loopable` crossfade, or the default).
     public var loopable = false
-    public init(durationSeconds: Double? = nil, sampleRate: Int? = nil, quality: Double? = nil, resampler: ResamplerQuality? = nil) {
+    public init(durationSeconds: Double? = nil, sampleRate: Int? = nil, quality: Double? = nil, resampler: ResamplerChoice? = nil) {
         self.durationSeconds = durationSeconds; self.sampleRate = sampleRate
         self.quality = quality; self.resampler = resampler
     }

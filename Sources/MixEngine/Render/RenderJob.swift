@@ -7,7 +7,7 @@ import MixIO
 public struct RenderResult: Sendable {
     public var summary: RenderSummary
     /// What normalising to a loudness did, when the preset or the command line asked for it.
-    public var normalisation: NormalisationReport?
+    public var normalisation: NormalisationOutcome?
     /// The file written, or the name of the stream (`render(toStream:)`).
     public var outputPath: String
     /// The file's size; nil for a stream, whose bytes went to its reader.
@@ -207,7 +207,7 @@ public struct RenderJob: Sendable {
     /// The master gain that brings the render to its loudness target, found by measuring passes before anything
     /// is encoded (they share `material`); nil when the render is not normalised. Errors name `--loudness` or
     /// `output.loudness.target`, whichever set the target.
-    private func findNormalisation(material: PreparedMaterial, blockFrames: Int) throws -> NormalisationReport? {
+    private func findNormalisation(material: PreparedMaterial, blockFrames: Int) throws -> NormalisationOutcome? {
         try plan.loudness.map { spec in
             try measuring.normalisation(of: plan, to: spec, material: material, blockFrames: blockFrames) { reason in
                 loudnessIsOverride ? .setting(.loudness, reason: "\(String(format1: spec.targetLUFS)): \(reason)")

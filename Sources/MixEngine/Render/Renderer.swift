@@ -55,7 +55,7 @@ public struct RenderTimings: Sendable {
     public var totalCPU: Double = 0
 }
 
-/// The block render loop: for each block of frames, every voice that sounds is rendered from its
+/// The block render loop: for each block of frames, every event that sounds is rendered from its
 /// source at its absolute position, shaped by its gains, summed into its track, the track shaped
 /// and balanced into the master bus (`TrackMixer`), and the bus run through the master chain (gain and
 /// fades, limiter, meters, taps, the output encoder: `MasterChain`).

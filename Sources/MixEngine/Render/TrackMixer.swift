@@ -1,14 +1,14 @@
 import MixDSP
 import MixIO
 
-/// The first stage of a block: every track's voices rendered from their sources, summed and shaped
+/// The first stage of a block: every track's events rendered from their sources, summed and shaped
 /// by the track's gains and balance, and the tracks summed into the master bus (the master chain takes
-/// it from there). It owns the per-track state that lives across blocks (which voices are playing, their
+/// it from there). It owns the per-track state that lives across blocks (which events are playing, their
 /// sources) and every buffer it needs, all allocated in `init`.
 final class TrackMixer {
     private let plan: RenderPlan
     private let material: PreparedMaterial
-    private let context: VoiceContext
+    private let context: RenderFormat
     private let channelCount: Int
     private let voiceBlock: AudioBlock
     /// Every track has its own block and gain buffer, so that the tracks can be summed into the bus
@@ -17,29 +17,29 @@ final class TrackMixer {
     private let trackGains: AudioBlock
     private let gainBuffers: AudioBlock
     private let busTerms: PendingBusMix
-    /// Per track: the sources of the voices that are playing, and the first voice not yet over.
+    /// Per track: the sources of the events that are playing, and the first event not yet over.
     private var sources: [[FrameSource?]]
-    private var firstVoice: [Int]
+    private var firstEvent: [Int]
     /// Per track and channel (`t * channelCount + c`): where this block's frames of the track lie when its one
-    /// voice plays them from memory at unity gain (`ContiguousFrames`), so they are summed from there without a
+    /// event plays them from memory at unity gain (`ContiguousFrames`), so they are summed from there without a
     /// copy; `viewed[t]` says whether they do, in this block.
     private let views: UnsafeMutablePointer<UnsafePointer<Float>?>
     private var viewed: [Bool]
     private let clock = ContinuousClock()
 
-    /// `material` must hold what the plan's voices need (`PreparedMaterial.prepare(for:)`).
+    /// `material` must hold what the plan's events need (`PreparedMaterial.prepare(for:)`).
     init(plan: RenderPlan, material: PreparedMaterial, blockFrames: Int) {
         self.plan = plan
         self.material = material
-        context = plan.voiceContext
+        context = plan.renderFormat
         channelCount = plan.channelCount
         voiceBlock = AudioBlock(channelCount: channelCount, capacity: blockFrames)
         trackBlocks = plan.tracks.map { _ in AudioBlock(channelCount: plan.channelCount, capacity: blockFrames) }
         trackGains = AudioBlock(channelCount: max(plan.tracks.count, 1), capacity: blockFrames)
         gainBuffers = AudioBlock(channelCount: 3, capacity: blockFrames)
         busTerms = PendingBusMix(channelCount: channelCount, trackCount: plan.tracks.count)
-        sources = plan.tracks.map { Array(repeating: nil, count: $0.voices.count) }
-        firstVoice = Array(repeating: 0, count: plan.tracks.count)
+        sources = plan.tracks.map { Array(repeating: nil, count: $0.events.count) }
+        firstEvent = Array(repeating: 0, count: plan.tracks.count)
         views = .allocate(capacity: max(1, plan.tracks.count * plan.channelCount))
         views.initialize(repeating: nil, count: max(1, plan.tracks.count * plan.channelCount))
         viewed = Array(repeating: false, count: plan.tracks.count)
@@ -65,7 +65,7 @@ final class TrackMixer {
             let lo = max(position, track.start), hi = min(blockEnd, track.end)
 
             let sourceStarted = clock.now
-            try sumVoices(of: t, from: lo, to: hi, blockStart: position)
+            try sumEvents(of: t, from: lo, to: hi, blockStart: position)
             let mixStarted = clock.now
             sourceSeconds += (mixStarted - sourceStarted).seconds
             addToBus(t, from: lo, to: hi, blockStart: position, bus: bus)
@@ -82,19 +82,19 @@ final class TrackMixer {
         timings.mixCPU += cpu * (1 - share)
     }
 
-    /// Sums track `t`'s voices over `[lo, hi)` into its block, each shaped by its own gains.
-    private func sumVoices(of t: Int, from lo: Int64, to hi: Int64, blockStart position: Int64) throws {
+    /// Sums track `t`'s events over `[lo, hi)` into its block, each shaped by its own gains.
+    private func sumEvents(of t: Int, from lo: Int64, to hi: Int64, blockStart position: Int64) throws {
         let track = plan.tracks[t]
         let trackBlock = trackBlocks[t]
-        while firstVoice[t] < track.voices.count && track.voices[firstVoice[t]].end <= lo {
-            sources[t][firstVoice[t]] = nil                 // over: let its decoder go
-            firstVoice[t] += 1
+        while firstEvent[t] < track.events.count && track.events[firstEvent[t]].end <= lo {
+            sources[t][firstEvent[t]] = nil                 // over: let its decoder go
+            firstEvent[t] += 1
         }
-        var v = firstVoice[t]
-        if v < track.voices.count, track.voices[v].start <= lo, track.voices[v].end >= hi,
-           v + 1 == track.voices.count || track.voices[v + 1].start >= hi,
-           track.voices[v].gains.constant == 1 && track.voices[v].gains.envelopes.isEmpty {
-            // One voice at unity gain over the whole span: the bus sums it from where its frames lie, or it
+        var v = firstEvent[t]
+        if v < track.events.count, track.events[v].start <= lo, track.events[v].end >= hi,
+           v + 1 == track.events.count || track.events[v + 1].start >= hi,
+           track.events[v].gains.constant == 1 && track.events[v].gains.envelopes.isEmpty {
+            // One event at unity gain over the whole span: the bus sums it from where its frames lie, or it
             // renders straight into the track block. (Adding it to zeros would give the same values, except
             // that -0 becomes +0, which the bus, cleared to +0, cannot tell apart.)
             if try view(t, v, from: lo, to: hi) { return }
@@ -103,13 +103,13 @@ final class TrackMixer {
         }
         viewed[t] = false
         trackBlock.clear(offset: Int(lo - position), count: Int(hi - lo))
-        while v < track.voices.count && track.voices[v].start < hi {
-            let voice = track.voices[v]
-            if voice.end > lo {
-                let vlo = max(lo, voice.start), vhi = min(hi, voice.end)
+        while v < track.events.count && track.events[v].start < hi {
+            let event = track.events[v]
+            if event.end > lo {
+                let vlo = max(lo, event.start), vhi = min(hi, event.end)
                 let offset = Int(vlo - position), count = Int(vhi - vlo)
                 try render(t, v, into: voiceBlock, offset: offset, from: vlo, to: vhi)
-                let g = voice.gains.render(into: voiceGains, scratch: scratch, count: count, at: vlo)
+                let g = event.gains.render(into: voiceGains, scratch: scratch, count: count, at: vlo)
                 for c in 0..<channelCount {
                     let src = voiceBlock.channel(c).baseAddress! + offset
                     let dst = trackBlock.channel(c).baseAddress! + offset
@@ -121,12 +121,12 @@ final class TrackMixer {
         }
     }
 
-    /// Whether voice `v` of track `t` plays `[lo, hi)` from memory in one run; if so, `views` holds where.
+    /// Whether event `v` of track `t` plays `[lo, hi)` from memory in one run; if so, `views` holds where.
     private func view(_ t: Int, _ v: Int, from lo: Int64, to hi: Int64) throws -> Bool {
         viewed[t] = false
-        let voice = plan.tracks[t].voices[v]
+        let event = plan.tracks[t].events[v]
         guard let source = try source(t, v) as? ContiguousFrames, source.channelCount == channelCount else { return false }
-        let at = lo - voice.start + voice.sourceOffset, count = Int(hi - lo)
+        let at = lo - event.start + event.sourceOffset, count = Int(hi - lo)
         for c in 0..<channelCount {
             guard let frames = source.frames(channel: c, at: at, count: count) else { return false }
             views[t * channelCount + c] = frames
@@ -135,24 +135,24 @@ final class TrackMixer {
         return true
     }
 
-    /// Renders voice `v` of track `t` over `[lo, hi)` into `block` at `offset`, opening its source
-    /// when the voice starts.
+    /// Renders event `v` of track `t` over `[lo, hi)` into `block` at `offset`, opening its source
+    /// when the event starts.
     private func render(_ t: Int, _ v: Int, into block: AudioBlock, offset: Int, from lo: Int64, to hi: Int64) throws {
-        let voice = plan.tracks[t].voices[v]
-        try source(t, v).render(into: block, offset: offset, count: Int(hi - lo), at: lo - voice.start + voice.sourceOffset)
+        let event = plan.tracks[t].events[v]
+        try source(t, v).render(into: block, offset: offset, count: Int(hi - lo), at: lo - event.start + event.sourceOffset)
     }
 
-    /// Voice `v`'s source, opened when the voice starts.
+    /// Event `v`'s source, opened when the event starts.
     @discardableResult
     private func source(_ t: Int, _ v: Int) throws -> FrameSource {
-        let voice = plan.tracks[t].voices[v]
+        let event = plan.tracks[t].events[v]
         if sources[t][v] == nil {
-            // Prepared material is shared (read-only); everything else is made for this voice.
-            let prepared = voice.material.preparation.map { request -> FrameSource in
+            // Prepared material is shared (read-only); everything else is made for this event.
+            let prepared = event.material.preparation.map { request -> FrameSource in
                 guard let source = material.source(for: request.key) else { preconditionFailure("\(request.key) was not prepared") }
                 return source
             }
-            sources[t][v] = try voice.material.makeSource(context, prepared: prepared)
+            sources[t][v] = try event.material.makeSource(context, prepared: prepared)
         }
         return sources[t][v]!
     }

@@ -14,16 +14,10 @@ public struct InputFile: Sendable, Equatable {
     /// stays flat), in path order. An unreadable file is an error naming it.
     public static func hashAll(_ plan: RenderPlan) throws -> [InputFile] {
         let files = plan.sourceFiles.sorted { $0.key < $1.key }.map(\.value)
-        var results = [Result<InputFile, Error>?](repeating: nil, count: files.count)
-        let lock = NSLock()
-        DispatchQueue.concurrentPerform(iterations: files.count) { k in
-            let result = Result { () throws -> InputFile in
-                let (bytes, sha) = try ContentHash.file(path: files[k].path)
-                return InputFile(info: files[k], bytes: bytes, sha256: sha)
-            }
-            lock.withLock { results[k] = result }
+        return try Parallel.map(files.count) { k in
+            let (bytes, sha) = try ContentHash.file(path: files[k].path)
+            return InputFile(info: files[k], bytes: bytes, sha256: sha)
         }
-        return try results.map { try $0!.get() }
     }
 }
 
@@ -77,13 +71,13 @@ public struct CacheKey: Sendable, Equatable {
                 w.field("end", track.end)
                 w.gains("gains", track.gains)
                 for (k, b) in track.balance.enumerated() { w.field("balance\(k)", b) }
-                for voice in track.voices {
+                for event in track.events {
                     w.group("voice") { w in
-                        w.field("start", voice.start)
-                        w.field("end", voice.end)
-                        w.field("sourceOffset", voice.sourceOffset)
-                        w.gains("gains", voice.gains)
-                        voice.material.describe(into: &w)
+                        w.field("start", event.start)
+                        w.field("end", event.end)
+                        w.field("sourceOffset", event.sourceOffset)
+                        w.gains("gains", event.gains)
+                        event.material.describe(into: &w)
                     }
                 }
             }

@@ -11,7 +11,7 @@ import MixIO
 struct SessionPlanner {
     let spec: SessionSpec
     let voice: VoiceSpec
-    let session: PlanningSession
+    let session: PlanningContext
 
     /// How long a chime rings (`wake` ending), and the quiet after it before the render ends.
     static let tailSeconds = 1.0
@@ -21,7 +21,7 @@ struct SessionPlanner {
     func layout(requested: Int64?, requestedIsOverride: Bool) throws -> SessionLayout {
         let frames = session.frames
         var sections: [Timeline.Section] = []
-        var placed: [(segment: Timeline.Segment, voice: PlannedVoice)] = []
+        var placed: [(segment: Timeline.Segment, event: PlannedEvent)] = []
         var cursor: Int64 = 0
 
         // 1. The natural timeline: every section as long as its voice (or its `length`).
@@ -40,12 +40,12 @@ struct SessionPlanner {
                 } else {
                     at = next + frames(segment.gapBefore)
                 }
-                let voice = clip.voice(at: at, voice: voice, extraDb: segment.gainDb, sampleRate: session.sampleRate)
+                let event = clip.event(at: at, voice: voice, extraDb: segment.gainDb, sampleRate: session.sampleRate)
                 placed.append((Timeline.Segment(section: i, caption: clip.caption, isText: segment.isText, start: at,
-                                                end: voice.end, speech: clip.speech.map { (at + $0.lowerBound)..<(at + $0.upperBound) },
-                                                gainDb: decibels(fromGain: Double(voice.gains.constant))), voice))
+                                                end: event.end, speech: clip.speech.map { (at + $0.lowerBound)..<(at + $0.upperBound) },
+                                                gainDb: decibels(fromGain: Double(event.gains.constant))), event))
                 // Segments after one placed `at` a time follow whichever ends last.
-                next = max(next, voice.end + frames(segment.pauseAfter))
+                next = max(next, event.end + frames(segment.pauseAfter))
                 end = max(end, next)
             }
             let minimum = start + frames(section.minimumSeconds)
@@ -108,7 +108,7 @@ struct SessionPlanner {
                     let offset = shift[placed[k].segment.section] + inner[k]
                     placed[k].segment.start += offset; placed[k].segment.end += offset
                     placed[k].segment.speech = placed[k].segment.speech.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
-                    placed[k].voice = placed[k].voice.moved(by: offset)
+                    placed[k].event = placed[k].event.moved(by: offset)
                 }
                 ending = endingLayout(from: voiceEnd + extra)
             } else {
@@ -118,7 +118,7 @@ struct SessionPlanner {
         return SessionLayout(sections: sections, segments: placed, ending: ending, frameCount: total)
     }
 
-    private func clip(_ segment: SegmentSpec, path: String) throws -> VoiceClip {
+    private func clip(_ segment: SegmentSpec, path: String) throws -> Utterance {
         switch segment.source {
         case .file(let file):
             return try session.clip(recording: file, jsonPath: "\(path).file")
@@ -160,7 +160,7 @@ struct SessionLayout {
     }
 
     var sections: [Timeline.Section]
-    var segments: [(segment: Timeline.Segment, voice: PlannedVoice)]
+    var segments: [(segment: Timeline.Segment, event: PlannedEvent)]
     var ending: Ending?
     var frameCount: Int64
 }
@@ -169,14 +169,14 @@ extension SegmentSpec {
     var isText: Bool { if case .text = source { return true } else { return false } }
 }
 
-extension PlannedVoice {
+extension PlannedEvent {
     /// The same voice `offset` frames later.
-    func moved(by offset: Int64) -> PlannedVoice {
-        var voice = self
-        voice.start += offset
-        voice.end += offset
-        voice.gains = GainStack(constant: gains.constant, envelopes: gains.envelopes.map { $0.moved(by: offset) })
-        return voice
+    func moved(by offset: Int64) -> PlannedEvent {
+        var event = self
+        event.start += offset
+        event.end += offset
+        event.gains = GainStack(constant: gains.constant, envelopes: gains.envelopes.map { $0.moved(by: offset) })
+        return event
     }
 }
 

@@ -1,10 +1,10 @@
 import MixDSP
 
 /// A kind of source a track can play (a file, a playlist, noise, a tone, ...): its settings as read from
-/// the preset, and how they become voices on the timeline.
+/// the preset, and how they become events on the timeline.
 ///
 /// Everything about a kind lives in its folder under `SourceKinds/`: this conformance (reading and
-/// checking its JSON with JSON paths, planning it into frames), the `VoiceMaterial` its voices play (DSP
+/// checking its JSON with JSON paths, planning it into frames), the `EventMaterial` its events play (DSP
 /// that is pure goes in MixDSP), and its `README.md`, the doc section that docs/presets.md links to.
 /// A kind becomes known to the preset reader and the planner by one line in `SourceKinds.all`.
 ///
@@ -26,7 +26,7 @@ public protocol SourceKind: Sendable, Equatable {
     /// so that an encoder setting that merges channels is refused (`RenderPlan.needsSeparateChannels`).
     static var needsSeparateChannels: Bool { get }
 
-    /// Places the track's voices on the timeline, in frames. `track` says where the track starts and
+    /// Places the track's events on the timeline, in frames. `track` says where the track starts and
     /// may end, whether it loops, and gives the planning services (frames from seconds, source files
     /// opened once, warnings).
     func plan(_ track: TrackPlanning) throws -> SourcePlan
@@ -40,19 +40,19 @@ protocol ReadableSourceKind: SourceKind {
     static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> Self
 }
 
-/// A kind's voices for one track, and where the track's sound ends (before the render's end is applied).
-/// A value: an array of voices and an `Int64`; allocates only the array. `Sendable`, safe to share.
+/// A kind's events for one track, and where the track's sound ends (before the render's end is applied).
+/// A value: an array of events and an `Int64`; allocates only the array. `Sendable`, safe to share.
 public struct SourcePlan: Sendable {
-    public var voices: [PlannedVoice]
+    public var events: [PlannedEvent]
     public var end: Int64
-    /// Where the track speaks, in frames of the timeline: the bed ducks under it (`voice.ducking`), and
+    /// Where the track speaks, in frames of the timeline: the bed ducks under it (`event.ducking`), and
     /// the track itself is not ducked.
     public var speech: [Range<Int64>] = []
-    /// Gains for the other tracks that are not voices (the bed): a breathing pacer that swells the bed.
+    /// Gains for the other tracks that are not events (the bed): a breathing pacer that swells the bed.
     public var bedGains: [Envelope] = []
     /// What the timeline (`--timeline`) shows of it: a beat schedule, breathing phases, the words spoken.
     public var notes: [TimelineNote] = []
-    public init(voices: [PlannedVoice], end: Int64) { self.voices = voices; self.end = end }
+    public init(events: [PlannedEvent], end: Int64) { self.events = events; self.end = end }
 }
 
 extension SourceKind {

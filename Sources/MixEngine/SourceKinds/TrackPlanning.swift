@@ -19,11 +19,11 @@ public struct TrackPlanning {
     public let loop: LoopSpec?
     /// The render's length in frames, and its format.
     public let frameCount: Int64
-    /// The output format voices render in (rate, channels, resampler): what prepared material is keyed by.
-    public let context: VoiceContext
+    /// The output format events render in (rate, channels, resampler): what prepared material is keyed by.
+    public let context: RenderFormat
     public var sampleRate: Int { context.sampleRate }
     public var channelCount: Int { context.channelCount }
-    let session: PlanningSession
+    let session: PlanningContext
 
     /// round(seconds x rate)
     public func frames(_ seconds: Double) -> Int64 { session.frames(seconds) }
@@ -65,7 +65,7 @@ public struct TrackPlanning {
 }
 
 /// What planning one preset gathers besides the plan: warnings, and what each source file is.
-final class PlanningSession {
+final class PlanningContext {
     let presetFile: String
     let sampleRate: Int
     let channelCount: Int
@@ -76,9 +76,9 @@ final class PlanningSession {
     /// A session's sections, once laid out (for `frame(of:)`); empty for a mix (a session has at least one).
     var sections: [Timeline.Section] = []
     /// Texts synthesised and recordings measured so far, so each is done once per plan.
-    var spoken: [SpeechRequest: VoiceClip] = [:]
-    var recordings: [String: VoiceClip] = [:]
-    var synthesis = SynthesisReport()
+    var spoken: [SpeechRequest: Utterance] = [:]
+    var recordings: [String: Utterance] = [:]
+    var synthesis = SynthesisStats()
     /// Says this plan's texts, each in a helper process (one neural-voice helper for the whole plan).
     lazy var synthesizer = SpeechSynthesizer()
     /// Where syntheses are kept between processes (`--cache-dir`), when there is such a folder.

@@ -26,7 +26,8 @@ final class ReadAheadDecoder: @unchecked Sendable {
         channelCount = decoder.channelCount
         self.blockFrames = blockFrames
         ring = BufferRing(slotCount: slotCount, capacity: blockFrames * decoder.channelCount)
-        let thread = Thread { [self] in decode(decoder) }
+        let handoff = DecoderHandoff(decoder: decoder)
+        let thread = Thread { [self] in decode(handoff.decoder) }
         thread.name = "mixrender waveform decoder"
         thread.stackSize = 8 << 20   // as the main thread's: decoders may keep large frames on the stack
         thread.start()
@@ -66,4 +67,11 @@ final class ReadAheadDecoder: @unchecked Sendable {
         }
         ring.closeWriting()
     }
+}
+
+/// The decoder on its way to the decoding thread. `@unchecked Sendable`, and safe: `ReadAheadDecoder.init` takes the
+/// decoder and hands it over here before the thread starts; from then on only that thread uses it (the caller keeps
+/// no reference: it reads the ring), so no two threads touch it.
+private struct DecoderHandoff: @unchecked Sendable {
+    let decoder: AudioDecoder
 }

@@ -286,13 +286,13 @@ enum LibC {
         if code != 0 { throw failure("pthread_sigmask", path: "", operation: "unblock signals", code: code) }
     }
 
-    /// Calls `fflush(stdout)` and `ferror(stdout)`: whether anything written to stdio's standard output failed,
+    /// Calls `fflush(standardOutputStream)` and `ferror(standardOutputStream)`: whether anything written to stdio's standard output failed,
     /// and `errno` when the flush itself failed (0 when only the earlier error flag is set).
     static func flushStandardOutput() -> (failed: Bool, code: Int32) {
         errno = 0
-        let flushFailed = fflush(stdout) != 0
+        let flushFailed = fflush(standardOutputStream) != 0
         let code = flushFailed ? errno : 0
-        return (flushFailed || ferror(stdout) != 0, code)
+        return (flushFailed || ferror(standardOutputStream) != 0, code)
     }
 
     /// Calls `unlink(path)` from a signal handler: async-signal-safe, no Swift allocation, result ignored.

@@ -28,7 +28,7 @@ public enum CLI {
         }
     }
 
-    public struct Result {
+    public struct Result: Sendable {
         public var status: Int32
         public var stdout: String
         public var stderr: String

@@ -38,15 +38,15 @@ public struct BinauralKind: ReadableSourceKind {
         let (schedule, points) = try beat.resolve(track, key: Self.key)
         let end = track.explicitEnd ?? track.frameCount
         // Read at the timeline's position, so the schedule's frames are the timeline's.
-        var plan = SourcePlan(voices: [PlannedVoice(start: track.start, end: end, sourceOffset: track.start,
-                                                    material: BinauralVoice(carrierHz: carrierHz, beat: schedule))], end: end)
+        var plan = SourcePlan(events: [PlannedEvent(start: track.start, end: end, sourceOffset: track.start,
+                                                    material: BinauralMaterial(carrierHz: carrierHz, beat: schedule))], end: end)
         plan.notes = [.schedule(what: "beat", carrierHz: carrierHz, points: points)]
         return plan
     }
 }
 
 /// Binaural tones computed as they play; nothing to prepare.
-struct BinauralVoice: VoiceMaterial {
+struct BinauralMaterial: EventMaterial {
     let carrierHz: Double
     let beat: RateSchedule
     func describe(into key: inout CacheKeyWriter) {
@@ -54,7 +54,7 @@ struct BinauralVoice: VoiceMaterial {
         key.field("carrierHz", carrierHz)
         key.schedule("beat", beat)
     }
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         BinauralGenerator(carrierHz: carrierHz, beat: beat, sampleRate: context.sampleRate,
                           amplitude: Float(BinauralKind.rmsLevel * 2.0.squareRoot()))
     }

@@ -125,11 +125,11 @@ public struct BreathingKind: ReadableSourceKind {
         let end = track.start + Int64(count) * cycleFrames
         let starts = pacer.phaseStarts(in: 0..<(end - track.start))
 
-        var voices: [PlannedVoice] = []
-        var plan = SourcePlan(voices: [], end: track.explicitEnd.map { max($0, end) } ?? end)
+        var events: [PlannedEvent] = []
+        var plan = SourcePlan(events: [], end: track.explicitEnd.map { max($0, end) } ?? end)
         switch sound {
         case .tone:
-            voices.append(PlannedVoice(start: track.start, end: end, material: BreathingVoice(kind: self, pattern: pattern, cycles: count)))
+            events.append(PlannedEvent(start: track.start, end: end, material: BreathingMaterial(kind: self, pattern: pattern, cycles: count)))
         case .bed:
             plan.bedGains = [bedSwell(starts, pacer: pacer, start: track.start, track: track)]
         case .none:
@@ -140,11 +140,11 @@ public struct BreathingKind: ReadableSourceKind {
                 guard let words = cues.words[phase.kind], !words.isEmpty else { continue }
                 let clip = try track.clip(text: words, ssml: false, settings: cues.settings, key: "\(Self.key).cues")
                 let at = track.start + phase.start
-                voices.append(clip.voice(at: at, voice: track.voice, sampleRate: track.sampleRate))
+                events.append(clip.event(at: at, voice: track.voice, sampleRate: track.sampleRate))
                 plan.speech += clip.speech.map { (at + $0.lowerBound)..<(at + $0.upperBound) }
             }
         }
-        plan.voices = voices.sorted { $0.start < $1.start }
+        plan.events = events.sorted { $0.start < $1.start }
         plan.notes = [.breathing(pattern: patternName, phases: starts.map {
             BreathingPhase(name: $0.kind.rawValue, cycle: Int($0.cycle) + 1, start: track.start + $0.start,
                            end: track.start + $0.start + $0.frames)
@@ -170,7 +170,7 @@ public struct BreathingKind: ReadableSourceKind {
 }
 
 /// A pacer tone computed as it plays, from the track's start; nothing to prepare.
-struct BreathingVoice: VoiceMaterial {
+struct BreathingMaterial: EventMaterial {
     let kind: BreathingKind
     let pattern: [BreathingPacer.Phase]
     let cycles: Int
@@ -181,7 +181,7 @@ struct BreathingVoice: VoiceMaterial {
         key.field("glideSemitones", kind.glideSemitones)
         key.field("cycles", cycles)
     }
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         BreathingPacer(pattern: pattern, frequencyHz: kind.pitchHz, glideSemitones: kind.glideSemitones, floor: 0,
                        sampleRate: context.sampleRate, amplitude: Float(BreathingKind.peakLevel), cycles: cycles,
                        channelCount: context.channelCount)

@@ -55,14 +55,14 @@ public struct ChimeKind: ReadableSourceKind {
         }
         let length = track.frames(seconds)
         let end = min(track.explicitEnd ?? (track.start + length), track.start + length)
-        var plan = SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: ChimeVoice(kind: self))], end: end)
+        var plan = SourcePlan(events: [PlannedEvent(start: track.start, end: end, material: ChimeMaterial(kind: self))], end: end)
         plan.notes = [.chime(sound: sound.rawValue, start: track.start, end: end)]
         return plan
     }
 }
 
 /// A chime computed as it plays, from its own start; nothing to prepare.
-struct ChimeVoice: VoiceMaterial {
+struct ChimeMaterial: EventMaterial {
     let kind: ChimeKind
     func describe(into key: inout CacheKeyWriter) {
         key.field("material", "chime")
@@ -70,7 +70,7 @@ struct ChimeVoice: VoiceMaterial {
         key.field("pitchHz", kind.pitchHz)
         key.field("seconds", kind.seconds)
     }
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         switch kind.sound {
         case .bell:
             return BellGenerator(fundamentalHz: kind.pitchHz, decaySeconds: kind.seconds, sampleRate: context.sampleRate,

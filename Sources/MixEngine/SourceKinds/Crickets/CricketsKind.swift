@@ -41,7 +41,7 @@ extension CricketsKind {
         key.field("temperatureC", temperatureC)
         key.field("seed", seed)
     }
-    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    public func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         CricketChorus(intensity: intensity, temperatureC: temperatureC, seed: seed,
                       sampleRate: context.sampleRate, channelCount: context.channelCount)
     }

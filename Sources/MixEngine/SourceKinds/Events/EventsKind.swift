@@ -17,7 +17,7 @@ public struct EventsKind: ReadableSourceKind {
     public static let settingsKeys: [String]? = ["files", "interval", "gainDb", "pan", "overlap", "seed"]
     /// At most this many files to pick from.
     public static let maximumFiles = 64
-    /// The shortest gap `interval` may give, and the most events a track may hold (each is a voice).
+    /// The shortest gap `interval` may give, and the most events a track may hold.
     public static let minimumIntervalSeconds = 0.5
     public static let maximumEvents = 100_000
     /// Files held in memory (decoded once, shared by every event): each up to this many bytes at the
@@ -61,7 +61,7 @@ public struct EventsKind: ReadableSourceKind {
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
         let lengths = try paths.enumerated().map { k, path in try track.length(of: path, key: "\(Self.key).files[\(k)]") }
         // Short files are decoded once and shared by all their events, shortest first within the budget.
-        var materials: [any VoiceMaterial] = paths.map { StreamedFile(path: $0) }
+        var materials: [any EventMaterial] = paths.map { StreamedFile(path: $0) }
         var budget = Self.heldBudgetBytes
         for k in paths.indices.sorted(by: { lengths[$0] < lengths[$1] }) {
             let bytes = Int(clamping: lengths[k]) &* track.channelCount &* MemoryLayout<Float>.size
@@ -74,8 +74,8 @@ public struct EventsKind: ReadableSourceKind {
         let limit = min(track.explicitEnd ?? track.frameCount, track.frameCount)
         let shortest = track.frames(interval.lowerBound), longest = track.frames(interval.upperBound)
 
-        var voices: [PlannedVoice] = []
-        var events: [TimelineEvent] = []
+        var events: [PlannedEvent] = []
+        var heard: [TimelineEvent] = []
         var position = track.start
         var previousEnd = Int64.min
         var n = 0
@@ -92,28 +92,28 @@ public struct EventsKind: ReadableSourceKind {
             let pan = pan.lowerBound + (pan.upperBound - pan.lowerBound) * draw(.pan, n)
             let end = position + lengths[file]
             let balance = balanceGains(pan: pan, channelCount: track.channelCount)
-            let material: any VoiceMaterial = balance.allSatisfy({ $0 == 1 }) ? materials[file] : PannedEvent(inner: materials[file], gains: balance)
-            voices.append(PlannedVoice(start: position, end: end, material: material,
+            let material: any EventMaterial = balance.allSatisfy({ $0 == 1 }) ? materials[file] : PannedEvent(inner: materials[file], gains: balance)
+            events.append(PlannedEvent(start: position, end: end, material: material,
                                        gains: GainStack(constant: Float(MixDSP.gain(fromDecibels: gainDb)))))
-            events.append(TimelineEvent(file: RandomSettings.fileName(paths[file]), start: position, end: min(end, limit),
+            heard.append(TimelineEvent(file: RandomSettings.fileName(paths[file]), start: position, end: min(end, limit),
                                         gainDb: gainDb, pan: track.channelCount == 2 ? pan : 0))
             previousEnd = end
             n += 1
         }
-        var plan = SourcePlan(voices: voices, end: limit)
-        plan.notes = [.events(events)]
+        var plan = SourcePlan(events: events, end: limit)
+        plan.notes = [.events(heard)]
         return plan
     }
 }
 
 /// One event's sound placed in the stereo field: what it plays, with the balance law's gains for its pan
-/// (`ChannelGainSource`). A value (`Sendable`); its source is made per voice, the file it plays shared.
-struct PannedEvent: VoiceMaterial {
-    let inner: any VoiceMaterial
+/// (`ChannelGainSource`). A value (`Sendable`); its source is made per event, the file it plays shared.
+struct PannedEvent: EventMaterial {
+    let inner: any EventMaterial
     let gains: [Float]
     var preparation: (any MaterialRequest)? { inner.preparation }
 
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         ChannelGainSource(try inner.makeSource(context, prepared: prepared), gains: gains)
     }
 

@@ -22,7 +22,7 @@ public struct FileKind: ReadableSourceKind {
         let info = try track.file(path, key: Self.key)
         guard let loop = track.loop else {
             let end = min(track.explicitEnd ?? (track.start + length), track.start + length)
-            return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: StreamedFile(path: path))], end: end)
+            return SourcePlan(events: [PlannedEvent(start: track.start, end: end, material: StreamedFile(path: path))], end: end)
         }
         let requested = track.frames(loop.crossfade.seconds)
         let seam = requested > length / 2 ? try shortLoopSeam(track, info: info, requested: requested, curve: loop.crossfade.curve)
@@ -30,7 +30,7 @@ public struct FileKind: ReadableSourceKind {
         let looped = PreparedFile(file: info, seam: .init(crossfadeFrames: seam, curve: loop.crossfade.curve),
                                   context: track.context)
         let end = track.explicitEnd ?? track.frameCount
-        return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, material: looped)], end: end)
+        return SourcePlan(events: [PlannedEvent(start: track.start, end: end, material: looped)], end: end)
     }
 }
 

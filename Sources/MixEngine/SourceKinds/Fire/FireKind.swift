@@ -29,7 +29,7 @@ extension FireKind {
         key.field("intensity", intensity)
         key.field("seed", seed)
     }
-    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    public func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         FireGenerator(intensity: intensity, seed: seed, sampleRate: context.sampleRate, channelCount: context.channelCount)
     }
 }

@@ -47,15 +47,15 @@ public struct IsochronicKind: ReadableSourceKind {
         }
         let (schedule, points) = try pulse.resolve(track, key: Self.key)
         let end = track.explicitEnd ?? track.frameCount
-        var plan = SourcePlan(voices: [PlannedVoice(start: track.start, end: end, sourceOffset: track.start,
-                                                    material: IsochronicVoice(kind: self, pulse: schedule))], end: end)
+        var plan = SourcePlan(events: [PlannedEvent(start: track.start, end: end, sourceOffset: track.start,
+                                                    material: IsochronicMaterial(kind: self, pulse: schedule))], end: end)
         plan.notes = [.schedule(what: "pulse", carrierHz: carrierHz, points: points)]
         return plan
     }
 }
 
 /// An isochronic tone computed as it plays; nothing to prepare.
-struct IsochronicVoice: VoiceMaterial {
+struct IsochronicMaterial: EventMaterial {
     let kind: IsochronicKind
     let pulse: RateSchedule
     func describe(into key: inout CacheKeyWriter) {
@@ -65,7 +65,7 @@ struct IsochronicVoice: VoiceMaterial {
         key.field("duty", kind.duty)
         key.field("edges", kind.edges)
     }
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         // Peak at the sine's for -18 dBFS RMS while on.
         IsochronicGenerator(carrierHz: kind.carrierHz, pulse: pulse, duty: kind.duty, edge: kind.edges,
                             sampleRate: context.sampleRate, amplitude: Float(BinauralKind.rmsLevel * 2.0.squareRoot()),

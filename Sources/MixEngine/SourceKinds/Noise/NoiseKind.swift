@@ -33,7 +33,7 @@ extension NoiseKind {
         key.field("color", color.rawValue)
         key.field("seed", seed)
     }
-    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    public func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         NoiseGenerator(color: color, seed: seed, channelCount: context.channelCount)
     }
 }

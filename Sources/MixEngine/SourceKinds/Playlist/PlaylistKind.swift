@@ -10,7 +10,7 @@ public struct PlaylistKind: ReadableSourceKind {
     public static let key = "playlist"
     public static let settingsKeys: [String]? = ["files", "crossfade"]
     public static let defaultCrossfade = FadeSpec(seconds: 3, curve: .equalPower)
-    /// The most plays of its files a looping playlist makes (each is a voice of the plan): 100 hours of
+    /// The most plays of its files a looping playlist makes (each is an event of the plan): 100 hours of
     /// files of 3.6 s.
     public static let maximumPlays: Int64 = 100_000
 
@@ -50,7 +50,7 @@ public struct PlaylistKind: ReadableSourceKind {
         let limit = track.explicitEnd ?? (isLooping ? track.frameCount : Int64.max)
         let x = track.frames(crossfade.seconds)
         if isLooping {
-            // Every play is a voice: short files looped for hours would be millions of them.
+            // Every play is an event: short files looped for hours would be millions of them.
             let round = paths.indices.reduce(Int64(0)) { sum, k in
                 sum + lengths[k] - min(x, lengths[k] / 2, lengths[(k + 1) % paths.count] / 2)
             }
@@ -62,7 +62,7 @@ public struct PlaylistKind: ReadableSourceKind {
                                   + "\(Self.maximumPlays); loop a longer playlist, or join the files into one file and loop that")
             }
         }
-        var voices: [PlannedVoice] = []
+        var events: [PlannedEvent] = []
         var position = track.start
         var k = 0
         var previousOverlap: Int64 = 0
@@ -79,15 +79,15 @@ public struct PlaylistKind: ReadableSourceKind {
             var envelopes: [Envelope] = []
             if previousOverlap > 0 { envelopes.append(.fadeIn(start: position, length: previousOverlap, curve: crossfade.curve)) }
             if overlap > 0 { envelopes.append(.fadeOut(end: position + lengths[item], length: overlap, curve: crossfade.curve)) }
-            let material: any VoiceMaterial = isLooping ? held[item] : StreamedFile(path: paths[item])
-            voices.append(PlannedVoice(start: position, end: position + lengths[item], material: material,
+            let material: any EventMaterial = isLooping ? held[item] : StreamedFile(path: paths[item])
+            events.append(PlannedEvent(start: position, end: position + lengths[item], material: material,
                                        gains: GainStack(envelopes: envelopes)))
             position += lengths[item] - overlap
             previousOverlap = overlap
             k += 1
             if isLast { break }
         }
-        return SourcePlan(voices: voices, end: min(limit, voices.last.map { $0.end } ?? track.start))
+        return SourcePlan(events: events, end: min(limit, events.last.map { $0.end } ?? track.start))
     }
 }
 

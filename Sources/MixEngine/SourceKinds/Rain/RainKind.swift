@@ -42,7 +42,7 @@ extension RainKind {
         key.field("dropsPerSecond", dropsPerSecond ?? RainGenerator.defaultDropsPerSecond(intensity: intensity))
         key.field("seed", seed)
     }
-    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    public func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         RainGenerator(intensity: intensity, brightness: brightness, dropsPerSecond: dropsPerSecond,
                       seed: seed, sampleRate: context.sampleRate, channelCount: context.channelCount)
     }

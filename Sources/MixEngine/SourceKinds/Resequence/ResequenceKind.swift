@@ -11,7 +11,7 @@ import MixIO
 /// planning, then freed) to a mono downmix, and lays out the segments from the seed: each a length within
 /// `segment`, a place in `region`, moved by at most
 /// `searchSeconds` to where its opening best correlates with what the outgoing segment plays in the middle
-/// of their crossfade (`JoinSearch`). Each segment is a voice reading the file, decoded once before the
+/// of their crossfade (`JoinSearch`). Each segment is an event reading the file, decoded once before the
 /// render and held in memory (`PreparedFile`), with the crossfade's gains, as a playlist's items.
 ///
 /// A value: a path, ranges and a fade; allocates only the path. `Sendable`; `plan` runs on the planning thread.
@@ -22,7 +22,7 @@ public struct ResequenceKind: ReadableSourceKind {
     public static let defaultSegment = 20.0...45.0
     public static let defaultCrossfade = FadeSpec(seconds: 3, curve: .equalPower)
     public static let maximumFileSeconds = 600.0
-    /// The shortest segment, and the most segments a track may play (each is a voice).
+    /// The shortest segment, and the most segments a track may play (each is an event).
     public static let minimumSegmentSeconds = 1.0
     public static let maximumSegments = 100_000
     /// How far a segment's start may move to join in phase, and the window compared.
@@ -92,13 +92,13 @@ public struct ResequenceKind: ReadableSourceKind {
         let window = max(Int(track.frames(Self.windowSeconds)), 1)
         let material = PreparedFile(file: info, context: track.context)
 
-        var voices: [PlannedVoice] = []
+        var events: [PlannedEvent] = []
         var position = track.start
         var previous: (start: Int64, span: Int64)? = nil
         var k = 0
         while position < limit {
             let n = shortest + Int64((SeededRandom.unit(seed: seed, stream: Stream.length.rawValue, index: UInt64(k)) * Double(longest - shortest + 1)).rounded(.down))
-            let span = n + x                                   // what the voice reads: its segment and the crossfade after it
+            let span = n + x                                   // what the event reads: its segment and the crossfade after it
             let u = SeededRandom.unit(seed: seed, stream: Stream.place.rawValue, index: UInt64(k))
             let lo = r0 + Int64(radius), hi = r1 - span - Int64(radius)   // starts whose search stays in the region
             var start: Int64
@@ -121,13 +121,13 @@ public struct ResequenceKind: ReadableSourceKind {
             var envelopes: [Envelope] = []
             if k > 0 && x > 0 { envelopes.append(.fadeIn(start: position, length: x, curve: crossfade.curve)) }
             if x > 0 { envelopes.append(.fadeOut(end: position + span, length: x, curve: crossfade.curve)) }
-            voices.append(PlannedVoice(start: position, end: position + span, sourceOffset: start, material: material,
+            events.append(PlannedEvent(start: position, end: position + span, sourceOffset: start, material: material,
                                        gains: GainStack(envelopes: envelopes)))
             previous = (start, span)
             position += n
             k += 1
         }
-        return SourcePlan(voices: voices, end: limit)
+        return SourcePlan(events: events, end: limit)
     }
 
     /// The file at the output rate, averaged to one channel, for choosing the joins.

@@ -38,9 +38,9 @@ public struct SpeechKind: ReadableSourceKind {
 
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
         let clip = try track.clip(text: text, ssml: ssml, settings: settings, key: Self.key)
-        let voice = clip.voice(at: track.start, voice: track.voice, sampleRate: track.sampleRate)
-        let end = min(track.explicitEnd ?? voice.end, voice.end)
-        var plan = SourcePlan(voices: [voice], end: end)
+        let event = clip.event(at: track.start, voice: track.voice, sampleRate: track.sampleRate)
+        let end = min(track.explicitEnd ?? event.end, event.end)
+        var plan = SourcePlan(events: [event], end: end)
         plan.speech = clip.speech.map { (track.start + $0.lowerBound)..<(track.start + $0.upperBound) }
         plan.notes = [.speech(text: text, start: track.start, end: end)]
         return plan

@@ -35,7 +35,7 @@ extension SurfKind {
         key.field("periodSeconds", periodSeconds)
         key.field("seed", seed)
     }
-    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    public func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         SurfGenerator(intensity: intensity, periodSeconds: periodSeconds, seed: seed,
                       sampleRate: context.sampleRate, channelCount: context.channelCount)
     }

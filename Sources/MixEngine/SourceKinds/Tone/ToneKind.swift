@@ -55,13 +55,13 @@ public struct ToneKind: ReadableSourceKind {
         let end = track.explicitEnd ?? track.frameCount
         // The source is read at the timeline's position (offset by the start), so the wave is where it
         // would be had it played from 0:00: `phase` is the phase at 0:00, wherever the track starts.
-        return SourcePlan(voices: [PlannedVoice(start: track.start, end: end, sourceOffset: track.start,
-                                                material: ToneVoice(kind: self))], end: end)
+        return SourcePlan(events: [PlannedEvent(start: track.start, end: end, sourceOffset: track.start,
+                                                material: ToneMaterial(kind: self))], end: end)
     }
 }
 
 /// A tone computed as it plays; nothing to prepare.
-struct ToneVoice: VoiceMaterial {
+struct ToneMaterial: EventMaterial {
     let kind: ToneKind
     func describe(into key: inout CacheKeyWriter) {
         key.field("material", "tone")
@@ -70,7 +70,7 @@ struct ToneVoice: VoiceMaterial {
         key.field("phase", kind.phase)
         key.field("amplitude", kind.amplitude)
     }
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         ToneGenerator(waveform: kind.waveform, frequencyHz: kind.frequencyHz, sampleRate: context.sampleRate,
                       amplitude: kind.amplitude, phase: kind.phase, channelCount: context.channelCount)
     }

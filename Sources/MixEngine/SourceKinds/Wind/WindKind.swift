@@ -42,7 +42,7 @@ extension WindKind {
         key.field("whistle", whistle ?? WindGenerator.defaultWhistle(intensity: intensity))
         key.field("seed", seed)
     }
-    public func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    public func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         WindGenerator(intensity: intensity, gustiness: gustiness, whistle: whistle, seed: seed,
                       sampleRate: context.sampleRate, channelCount: context.channelCount)
     }

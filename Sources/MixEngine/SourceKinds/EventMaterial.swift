@@ -1,30 +1,30 @@
 import MixDSP
 import MixIO
 
-/// What a planned voice plays. A kind's planner puts one in each `PlannedVoice`; when the voice starts,
+/// What a planned event plays. A kind's planner puts one in each `PlannedEvent`; when the event starts,
 /// the render loop asks it for a `FrameSource`.
 ///
 /// Material that is expensive to make (a file decoded and resampled whole, for a loop) is not made by
-/// the voice: the voice names it with a `MaterialRequest`, `PreparedMaterial` makes it once before the
-/// render (on all cores) and keeps it for every render that shares that `PreparedMaterial`, and the voice
+/// the event: the event names it with a `MaterialRequest`, `PreparedMaterial` makes it once before the
+/// render (on all cores) and keeps it for every render that shares that `PreparedMaterial`, and the event
 /// gets it back in `makeSource`.
 ///
-/// Conforming types are plain values (`Sendable`); `makeSource` runs on the render thread, once per voice.
-public protocol VoiceMaterial: Sendable {
-    /// The prepared material this voice plays, or nil when it makes its source on its own (a stream
+/// Conforming types are plain values (`Sendable`); `makeSource` runs on the render thread, once per event.
+public protocol EventMaterial: Sendable {
+    /// The prepared material this event plays, or nil when it makes its source on its own (a stream
     /// decoded as it plays, a generator).
     var preparation: (any MaterialRequest)? { get }
-    /// The source for a voice about to start. `prepared` is what `preparation` made (nil without one);
+    /// The source for an event about to start. `prepared` is what `preparation` made (nil without one);
     /// prepared sources are shared, so they must be read-only while rendering.
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource
+    func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource
     /// Writes what decides this material's sound into a cache key (see `CacheKey`): its kind and every
     /// parameter its source is made from; for a file, its content (`key.file`), never its path. Two
     /// materials that write the same must sound the same in the same context. Every kind supplies its own.
     func describe(into key: inout CacheKeyWriter)
 }
 
-extension VoiceMaterial {
-    /// Most voices make their source on their own.
+extension EventMaterial {
+    /// Most events make their source on their own.
     public var preparation: (any MaterialRequest)? { nil }
 }
 
@@ -33,7 +33,7 @@ extension VoiceMaterial {
 ///
 /// Making it is two steps, so that the audio in between can be kept on disk by a store shared between
 /// processes (`MaterialStore`, `--cache-dir`): `decode` makes the audio (the expensive part), `makeShared`
-/// turns it into the source voices play. `storeDescription` says what the audio depends on, the source's
+/// turns it into the source events play. `storeDescription` says what the audio depends on, the source's
 /// content as a hash, so that a store can find it again in a later process.
 ///
 /// Conforming types are values (`Sendable`): `PreparedMaterial` calls `decode` and `storeDescription` on worker
@@ -47,20 +47,20 @@ public protocol MaterialRequest: Sendable {
     /// count converted to the output rate). A store refuses an entry claiming far more or far fewer before
     /// allocating it (`MaterialStore.frameBounds`), and a lease counts it against the material's byte budget
     /// before `decode` runs. Cheap: reads no audio.
-    func expectedFrames(_ context: VoiceContext) -> Int
+    func expectedFrames(_ context: RenderFormat) -> Int
     /// Makes the audio: planar, at the context's rate and channels. Called on a worker thread.
-    func decode(_ context: VoiceContext) throws -> PreparedAudio
+    func decode(_ context: RenderFormat) throws -> PreparedAudio
     /// Everything `decode`'s result depends on, as text naming the source by a hash of its content (never its
     /// path), or nil when the material is not to be stored. Called on a worker thread; may read the file.
-    func storeDescription(_ context: VoiceContext) throws -> String?
-    /// The source every voice and render that plays this material shares, made from `audio` (taking it over):
+    func storeDescription(_ context: RenderFormat) throws -> String?
+    /// The source every event and render that plays this material shares, made from `audio` (taking it over):
     /// its `render` only reads, possibly from several threads at once.
     func makeShared(_ audio: PreparedAudio) throws -> FrameSource
 }
 
 extension MaterialRequest {
     /// Decodes and makes the shared source, with no store.
-    public func load(_ context: VoiceContext) throws -> FrameSource { try makeShared(decode(context)) }
+    public func load(_ context: RenderFormat) throws -> FrameSource { try makeShared(decode(context)) }
 }
 
 /// Audio made by a `MaterialRequest`: planar `Float` at the output rate, its first `length` frames.
@@ -87,11 +87,11 @@ public struct MaterialKey: Hashable, Sendable, CustomStringConvertible {
     /// The output format it was made for.
     public var sampleRate: Int
     public var channelCount: Int
-    public var resampler: ResamplerQuality
+    public var resampler: ResamplerChoice
     /// How it is laid out for playing, in the words of the kind that made it: `once`, `loop 48000 equalPower`.
     public var form: String
 
-    public init(origin: String, label: String = "", sampleRate: Int, channelCount: Int, resampler: ResamplerQuality, form: String) {
+    public init(origin: String, label: String = "", sampleRate: Int, channelCount: Int, resampler: ResamplerChoice, form: String) {
         self.origin = origin
         self.label = label
         self.sampleRate = sampleRate
@@ -121,15 +121,15 @@ public struct MaterialKey: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(label) (\(origin)) at \(sampleRate) Hz, \(channelCount) ch, \(resampler.rawValue), \(form)" }
 }
 
-/// The output format voices render in, and how to make a resampler for it.
+/// The output format events render in, and how to make a resampler for it.
 /// A value of two `Int`s and a quality; making one allocates nothing (`makeConverter` makes a closure,
-/// which allocates a `Resampler` each time it is called). `Sendable`, safe to share.
-public struct VoiceContext: Sendable {
+/// which allocates a `SampleRateResampler` each time it is called). `Sendable`, safe to share.
+public struct RenderFormat: Sendable {
     public let sampleRate: Int
     public let channelCount: Int
-    public let resampler: ResamplerQuality
+    public let resampler: ResamplerChoice
 
-    public init(sampleRate: Int, channelCount: Int, resampler: ResamplerQuality) {
+    public init(sampleRate: Int, channelCount: Int, resampler: ResamplerChoice) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.resampler = resampler

@@ -7,18 +7,18 @@ import MixDSP
 /// Layout: an opaque libsamplerate `SRC_STATE` (filter history) and the rates. `init` allocates it
 /// (`src_new`); `process` and `reset` allocate nothing, except an error's message. Not thread-safe: one
 /// thread at a time; separate resamplers share no state and may run on separate threads at once.
-public final class Resampler: SampleRateConverter {
+public final class SampleRateResampler: SampleRateConverter {
     public let channelCount: Int
     public let inputRate: Int
     public let outputRate: Int
-    public let quality: ResamplerQuality
+    public let quality: ResamplerChoice
     /// `outputRate / inputRate`.
     public let ratio: Double
     private let state: OpaquePointer
 
     /// Creates the converter with `src_new` (`SRC_SINC_BEST_QUALITY`, `SRC_SINC_MEDIUM_QUALITY` or
     /// `SRC_SINC_FASTEST`); throws if the rates or channel count are out of libsamplerate's range.
-    public init(channelCount: Int, inputRate: Int, outputRate: Int, quality: ResamplerQuality = .default) throws {
+    public init(channelCount: Int, inputRate: Int, outputRate: Int, quality: ResamplerChoice = .default) throws {
         self.channelCount = channelCount
         self.inputRate = inputRate
         self.outputRate = outputRate

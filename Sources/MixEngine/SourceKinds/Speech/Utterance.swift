@@ -8,9 +8,9 @@ import MixIO
 ///
 /// A value: an existential material (which, for speech, shares its samples), two numbers and an array
 /// of ranges; allocates only the array when made. `Sendable`, safe to share.
-public struct VoiceClip: Sendable {
+public struct Utterance: Sendable {
     /// What plays: synthesised samples or a recording, decoded and resampled as it plays.
-    public let material: any VoiceMaterial
+    public let material: any EventMaterial
     /// Its length at the output rate.
     public let length: Int64
     /// Its speech level as measured (RMS over speech frames only, dBFS); nil when it holds no speech.
@@ -31,21 +31,21 @@ public struct VoiceClip: Sendable {
     }
 
     /// The clip placed at `start`, at the voice's level, with short fades at its edges.
-    func voice(at start: Int64, voice spec: VoiceSpec, extraDb: Double = 0, sampleRate: Int) -> PlannedVoice {
+    func event(at start: Int64, voice spec: VoiceSpec, extraDb: Double = 0, sampleRate: Int) -> PlannedEvent {
         let fade = min(Int64((spec.edgeFadeSeconds * Double(sampleRate)).rounded()), length / 2)
         var envelopes: [Envelope] = []
         if fade > 0 {
             envelopes = [.fadeIn(start: start, length: fade, curve: .sCurve),
                          .fadeOut(end: start + length, length: fade, curve: .sCurve)]
         }
-        return PlannedVoice(start: start, end: start + length, material: material,
+        return PlannedEvent(start: start, end: start + length, material: material,
                             gains: GainStack(constant: gain(for: spec, extraDb: extraDb), envelopes: envelopes))
     }
 }
 
 /// Synthesised speech: mono 16-bit samples at the engine's rate, decoded and resampled as they play, like
 /// a file. A value (`Sendable`) sharing its samples with every voice that says the same thing.
-struct SpokenText: VoiceMaterial {
+struct SpokenText: EventMaterial {
     let speech: SynthesizedSpeech
     /// The SHA-256 of the samples (little-endian 16-bit), taken once when synthesised: what the cache key
     /// knows of them (an engine's output for a text and settings is the same in every process, each text
@@ -66,7 +66,7 @@ struct SpokenText: VoiceMaterial {
         key.field("samples", "sha256:" + digest)
     }
 
-    func makeSource(_ context: VoiceContext, prepared: FrameSource?) throws -> FrameSource {
+    func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
         try StreamingSource(decoder: SampleArrayDecoder(samples: speech.samples, sampleRate: speech.sampleRate),
                             outputRate: context.sampleRate, outputChannels: context.channelCount,
                             makeConverter: context.makeConverter)
@@ -83,7 +83,7 @@ struct SpeechRequest: Hashable {
 extension TrackPlanning {
     /// `text` spoken with `settings`: synthesised once per plan, then measured for its speech level and
     /// where its speech is. A synthesis problem is an error at `key` below the track.
-    public func clip(text: String, ssml: Bool, settings: SpeechSettings, key: String) throws -> VoiceClip {
+    public func clip(text: String, ssml: Bool, settings: SpeechSettings, key: String) throws -> Utterance {
         try session.clip(SpeechRequest(text: text, ssml: ssml, settings: settings), jsonPath: "\(jsonPath).\(key)")
     }
 
@@ -91,9 +91,9 @@ extension TrackPlanning {
     public var voice: VoiceSpec { session.voice }
 }
 
-extension PlanningSession {
+extension PlanningContext {
     /// `request` synthesised and measured, once per plan.
-    func clip(_ request: SpeechRequest, jsonPath: String) throws -> VoiceClip {
+    func clip(_ request: SpeechRequest, jsonPath: String) throws -> Utterance {
         if let known = spoken[request] { return known }
         let speech: SynthesizedSpeech
         let started = ContinuousClock.now
@@ -117,7 +117,7 @@ extension PlanningSession {
         var meter = VoiceLoudness(sampleRate: speech.sampleRate, outputChannels: channelCount)
         let floats = speech.samples.map { Float($0) / 32768 }
         floats.withUnsafeBufferPointer { meter.add($0) }
-        let clip = VoiceClip(material: SpokenText(speech: speech),
+        let clip = Utterance(material: SpokenText(speech: speech),
                              length: StreamingSource.outputLength(inputFrames: Int64(speech.samples.count),
                                                                   inputRate: speech.sampleRate, outputRate: sampleRate),
                              levelDb: activity.levelDb, loudness: meter.lufs,
@@ -129,7 +129,7 @@ extension PlanningSession {
 
     /// A recording, measured once per plan: decoded whole to find its speech level and where its speech
     /// is (frame energies only are kept, so memory does not grow with its length), and streamed when it plays.
-    func clip(recording path: String, jsonPath: String) throws -> VoiceClip {
+    func clip(recording path: String, jsonPath: String) throws -> Utterance {
         if let known = recordings[path] { return known }
         let info = try file(path, jsonPath: jsonPath)
         guard info.frameCount > 0 else { throw error(jsonPath, "'\(path)' holds no audio (0 frames)") }
@@ -155,7 +155,7 @@ extension PlanningSession {
         } catch {
             throw self.error(jsonPath, "\(error)")
         }
-        let clip = VoiceClip(material: StreamedFile(path: path),
+        let clip = Utterance(material: StreamedFile(path: path),
                              length: StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: sampleRate),
                              levelDb: activity.levelDb, loudness: loudness,
                              speech: activity.regions.map { scale($0, from: info.sampleRate) },
@@ -201,7 +201,7 @@ struct VoiceLoudness {
     }
 }
 
-extension PlanningSession {
+extension PlanningContext {
     /// The longest synthesis a store entry may claim: the helpers' own cap (`SpeechHelperLimits.maxSamples`).
     static let longestStoredSpeechSeconds = 20 * 60
 
