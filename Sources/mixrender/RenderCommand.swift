@@ -76,10 +76,8 @@ struct RenderCommand: ParsableCommand {
         let stream = try streamFormat()
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
         // A bad extension or format is found before rendering, and what the output cannot keep is said then.
-        let outputPlan = try job.outputPlan(to: stream.map {
-            .stream(descriptor: Terminal.standardOutput, format: $0, name: "standard output",
-                    isSeekable: FileSystem.isRegularFile(descriptor: Terminal.standardOutput))
-        } ?? .file(path: output))
+        let outputPlan = try job.outputPlan(to: stream.map { .stream(descriptor: Terminal.standardOutput, format: $0, name: "standard output") }
+                                            ?? .file(path: output))
         if !quiet { Report.warn(job.plan.warnings + outputPlan.warnings) }
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,

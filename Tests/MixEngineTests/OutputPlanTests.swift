@@ -24,7 +24,7 @@ import Testing
         #expect(Self.steps(try job.outputPlan(to: .file(path: folder.path("a.ogg"))))
                 == ["EncodedLoudnessCorrection", "TagWriting", "CommitStep"], "a lossy file normalised is measured once written")
         #expect(Self.steps(try job.outputPlan(to: .file(path: folder.path("a.caf")))) == ["CommitStep"], "CAF's tags are libsndfile's")
-        let stream = try job.outputPlan(to: .stream(descriptor: 1, format: .flac, name: "standard output", isSeekable: false))
+        let stream = try job.outputPlan(to: .stream(descriptor: 1, format: .flac, name: "standard output"))
         #expect(stream.finishing.isEmpty && !stream.settings.tagsWrittenAfterwards && stream.settings.tagRoomBytes == 0)
         #expect(stream.warnings.count == 1 && stream.warnings[0].contains("its 1 chapter marks"), "\(stream.warnings)")
         let caf = try job.outputPlan(to: .file(path: folder.path("a.caf")))

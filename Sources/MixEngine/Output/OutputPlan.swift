@@ -14,9 +14,9 @@ public struct OutputPlan: Sendable {
         /// A file, written under a temporary name beside it and renamed into place when complete.
         case file(path: String)
         /// An open file descriptor (standard output), written as the bytes are encoded: never tagged, measured or
-        /// rewritten afterwards. `name` is what messages call it; `isSeekable`: it is a regular file
-        /// (`-o - > night.mp3`), where libsndfile still writes an MP3's LAME header and a FLAC's length.
-        case stream(descriptor: Int32, format: OutputFileFormat, name: String, isSeekable: Bool)
+        /// rewritten afterwards. `name` is what messages call it. When it is a regular file (`-o - > night.mp3`),
+        /// libsndfile still writes an MP3's LAME header and a FLAC's length.
+        case stream(descriptor: Int32, format: OutputFileFormat, name: String)
     }
 
     public let destination: Destination
@@ -36,7 +36,7 @@ public struct OutputPlan: Sendable {
     public var name: String {
         switch destination {
         case .file(let path): path
-        case .stream(_, _, let name, _): name
+        case .stream(_, _, let name): name
         }
     }
 
@@ -54,13 +54,13 @@ public struct OutputPlan: Sendable {
             try job.checkWrites([(path, "the output")])
             warnings = Self.fileWarnings(job: job, settings: settings)
             finishing = Self.finishingSteps(settings: settings, loudness: loudness)
-        case .stream(_, let format, let name, let isSeekable):
+        case .stream(let descriptor, let format, let name):
             if let refusal = format.streamRefusal { throw EngineError.setting(.format, reason: "\(format.fileExtension): \(refusal)") }
             var settings = try Self.checkedSettings(job: job, format: format, name: name)
             settings.tagsWrittenAfterwards = false   // a stream is never tagged afterwards
             settings.tagRoomBytes = 0
             self.settings = settings
-            warnings = Self.streamWarnings(job: job, settings: settings, isSeekable: isSeekable)
+            warnings = Self.streamWarnings(job: job, settings: settings, isSeekable: FileSystem.isRegularFile(descriptor: descriptor))
             finishing = []
         }
     }

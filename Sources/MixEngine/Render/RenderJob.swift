@@ -158,8 +158,7 @@ public struct RenderJob: Sendable {
     public func render(toStream descriptor: Int32, format: OutputFileFormat, name: String, blockFrames: Int = 4096,
                        taps: [RenderTap] = [], material: PreparedMaterial? = nil,
                        progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
-        let output = try outputPlan(to: .stream(descriptor: descriptor, format: format, name: name,
-                                                isSeekable: FileSystem.isRegularFile(descriptor: descriptor)))
+        let output = try outputPlan(to: .stream(descriptor: descriptor, format: format, name: name))
         return try render(output, blockFrames: blockFrames, taps: taps, material: material, progress: progress)
     }
 
@@ -177,7 +176,7 @@ public struct RenderJob: Sendable {
         let normalisation = try findNormalisation(material: material, blockFrames: blockFrames)
         let gainDb = normalisation?.gainDb ?? 0
         switch output.destination {
-        case .stream(let descriptor, _, let name, _):
+        case .stream(let descriptor, _, let name):
             let writer = try AudioFileWriter.open(fileDescriptor: descriptor, settings: output.settings, displayPath: name)
             let summary = try Renderer(plan: plan.withMasterGain(db: gainDb), blockFrames: blockFrames)
                 .render(to: writer, range: range, material: material, taps: taps, loop: plan.loop, progress: progress)
