@@ -23,7 +23,7 @@ public struct OutputPlan: Sendable {
     /// The encoder's settings, checked against the writer's limits.
     public let settings: OutputSettings
     /// The chapter marks the output carries (see `RenderJob.chapters`).
-    public let chapters: [Chapters.Mark]
+    public let chapters: [ChapterMark]
     /// The loudness the output is normalised to; nil when it is not.
     public let loudness: LoudnessSpec?
     /// What the output cannot keep of the tags, chapters and ReplayGain asked for, one line each.

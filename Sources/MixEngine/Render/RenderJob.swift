@@ -125,7 +125,7 @@ public struct RenderJob: Sendable {
     /// The chapter marks the output carries: the preset's `chapters` list (which wins over a session's
     /// sections), else a session's sections; those that fall in the rendered range, each from its start (or the
     /// range's) relative to the range's start. A listed chapter lasts until the next one starts.
-    public var chapters: [Chapters.Mark] {
+    public var chapters: [ChapterMark] {
         let spans: [(name: String, start: Int64, end: Int64)]
         if let list = preset.chapters {
             let starts = list.map { Int64(($0.seconds * Double(plan.sampleRate)).rounded()) }
@@ -135,7 +135,7 @@ public struct RenderJob: Sendable {
         }
         return spans.compactMap { span in
             guard span.end > range.lowerBound && span.start < range.upperBound else { return nil }
-            return Chapters.Mark(name: span.name, frame: max(span.start, range.lowerBound) - range.lowerBound, sampleRate: plan.sampleRate)
+            return ChapterMark(name: span.name, frame: max(span.start, range.lowerBound) - range.lowerBound, sampleRate: plan.sampleRate)
         }
     }
 
@@ -218,7 +218,7 @@ public struct RenderJob: Sendable {
     /// One render of `plan` into the output's temporary file.
     private func write(_ plan: RenderPlan, to output: AtomicOutputFile, settings: OutputSettings, blockFrames: Int,
                        taps: [RenderTap], material: PreparedMaterial, progress: ((Int64) -> Void)?) throws -> RenderSummary {
-        let marks = settings.format == .m4a ? chapters.map { AudioFileWriter.Chapter(name: $0.name, frame: $0.frame) } : []
+        let marks = settings.format == .m4a ? chapters : []
         let writer = try AudioFileWriter.open(path: output.temporaryPath, settings: settings, displayPath: output.destination, chapters: marks)
         return try Renderer(plan: plan, blockFrames: blockFrames).render(to: writer, range: range, material: material,
                                                                         taps: taps, loop: plan.loop, progress: progress)
