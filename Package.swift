@@ -16,6 +16,8 @@ let package = Package(
     name: "mixrender",
     platforms: [.macOS(.v13)],
     products: [
+        // The engine for other Swift programs (docs/library.md): a small public API over MixEngine.
+        .library(name: "MixRender", targets: ["MixRender"]),
         .executable(name: "mixrender", targets: ["mixrender"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
@@ -54,8 +56,8 @@ let package = Package(
 
         .target(name: "MixDSP",
                 dependencies: [.product(name: "RealModule", package: "swift-numerics")],
-                // SIMD kernels run 1000x slower unoptimised: keep the DSP core fast in debug test builds too.
-                swiftSettings: [.unsafeFlags(["-O"])],
+                // No unsafeFlags (a package with them cannot be depended on by version): SIMD kernels run 1000x
+                // slower unoptimised, so scripts/test.sh builds the tests optimised (docs/library.md).
                 linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "MixIO",
                 dependencies: ["MixDSP", "CSndFile", "CMPG123", "CEBUR128", "CSampleRate", "CSoxr", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim",
@@ -63,8 +65,12 @@ let package = Package(
         .target(name: "MixEngine",
                 dependencies: ["MixDSP", "MixIO"],
                 exclude: engineDocs),
+        // The library product: the public API other programs use, and (at `package` access) what the CLI needs
+        // besides (docs/library.md).
+        .target(name: "MixRender", dependencies: ["MixEngine", "MixIO", "MixDSP"]),
+        // The CLI imports only the library (and the argument parser).
         .executableTarget(name: "mixrender",
-                          dependencies: ["MixEngine",
+                          dependencies: ["MixRender",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The bench's "before" rows run DSPTestSupport's reference kernels: the code the tests check the new kernels against.
         .executableTarget(name: "bench", dependencies: ["MixEngine", "MixDSP", "MixIO", "DSPTestSupport"], path: "bench",
@@ -91,6 +97,8 @@ let package = Package(
         .testTarget(name: "MixIOTests", dependencies: ["MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
         .testTarget(name: "MixEngineTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MixEngine", "MixIO", "MixDSP", "mixrender", "DSPTestSupport", "TestSupport"]),
+        // The library used as a program uses it: MixRender only.
+        .testTarget(name: "MixRenderTests", dependencies: ["MixRender"]),
         .testTarget(name: "GoldenTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

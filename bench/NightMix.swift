@@ -3,7 +3,6 @@ import Foundation
 import MixDSP
 import MixEngine
 import MixIO
-import Synchronization
 
 /// The reference night-mix workload, made in code: six looped sources at mixed rates, written once as
 /// Ogg Vorbis files into a temporary folder, mixed with per-track gains and linear master fades.
@@ -47,7 +46,7 @@ struct NightMix {
     static func make(in folder: String, isQuick: Bool) throws -> NightMix {
         let chosen = sources.map { s -> Source in var s = s; if isQuick { s.seconds /= 10 }; return s }
         let paths = chosen.map { path(for: $0, in: folder) }
-        let failures = Mutex<[Int: any Error]>([:])
+        let failures = Locked<[Int: any Error]>([:])
         DispatchQueue.concurrentPerform(iterations: chosen.count) { k in
             do { try write(chosen[k], index: k, to: paths[k]) } catch { failures.withLock { $0[k] = error } }
         }

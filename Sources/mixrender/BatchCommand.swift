@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import MixEngine
-import MixIO
+import MixRender
 
 struct BatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

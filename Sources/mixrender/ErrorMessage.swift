@@ -1,5 +1,4 @@
-import MixEngine
-import MixIO
+import MixRender
 
 /// Turns the engine's and MixIO's structured errors into the one-line messages the command line prints
 /// (after ArgumentParser's `Error: `), naming each engine setting by its option.

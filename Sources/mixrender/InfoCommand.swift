@@ -1,6 +1,6 @@
 import ArgumentParser
+import MixRender
 import Foundation
-import MixIO
 
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,5 @@
 import ArgumentParser
-import MixEngine
-import MixIO
+import MixRender
 
 /// `mixrender key PRESET`: the cache key of a render, without rendering (docs/report.md, "Cache key").
 struct KeyCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MixEngine
+import MixRender
 
 struct LoudnessCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import MixEngine
-import MixIO
+import MixRender
 
 @main
 struct Mixrender: ParsableCommand {

@@ -1,5 +1,5 @@
 import Foundation
-import MixEngine
+import MixRender
 
 /// A one-line progress bar on stderr: percent, speed as x realtime, time left.
 final class ProgressBar {

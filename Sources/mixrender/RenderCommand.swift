@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import MixDSP
-import MixEngine
-import MixIO
+import MixRender
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,5 @@
 import Foundation
-import MixEngine
-import MixIO
+import MixRender
 
 /// Text the CLI prints: summaries and file descriptions.
 enum Report {

@@ -1,6 +1,6 @@
 import ArgumentParser
+import MixRender
 import Foundation
-import MixIO
 
 /// `mixrender speech-helper espeak`: the espeak-ng helper process (hidden; started by mixrender itself for
 /// each text, docs/sessions.md "Voices"). Speaks one request from standard input to standard output and exits.

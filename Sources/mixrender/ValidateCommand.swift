@@ -1,5 +1,5 @@
 import ArgumentParser
-import MixEngine
+import MixRender
 
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import ArgumentParser
+import MixRender
 import Foundation
-import MixIO
 
 /// `mixrender voices`: every voice a preset may name, with its engine, languages, gender and origin.
 struct VoicesCommand: ParsableCommand {

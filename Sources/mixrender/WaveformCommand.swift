@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import MixDSP
-import MixEngine
-import MixIO
+import MixRender
 
 struct WaveformCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

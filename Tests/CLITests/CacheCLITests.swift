@@ -3,7 +3,6 @@ import Foundation
 import MixDSP
 import MixIO
 import TestSupport
-import Synchronization
 import Testing
 
 /// `mixrender batch --cache-dir`: entries are checked when read (a changed, swapped, resized, truncated or
@@ -253,7 +252,7 @@ import Testing
         }
         let cache = s.path("cache")
         for round in 0..<3 {
-            let runs = Mutex<[Int: CLI.Result]>([:])
+            let runs = Locked<[Int: CLI.Result]>([:])
             DispatchQueue.concurrentPerform(iterations: 2) { p in
                 let run = try? CLI.run(["batch", lists[p], "--jobs", "2", "--cache-dir", cache, "--cache-dir-mb", "1",
                                         "--cache-mb", "1"])

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import MixDSP
 @testable import MixEngine
 import MixIO
@@ -170,7 +169,7 @@ import TestSupport
         // The budget bounds what leases hold too: a third would pass it, so it waits (holding nothing) until a
         // lease is released.
         let granted = DispatchSemaphore(value: 0)
-        let zero = Mutex<PreparedMaterial.Lease?>(nil)
+        let zero = Locked<PreparedMaterial.Lease?>(nil)
         let plan0 = plans[0]
         DispatchQueue.global().async {
             let lease = try? material.lease(for: plan0)

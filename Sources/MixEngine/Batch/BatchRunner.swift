@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import MixDSP
 import MixIO
 
@@ -47,7 +46,7 @@ public struct BatchOutcome: @unchecked Sendable {
 /// renamed into place when complete; its output's folder is made when missing); a job that fails is reported and the others go on. Jobs are taken in
 /// list order by the first free worker.
 ///
-/// Layout: the jobs, the material, and a `Mutex` over the progress and the next job. `run` starts the worker
+/// Layout: the jobs, the material, and a `Locked` over the progress and the next job. `run` starts the worker
 /// threads (`Thread`) and returns when every job is done; the callbacks are called from the workers, one at a
 /// time (under the lock), so they need no locking of their own but must be quick.
 public final class BatchRunner: @unchecked Sendable {
@@ -64,7 +63,7 @@ public final class BatchRunner: @unchecked Sendable {
         var finishedAudio = 0.0
         var lastReport: ContinuousClock.Instant
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
 
@@ -74,7 +73,7 @@ public final class BatchRunner: @unchecked Sendable {
         self.material = material
         self.blockFrames = blockFrames
         started = clock.now
-        state = Mutex(State(progress: BatchProgress(total: jobs.count), current: Array(repeating: (0, 0), count: self.workers),
+        state = Locked(State(progress: BatchProgress(total: jobs.count), current: Array(repeating: (0, 0), count: self.workers),
                             lastReport: clock.now))
     }
 
@@ -82,7 +81,7 @@ public final class BatchRunner: @unchecked Sendable {
     /// as it ends, with the progress after it. Returns the outcomes in list order.
     public func run(progress: @escaping @Sendable (BatchProgress) -> Void = { _ in },
                     finished: @escaping @Sendable (BatchOutcome, BatchProgress) -> Void = { _, _ in }) -> [BatchOutcome] {
-        let outcomes = Mutex<[BatchOutcome?]>(Array(repeating: nil, count: jobs.count))
+        let outcomes = Locked<[BatchOutcome?]>(Array(repeating: nil, count: jobs.count))
         let group = DispatchGroup()
         for worker in 0..<workers {
             group.enter()

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Synchronization
 import MixDSP
+import MixIO
 
 /// Decoded and resampled material (looped files, a looping playlist's items), made once and shared by
 /// every render that is given this object: a measuring pass and the real render of one plan, or the
@@ -30,7 +30,7 @@ import MixDSP
 /// the sources they hold only read while rendering.
 ///
 /// Layout: a dictionary from `MaterialKey` to an entry (the shared `FrameSource`, its bytes, how many leases
-/// hold it, when it was last used), guarded by a `Mutex`, and a second `Mutex` held while material is made:
+/// hold it, when it was last used), guarded by a `Locked`, and a second `Locked` held while material is made:
 /// two calls that both need to make something run one after the other; a condition (`NSCondition`) that leases
 /// waiting for the budget sleep on, signalled whenever material is released. Allocates the audio of what it makes.
 public final class PreparedMaterial: @unchecked Sendable {
@@ -56,9 +56,9 @@ public final class PreparedMaterial: @unchecked Sendable {
         var storeProblems: [String] = []
         var damagedEntries: [String] = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Held while material is made, so two renders asking at once do not both make the same entry.
-    private let making = Mutex<Void>(())
+    private let making = Locked<Void>(())
     /// What leases waiting for the budget sleep on; broadcast when material is released or made.
     private let admission = NSCondition()
 
@@ -84,7 +84,7 @@ public final class PreparedMaterial: @unchecked Sendable {
     public final class Lease: @unchecked Sendable {
         private let owner: PreparedMaterial
         private let keys: [MaterialKey]
-        private let released = Mutex(false)
+        private let released = Locked(false)
         public let report: Outcome
 
         fileprivate init(owner: PreparedMaterial, keys: [MaterialKey], report: Outcome) {

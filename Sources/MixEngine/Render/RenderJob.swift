@@ -26,6 +26,8 @@ public struct RenderJob: Sendable {
     public let plan: RenderPlan
     /// Whether the loudness target came from the command line (so its errors name `--loudness`).
     public let loudnessIsOverride: Bool
+    /// Whether `presetPath` names a file (false for a preset given as JSON bytes, which it only names).
+    public let presetIsFile: Bool
     /// What measures this job's renders for loudness: its tracks', its normalisation's, its encoded file's.
     public var measuring: LoudnessMeasuring { LoudnessMeasuring(presetFile: presetPath) }
 
@@ -34,8 +36,24 @@ public struct RenderJob: Sendable {
     /// `EngineError.setting` naming the setting).
     /// `store`: where syntheses are kept between processes (a batch's `--cache-dir`), so speech is said once.
     public init(presetPath: String, overrides: RenderOverrides = RenderOverrides(), store: MaterialStore? = nil) throws {
+        try self.init(presetPath: presetPath, json: nil, overrides: overrides, store: store)
+    }
+
+    /// Loads a preset held in memory (UTF-8 JSON `bytes`, as a library caller has it), as `init(presetPath:)` loads a
+    /// file: `name` is what errors and warnings call it, `baseDirectory` the folder its relative paths are taken from
+    /// (empty: the current folder). It is not a file this render reads (`recordReads`).
+    public init(presetJSON bytes: [UInt8], name: String, baseDirectory: String = "",
+                overrides: RenderOverrides = RenderOverrides(), store: MaterialStore? = nil) throws {
+        try self.init(presetPath: name, json: (bytes, baseDirectory), overrides: overrides, store: store)
+    }
+
+    private init(presetPath: String, json: (bytes: [UInt8], baseDirectory: String)?, overrides: RenderOverrides,
+                 store: MaterialStore?) throws {
         // The final preset: the overrides merged at load, checked by the same rules as the document's values.
-        let preset = try PresetLoader.load(path: presetPath, overrides: overrides)
+        let preset = try json.map {
+            try PresetLoader.parse($0.bytes, file: presetPath, baseDirectory: $0.baseDirectory, overrides: overrides)
+        } ?? PresetLoader.load(path: presetPath, overrides: overrides)
+        presetIsFile = json == nil
         self.presetPath = presetPath
         self.preset = preset
         self.loudnessIsOverride = overrides.loudnessTarget != nil
@@ -100,7 +118,7 @@ public struct RenderJob: Sendable {
     /// Adds what this render reads to `access`: the preset (`preset`: how errors call it, by default "the preset
     /// being rendered") and every file it names, its beds' at any depth included, and every source the plan opened.
     public func recordReads(into access: inout FileAccess, preset: EngineReason = "the preset being rendered") {
-        access.reads(presetPath, as: preset)
+        if presetIsFile { access.reads(presetPath, as: preset) }
         access.reads(filesOf: self.preset, by: "the render")
         for source in plan.sourceFiles.keys.sorted() {
             access.reads(source, as: "one of the render's sources")

@@ -159,6 +159,8 @@ public final class Renderer {
         var reported: Int64 = 0
         do {
             while position < end {
+                // Run in a Swift task (the MixRender library), a render stops within a block of its task's cancelling.
+                if Task.isCancelled { throw CancellationError() }
                 let n = Int(min(Int64(blockFrames), end - position))
                 try mixer.mixTracks(into: bus, at: position, count: n, timings: &timings)
                 let chainStarted = clock.now, chainStartedCPU = CPUClock.thread

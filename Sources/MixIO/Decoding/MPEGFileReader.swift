@@ -1,6 +1,5 @@
 import CMPG123
 import Glibc
-import Synchronization
 
 /// Decodes MPEG audio (MP3, and MP2/MP1) with libmpg123 into interleaved `Float` frames.
 ///
@@ -125,7 +124,7 @@ public final class MPEGFileReader: AudioFileReader {
     // MARK: - Helpers
 
     /// `mpg123_init` is process-wide and, before libmpg123 1.27, not safe to call from two threads at once.
-    private static let initialized = Mutex(false)
+    private static let initialized = Locked(false)
     private static func initializeLibrary() {
         initialized.withLock { done in
             if !done { _ = mpg123_init(); done = true }

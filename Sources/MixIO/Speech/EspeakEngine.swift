@@ -1,5 +1,4 @@
 import CEspeakNG
-import Synchronization
 
 /// Text to speech with espeak-ng's C library (libespeak-ng), into memory: only ever called inside the
 /// speech helper process (`SpeechHelperServer`, `mixrender speech-helper espeak`), never in a rendering one.
@@ -78,7 +77,7 @@ public enum EspeakEngine {
         }
     }
 
-    private static let engine = Mutex(State())
+    private static let engine = Locked(State())
 
     /// The samples of the synthesis under way (only touched with `engine` held).
     nonisolated(unsafe) private static var collected: [Int16] = []

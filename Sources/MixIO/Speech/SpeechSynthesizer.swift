@@ -1,6 +1,5 @@
 import CEspeakNG
 import Glibc
-import Synchronization
 
 /// Text to speech for a render: every text said in a helper process, never in this one
 /// (`SpeechHelperProcess`; docs/sessions.md, "Voices").
@@ -275,7 +274,7 @@ public final class SpeechSynthesizer {
         }
     }
 
-    private static let cache = Mutex(Cache())
+    private static let cache = Locked(Cache())
 
     static func failure(_ reason: String) -> AudioIOError {
         AudioIOError(path: "", function: "", reason: reason, operation: "synthesise speech")

@@ -18,7 +18,7 @@ private func cFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operat
 /// knows and what was being done, so messages read `cannot write 'night.ogg': No space left on device (write)`.
 ///
 /// Everything outside MixIO reaches these through `FileSystem`, `SpillFile`, `AtomicOutputFile`,
-/// `InterruptCleanup`, `Terminal` and `CurrentProcess`.
+/// `InterruptCleanup`, `Terminal`, `CurrentProcess` and `BytePipe`.
 enum LibC {
     /// `strerror(code)`, as Swift text.
     static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
@@ -97,11 +97,24 @@ enum LibC {
         }
     }
 
-    private static let silencing = Mutex(())
+    private static let silencing = Locked(())
 
     /// Calls `close(fd)`. Not retried on `EINTR`: Linux has closed the descriptor by then.
     static func close(_ fd: Int32, path: String, operation: String) throws {
         if Glibc.close(fd) != 0 && errno != EINTR { throw failure("close", path: path, operation: operation) }
+    }
+
+    /// Calls `pipe(fds)`, then `fcntl(fd, F_SETFD, FD_CLOEXEC)` on both ends, so that a program started
+    /// meanwhile does not inherit them (Glibc's Swift module has no `pipe2`).
+    static func pipe(operation: String) throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard Glibc.pipe(&fds) == 0 else { throw failure("pipe", path: "", operation: operation) }
+        for fd in fds where Glibc.fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 {
+            let error = failure("fcntl", path: "", operation: operation)
+            _ = Glibc.close(fds[0]); _ = Glibc.close(fds[1])
+            throw error
+        }
+        return (fds[0], fds[1])
     }
 
     /// Calls `read(fd, buffer, count)` once; returns the bytes read, 0 at the end of the file.

@@ -1,0 +1,55 @@
+import MixEngine
+import MixIO
+import MixDSP
+
+// MixRender: the engine for other Swift programs (docs/library.md).
+//
+//     import MixRender
+//
+//     let render = try PresetRender(presetFile: "presets/night.json", overrides: RenderOverrides(durationSeconds: 600))
+//     let (progress, reporter) = AsyncStream.makeStream(of: RenderProgress.self)
+//     Task { for await p in progress { print(p.fraction) } }
+//     let result = try await render.render(toFile: "night.ogg", progress: reporter)
+//
+// The library is a façade over MixEngine: the types below are the engine's own, named here so that a program
+// needs only `import MixRender`; `PresetRender` and `AudioAnalysis` are the entry points. Everything else the
+// engine and MixIO declare public stays out of reach of other packages (the CLI reaches it at `package` access,
+// CommandLineSupport.swift).
+
+/// What a render may change of the preset: its length, sample rate, quality or bitrate, resampler, loudness target
+/// and true-peak ceiling, the part of the timeline rendered, whether the file loops. Checked by the rules the
+/// preset's own values follow (an `EngineError.setting` naming the `EngineSetting`).
+public typealias RenderOverrides = MixEngine.RenderOverrides
+/// The resampler a render uses when a source's rate differs from the output's, and its library (`RenderOverrides.resampler`).
+public typealias ResamplerChoice = MixDSP.ResamplerChoice
+/// What a render produced: its `summary`, what normalising did, the output's path and size.
+public typealias RenderResult = MixEngine.RenderResult
+/// A render's length, levels, limiter activity, loudness and timings.
+public typealias RenderSummary = MixEngine.RenderSummary
+/// Wall-clock and CPU seconds per stage of a render (`RenderSummary.timings`).
+public typealias RenderTimings = MixEngine.RenderTimings
+/// What normalising to a loudness target did (`RenderResult.normalisation`).
+public typealias NormalisationOutcome = MixEngine.NormalisationOutcome
+/// An EBU R128 measurement: integrated loudness, range, true and sample peak, momentary and short-term maxima.
+public typealias LoudnessMeasurement = MixIO.LoudnessMeasurement
+/// The report of a finished render (`PresetRender.renderWithReport`): inputs and output with SHA-256, levels,
+/// timings, the cache key; `document` is its JSON (docs/report.md).
+public typealias RenderReport = MixEngine.RenderReport
+/// The render's timeline in frames: sections, spoken segments, ducking, schedules, breathing phases.
+public typealias Timeline = MixEngine.Timeline
+/// The output formats, each picked by a file extension (`OutputFileFormat.from(path:)`, `named(_:)`).
+public typealias OutputFileFormat = MixIO.OutputFileFormat
+/// The one error type of the library: a preset problem (`.preset`, with its file, JSON path and message), an output
+/// or input that cannot be written or read, a setting that cannot work. `description` is one line;
+/// `words(naming:)` lets a caller name the settings its own way.
+public typealias EngineError = MixEngine.EngineError
+/// A problem in a preset: `file`, `jsonPath` (`tracks[2].fadeIn.curve`) and `message`.
+public typealias PresetError = MixEngine.PresetError
+/// A setting given besides the preset (`EngineError.setting`): duration, sampleRate, format, start, end, ...
+public typealias EngineSetting = MixEngine.EngineSetting
+/// A reason in words that may name settings (`EngineError`'s reasons): `parts` are text and settings.
+public typealias EngineReason = MixEngine.EngineReason
+/// The options of a waveform (`AudioAnalysis.waveform`): resolution, bits, channels, image style.
+public typealias WaveformOptions = MixEngine.WaveformOptions
+/// A waveform's totals: length, peak, RMS, band shares, spectral centroid.
+public typealias WaveformTotals = MixDSP.WaveformTotals

@@ -1,0 +1,132 @@
+import MixEngine
+import MixIO
+
+/// A preset loaded, checked and planned with its overrides, ready to render: the library's entry point
+/// (docs/library.md).
+///
+/// Making one is `mixrender validate`: everything that can be wrong with the preset (its JSON, its values, its
+/// source files, which are opened once) is found, as an `EngineError` (`.preset` names the JSON path), before any
+/// audio is written. Then it renders, as often as asked, to a file (through a temporary file beside it, renamed
+/// when complete), to an open file descriptor, or as an `AsyncSequence` of encoded bytes.
+///
+/// Renders are `async`: each runs on a thread of its own (not Swift's cooperative pool, which it would hold for
+/// the render's length), and stops within a block when its task is cancelled, leaving the output as if never
+/// started (no file, no temporary file) and throwing `CancellationError`.
+///
+/// A value (`Sendable`, safe to share): the engine's `RenderJob`. Several renders of one `PresetRender` may run at
+/// once, to different outputs.
+@available(macOS 15.0, *)
+public struct PresetRender: Sendable {
+    let job: RenderJob
+    /// Frames per block of the render loop (the CLI's hidden `--block-frames`); the output does not depend on it.
+    package var blockFrames = 4096
+
+    /// Loads the preset file at `path` (relative source paths are taken from its folder) with `overrides`.
+    public init(presetFile path: String, overrides: RenderOverrides = RenderOverrides()) throws {
+        job = try LibraryError.wrapping(output: nil) { try RenderJob(presetPath: path, overrides: overrides) }
+    }
+
+    /// Loads a preset held in memory: `json` is the document's UTF-8 bytes, `name` what errors and warnings call it,
+    /// `baseDirectory` the folder its relative source paths are taken from (empty: the current folder).
+    public init(json: [UInt8], name: String = "preset", baseDirectory: String = "",
+                overrides: RenderOverrides = RenderOverrides()) throws {
+        job = try LibraryError.wrapping(output: nil) {
+            try RenderJob(presetJSON: json, name: name, baseDirectory: baseDirectory, overrides: overrides)
+        }
+    }
+
+    /// Wraps a job the package's own code (the CLI) planned.
+    package init(job: RenderJob) { self.job = job }
+
+    /// The preset's name in errors and warnings: its path, or the name it was given.
+    public var name: String { job.presetPath }
+    /// What planning found worth saying (one line each, naming the JSON path): a source shorter than its fades,
+    /// a master fade left out of a loopable render, ...
+    public var warnings: [String] { job.plan.warnings }
+    /// The output's sample rate, in Hz.
+    public var sampleRate: Int { job.plan.sampleRate }
+    /// The output's channels.
+    public var channelCount: Int { job.plan.channelCount }
+    /// Frames the output will have (the part of the timeline asked for, `RenderOverrides.startSeconds`/`endSeconds`).
+    public var frameCount: Int64 { Int64(job.range.count) }
+    /// The output's length, in seconds.
+    public var durationSeconds: Double { Double(frameCount) / Double(sampleRate) }
+    /// The render's timeline, in frames of the whole render.
+    public var timeline: Timeline { job.plan.timeline }
+    /// The timeline as the CLI's `--timeline` writes it (JSON, seconds from the rendered part's start).
+    public var timelineJSON: String { TimelineJSON.document(job.plan.timeline, range: job.range) }
+
+    /// Checks an output file before rendering (its extension picks the format; its settings, tags and the
+    /// binaural rule; that it is none of the files the render reads) and returns what it will not keep of what the
+    /// preset asks (tags, chapters, ReplayGain), one warning line each. `render(toFile:)` checks the same.
+    public func check(outputFile path: String) throws -> [String] {
+        try LibraryError.wrapping(output: path) { try job.outputPlan(to: .file(path: path)).warnings }
+    }
+
+    /// Renders to the file `path`, its format picked by its extension, through a temporary file beside it that
+    /// is renamed into place when complete (tags, chapters and ReplayGain written first). On an error or
+    /// cancellation nothing is left at `path` (a file that was there stays as it was).
+    ///
+    /// - Parameter progress: where to yield `RenderProgress` values; finished when the render ends.
+    public func render(toFile path: String, progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> RenderResult {
+        defer { progress?.finish() }
+        let job = job, blockFrames = blockFrames, total = frameCount, rate = sampleRate
+        return try await RenderThread.run {
+            try LibraryError.wrapping(output: path) {
+                let reporter = ProgressReporter(progress, totalFrames: total, sampleRate: rate)
+                return try job.render(to: path, blockFrames: blockFrames, progress: reporter.callback)
+            }
+        }
+    }
+
+    /// Renders to `path` as `render(toFile:progress:)` does, and makes its report: the inputs hashed before the
+    /// render, the output after, levels, timings, the cache key (`RenderReport.document` is the JSON of
+    /// `mixrender render --report`).
+    public func renderWithReport(toFile path: String,
+                                 progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> RenderReport {
+        let job = job
+        let inputs = try LibraryError.wrapping(output: path) { try RenderReport.Inputs(job: job, output: path) }
+        let result = try await render(toFile: path, progress: progress)
+        return try await RenderThread.run {
+            try LibraryError.wrapping(output: path) { try RenderReport(job: job, result: result, inputs: inputs) }
+        }
+    }
+
+    /// Renders into the open file descriptor `descriptor` (a pipe, a socket, a file), encoded as `format`, which
+    /// must be one that never seeks back (Ogg Vorbis, Opus, MP3, FLAC: `OutputFileFormat.streamRefusal` says why
+    /// not). The descriptor is neither closed nor rewound. A stream carries only what its encoder writes at its
+    /// start (`streamWarnings`); on an error or cancellation it is cut short.
+    public func render(toFileDescriptor descriptor: Int32, format: OutputFileFormat, name: String = "the stream",
+                       progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> RenderResult {
+        defer { progress?.finish() }
+        let job = job, blockFrames = blockFrames, total = frameCount, rate = sampleRate
+        return try await RenderThread.run {
+            try LibraryError.wrapping(output: name) {
+                let reporter = ProgressReporter(progress, totalFrames: total, sampleRate: rate)
+                return try job.render(toStream: descriptor, format: format, name: name, blockFrames: blockFrames,
+                                      progress: reporter.callback)
+            }
+        }
+    }
+
+    /// What a stream in `format` will not carry of what the preset asks (tags, chapters, ReplayGain), one warning
+    /// line each; throws when the format cannot stream, or its settings cannot work.
+    public func streamWarnings(format: OutputFileFormat, name: String = "the stream") throws -> [String] {
+        try LibraryError.wrapping(output: name) {
+            // No descriptor yet (-1): warned as for a pipe, which is not a regular file.
+            try job.outputPlan(to: .stream(descriptor: -1, format: format, name: name)).warnings
+        }
+    }
+
+    /// The render encoded as `format` (a format that streams, as for `render(toFileDescriptor:)`), as an
+    /// `AsyncSequence` of byte chunks; the render starts when iteration does and keeps pace with it. The format
+    /// and settings are checked here, before anything renders. See `EncodedAudioBytes`.
+    public func encodedBytes(format: OutputFileFormat,
+                             progress: AsyncStream<RenderProgress>.Continuation? = nil) throws -> EncodedAudioBytes {
+        _ = try streamWarnings(format: format)
+        return EncodedAudioBytes(render: self, format: format, progress: progress)
+    }
+
+    /// The job the CLI prints and reports from.
+    package var renderJob: RenderJob { job }
+}

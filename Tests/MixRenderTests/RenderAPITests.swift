@@ -1,0 +1,144 @@
+import Foundation
+import MixRender
+import Testing
+
+/// The library as another program uses it: `import MixRender` only, a preset given as JSON bytes.
+@Suite struct RenderAPITests {
+    /// A short procedural mix: brown and pink noise with fades, `seconds` long, mono at 32 kHz.
+    static func preset(seconds: Double, gainDb: String = "-6") -> [UInt8] {
+        Array("""
+        {
+          "version": 1,
+          "name": "Library test",
+          "duration": \(seconds),
+          "output": { "sampleRate": 32000, "channels": 1 },
+          "master": { "fadeIn": { "duration": "0.2s" }, "fadeOut": { "duration": "0.2s" } },
+          "tracks": [
+            { "name": "brown", "generator": { "type": "brown", "seed": 9 }, "gainDb": \(gainDb) },
+            { "name": "air", "generator": { "type": "pink", "seed": 10 }, "gainDb": -24 }
+          ]
+        }
+        """.utf8)
+    }
+
+    /// A new empty folder for one test's files.
+    static func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("mixrender-lib-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func contents(_ folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    @Test func rendersJSONBytesToAFileWithProgress() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let render = try PresetRender(json: Self.preset(seconds: 2), name: "test.json")
+        #expect(render.frameCount == 64_000)
+        #expect(render.sampleRate == 32_000 && render.channelCount == 1)
+        let path = dir.appendingPathComponent("mix.flac").path
+        let (progress, reporter) = AsyncStream.makeStream(of: RenderProgress.self)
+        let collected = Task { await progress.reduce(into: [RenderProgress]()) { $0.append($1) } }
+        let result = try await render.render(toFile: path, progress: reporter)
+        let values = await collected.value
+
+        #expect(result.summary.frameCount == 64_000)
+        #expect(result.outputPath == path && result.outputBytes ?? 0 > 0)
+        #expect(!values.isEmpty)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.frames < $1.frames }, "frames only increase")
+        #expect(values.last?.frames == 64_000 && values.last?.totalFrames == 64_000 && values.last?.isComplete == true)
+        let info = try await AudioAnalysis.info(ofFile: path)
+        #expect(info.frameCount == 64_000 && info.sampleRate == 32_000 && info.channelCount == 1)
+        #expect(try Self.contents(dir) == ["mix.flac"], "no temporary file is left")
+        // The file's loudness as the summary measured it while rendering (a lossless file: within 0.01 LU).
+        let loudness = try await AudioAnalysis.loudness(ofFile: path)
+        #expect(abs(loudness.integrated - result.summary.loudness.integrated) < 0.01)
+    }
+
+    @Test func streamsEncodedBytesThatDecode() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let render = try PresetRender(json: Self.preset(seconds: 3))
+        for (format, name) in [(OutputFileFormat.flac, "stream.flac"), (.oggVorbis, "stream.ogg")] {
+            var bytes: [UInt8] = []
+            var chunks = 0
+            for try await chunk in try render.encodedBytes(format: format) {
+                #expect(!chunk.isEmpty && chunk.count <= 64 << 10)
+                bytes += chunk
+                chunks += 1
+            }
+            #expect(chunks > 0)
+            let path = dir.appendingPathComponent(name).path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let info = try await AudioAnalysis.info(ofFile: path)
+            #expect(info.frameCount == 96_000, "\(name) decodes to every frame")
+            #expect(info.sampleRate == 32_000)
+        }
+        // A format that seeks back cannot stream: refused before anything renders.
+        #expect(throws: EngineError.self) { _ = try render.encodedBytes(format: .wav) }
+    }
+
+    @Test func cancellingTheTaskLeavesNoFile() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Long enough that it cannot end before it is cancelled (ten minutes of audio).
+        let render = try PresetRender(json: Self.preset(seconds: 600))
+        let path = dir.appendingPathComponent("long.ogg").path
+        let (progress, reporter) = AsyncStream.makeStream(of: RenderProgress.self)
+        let task = Task { try await render.render(toFile: path, progress: reporter) }
+        // Cancelled once the first blocks are in the temporary file (unnamed, O_TMPFILE, where the file system
+        // has it; else a named file beside the output: either must go).
+        var seen: RenderProgress?
+        for await p in progress where p.frames > 0 {
+            seen = p
+            break
+        }
+        task.cancel()
+        let outcome = await task.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(try Self.contents(dir) == [], "no file and no temporary file")
+        #expect(seen.map { $0.frames < $0.totalFrames } == true)
+    }
+
+    @Test func cancellingAStreamStopsItsRender() async throws {
+        let render = try PresetRender(json: Self.preset(seconds: 600))
+        let task = Task {
+            var count = 0
+            for try await _ in try render.encodedBytes(format: .flac) {
+                count += 1
+                if count == 2 { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+            return count
+        }
+        let outcome = await task.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+    }
+
+    @Test func aWrongPresetNamesItsJSONPath() throws {
+        do {
+            _ = try PresetRender(json: Self.preset(seconds: 2, gainDb: "\"loud\""), name: "bad.json")
+            Issue.record("a preset with a string for a gain loaded")
+        } catch let EngineError.preset(problem) {
+            #expect(problem.file == "bad.json")
+            #expect(problem.jsonPath == "tracks[0].gainDb")
+            #expect(!problem.message.isEmpty)
+        }
+        // An override is checked as the preset's own value, naming the setting.
+        #expect(throws: EngineError.setting(.duration, reason: "must be longer than 0")) {
+            _ = try PresetRender(json: Self.preset(seconds: 2), overrides: RenderOverrides(durationSeconds: -1))
+        }
+    }
+
+    @Test func anUnknownOutputExtensionIsAnOutputError() async throws {
+        let render = try PresetRender(json: Self.preset(seconds: 1))
+        do {
+            _ = try await render.render(toFile: "mix.xyz")
+            Issue.record("rendered to an unknown extension")
+        } catch let EngineError.output(path, reason) {
+            #expect(path == "mix.xyz")
+            #expect(reason.description.hasPrefix("unknown output extension"))
+        }
+    }
+}
