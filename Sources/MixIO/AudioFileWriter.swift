@@ -24,7 +24,7 @@ public enum AudioFileWriter {
     /// its own chapter marks (M4A's chapter track); other formats ignore them (Vorbis comments are written
     /// into the finished file with `FileTags`).
     public static func open(path: String, settings: OutputSettings, displayPath: String? = nil,
-                            chapters: [Chapter] = []) throws -> AudioEncoder {
+                            chapters: [ChapterMark] = []) throws -> AudioEncoder {
         if settings.format == .m4a {
             return try FFmpegFileWriter(path: path, settings: settings, displayPath: displayPath, chapters: chapters)
         }

@@ -15,6 +15,7 @@ package typealias BatchProgress = MixEngine.BatchProgress
 package typealias BatchResults = MixEngine.BatchResults
 package typealias BatchRunner = MixEngine.BatchRunner
 package typealias CacheKey = MixEngine.CacheKey
+package typealias ChapterMark = MixIO.ChapterMark
 package typealias Chapters = MixEngine.Chapters
 package typealias FileAccess = MixEngine.FileAccess
 package typealias FileSystem = MixIO.FileSystem

@@ -60,7 +60,7 @@ public struct PresetRender: Sendable {
     /// binaural rule; that it is none of the files the render reads) and returns what it will not keep of what the
     /// preset asks (tags, chapters, ReplayGain), one warning line each. `render(toFile:)` checks the same.
     public func check(outputFile path: String) throws -> [String] {
-        try LibraryError.wrapping(output: path) { job.outputWarnings(for: try job.outputSettings(for: path)) }
+        try LibraryError.wrapping(output: path) { try job.outputPlan(to: .file(path: path)).warnings }
     }
 
     /// Renders to the file `path`, its format picked by its extension, through a temporary file beside it that
@@ -113,7 +113,8 @@ public struct PresetRender: Sendable {
     /// line each; throws when the format cannot stream, or its settings cannot work.
     public func streamWarnings(format: OutputFileFormat, name: String = "the stream") throws -> [String] {
         try LibraryError.wrapping(output: name) {
-            job.streamWarnings(for: try job.streamSettings(format: format, name: name), seekable: false)
+            // No descriptor yet (-1): warned as for a pipe, which is not a regular file.
+            try job.outputPlan(to: .stream(descriptor: -1, format: format, name: name)).warnings
         }
     }
 

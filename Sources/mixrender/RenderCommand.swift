@@ -73,9 +73,10 @@ struct RenderCommand: ParsableCommand {
         try InterruptCleanup.install()   // Ctrl-C removes the temporary output file and exits 130
         let stream = try streamFormat()
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
-        // A bad extension or format is found before rendering.
-        let settings = try stream.map { try job.streamSettings(format: $0, name: "standard output") } ?? job.outputSettings(for: output)
-        if !quiet { Report.warn(job.plan.warnings + (stream != nil ? job.streamWarnings(for: settings, seekable: FileSystem.isRegularFile(descriptor: Terminal.standardOutput)) : job.outputWarnings(for: settings))) }
+        // A bad extension or format is found before rendering, and what the output cannot keep is said then.
+        let outputPlan = try job.outputPlan(to: stream.map { .stream(descriptor: Terminal.standardOutput, format: $0, name: "standard output") }
+                                            ?? .file(path: output))
+        if !quiet { Report.warn(job.plan.warnings + outputPlan.warnings) }
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
@@ -98,11 +99,8 @@ struct RenderCommand: ParsableCommand {
             _ = try AtomicOutputFile.check(destination: report)
             reportInputs = try RenderReport.Inputs(job: job, output: output)
         }
-        let sinks: [AudioEncoder] = recorder.map { [$0] } ?? []
-        let result = try stream.map { format in
-            try job.render(toStream: Terminal.standardOutput, format: format, name: "standard output", blockFrames: blockFrames,
-                           extraSinks: sinks) { bar.update($0) }
-        } ?? job.render(to: output, blockFrames: blockFrames, extraSinks: sinks) { bar.update($0) }
+        let taps = recorder.map { [$0.renderTap(channelCount: job.plan.channelCount, blockFrames: blockFrames)] } ?? []
+        let result = try job.render(outputPlan, blockFrames: blockFrames, taps: taps) { bar.update($0) }
         bar.finish()
         let waveforms = try recorder?.writeOutputs() ?? []
         if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }
@@ -134,7 +132,7 @@ struct OverrideOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Bitrate in kbit/s instead of a quality: MP3 constant bitrate (32 to 320 at 32 kHz and up), Opus target (6 to 256 per channel).")
     var bitrate: Int?
 
-    @Option(help: "Resampler: best, medium or fast (libsamplerate), soxr-hq or soxr-vhq (libsoxr).")
+    @Option(help: "SampleRateResampler: best, medium or fast (libsamplerate), soxr-hq or soxr-vhq (libsoxr).")
     var resampler: String?
 
     @Option(parsing: .unconditional, help: "Normalise to this integrated loudness, in LUFS (EBU R128; -70 to 0, e.g. -16).")

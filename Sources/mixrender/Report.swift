@@ -119,7 +119,7 @@ enum Report {
         for mark in Chapters.marks(inComments: rawComments) { lines.append("chapter   \(mark.timestamp)  \(e(mark.name))") }
         // ID3v2 chapters: start, end and name (`CHAP` frames, in the table of contents' order).
         for chapter in chapters.sorted(by: { ($0.tableOfContentsIndex ?? Int.max, $0.startMilliseconds) < ($1.tableOfContentsIndex ?? Int.max, $1.startMilliseconds) }) {
-            let ms = { (t: UInt32) in Chapters.Mark(name: "", frame: Int64(t), sampleRate: 1000).timestamp }
+            let ms = { (t: UInt32) in ChapterMark(name: "", frame: Int64(t), sampleRate: 1000).timestamp }
             lines.append("chapter   \(ms(chapter.startMilliseconds))  \(e(chapter.name))  (to \(ms(chapter.endMilliseconds)))")
         }
         for warning in info.warnings { lines.append("warning   \(e(warning))") }

@@ -91,7 +91,7 @@ import Testing
         let recorder = WaveformRecorder(plan: try WaveformPlan(output: json, options: WaveformOptions(),
                                                                sampleRate: job.plan.sampleRate, channelCount: job.plan.channelCount,
                                                                frameCount: Int64(job.range.count)))
-        _ = try job.render(to: folder.path("everything.wav"), extraSinks: [recorder])
+        _ = try job.render(to: folder.path("everything.wav"), taps: [recorder.renderTap(channelCount: job.plan.channelCount, blockFrames: 4096)])
         #expect(try recorder.writeOutputs() == [json])
         guard case .object(let actual) = try JSONNumbers.parse(contentsOf: json) else {
             Issue.record("the waveform JSON is not an object")

@@ -102,7 +102,7 @@ private final class Box<T>: @unchecked Sendable {
         #expect(throws: BufferRing.Closed.self) { try ring.reserve() }
     }
 
-    // MARK: - BlockWriter and ReadAheadDecoder, built on the ring
+    // MARK: - ThreadedTap (with an EncoderSink) and ReadAheadDecoder, built on the ring
 
     /// Records frames (channel 0 of each interleaved frame); fails on block `failAt`.
     private final class RecordingEncoder: AudioEncoder, @unchecked Sendable {
@@ -119,35 +119,58 @@ private final class Box<T>: @unchecked Sendable {
         func finish() throws { finished += 1 }
     }
 
-    @Test func blockWriterEncodesEveryBlockInOrder() throws {
-        let encoder = RecordingEncoder()
-        let writer = BlockWriter(encoder: encoder, channelCount: 2, blockFrames: 64, depth: 3)
-        let block = AudioBlock(channelCount: 2, capacity: 64)
-        var expected: [Float] = []
-        for k in 0..<200 {
-            let n = 1 + k % 64
-            for i in 0..<n { block.channel(0)[i] = Float(k * 100 + i); block.channel(1)[i] = -1 }
-            try writer.write(block, offset: 0, count: n)
-            expected += (0..<n).map { Float(k * 100 + $0) }
+    /// Records the positions a sink is given, on whichever thread calls it. `@unchecked Sendable`: the
+    /// `ThreadedTap` calls it from its thread only, and the test reads it after `finish()` has joined that thread.
+    private final class PositionSink: MixTap, @unchecked Sendable {
+        var positions: [Int64] = []
+        var counts: [Int] = []
+        func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
+            positions.append(position); counts.append(count)
         }
-        try writer.finish()
-        try writer.close()   // again: nothing more
-        #expect(encoder.frames == expected)
-        #expect(encoder.blocks == 200 && encoder.finished == 1)
-        #expect(writer.encodeSeconds >= 0)
     }
 
-    @Test func blockWriterRethrowsTheEncodersFailure() throws {
+    @Test func threadedEncoderSinkEncodesEveryBlockInOrderInterleaved() throws {
+        let encoder = RecordingEncoder()
+        let tap = ThreadedTap(EncoderSink(encoder, channelCount: 2, blockFrames: 64), channelCount: 2, blockFrames: 64, depth: 3)
+        let block = AudioBlock(channelCount: 2, capacity: 80)
+        var expected: [Float] = []
+        var position: Int64 = 0
+        for k in 0..<200 {
+            let n = 1 + k % 64, offset = k % 16   // a block's frames need not start at its first
+            for i in 0..<n { block.channel(0)[offset + i] = Float(k * 100 + i); block.channel(1)[offset + i] = -1 }
+            try tap.receive(block, offset: offset, count: n, at: position)
+            position += Int64(n)
+            expected += (0..<n).map { Float(k * 100 + $0) }
+        }
+        try tap.finish()
+        #expect(encoder.frames == expected)
+        #expect(encoder.blocks == 200 && encoder.finished == 1)
+        #expect(tap.workSeconds >= 0 && tap.handOverSeconds >= 0)
+    }
+
+    @Test func threadedTapGivesEachBlockItsPosition() throws {
+        let sink = PositionSink()
+        let tap = ThreadedTap(sink, channelCount: 1, blockFrames: 10, depth: 2)
+        let block = AudioBlock(channelCount: 1, capacity: 10)
+        let positions: [Int64] = (0..<50).map { k in Int64(1000 + 7 * k) }
+        let counts: [Int] = (0..<50).map { k in 1 + k % 10 }
+        for k in 0..<50 { try tap.receive(block, offset: 0, count: counts[k], at: positions[k]) }
+        try tap.finish()
+        #expect(sink.positions == positions)
+        #expect(sink.counts == counts)
+    }
+
+    @Test func threadedTapRethrowsTheSinksFailure() throws {
         let encoder = RecordingEncoder(failAt: 5)
-        let writer = BlockWriter(encoder: encoder, channelCount: 2, blockFrames: 16, depth: 2)
+        let tap = ThreadedTap(EncoderSink(encoder, channelCount: 2, blockFrames: 16), channelCount: 2, blockFrames: 16, depth: 2)
         let block = AudioBlock(channelCount: 2, capacity: 16)
         var failure: Error?
-        for _ in 0..<1000 {
-            do { try writer.write(block, offset: 0, count: 16) } catch { failure = error; break }
+        for k in 0..<1000 {
+            do { try tap.receive(block, offset: 0, count: 16, at: Int64(16 * k)) } catch { failure = error; break }
         }
         #expect(failure as? Boom == Boom(at: 5))
-        #expect(throws: Boom(at: 5)) { try writer.close() }
-        #expect(encoder.blocks == 5 && encoder.finished == 0)
+        #expect(throws: Boom(at: 5)) { try tap.finish() }
+        #expect(encoder.blocks == 5 && encoder.finished == 0, "a failed sink is not finished")
     }
 
     /// Counts up from 0 in blocks of `frames` (the last one shorter), then ends or throws.

@@ -83,19 +83,19 @@ import Testing
               "tracks": [ { "generator": { "type": "pink" } } ] }
             """#)
         let job = try RenderJob(presetPath: path)
-        let caf = job.outputWarnings(for: job.outputSettings(format: .caf))
+        let caf = OutputPlan.fileWarnings(job: job, settings: job.outputSettings(format: .caf))
         #expect(caf.count == 3, "\(caf)")
         #expect(caf.allSatisfy { $0.hasPrefix(path + ": ") }, "\(caf)")
         #expect(caf.contains { $0.contains("output.tags.Mood: CAF ALAC keeps only title, artist, album") }, "\(caf)")
         #expect(caf.contains { $0.contains(": chapters: CAF ALAC has no chapter marks") }, "\(caf)")
         #expect(caf.contains { $0.contains(": output.loudness: CAF ALAC has no ReplayGain tags") }, "\(caf)")
         for format in OutputFileFormat.allCases where format != .caf {
-            #expect(job.outputWarnings(for: job.outputSettings(format: format)).isEmpty, "\(format)")
+            #expect(OutputPlan.fileWarnings(job: job, settings: job.outputSettings(format: format)).isEmpty, "\(format)")
         }
         var long = job.outputSettings(format: .wav)
         long.expectedFrameCount = 1 << 31
         #expect(long.wavNeedsRF64)
-        let rf64 = job.outputWarnings(for: long)
+        let rf64 = OutputPlan.fileWarnings(job: job, settings: long)
         #expect(rf64.count == 1 && rf64[0].contains("RF64"), "\(rf64)")
         // The title defaults to the name; the preset's tags follow, in order.
         #expect(job.outputSettings(format: .mp3).tagFields.fields.map(\.key) == ["TITLE", "ALBUM", "MOOD"])
@@ -111,9 +111,9 @@ import Testing
               "tracks": [ { "generator": { "type": "pink" } } ] }
             """#)
         let whole = try RenderJob(presetPath: path)
-        #expect(whole.chapters == [Chapters.Mark(name: "Rain", frame: 0, sampleRate: 8000),
-                                   Chapters.Mark(name: "Wind", frame: 160_000, sampleRate: 8000),
-                                   Chapters.Mark(name: "Night", frame: 364_000, sampleRate: 8000)])
+        #expect(whole.chapters == [ChapterMark(name: "Rain", frame: 0, sampleRate: 8000),
+                                   ChapterMark(name: "Wind", frame: 160_000, sampleRate: 8000),
+                                   ChapterMark(name: "Night", frame: 364_000, sampleRate: 8000)])
         let id3 = Chapters.id3Chapters(whole.chapters, frameCount: Int64(whole.range.count))
         #expect(id3.map(\.startMilliseconds) == [0, 20_000, 45_500])
         #expect(id3.map(\.endMilliseconds) == [20_000, 45_500, 60_000])
@@ -121,8 +121,8 @@ import Testing
         overrides.startSeconds = 30
         overrides.endSeconds = 50
         let part = try RenderJob(presetPath: path, overrides: overrides)
-        #expect(part.chapters == [Chapters.Mark(name: "Wind", frame: 0, sampleRate: 8000),
-                                  Chapters.Mark(name: "Night", frame: 124_000, sampleRate: 8000)])
+        #expect(part.chapters == [ChapterMark(name: "Wind", frame: 0, sampleRate: 8000),
+                                  ChapterMark(name: "Night", frame: 124_000, sampleRate: 8000)])
         let partID3 = Chapters.id3Chapters(part.chapters, frameCount: Int64(part.range.count))
         #expect(partID3.map(\.endMilliseconds) == [15_500, 20_000])
         // Shortened by --duration: a chapter past the new end is an error at its path.

@@ -16,7 +16,7 @@ import Testing
     /// writer's own blocking is exercised) and returns the path.
     @discardableResult
     func write(_ samples: [Float], to path: String, settings: OutputSettings, blockFrames: Int = 1000,
-               chapters: [AudioFileWriter.Chapter] = []) throws -> String {
+               chapters: [ChapterMark] = []) throws -> String {
         let writer = try FFmpegFileWriter(path: path, settings: settings, chapters: chapters)
         try forEachBlock(of: samples, channels: settings.channelCount, blockFrames: blockFrames) {
             try writer.write(interleaved: $0, frames: $1)
@@ -159,9 +159,9 @@ import Testing
         settings.title = "Rain — night"
         settings.artist = "mixrender tests"
         settings.comment = "pink noise"
-        let chapters = [AudioFileWriter.Chapter(name: "Arrival", frame: 0),
-                        AudioFileWriter.Chapter(name: "Body scan", frame: 30_000),
-                        AudioFileWriter.Chapter(name: "Sleep", frame: 90_017)]
+        let chapters = [ChapterMark(name: "Arrival", frame: 0, sampleRate: Self.rate),
+                        ChapterMark(name: "Body scan", frame: 30_000, sampleRate: Self.rate),
+                        ChapterMark(name: "Sleep", frame: 90_017, sampleRate: Self.rate)]
         let frames = Self.rate * 3
         settings.expectedFrameCount = Int64(frames)
         let path = try write(noise(frames: frames, channels: 2), to: folder.path("t.m4a"), settings: settings, chapters: chapters)
@@ -243,18 +243,18 @@ import Testing
         let path = folder.path("c.m4a")
         var settings = stereo()
         settings.expectedFrameCount = 4000
-        func reason(_ chapters: [AudioFileWriter.Chapter], _ settings: OutputSettings) throws -> String {
+        func reason(_ chapters: [ChapterMark], _ settings: OutputSettings) throws -> String {
             try #require(throws: AudioIOError.self) { try FFmpegFileWriter(path: path, settings: settings, chapters: chapters) }.reason
         }
-        #expect(try reason([.init(name: "b", frame: 100), .init(name: "a", frame: 100)], settings)
+        #expect(try reason([.init(name: "b", frame: 100, sampleRate: Self.rate), .init(name: "a", frame: 100, sampleRate: Self.rate)], settings)
                 == "chapter 'a' (frame 100) does not start after 'b' (frame 100)")
-        #expect(try reason([.init(name: "", frame: 0)], settings) == "chapter 1 has no name")
-        #expect(try reason([.init(name: "a", frame: 0), .init(name: "z", frame: 4000)], settings)
+        #expect(try reason([.init(name: "", frame: 0, sampleRate: Self.rate)], settings) == "chapter 1 has no name")
+        #expect(try reason([.init(name: "a", frame: 0, sampleRate: Self.rate), .init(name: "z", frame: 4000, sampleRate: Self.rate)], settings)
                 == "chapter 'z' starts at frame 4000, not before the end (4000 frames)")
-        #expect(try reason([.init(name: "a", frame: 0)], stereo()) == "chapters need the length known before writing (expectedFrameCount)")
+        #expect(try reason([.init(name: "a", frame: 0, sampleRate: Self.rate)], stereo()) == "chapters need the length known before writing (expectedFrameCount)")
         #expect(!FileManager.default.fileExists(atPath: path))
 
-        let writer = try FFmpegFileWriter(path: path, settings: settings, chapters: [.init(name: "a", frame: 0)])
+        let writer = try FFmpegFileWriter(path: path, settings: settings, chapters: [.init(name: "a", frame: 0, sampleRate: Self.rate)])
         let samples = noise(frames: 3000, channels: 2)
         try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: 3000) }
         let short = try #require(throws: AudioIOError.self) { try writer.finish() }

@@ -83,8 +83,7 @@ public enum BatchJobList {
         var loaded: [String: Preset?] = [:]
         for job in jobs {
             access.reads(job.preset, as: "the preset of \(job.origin)")
-            let preset = loaded[job.preset] ?? (try? PresetLoader.load(path: job.preset, durationSeconds: job.overrides.durationSeconds,
-                                                                        ignoringMasterFadeFit: job.overrides.loopable))
+            let preset = loaded[job.preset] ?? (try? PresetLoader.load(path: job.preset, overrides: job.overrides))
             loaded[job.preset] = preset
             if let preset { access.reads(filesOf: preset, by: job.origin) }
         }

@@ -138,8 +138,8 @@ public final class BatchRunner: @unchecked Sendable {
                     throw EngineError.output(path: batchJob.output, reason: "cannot make its folder: \(error)")
                 }
             }
-            let settings = try job.outputSettings(for: batchJob.output)
-            outcome.warnings = job.plan.warnings + job.outputWarnings(for: settings)
+            let output = try job.outputPlan(to: .file(path: batchJob.output))
+            outcome.warnings = job.plan.warnings + output.warnings
             outcome.planSeconds = (clock.now - jobStart).seconds
 
             let prepareStart = clock.now
@@ -152,7 +152,7 @@ public final class BatchRunner: @unchecked Sendable {
             let rate = Double(job.plan.sampleRate)
             let length = Double(job.range.count) / rate
             state.withLock { $0.current[worker] = (0, length) }
-            outcome.result = try job.render(to: batchJob.output, blockFrames: blockFrames, material: material) { [self] frames in
+            outcome.result = try job.render(output, blockFrames: blockFrames, material: material) { [self] frames in
                 state.withLock { s in
                     s.current[worker].rendered = Double(frames) / rate
                     guard clock.now - s.lastReport >= .milliseconds(100) else { return }

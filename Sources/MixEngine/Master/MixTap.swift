@@ -1,13 +1,13 @@
 import MixDSP
 import MixIO
 
-/// Something that listens to the mix at a point of the master chain without changing it: a meter,
-/// the output encoder, a waveform recorder, a loudness meter.
+/// The one sink protocol: something that listens to the mix at a point of the master chain without
+/// changing it: a meter, the output encoder, a waveform recorder, a loudness meter.
 ///
 /// A tap receives exactly the frames of the render's range (not the warm-up before a partial render,
 /// not the limiter's flush after it), in timeline order, planar, on the render thread. It must not
-/// change `block`. Work that is slow (encoding) belongs on another thread: `EncoderTap` hands blocks
-/// to one.
+/// change `block`. Work that is slow (encoding, true-peak metering) belongs on another thread: wrap the
+/// sink in a `ThreadedTap`. The output encoder is a sink too (`EncoderSink`).
 /// `receive` runs once per block and should not allocate (a render block allocates nothing).
 public protocol MixTap: AnyObject {
     /// Frames `[offset, offset + count)` of `block` are frames `[position, position + count)` of the timeline.
@@ -53,38 +53,4 @@ public final class LevelTap: MixTap {
     public func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
         meter.measure(block, offset: offset, count: count)
     }
-}
-
-/// Hands what passes to an `AudioEncoder` running on its own thread (`BlockWriter`: a fixed ring of
-/// interleaved buffers), so encoding overlaps mixing. The output file is such a tap.
-///
-/// Layout: a `BlockWriter` (a ring of 8 interleaved buffers of `blockFrames` frames) and a timer.
-/// `init` allocates the ring and starts the encoder thread; `receive` allocates nothing. `receive`,
-/// `finish` and `abandon` are called from one thread, the render thread; the encoder's `write` runs on
-/// the encoder thread, its `finish` on the caller's after that thread has ended.
-public final class EncoderTap: MixTap {
-    private let writer: BlockWriter
-    /// Seconds the render thread spent handing blocks over (interleaving, and waiting for a free buffer
-    /// when the encoder is behind).
-    public private(set) var writeSeconds: Double = 0
-    /// Seconds the encoder thread spent encoding.
-    public var encodeSeconds: Double { writer.encodeSeconds }
-    /// The same in CPU seconds (the render thread's, and the encoder thread's).
-    public private(set) var writeCPUSeconds: Double = 0
-    public var encodeCPUSeconds: Double { writer.encodeCPUSeconds }
-    private let clock = ContinuousClock()
-
-    public init(_ encoder: AudioEncoder, channelCount: Int, blockFrames: Int) {
-        writer = BlockWriter(encoder: encoder, channelCount: channelCount, blockFrames: blockFrames)
-    }
-
-    public func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
-        let started = clock.now, startedCPU = CPUClock.thread
-        try writer.write(block, offset: offset, count: count)
-        writeSeconds += (clock.now - started).seconds
-        writeCPUSeconds += CPUClock.thread - startedCPU
-    }
-
-    public func finish() throws { try writer.finish() }
-    public func abandon() { try? writer.close() }
 }

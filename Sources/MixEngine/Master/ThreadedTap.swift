@@ -1,15 +1,20 @@
 import Foundation  // Thread
 import MixDSP
+import MixIO  // CPUClock
 
-/// Runs another tap on a thread of its own: the render thread copies each block into a ring and goes on, and
-/// the tap's thread measures it. A render's output loudness meter (`LoudnessTap`: K-weighting, gating and the
-/// 4x true-peak detector, about a fifth of a render to WAV) runs so, on the core the WAV writer leaves idle.
+/// Runs any sink (`MixTap`) on a thread of its own: the render thread copies each block into a ring and goes
+/// on, and the sink's thread hands it to the sink. The one threaded adapter of the output side: the output
+/// file's encoder (`EncoderSink`, interleaving for it), a render's output loudness meter (`LoudnessTap`:
+/// K-weighting, gating and the 4x true-peak detector, about a fifth of a render to WAV, on the core the WAV
+/// writer leaves idle) and a waveform recorder each run so.
 ///
 /// Layout: a `BufferRing` of `depth` planar buffers (`channelCount` runs of `blockFrames` floats each), the
-/// positions of the blocks in it, and a block the tap's thread copies each buffer into. `init` allocates them
-/// and starts the thread; `receive` allocates nothing. `receive`, `finish` and `abandon` are called from the
-/// render thread; the inner tap's `receive` runs on the tap's thread, its `finish` and `abandon` on the render
-/// thread after that thread has ended. Read the inner tap only after `finish`.
+/// positions of the blocks in it, a block the sink's thread copies each buffer into, and four timers.
+/// `init` allocates them and starts the thread; `receive` allocates nothing. `receive`, `finish` and `abandon`
+/// are called from the render thread; the inner sink's `receive` runs on the sink's thread, its `finish` and
+/// `abandon` on the render thread after that thread has ended. Read the inner sink (and `workSeconds`) only
+/// after `finish` or `abandon`. If the sink fails, its thread stops taking blocks and the next `receive` (or
+/// `finish`) throws the sink's error.
 public final class ThreadedTap: MixTap {
     private let ring: BufferRing
     private let worker: Worker
@@ -18,23 +23,41 @@ public final class ThreadedTap: MixTap {
     private var isClosed = false
     /// Blocks handed over so far (the render thread's count; the worker keeps its own).
     private var published = 0
+    private let clock = ContinuousClock()
+    /// Seconds the render thread spent handing blocks over (copying, and waiting for a free buffer when the
+    /// sink is behind), and the same in the render thread's CPU seconds.
+    public private(set) var handOverSeconds: Double = 0
+    public private(set) var handOverCPUSeconds: Double = 0
+    /// Seconds the sink's thread spent inside the sink's `receive` (complete after `finish` or `abandon`),
+    /// and the same in that thread's CPU seconds.
+    public var workSeconds: Double { worker.workSeconds }
+    public var workCPUSeconds: Double { worker.workCPUSeconds }
+    /// The sink it runs.
+    public var sink: MixTap { worker.tap }
 
-    public init(_ tap: MixTap, channelCount: Int, blockFrames: Int, depth: Int = 8) {
+    /// `name` names the thread (`mixrender-encoder`, `mixrender-tap`), as debuggers and `top -H` show it.
+    public init(_ tap: MixTap, channelCount: Int, blockFrames: Int, depth: Int = 8, name: String = "mixrender-tap") {
         self.blockFrames = blockFrames
         self.channelCount = channelCount
         ring = BufferRing(slotCount: depth, capacity: blockFrames * channelCount)
         worker = Worker(tap: tap, ring: ring, channelCount: channelCount, blockFrames: blockFrames, depth: depth)
         let worker = self.worker
         let thread = Thread { worker.run() }
-        thread.name = "mixrender-tap"
+        thread.name = name
         thread.stackSize = 8 << 20
         thread.start()
     }
 
+    /// Lets the sink's thread take what is queued and end, if `finish` or `abandon` was never called.
     deinit { ring.closeWriting() }
 
     public func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
         precondition(count <= blockFrames)
+        let started = clock.now, startedCPU = CPUClock.thread
+        defer {
+            handOverSeconds += (clock.now - started).seconds
+            handOverCPUSeconds += CPUClock.thread - startedCPU
+        }
         let buffer = try ring.reserve()
         for c in 0..<channelCount {
             Kernels.copy(block.channel(c).baseAddress! + offset, to: buffer + c * blockFrames, count: count)
@@ -44,6 +67,7 @@ public final class ThreadedTap: MixTap {
         ring.publish(count: count)
     }
 
+    /// Waits until the sink has taken every queued block, then finishes it.
     public func finish() throws {
         try close()
         try worker.tap.finish()
@@ -54,6 +78,7 @@ public final class ThreadedTap: MixTap {
         worker.tap.abandon()
     }
 
+    /// Stops the sink's thread after the queued blocks; rethrows its failure, if any. Once only.
     private func close() throws {
         guard !isClosed else { return }
         isClosed = true
@@ -61,16 +86,21 @@ public final class ThreadedTap: MixTap {
         if let failure = ring.waitUntilReadingClosed() { throw failure }
     }
 
-    /// The tap's thread: holds what it needs itself, so the thread never outlives what it uses.
+    /// The sink's thread: holds what it needs itself, so the thread never outlives what it uses.
+    /// `@unchecked Sendable`: handed to the thread once; `tap` and `block` are used by that thread only until
+    /// it closes its end of the ring, and by the render thread only after `waitUntilReadingClosed` (the ring's
+    /// lock orders the two); `positions[i]` is written by the render thread before `publish` and read here
+    /// after `next` returns that slot (the same lock orders them); the timers are written here only and read
+    /// after the thread has closed its end.
     private final class Worker: @unchecked Sendable {
         let tap: MixTap
         let ring: BufferRing
         let block: AudioBlock
         let blockFrames: Int
-        /// Each slot's timeline position: written by the render thread before `publish`, read here after `next`
-        /// (the ring's lock orders the two).
         let positions: UnsafeMutablePointer<Int64>
         let depth: Int
+        var workSeconds: Double = 0
+        var workCPUSeconds: Double = 0
 
         init(tap: MixTap, ring: BufferRing, channelCount: Int, blockFrames: Int, depth: Int) {
             self.tap = tap
@@ -85,17 +115,24 @@ public final class ThreadedTap: MixTap {
         deinit { positions.deallocate() }
 
         func run() {
+            let clock = ContinuousClock()
             var taken = 0
+            // The render thread never closes its end with a failure, so `next()` does not throw here.
             while let slot = try? ring.next() {
+                let started = clock.now, startedCPU = CPUClock.thread
                 for c in 0..<block.channelCount {
                     Kernels.copy(slot.buffer + c * blockFrames, to: block.channel(c).baseAddress!, count: slot.count)
                 }
                 do {
                     try tap.receive(block, offset: 0, count: slot.count, at: positions[taken % depth])
                 } catch {
+                    workSeconds += (clock.now - started).seconds
+                    workCPUSeconds += CPUClock.thread - startedCPU
                     ring.closeReading(failure: error)
                     return
                 }
+                workSeconds += (clock.now - started).seconds
+                workCPUSeconds += CPUClock.thread - startedCPU
                 taken += 1
                 ring.release()
             }

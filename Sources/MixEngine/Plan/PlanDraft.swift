@@ -22,6 +22,9 @@ struct PlanDraft {
     var tracks: [Track] = []
     /// Where the render speaks, in frames of the timeline: the ducking follows it.
     var speech: [Range<Int64>] = []
+    /// The tracks whose gain the job sets by measuring them (`LoudnessMeasuring.applyTrackLoudness`), each as it
+    /// stood when `TrackLoudnessPass` recorded it.
+    var trackLoudness: [LoudnessMeasuring.TrackRequest] = []
     /// The master gain's envelopes: fades, a sleep ending's fade.
     var masterEnvelopes: [Envelope]
     var timeline: Timeline

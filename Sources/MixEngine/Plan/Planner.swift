@@ -83,6 +83,8 @@ public struct Planner {
                               resampler: preset.output.resampler, tracks: tracks, master: master,
                               limiter: limiter, timeline: timeline)
         plan.loudness = preset.output.loudness
+        plan.trackLoudness = draft.trackLoudness
+        plan.needsSeparateChannels = preset.tracks.contains { $0.source.needsSeparateChannels }
         plan.loop = loop
         plan.warnings = session.warnings
         plan.sourceFiles = session.files
@@ -106,66 +108,6 @@ public struct Planner {
             throw session.error("output.loopable", "a \(t(fade.seconds)) crossfade needs a render at least twice as long (\(t(2 * fade.seconds))); the render is \(t(Double(length) / Double(preset.output.sampleRate)))")
         }
         return LoopOutput(length: length, crossfadeFrames: crossfade, curve: fade.curve)
-    }
-
-    /// The longest stretch of a track, from its start, measured for its `loudness`.
-    static let trackLoudnessWindowSeconds = 120
-
-    /// Sets the gain of each track that gives a `loudness`: the track is rendered alone (its own gains at
-    /// unity, its events' crossfades kept) over its first two minutes, measured before the limiter (EBU R128,
-    /// gated, so silence before and between its sounds does not count), and given the gain that puts it at its
-    /// loudness: an absolute one in LUFS, or one relative to another named track's loudness in the mix (that
-    /// track's measure plus its gain, itself set by its own `loudness` if it has one).
-    static func setTrackLoudness(_ named: [(track: Int, spec: TrackSpec, jsonPath: String)], tracks: inout [PlannedTrack],
-                                  context: RenderFormat, total: Int64, session: PlanningContext) throws {
-        guard named.contains(where: { $0.spec.loudness != nil }) else { return }
-        var measured: [Int: Double] = [:]
-        func measure(_ entry: (track: Int, spec: TrackSpec, jsonPath: String)) throws -> Double {
-            if let known = measured[entry.track] { return known }
-            var solo = tracks[entry.track]
-            solo.gains = GainStack()
-            let plan = RenderPlan(sampleRate: context.sampleRate, channelCount: context.channelCount, frameCount: total,
-                                  resampler: context.resampler, tracks: [solo], master: GainStack(), limiter: LimiterSpec(),
-                                  timeline: Timeline(sampleRate: context.sampleRate, frameCount: total))
-            let window = solo.start..<min(solo.end, total, solo.start + Int64(Self.trackLoudnessWindowSeconds * context.sampleRate))
-            let loudness = try Normalisation.measure(plan, at: .beforeLimiter, material: PreparedMaterial(), range: window).loudness
-            guard loudness.isFinite else {
-                throw session.error("\(entry.jsonPath).loudness", "the track is silent where it is measured (its first \(Self.trackLoudnessWindowSeconds / 60) minutes), so its loudness cannot be set")
-            }
-            measured[entry.track] = loudness
-            return loudness
-        }
-        var resolving = Set<Int>()
-        var levels: [Int: Double] = [:]   // each track's loudness in the mix, once known
-        func level(_ entry: (track: Int, spec: TrackSpec, jsonPath: String)) throws -> Double {
-            if let known = levels[entry.track] { return known }
-            let own = try measure(entry)
-            let gainDb: Double
-            switch entry.spec.loudness {
-            case nil:
-                gainDb = entry.spec.gainDb
-            case .absolute(let target)?:
-                gainDb = target - own
-            case .relative(let name, let offset)?:
-                guard let other = named.first(where: { $0.spec.name == name && $0.track != entry.track }) else {
-                    let names = named.compactMap(\.spec.name).filter { $0 != entry.spec.name }
-                    throw session.error("\(entry.jsonPath).loudness.track", "no other track is named \(JSONValue.quote(name))"
-                                        + (names.isEmpty ? "" : "; the named tracks are " + names.map { "'\($0)'" }.joined(separator: ", ")))
-                }
-                guard resolving.insert(entry.track).inserted else {
-                    throw session.error("\(entry.jsonPath).loudness.track", "the tracks' loudness refer to each other in a circle")
-                }
-                gainDb = try level(other) + offset - own
-            }
-            guard gainDb <= 24 else {
-                throw session.error("\(entry.jsonPath).loudness", "the track measures \(String(format1: own)) LUFS; sitting there needs "
-                                    + "+\(String(format1: gainDb)) dB, more than the +24 dB a track's gain may have")
-            }
-            if entry.spec.loudness != nil { tracks[entry.track].gains.constant = Float(gain(fromDecibels: gainDb)) }
-            levels[entry.track] = own + gainDb
-            return own + gainDb
-        }
-        for entry in named where entry.spec.loudness != nil { _ = try level(entry) }
     }
 
     /// Where track `index` sits: from its `start` to its `end`, or over the sections it plays `during`.

@@ -21,6 +21,13 @@ public struct RenderPlan: Sendable {
     public var limiter: LimiterSpec
     /// Normalisation to a loudness (`RenderJob` finds the gain by measuring passes); nil: none.
     public var loudness: LoudnessSpec?
+    /// Whether a track's kind needs the channels kept apart by the encoder (binaural beats), so that the output
+    /// refuses settings that merge them (`OutputPlan`).
+    public var needsSeparateChannels = false
+    /// The tracks whose gain is set from their measured loudness, as the planner recorded them (with the named
+    /// tracks they may refer to); the job measures them and sets the gains (`LoudnessMeasuring.applyTrackLoudness`),
+    /// which empties this. Empty when no track gives a `loudness`.
+    public var trackLoudness: [LoudnessMeasuring.TrackRequest] = []
     /// Things the planner had to adjust (a crossfade longer than half a loop, say), one line each,
     /// with the JSON path they concern. The render goes ahead; the CLI prints them on stderr.
     public var warnings: [String] = []

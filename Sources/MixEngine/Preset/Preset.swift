@@ -32,6 +32,9 @@ public struct Preset: Sendable, Equatable {
     /// Every file the preset names (sources, recordings, its bed and the bed's own files), as resolved: what a
     /// render reads, which nothing it writes may be (`FileAccess`).
     public var files: [PresetFile] = []
+    /// What merging the caller's overrides left out of the document, one line each naming the file and the JSON
+    /// path (`RenderOverrides.merge`); the plan's warnings start with them.
+    public var warnings: [String] = []
 
     public init(name: String? = nil, output: OutputSpec = OutputSpec(), durationSeconds: Double?,
                 master: MasterSpec = MasterSpec(), tracks: [TrackSpec], voice: VoiceSpec? = nil, session: SessionSpec? = nil) {

@@ -11,21 +11,24 @@ import MixIO
 /// No state: any thread may load at once. Its functions allocate (the file's bytes, the JSON tree,
 /// the `Preset`).
 public enum PresetLoader {
-    /// Reads and validates the preset at `path`; relative source paths in it are resolved against the
-    /// folder `path` is in (so they stay relative if `path` is).
-    /// `durationSeconds`, when given, stands in for the document's `duration` and is checked as it would be.
-    /// `ignoringMasterFadeFit`: the caller will leave the master fades out (a render made loopable on the command
-    /// line), so they need not fit the length.
-    public static func load(path: String, durationSeconds: Double? = nil, ignoringMasterFadeFit: Bool = false) throws -> Preset {
-        try load(path: path, durationSeconds: durationSeconds, ignoringMasterFadeFit: ignoringMasterFadeFit, bedChain: [])
+    /// Reads and validates the preset at `path` and merges `overrides` into it: the final preset, which nothing
+    /// patches afterwards. Relative source paths in it are resolved against the folder `path` is in (so they stay
+    /// relative if `path` is). The overrides are checked first (errors name the setting); the length they give
+    /// stands in for the document's `duration` and is checked as it would be (fades that fit, tracks that start in
+    /// time); a render made loopable leaves the master fades out (a warning in `Preset.warnings`), so they need
+    /// not fit the length.
+    public static func load(path: String, overrides: RenderOverrides = RenderOverrides()) throws -> Preset {
+        try overrides.check()
+        var preset = try load(path: path, overrides: overrides, bedChain: [])
+        preset.warnings = try overrides.merge(into: &preset, file: path)
+        return preset
     }
 
     /// The longest preset mixrender reads: 64 MiB, room for the most tags a preset may carry (docs/presets.md).
     public static let maximumBytes = 64 << 20
 
     /// `load`, for a bed reached through the presets in `bedChain`.
-    static func load(path: String, durationSeconds: Double? = nil, ignoringMasterFadeFit: Bool = false,
-                     bedChain: [String]) throws -> Preset {
+    static func load(path: String, overrides: RenderOverrides = RenderOverrides(), bedChain: [String]) throws -> Preset {
         guard !path.isEmpty else {
             throw EngineError.preset(PresetError(file: "", jsonPath: "", message: "no preset file given"))
         }
@@ -42,8 +45,7 @@ public enum PresetLoader {
             }
             throw EngineError.preset(PresetError(file: path, jsonPath: "", message: "cannot read preset: \(problem)"))
         }
-        return try parse(bytes, file: path, baseDirectory: folder(of: path), durationSeconds: durationSeconds,
-                         ignoringMasterFadeFit: ignoringMasterFadeFit, bedChain: bedChain)
+        return try parse(bytes, file: path, baseDirectory: folder(of: path), overrides: overrides, bedChain: bedChain)
     }
 
     /// Parses and validates a preset held in memory.
@@ -56,23 +58,27 @@ public enum PresetLoader {
         try parse([UInt8](data), file: file, baseDirectory: baseDirectory)
     }
 
-    /// Parses and validates a preset held in memory as UTF-8 bytes (see `parse(_:file:baseDirectory:)`).
+    /// Parses and validates a preset held in memory as UTF-8 bytes (see `parse(_:file:baseDirectory:)`), with
+    /// `overrides` merged as `load(path:overrides:)` does.
     public static func parse(_ bytes: [UInt8], file: String, baseDirectory: String,
-                             durationSeconds: Double? = nil, ignoringMasterFadeFit: Bool = false) throws -> Preset {
-        try parse(bytes, file: file, baseDirectory: baseDirectory, durationSeconds: durationSeconds,
-                  ignoringMasterFadeFit: ignoringMasterFadeFit, bedChain: [])
+                             overrides: RenderOverrides = RenderOverrides()) throws -> Preset {
+        try overrides.check()
+        var preset = try parse(bytes, file: file, baseDirectory: baseDirectory, overrides: overrides, bedChain: [])
+        preset.warnings = try overrides.merge(into: &preset, file: file)
+        return preset
     }
 
-    static func parse(_ bytes: [UInt8], file: String, baseDirectory: String, durationSeconds: Double?,
-                      ignoringMasterFadeFit: Bool, bedChain: [String]) throws -> Preset {
+    /// The document read with the overrides that change how it is checked (its length, loopable); the rest are
+    /// merged by the public entry points.
+    static func parse(_ bytes: [UInt8], file: String, baseDirectory: String, overrides: RenderOverrides,
+                      bedChain: [String]) throws -> Preset {
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes)
         } catch let error as JSONSyntaxError {
             throw EngineError.preset(PresetError(file: file, jsonPath: error.jsonPath, message: error.message))
         }
-        var reader = PresetReader(baseDirectory: baseDirectory, durationOverride: durationSeconds)
-        reader.ignoresMasterFadeFit = ignoringMasterFadeFit
+        var reader = PresetReader(baseDirectory: baseDirectory, overrides: overrides)
         reader.bedChain = bedChain
         return try reader.preset(JSONCursor(root, file: file))
     }

@@ -11,11 +11,11 @@ struct PresetReader {
     static let maximumTracks = 4096
     /// Relative source paths are resolved against this folder.
     let baseDirectory: String
-    /// A length given by the caller instead of the document's `duration` (the command line's override); the
-    /// preset is checked against it exactly as against its own (fades that fit, tracks that start in time).
-    var durationOverride: Double? = nil
-    /// Whether the master fades need not fit the length: the caller leaves them out (`--loopable`).
-    var ignoresMasterFadeFit = false
+    /// What the caller overrides. Two change how the document is checked: a length instead of the document's
+    /// `duration` (the preset is checked against it exactly as against its own: fades that fit, tracks that start
+    /// in time), and `loopable`, which leaves the master fades out, so they need not fit the length. The loader
+    /// merges the rest (`RenderOverrides.merge`).
+    var overrides = RenderOverrides()
     /// The preset's `voice`, once read: the defaults of its `speech` tracks.
     var voice: VoiceSpec? = nil
     /// Every file the preset names, as `path` resolves it (shared by the copies of the reader).
@@ -73,7 +73,7 @@ struct PresetReader {
         let written = isSession
             ? try document["duration"]?.time(allowingZero: false)
             : try document.required("duration", hint: "the length of the render, e.g. \"8h\"").time(allowingZero: false)
-        let duration = durationOverride ?? written
+        let duration = overrides.durationSeconds ?? written
         let output = try document["output"].map(output) ?? OutputSpec()
         let master = try document["master"].map { try self.master($0, duration: duration) } ?? MasterSpec()
         var reader = self
@@ -107,7 +107,7 @@ struct PresetReader {
                             voice: voice, session: session)
         preset.files = files.files
         preset.chapters = try document["chapters"].map { try chapters($0, duration: duration) }
-        preset.durationIsOverride = durationOverride != nil
+        preset.durationIsOverride = overrides.durationSeconds != nil
         return preset
     }
 
@@ -265,7 +265,7 @@ struct PresetReader {
         if let gain = object["gainDb"] { master.gainDb = try gain.number(in: -60...24) }
         if let fade = object["fadeIn"] { master.fadeIn = try self.fade(fade) }
         if let fade = object["fadeOut"] { master.fadeOut = try self.fade(fade) }
-        if let duration, !ignoresMasterFadeFit {
+        if let duration, !overrides.loopable {
             try checkFadesFit(master.fadeIn, master.fadeOut, in: duration,
                               what: "the render (\(TimeParser.string(fromSeconds: duration)))", object: object)
         }

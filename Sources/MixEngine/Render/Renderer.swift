@@ -31,10 +31,10 @@ public struct RenderSummary: Sendable {
 
 /// Wall-clock seconds per stage. `prepare` is making the material the plan needs that the given
 /// `PreparedMaterial` did not hold yet (only looking it up when another render had made it); `sources` is decoding and
-/// resampling streams plus copying loops and generating noise inside the loop; `encode` runs on its own
-/// thread, overlapping the rest. `write` is the render loop handing blocks to the encoder thread:
-/// interleaving, and waiting for a free buffer when the encoder is behind (most of a render to Ogg
-/// Vorbis, whose encoder is slowest).
+/// resampling streams plus copying loops and generating noise inside the loop; `encode` (interleaving and
+/// encoding) runs on its own thread, overlapping the rest. `write` is the render loop handing blocks to the
+/// encoder thread: copying them into its ring, and waiting for a free buffer when the encoder is behind (most
+/// of a render to Ogg Vorbis, whose encoder is slowest).
 ///
 /// The `...CPU` fields are CPU seconds of the same stages (`CPUClock`): `prepareCPU` and `totalCPU` are the
 /// whole process's (preparing runs on every core; the total includes the encoder thread), `sourcesCPU`,
@@ -127,7 +127,9 @@ public final class Renderer {
                               detection: plan.limiter.detection)
         let meter = LevelTap()
         let loudness = measuresOutput ? LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate) : nil
-        let output = EncoderTap(encoder, channelCount: channels, blockFrames: blockFrames)
+        // The encoder is a sink like any other, interleaving on a thread of its own.
+        let output = ThreadedTap(EncoderSink(encoder, channelCount: channels, blockFrames: blockFrames),
+                                 channelCount: channels, blockFrames: blockFrames, name: "mixrender-encoder")
         let gains = GainStage(plan.master, blockFrames: blockFrames)
         let limiterStage = LimiterStage(limiter)
         let wrap = try loop.map { LoopWrapStage($0, tail: try renderTail(of: $0, material: material, timings: &timings)) }
@@ -175,13 +177,13 @@ public final class Renderer {
             chain.abandon()
             throw error
         }
-        timings.write = output.writeSeconds
-        timings.mix -= output.writeSeconds
-        timings.encode = output.encodeSeconds
+        timings.write = output.handOverSeconds
+        timings.mix -= output.handOverSeconds
+        timings.encode = output.workSeconds
         timings.wall = (clock.now - started).seconds
-        timings.writeCPU = output.writeCPUSeconds
-        timings.mixCPU -= output.writeCPUSeconds
-        timings.encodeCPU = output.encodeCPUSeconds
+        timings.writeCPU = output.handOverCPUSeconds
+        timings.mixCPU -= output.handOverCPUSeconds
+        timings.encodeCPU = output.workCPUSeconds
         timings.totalCPU = CPUClock.process - startedCPU
 
         return RenderSummary(

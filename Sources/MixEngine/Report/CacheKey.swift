@@ -39,7 +39,7 @@ public struct CacheKey: Sendable, Equatable {
     /// The key of rendering `range` of `plan`, with these input digests (path -> SHA-256), written with
     /// `output` settings (nil: the audio key only) and these chapter marks, by mixrender `version`.
     public init(plan: RenderPlan, range: Range<Int64>, digests: [String: String], output: OutputSettings?,
-                chapters: [Chapters.Mark] = [], version: String = MixrenderVersion.string) throws {
+                chapters: [ChapterMark] = [], version: String = MixrenderVersion.string) throws {
         let audioText = try Self.audioText(plan: plan, range: range, digests: digests, version: version)
         audio = ContentHash.of(audioText)
         self.version = version
@@ -103,7 +103,7 @@ public struct CacheKey: Sendable, Equatable {
     }
 
     /// The canonical text of what the encoding adds: what changes the file's bytes beyond the audio.
-    public static func encodingText(_ settings: OutputSettings, chapters: [Chapters.Mark]) -> String {
+    public static func encodingText(_ settings: OutputSettings, chapters: [ChapterMark]) -> String {
         var w = CacheKeyWriter(digests: [:])
         w.field("format", settings.format.fileExtension)
         if settings.format.isPCM {

@@ -6,26 +6,10 @@ import MixIO
 ///
 /// ID3v2 formats take them as `CHAP` frames with a `CTOC` (`id3Chapters`).
 ///
-/// No state; `comments` and `id3Chapters` allocate the list.
+/// The marks themselves are `ChapterMark`s (MixIO). No state; `comments` and `id3Chapters` allocate the list.
 public enum Chapters {
-    /// One chapter: a name and where it starts, in frames of the file. A value; allocates only the name.
-    public struct Mark: Sendable, Equatable {
-        public var name: String
-        public var frame: Int64
-        public var sampleRate: Int
-        public init(name: String, frame: Int64, sampleRate: Int) { self.name = name; self.frame = frame; self.sampleRate = sampleRate }
-
-        /// `HH:MM:SS.mmm`, rounded to the millisecond.
-        public var timestamp: String {
-            let ms = (frame * 1000 + Int64(sampleRate) / 2) / Int64(sampleRate)
-            func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-            let fraction = String(String(ms % 1000 + 1000).dropFirst())
-            return "\(two(ms / 3_600_000)):\(two(ms / 60_000 % 60)):\(two(ms / 1000 % 60)).\(fraction)"
-        }
-    }
-
     /// The comments for `marks`, two per chapter.
-    public static func comments(_ marks: [Mark]) -> [(key: String, value: String)] {
+    public static func comments(_ marks: [ChapterMark]) -> [(key: String, value: String)] {
         marks.enumerated().flatMap { index, mark -> [(key: String, value: String)] in
             let number = String(String(index + 1 + 1000).dropFirst())
             return [(key: "CHAPTER\(number)", value: mark.timestamp), (key: "CHAPTER\(number)NAME", value: mark.name)]
@@ -34,7 +18,7 @@ public enum Chapters {
 
     /// The chapters as ID3v2 `CHAP` frames want them: each from its start to the next one's (the last to
     /// `frameCount`, the file's end), in milliseconds rounded to the nearest.
-    public static func id3Chapters(_ marks: [Mark], frameCount: Int64) -> [FileTags.Chapter] {
+    public static func id3Chapters(_ marks: [ChapterMark], frameCount: Int64) -> [FileTags.Chapter] {
         func ms(_ frame: Int64, _ rate: Int) -> UInt32 { UInt32(clamping: (frame * 1000 + Int64(rate) / 2) / Int64(rate)) }
         return marks.enumerated().map { index, mark in
             let end = index + 1 < marks.count ? marks[index + 1].frame : frameCount

@@ -1,15 +1,16 @@
 import MixDSP
 import MixIO
 
-/// Analyses audio as it streams past, for a `WaveformPlan`: an `AudioEncoder`, so a render can pass it
-/// as an extra sink and it sees exactly the frames written to the output file. Columns collect in one
-/// `WaveformColumnStore` per zoom level; `writeOutputs()` writes the plan's files after `finish()`.
+/// Analyses audio as it streams past, for a `WaveformPlan`: interleaved frames, as an `AudioEncoder` (a file's
+/// blocks as decoded, `WaveformJob`), or a render's output as a sink (`renderTap(channelCount:blockFrames:)`),
+/// where it sees exactly the frames written to the output file. Columns collect in one `WaveformColumnStore` per
+/// zoom level; `writeOutputs()` writes the plan's files after `finish()`.
 ///
 /// Layout: the plan, the stores and a `WaveformAnalyzer` with an `FFTWRealFFT` of its own. `init`
 /// allocates them (planning the FFT under FFTW's lock); `write` allocates nothing until a store first
 /// spills to disk; `writeOutputs` allocates what the files need. Not thread-safe: one thread at a time
-/// (as a render's extra sink, `write` runs on the encoder thread and `finish` then on the render
-/// thread); read the results after `finish()`.
+/// (as a render's sink, `write` runs on the sink's thread and `finish` then on the render thread); read the
+/// results after `finish()`.
 public final class WaveformRecorder: AudioEncoder {
     public let plan: WaveformPlan
     public let stores: [WaveformColumnStore]
@@ -30,6 +31,13 @@ public final class WaveformRecorder: AudioEncoder {
 
     public func finish() throws {
         try analyzer.finish()
+    }
+
+    /// This recorder as a sink of a render's output (`RenderJob.render(taps:)`): on a thread of its own
+    /// (`ThreadedTap`), interleaving each block for it (`EncoderSink`), so it costs the render thread a copy.
+    public func renderTap(channelCount: Int, blockFrames: Int) -> RenderTap {
+        RenderTap(.output, ThreadedTap(EncoderSink(self, channelCount: channelCount, blockFrames: blockFrames),
+                                       channelCount: channelCount, blockFrames: blockFrames, name: "mixrender-waveform"))
     }
 
     /// Whole-stream measurements (complete after `finish()`).

@@ -35,7 +35,7 @@ public final class FFmpegFileWriter: AudioEncoder {
     public let settings: OutputSettings
     /// The encoder's bitrate in kbit/s, all channels together.
     public let bitrateKbps: Int
-    public let chapters: [AudioFileWriter.Chapter]
+    public let chapters: [ChapterMark]
     /// Frames written so far.
     public private(set) var framesWritten: Int64 = 0
 
@@ -56,7 +56,7 @@ public final class FFmpegFileWriter: AudioEncoder {
     /// (`avcodec_open2`: planar float, AAC-LC, the bitrate), creates `path` (`avformat_alloc_output_context2`
     /// with `ipod`, `avio_open`) and writes the header (`avformat_write_header`, with the tags and chapters).
     public init(path: String, settings: OutputSettings, displayPath: String? = nil,
-                chapters: [AudioFileWriter.Chapter] = []) throws {
+                chapters: [ChapterMark] = []) throws {
         FFmpeg.silenceLog()
         let name = displayPath ?? path
         if let problem = Self.validate(settings: settings) {
@@ -293,7 +293,7 @@ public final class FFmpegFileWriter: AudioEncoder {
 
     /// Why `chapters` cannot be stored in a file of `frameCount` frames, or nil: each needs a name and a start
     /// after the one before, from 0 and before the end, which must be known.
-    static func validate(chapters: [AudioFileWriter.Chapter], frameCount: Int64?) -> String? {
+    static func validate(chapters: [ChapterMark], frameCount: Int64?) -> String? {
         guard !chapters.isEmpty else { return nil }
         guard let frameCount else { return "chapters need the length known before writing (expectedFrameCount)" }
         for (i, chapter) in chapters.enumerated() {
@@ -315,7 +315,7 @@ public final class FFmpegFileWriter: AudioEncoder {
     /// Gives the muxer its chapters (`av_mallocz` for each, `av_dict_set` for its title), in frames (time base
     /// 1/rate); each ends where the next starts, the last one at `frameCount`. The muxer lays its chapter
     /// track out from them in `avformat_write_header`.
-    private static func addChapters(_ chapters: [AudioFileWriter.Chapter], frameCount: Int64, rate: Int32,
+    private static func addChapters(_ chapters: [ChapterMark], frameCount: Int64, rate: Int32,
                                     to format: UnsafeMutablePointer<AVFormatContext>,
                                     failure: (String, Int32) -> AudioIOError) throws {
         guard !chapters.isEmpty else { return }

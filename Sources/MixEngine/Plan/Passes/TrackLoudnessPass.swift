@@ -1,13 +1,12 @@
-/// The gain of each track that gives a `loudness` (or a `name` another track's loudness refers to), found by
-/// measuring the track alone: `Planner.setTrackLoudness`.
+/// The tracks that give a `loudness` (or a `name` another track's loudness refers to), recorded as they stand
+/// now, their drift applied and before later passes add bed gains, ducking or shared files: the job measures
+/// each alone and sets its gain (`LoudnessMeasuring.applyTrackLoudness`). The planner never renders.
 struct TrackLoudnessPass: PlanPass {
     func apply(to draft: inout PlanDraft, session: PlanningContext) throws {
-        let named = draft.tracks.indices.compactMap { t -> (track: Int, spec: TrackSpec, jsonPath: String)? in
+        let named = draft.tracks.indices.compactMap { t -> LoudnessMeasuring.TrackRequest? in
             guard let spec = draft.tracks[t].spec, let index = draft.tracks[t].index, spec.loudness != nil || spec.name != nil else { return nil }
-            return (t, spec, "tracks[\(index)]")
+            return LoudnessMeasuring.TrackRequest(track: t, solo: draft.tracks[t].planned, spec: spec, jsonPath: "tracks[\(index)]")
         }
-        var tracks = draft.tracks.map(\.planned)
-        try Planner.setTrackLoudness(named, tracks: &tracks, context: draft.context, total: draft.frameCount, session: session)
-        for t in tracks.indices { draft.tracks[t].planned = tracks[t] }
+        draft.trackLoudness = named.contains { $0.spec.loudness != nil } ? named : []
     }
 }

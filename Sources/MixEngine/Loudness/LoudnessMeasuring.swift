@@ -1,0 +1,106 @@
+import MixDSP
+import MixIO
+
+/// The one service that measures renders for their loudness, which the job calls between planning and writing
+/// (the planner never renders): the gain of each track that gives a `loudness` (`applyTrackLoudness`, from what the
+/// planner recorded in `RenderPlan.trackLoudness`), the master gain that normalises the render
+/// (`normalisation`, `Normalisation`'s measuring passes), and a written file's loudness once decoded
+/// (`encodedLoudness`, for the finishing step that corrects a lossy encoder, `EncodedLoudnessCorrection`).
+///
+/// A value: the preset's path (what errors name); allocates nothing itself. Each call renders on the calling
+/// thread (the normalisation's passes on every core); `Sendable`, safe to share.
+public struct LoudnessMeasuring: Sendable {
+    /// A track whose gain is set from its measured loudness, as the planner recorded it: its index in the plan,
+    /// the track as it was planned (measured alone, its own gains at unity), its spec (`loudness`, `name`,
+    /// `gainDb`) and its JSON path. Tracks that only have a name are recorded too: another's `loudness` may be
+    /// relative to theirs. A value (`Sendable`); allocates what the track holds.
+    public struct TrackRequest: Sendable {
+        public var track: Int
+        public var solo: PlannedTrack
+        public var spec: TrackSpec
+        public var jsonPath: String
+    }
+
+    /// The preset's path, which errors name.
+    public let presetFile: String
+
+    public init(presetFile: String) { self.presetFile = presetFile }
+
+    /// The longest stretch of a track, from its start, measured for its `loudness`.
+    static let trackLoudnessWindowSeconds = 120
+
+    /// Sets the gain of each track of `plan` that gives a `loudness` (`plan.trackLoudness`, which it then empties):
+    /// the track is rendered alone (its own gains at unity, its events' crossfades kept) over its first two minutes,
+    /// measured before the limiter (EBU R128, gated, so silence before and between its sounds does not count), and
+    /// given the gain that puts it at its loudness: an absolute one in LUFS, or one relative to another named
+    /// track's loudness in the mix (that track's measure plus its gain, itself set by its own `loudness` if it has
+    /// one). Errors name the track's JSON path.
+    public func applyTrackLoudness(to plan: inout RenderPlan) throws {
+        let named = plan.trackLoudness
+        plan.trackLoudness = []
+        guard named.contains(where: { $0.spec.loudness != nil }) else { return }
+        let total = plan.frameCount, rate = plan.sampleRate
+        func error(_ path: String, _ message: String) -> EngineError {
+            .preset(PresetError(file: presetFile, jsonPath: path, message: message))
+        }
+        var measured: [Int: Double] = [:]
+        func measure(_ entry: TrackRequest) throws -> Double {
+            if let known = measured[entry.track] { return known }
+            var solo = entry.solo
+            solo.gains = GainStack()
+            let alone = RenderPlan(sampleRate: rate, channelCount: plan.channelCount, frameCount: total,
+                                   resampler: plan.resampler, tracks: [solo], master: GainStack(), limiter: LimiterSpec(),
+                                   timeline: Timeline(sampleRate: rate, frameCount: total))
+            let window = solo.start..<min(solo.end, total, solo.start + Int64(Self.trackLoudnessWindowSeconds * rate))
+            let loudness = try Normalisation.measure(alone, at: .beforeLimiter, material: PreparedMaterial(), range: window).loudness
+            guard loudness.isFinite else {
+                throw error("\(entry.jsonPath).loudness", "the track is silent where it is measured (its first \(Self.trackLoudnessWindowSeconds / 60) minutes), so its loudness cannot be set")
+            }
+            measured[entry.track] = loudness
+            return loudness
+        }
+        var resolving = Set<Int>()
+        var levels: [Int: Double] = [:]   // each track's loudness in the mix, once known
+        func level(_ entry: TrackRequest) throws -> Double {
+            if let known = levels[entry.track] { return known }
+            let own = try measure(entry)
+            let gainDb: Double
+            switch entry.spec.loudness {
+            case nil:
+                gainDb = entry.spec.gainDb
+            case .absolute(let target)?:
+                gainDb = target - own
+            case .relative(let name, let offset)?:
+                guard let other = named.first(where: { $0.spec.name == name && $0.track != entry.track }) else {
+                    let names = named.compactMap(\.spec.name).filter { $0 != entry.spec.name }
+                    throw error("\(entry.jsonPath).loudness.track", "no other track is named \(JSONValue.quote(name))"
+                                + (names.isEmpty ? "" : "; the named tracks are " + names.map { "'\($0)'" }.joined(separator: ", ")))
+                }
+                guard resolving.insert(entry.track).inserted else {
+                    throw error("\(entry.jsonPath).loudness.track", "the tracks' loudness refer to each other in a circle")
+                }
+                gainDb = try level(other) + offset - own
+            }
+            guard gainDb <= 24 else {
+                throw error("\(entry.jsonPath).loudness", "the track measures \(String(format1: own)) LUFS; sitting there needs "
+                            + "+\(String(format1: gainDb)) dB, more than the +24 dB a track's gain may have")
+            }
+            if entry.spec.loudness != nil { plan.tracks[entry.track].gains.constant = Float(gain(fromDecibels: gainDb)) }
+            levels[entry.track] = own + gainDb
+            return own + gainDb
+        }
+        for entry in named where entry.spec.loudness != nil { _ = try level(entry) }
+    }
+
+    /// The master gain that brings `plan` to `spec`'s loudness, found by measuring passes before anything is
+    /// encoded (they share `material`; `Normalisation.find`). `failure` words a target that cannot be reached.
+    public func normalisation(of plan: RenderPlan, to spec: LoudnessSpec, material: PreparedMaterial, blockFrames: Int,
+                              failure: (String) -> EngineError) throws -> NormalisationOutcome {
+        try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames, failure: failure)
+    }
+
+    /// The integrated loudness of the file at `path`, decoded (without the true peak, which it does not need).
+    public func encodedLoudness(ofFile path: String) throws -> Double {
+        try LoudnessMeter.measure(path: path, truePeak: false).integrated
+    }
+}

@@ -1,0 +1,40 @@
+import MixIO
+
+/// One thing done to a rendered file after the block loop and before it is renamed into place: the encoded
+/// loudness corrected (`EncodedLoudnessCorrection`), the tags written (`TagWriting`), the rename (`CommitStep`).
+/// `OutputPlan.finishing` lists them in the order they run; `RenderJob.render` runs the list, and a new step
+/// (a checksum, an upload) goes into that list, not into `render`.
+///
+/// A step is a value (`Sendable`) with no state of its own: what it reads and changes is the `FinishingContext`.
+/// It runs on the render's calling thread; if it throws, the temporary file is removed and nothing is left at
+/// the destination.
+public protocol FinishingStep: Sendable {
+    func finish(_ context: inout FinishingContext) throws
+}
+
+/// What the finishing steps share: the render and its output, the temporary file written, the summary and what
+/// normalising did so far, and a way to write the file again.
+/// A value holding references (the file, the material) and a closure; allocates nothing itself. Not `Sendable`:
+/// used on the render's calling thread only.
+public struct FinishingContext {
+    public let job: RenderJob
+    public let output: OutputPlan
+    /// The temporary file and its destination (a new one after `rewrite`).
+    public internal(set) var file: AtomicOutputFile
+    public internal(set) var summary: RenderSummary
+    public var normalisation: NormalisationOutcome?
+    /// Whether sinks other than the file listened to the render (a waveform recorder): they cannot hear it twice,
+    /// so the file is not written again.
+    public let hasOtherSinks: Bool
+    /// The file's size once committed.
+    public internal(set) var committedBytes: Int64?
+    let write: (_ gainDb: Double, _ file: AtomicOutputFile) throws -> RenderSummary
+
+    /// Discards the temporary file and renders the plan again into a new one, at master gain `gainDb` (only the
+    /// file listens this time).
+    public mutating func rewrite(gainDb: Double) throws {
+        file.discard()
+        file = try AtomicOutputFile(destination: file.destination)
+        summary = try write(gainDb, file)
+    }
+}
