@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The Thread Sanitizer over the engine's, the library's and the command line's tests (docs/architecture.md,
-# "Threads"): everything built with -sanitize=thread in .build-tsan, then those suites run; any report fails the
-# run (the sanitizer's exit status). CLI tests run the sanitized mixrender, its speech helpers included.
-# About 13 min to build from nothing on two cores, and the suites take several minutes more.
+# The Thread Sanitizer over every suite that runs code on more than one thread (docs/architecture.md, "Threads"):
+# a batch's workers and the material they share (BatchTests, BatchCLITests, PreparedMaterialTests, CacheCLITests),
+# the encoder's and the meter's threads (BufferRingTests, MasterChainTests, PipelineTests, StreamCLITests), the
+# measuring passes on every core (LoudnessCLITests), the waveform's read-ahead decoder (WaveformJobTests), the speech
+# helpers and their table (SessionTests, SpeechCacheCLITests, SpeechHelperCleanupCLITests) and the library's tasks,
+# cancellation and byte streams (RenderAPITests). Everything is built with -sanitize=thread (optimised, as the tests
+# are: scripts/test.sh) in .build-tsan; CLI tests run the sanitized mixrender. Any report fails the run: the
+# sanitizer makes the process exit 66, and a CLI test's child that reports fails its test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build --build-tests --sanitize=thread --scratch-path .build-tsan
-TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0}" \
-    swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'MixEngineTests|CLITests|MixRenderTests'
+swift build --build-tests --sanitize=thread -Xswiftc -O --scratch-path .build-tsan
+suites='BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|RenderAPITests'
+swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$suites"

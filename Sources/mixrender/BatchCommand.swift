@@ -176,6 +176,8 @@ struct MergeResultsCommand: ParsableCommand {
 }
 
 /// The batch's one progress line on stderr: jobs done of total, failed, speed, time left.
+/// `@unchecked Sendable`, and safe: the runner calls `draw` and `print` from its workers one at a time, under its
+/// lock (`BatchRunner.run`), and `finish` after they have ended, so no two threads touch `drawn` or `last` at once.
 final class BatchLine: @unchecked Sendable {
     private let isEnabled: Bool
     private var drawn = false

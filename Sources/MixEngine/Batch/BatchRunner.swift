@@ -49,6 +49,8 @@ public struct BatchOutcome: @unchecked Sendable {
 /// Layout: the jobs, the material, and a `Locked` over the progress and the next job. `run` starts the worker
 /// threads (`Thread`) and returns when every job is done; the callbacks are called from the workers, one at a
 /// time (under the lock), so they need no locking of their own but must be quick.
+/// `@unchecked Sendable`, and safe: everything that changes after `init` is inside `state` (a `Locked`); the rest
+/// (the jobs, the material, the clock) is constant.
 public final class BatchRunner: @unchecked Sendable {
     public let jobs: [BatchJob]
     public let workers: Int

@@ -33,6 +33,8 @@ import MixIO
 /// hold it, when it was last used), guarded by a `Locked`, and a second `Locked` held while material is made:
 /// two calls that both need to make something run one after the other; a condition (`NSCondition`) that leases
 /// waiting for the budget sleep on, signalled whenever material is released. Allocates the audio of what it makes.
+/// `@unchecked Sendable`, and safe: its mutable state is all inside `state` (a `Locked`), the condition is a lock
+/// of its own, and the sources it hands out only read (`SharedSource`).
 public final class PreparedMaterial: @unchecked Sendable {
     /// How many bytes of material may be held, by leases and between renders; `Int.max` bounds nothing.
     public let budgetBytes: Int
@@ -80,7 +82,8 @@ public final class PreparedMaterial: @unchecked Sendable {
     }
 
     /// Material held for one render: released by `release()` or when dropped.
-    /// A class holding the keys; thread-safe (releasing twice is releasing once).
+    /// A class holding the keys; thread-safe (releasing twice is releasing once). `@unchecked Sendable`, and safe:
+    /// its keys and owner are constant, and whether it was released is a `Locked`.
     public final class Lease: @unchecked Sendable {
         private let owner: PreparedMaterial
         private let keys: [MaterialKey]

@@ -15,6 +15,8 @@ import MixDSP
 /// **Threads.** `next()`, `release()` and `cancel()` are called from one thread, the reader's. The
 /// decoder's `read` runs only on the decoding thread, which holds on to this object until it ends:
 /// call `cancel()` when done (`deinit` calls it too, but cannot run while the thread holds the object).
+/// `@unchecked Sendable`, and safe: its stored properties are constants, and the ring (`BufferRing`) orders every
+/// buffer handed between the two threads.
 final class ReadAheadDecoder: @unchecked Sendable {
     let channelCount: Int
     let blockFrames: Int
