@@ -122,7 +122,7 @@ struct BatchCommand: ParsableCommand {
             let reused = outcomes.compactMap(\.material).reduce(0) { $0 + $1.reused }
             var lines = [
                 "batch     \(jobs.count) jobs\(slice.count > 1 ? " (shard \(slice) of \(all.count))" : ""): \(jobs.count - failed.count) ok, \(failed.count) failed, \(runner.workers) at a time",
-                "audio     \(Report.clock(audio)) in \(Report.clock(wall)) (\(Int((wall > 0 ? audio / wall : 0).rounded()))x realtime)",
+                "audio     \(Printout.clock(audio)) in \(Printout.clock(wall)) (\(Int((wall > 0 ? audio / wall : 0).rounded()))x realtime)",
                 "material  \(made) prepared, \(fromStore) read from the cache folder, \(reused) shared; \(material.releasedCount) released under --cache-mb",
                 "results   \(resultsFile)",
             ]
@@ -188,7 +188,7 @@ final class BatchLine: @unchecked Sendable {
     func draw(_ p: BatchProgress, force: Bool = false) {
         guard isEnabled, force || ContinuousClock.now - last >= .milliseconds(100) else { return }
         last = ContinuousClock.now
-        let left = p.secondsLeft.map { Report.clock($0) + " left" } ?? ""
+        let left = p.secondsLeft.map { Printout.clock($0) + " left" } ?? ""
         let text = String(format: "\r[batch] %d/%d done, %d failed, %d running  %6.0fx realtime  %@ ", p.done, p.total, p.failed, p.running,
                           p.realtime, left)
         FileHandle.standardError.write((text + "\u{1B}[K").data(using: .utf8)!)

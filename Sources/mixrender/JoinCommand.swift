@@ -29,6 +29,6 @@ struct JoinCommand: ParsableCommand {
         try InterruptCleanup.install()   // Ctrl-C removes the temporary output file and exits 130
         let job = try JoinJob(parts: parts, output: output)
         let result = try job.run()
-        if !quiet { print(Report.join(result)) }
+        if !quiet { print(Printout.join(result)) }
     }
 }

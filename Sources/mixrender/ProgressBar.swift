@@ -31,7 +31,7 @@ final class ProgressBar {
         let width = 30
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        let line = String(format: "\r[%@] %5.1f%%  %6.0fx realtime  %@ left ", bar, fraction * 100, speed, Report.clock(left))
+        let line = String(format: "\r[%@] %5.1f%%  %6.0fx realtime  %@ left ", bar, fraction * 100, speed, Printout.clock(left))
         FileHandle.standardError.write(line.data(using: .utf8)!)
         hasDrawn = true
     }

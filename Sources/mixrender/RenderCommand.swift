@@ -76,7 +76,7 @@ struct RenderCommand: ParsableCommand {
         // A bad extension or format is found before rendering, and what the output cannot keep is said then.
         let outputPlan = try job.outputPlan(to: stream.map { .stream(descriptor: Terminal.standardOutput, format: $0, name: "standard output") }
                                             ?? .file(path: output))
-        if !quiet { Report.warn(job.plan.warnings + outputPlan.warnings) }
+        if !quiet { Printout.warn(job.plan.warnings + outputPlan.warnings) }
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
@@ -108,7 +108,7 @@ struct RenderCommand: ParsableCommand {
             try RenderReport(job: job, result: result, inputs: inputs).write(to: report)
         }
         if !quiet {
-            var lines = [Report.summary(result, job: job)] + waveforms.map { "waveform  \($0)" }
+            var lines = [Printout.summary(result, job: job)] + waveforms.map { "waveform  \($0)" }
             if let timeline { lines.append("timeline  \(timeline)") }
             if let report { lines.append("report    \(report)") }
             // With the audio on standard output, the summary goes to standard error.

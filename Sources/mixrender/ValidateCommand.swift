@@ -13,7 +13,7 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
-        Report.warn(job.plan.warnings)
-        print(Report.validation(job))
+        Printout.warn(job.plan.warnings)
+        print(Printout.validation(job))
     }
 }

@@ -69,7 +69,7 @@ struct WaveformCommand: ParsableCommand {
         let options = try waveformOptions()
         let previewWidth = width ?? Self.terminalWidth()
         let job = try WaveformJob(inputPath: input, outputPath: output, options: options, previewWidth: previewWidth)
-        if !quiet { Report.warn(job.info.warnings.map { "\(input): \($0)" }) }
+        if !quiet { Printout.warn(job.info.warnings.map { "\(input): \($0)" }) }
         let bar = ProgressBar(totalFrames: job.info.frameCount, sampleRate: job.info.sampleRate,
                               isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
         let recorder = try job.run { bar.update($0) }
@@ -154,7 +154,7 @@ struct WaveformCommand: ParsableCommand {
 
     /// "0:00" at the left, the duration at the right.
     static func timeAxis(seconds: Double, width: Int) -> String {
-        let left = "0:00", right = Report.clock(seconds)
+        let left = "0:00", right = Printout.clock(seconds)
         let gap = width - left.count - right.count
         return gap > 0 ? left + String(repeating: " ", count: gap) + right : right
     }
@@ -177,8 +177,8 @@ struct WaveformCommand: ParsableCommand {
         let channels = info.channelCount == 1 ? "mono" : info.channelCount == 2 ? "stereo" : "\(info.channelCount) channels"
         var lines = [
             "file      \(info.path): \(info.formatName), \(info.sampleRate) Hz, \(channels)",
-            "duration  \(Report.clock(totals.durationSeconds)) (\(totals.frameCount) frames)",
-            "peak      \(Report.db(decibels(fromGain: Double(totals.peak)))) dBFS, RMS \(Report.db(decibels(fromGain: totals.rms))) dBFS",
+            "duration  \(Printout.clock(totals.durationSeconds)) (\(totals.frameCount) frames)",
+            "peak      \(Printout.db(decibels(fromGain: Double(totals.peak)))) dBFS, RMS \(Printout.db(decibels(fromGain: totals.rms))) dBFS",
         ]
         let analysis = job.plan.analysis
         if let dominant = totals.dominantBand {

@@ -2,7 +2,7 @@ import Foundation
 import MixRender
 
 /// Text the CLI prints: summaries and file descriptions.
-enum Report {
+enum Printout {
     /// Prints each planner warning as one line on stderr.
     static func warn(_ warnings: [String]) {
         for w in warnings { FileHandle.standardError.write("warning: \(w)\n".data(using: .utf8)!) }
