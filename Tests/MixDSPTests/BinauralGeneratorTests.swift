@@ -9,11 +9,11 @@ import Testing
 
     /// 10 Hz, an s-curve down to 4 Hz, a hold, a step up to 6 Hz and a straight line down to 2 Hz.
     static let beat = RateSchedule(points: [
-        .init(position: s(20), hz: 10),
-        .init(position: s(60), hz: 4, curve: .sCurve),
-        .init(position: s(80), hz: 4),
-        .init(position: s(80), hz: 6),
-        .init(position: s(100), hz: 2, curve: .linear),
+        .init(position: s(20), value: 10),
+        .init(position: s(60), value: 4, curve: .sCurve),
+        .init(position: s(80), value: 4),
+        .init(position: s(80), value: 6),
+        .init(position: s(100), value: 2, curve: .linear),
     ], sampleRate: rate)
 
     // A fresh generator per use: tests run in parallel, and a generator keeps state between renders.
@@ -44,8 +44,8 @@ import Testing
 
     @Test func eightHoursInTheBeatIsStillRight() throws {
         let eightHours = Self.s(8 * 3600)
-        let beat = RateSchedule(points: [.init(position: 0, hz: 10), .init(position: eightHours - Self.s(60), hz: 10),
-                                         .init(position: eightHours + Self.s(60), hz: 4)], sampleRate: Self.rate)
+        let beat = RateSchedule(points: [.init(position: 0, value: 10), .init(position: eightHours - Self.s(60), value: 10),
+                                         .init(position: eightHours + Self.s(60), value: 4)], sampleRate: Self.rate)
         let generator = BinauralGenerator(carrierHz: 200, beat: beat, sampleRate: Self.rate, amplitude: 0.5)
         let hours8 = 8 * 3600.0
         let checks: [(seconds: Double, expected: Double)] = [(hours8 - 90, 10), (hours8, 7), (hours8 + 30, 5.5), (hours8 + 90, 4)]
@@ -67,8 +67,8 @@ import Testing
 
     @Test func everyBlockSizeAndEveryStartGiveTheSameSamples() throws {
         // points close together, so that blocks start inside ramps, on a step and after the last point
-        let beat = RateSchedule(points: [.init(position: 1000, hz: 8), .init(position: 3001, hz: 3, curve: .sCurve),
-                                         .init(position: 3001, hz: 12), .init(position: 7000, hz: 5, curve: .exponential)],
+        let beat = RateSchedule(points: [.init(position: 1000, value: 8), .init(position: 3001, value: 3, curve: .sCurve),
+                                         .init(position: 3001, value: 12), .init(position: 7000, value: 5, curve: .exponential)],
                                 sampleRate: Self.rate)
         let generator = BinauralGenerator(carrierHz: 300, beat: beat, sampleRate: Self.rate, amplitude: 0.8)
         try GeneratorTesting.expectSameSamplesForAnyBlocks(generator, frames: 10_000, partialStart: 2345)

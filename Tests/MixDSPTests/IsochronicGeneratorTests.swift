@@ -8,7 +8,7 @@ import Testing
     static func s(_ seconds: Double) -> Int64 { Int64(seconds * Double(rate)) }
 
     /// 9.7 Hz for a minute, an s-curve down to 3.3 Hz over a minute, then 3.3 Hz (rates whose pulses do not fall on whole frames).
-    static let pulse = RateSchedule(points: [.init(position: s(60), hz: 9.7), .init(position: s(120), hz: 3.3, curve: .sCurve)],
+    static let pulse = RateSchedule(points: [.init(position: s(60), value: 9.7), .init(position: s(120), value: 3.3, curve: .sCurve)],
                                     sampleRate: rate)
     // A fresh generator per use: tests run in parallel, and a generator keeps state between renders.
     static var generator: IsochronicGenerator { IsochronicGenerator(carrierHz: 220, pulse: pulse, duty: 0.5, edge: 0.1, sampleRate: rate,
@@ -64,8 +64,8 @@ import Testing
     }
 
     @Test func everyBlockSizeAndEveryStartGiveTheSameSamples() throws {
-        let pulse = RateSchedule(points: [.init(position: 1000, hz: 40), .init(position: 6001, hz: 25, curve: .linear),
-                                          .init(position: 6001, hz: 60), .init(position: 9000, hz: 30, curve: .equalPower)],
+        let pulse = RateSchedule(points: [.init(position: 1000, value: 40), .init(position: 6001, value: 25, curve: .linear),
+                                          .init(position: 6001, value: 60), .init(position: 9000, value: 30, curve: .equalPower)],
                                  sampleRate: Self.rate)
         let generator = IsochronicGenerator(carrierHz: 440, pulse: pulse, duty: 0.4, edge: 0.15, sampleRate: Self.rate,
                                             amplitude: 0.7, channelCount: 3)

@@ -25,13 +25,13 @@ import Testing
     }
 
     static let schedule = RateSchedule(points: [
-        .init(position: 10_000, hz: 4),
-        .init(position: 30_000, hz: 10, curve: .sCurve),
-        .init(position: 50_000, hz: 10),                      // a hold
-        .init(position: 70_000, hz: 2.5, curve: .exponential),
-        .init(position: 80_000, hz: 6, curve: .equalPower),
-        .init(position: 96_000, hz: 1, curve: .logarithmic),
-        .init(position: 100_000, hz: 3, curve: .linear),
+        .init(position: 10_000, value: 4),
+        .init(position: 30_000, value: 10, curve: .sCurve),
+        .init(position: 50_000, value: 10),                      // a hold
+        .init(position: 70_000, value: 2.5, curve: .exponential),
+        .init(position: 80_000, value: 6, curve: .equalPower),
+        .init(position: 96_000, value: 1, curve: .logarithmic),
+        .init(position: 100_000, value: 3, curve: .linear),
     ], sampleRate: 1000)
 
     @Test func thePhaseIsTheIntegralOfTheRate() {
@@ -61,8 +61,8 @@ import Testing
     }
 
     @Test func aStepMovesTheRateNotThePhase() {
-        let s = RateSchedule(points: [.init(position: 0, hz: 5), .init(position: 48_000, hz: 5),
-                                      .init(position: 48_000, hz: 12), .init(position: 96_000, hz: 2, curve: .sCurve)],
+        let s = RateSchedule(points: [.init(position: 0, value: 5), .init(position: 48_000, value: 5),
+                                      .init(position: 48_000, value: 12), .init(position: 96_000, value: 2, curve: .sCurve)],
                              sampleRate: 48000)
         #expect(s.hz(at: 47_999) == 5 && s.hz(at: 48_000) == 12)
         #expect(abs(s.cycles(at: 48_000) - 5) < 1e-12)

@@ -114,9 +114,9 @@ import Testing
         rain.pan = -0.25
         rain.loop = LoopSpec(crossfade: FadeSpec(seconds: 2, curve: .linear))
         rain.fadeIn = FadeSpec(seconds: 60, curve: .sCurve)
-        rain.envelope = [EnvelopePoint(seconds: 0, gainDb: 0),
-                         EnvelopePoint(seconds: 3600, gainDb: -6, curve: .sCurve),
-                         EnvelopePoint(seconds: 10800, gainDb: -120, curve: .exponential)]
+        rain.envelope = [EnvelopePoint(position: 0, value: 0),
+                         EnvelopePoint(position: 3600, value: -6, curve: .sCurve),
+                         EnvelopePoint(position: 10800, value: -120, curve: .exponential)]
 
         var noise = TrackSpec(source: .noise(color: .brown, seed: 9_007_199_254_740_992))
         noise.startSeconds = 5400

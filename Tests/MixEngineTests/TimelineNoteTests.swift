@@ -1,3 +1,4 @@
+import MixDSP
 @testable import MixEngine
 import Testing
 
@@ -7,8 +8,8 @@ import Testing
     @Test func everyNoteWritesTheDocumentsLayout() {
         var timeline = Timeline(sampleRate: 48000, frameCount: 96000)
         let notes: [(String, any TimelineNote)] = [
-            ("beats", ScheduleNote(what: "beat", carrierHz: 200, points: [SchedulePoint(frame: 0, hz: 10, curve: "linear"),
-                                                                           SchedulePoint(frame: 48000, hz: 4.5, curve: "sCurve")])),
+            ("beats", ScheduleNote(what: "beat", carrierHz: 200, points: [RateSchedule.Point(position: 0, value: 10, curve: .linear),
+                                                                           RateSchedule.Point(position: 48000, value: 4.5, curve: .sCurve)])),
             ("breath", BreathingNote(pattern: "box", phases: [BreathingPhase(name: "inhale", cycle: 1, start: 0, end: 48000),
                                                               BreathingPhase(name: "hold", cycle: 1, start: 48000, end: 96000)])),
             ("empty", BreathingNote(pattern: "box", phases: [])),

@@ -9,16 +9,8 @@
 /// A value holding one array of points; allocates only that array when made (`value` and `render`
 /// allocate nothing). `Sendable`, safe to share.
 public struct Envelope: Sendable, Equatable {
-    /// A value: an `Int64`, a `Float` and a `Curve`; allocates nothing; `Sendable`.
-    public struct Point: Sendable, Equatable {
-        public var position: Int64
-        public var value: Float
-        /// The curve of the segment that ends at this point.
-        public var curve: Curve
-        public init(position: Int64, value: Float, curve: Curve = .linear) {
-            self.position = position; self.value = value; self.curve = curve
-        }
-    }
+    /// A gain reached at a frame along a curve.
+    public typealias Point = Breakpoint<Int64, Float>
 
     public let points: [Point]
 

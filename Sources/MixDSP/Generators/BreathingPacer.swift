@@ -104,12 +104,12 @@ public final class BreathingPacer: FrameSource {
         }
         var starts: [Int64] = [], position: Int64 = 0
         var levels = [Envelope.Point(position: 0, value: ends.last! ? 1 : floor)]
-        var rates = [RateSchedule.Point(position: 0, hz: ends.last! ? top : frequencyHz)]
+        var rates = [RateSchedule.Point(position: 0, value: ends.last! ? top : frequencyHz)]
         for (k, phase) in pattern.enumerated() {
             starts.append(position)
             position += phase.frames
             levels.append(.init(position: position, value: ends[k] ? 1 : floor, curve: .sCurve))
-            rates.append(.init(position: position, hz: ends[k] ? top : frequencyHz, curve: .sCurve))
+            rates.append(.init(position: position, value: ends[k] ? top : frequencyHz, curve: .sCurve))
         }
         self.starts = starts
         cycleFrames = position

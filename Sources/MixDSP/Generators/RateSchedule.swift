@@ -18,16 +18,8 @@
 /// A value holding two arrays (the points and the cycles at each), allocated in `init`; `hz`, `cycles` and
 /// `segment` allocate nothing. `Sendable`, safe to share and to read from several threads.
 public struct RateSchedule: Sendable, Equatable {
-    /// A value: an `Int64`, a `Double` and a `Curve`; allocates nothing; `Sendable`.
-    public struct Point: Sendable, Equatable {
-        public var position: Int64
-        public var hz: Double
-        /// The curve of the segment that ends at this point.
-        public var curve: Curve
-        public init(position: Int64, hz: Double, curve: Curve = .linear) {
-            self.position = position; self.hz = hz; self.curve = curve
-        }
-    }
+    /// A frequency in Hz (its `value`) reached at a frame along a curve.
+    public typealias Point = Breakpoint<Int64, Double>
 
     public let points: [Point]
     public let sampleRate: Int
@@ -40,19 +32,19 @@ public struct RateSchedule: Sendable, Equatable {
         precondition(!points.isEmpty, "a rate schedule needs at least one point")
         precondition(sampleRate > 0, "a rate schedule needs a positive sample rate")
         for (k, point) in points.enumerated() {
-            precondition(point.hz.isFinite && point.hz > 0, "a rate must be finite and above 0")
+            precondition(point.value.isFinite && point.value > 0, "a rate must be finite and above 0")
             precondition(k == 0 || point.position >= points[k - 1].position, "rate schedule points must be in order")
         }
         self.points = points
         self.sampleRate = sampleRate
         let rate = Double(sampleRate)
         // cycles at the first point: the first value held from frame 0
-        var cycles = [Double(points[0].position) * points[0].hz / rate]
+        var cycles = [Double(points[0].position) * points[0].value / rate]
         cycles.reserveCapacity(points.count)
         for k in 1..<points.count {
             let a = points[k - 1], b = points[k]
             // the whole segment: length · ∫₀¹ f(t) dt / rate
-            let area = b.curve.integral(from: a.hz, to: b.hz, upTo: 1)
+            let area = b.curve.integral(from: a.value, to: b.value, upTo: 1)
             cycles.append(cycles[k - 1] + Double(b.position - a.position) * area / rate)
         }
         cyclesAtPoint = cycles
@@ -60,12 +52,12 @@ public struct RateSchedule: Sendable, Equatable {
 
     /// The same rate everywhere.
     public static func constant(_ hz: Double, sampleRate: Int) -> RateSchedule {
-        RateSchedule(points: [Point(position: 0, hz: hz)], sampleRate: sampleRate)
+        RateSchedule(points: [Point(position: 0, value: hz)], sampleRate: sampleRate)
     }
 
     /// The highest and lowest rates it reaches (every curve is monotonic, so these are values of points).
-    public var maximumHz: Double { points.lazy.map(\.hz).max()! }
-    public var minimumHz: Double { points.lazy.map(\.hz).min()! }
+    public var maximumHz: Double { points.lazy.map(\.value).max()! }
+    public var minimumHz: Double { points.lazy.map(\.value).min()! }
 
     /// The rate at frame `n`, in Hz.
     public func hz(at n: Int64) -> Double { segment(at: n).hz(at: n) }
@@ -121,17 +113,17 @@ public struct RateSchedule: Sendable, Equatable {
         let k = lo, rate = Double(sampleRate)
         if k == 0 {
             // before the first point: the first value, from frame 0 (exactly n · f / rate)
-            return Segment(end: points[0].position, origin: 0, originCycles: 0, length: 0, from: points[0].hz,
-                           to: points[0].hz, curve: .linear, rate: rate)
+            return Segment(end: points[0].position, origin: 0, originCycles: 0, length: 0, from: points[0].value,
+                           to: points[0].value, curve: .linear, rate: rate)
         }
         let a = points[k - 1]
         if k == points.count {
-            return Segment(end: Int64.max, origin: a.position, originCycles: cyclesAtPoint[k - 1], length: 0, from: a.hz,
-                           to: a.hz, curve: .linear, rate: rate)
+            return Segment(end: Int64.max, origin: a.position, originCycles: cyclesAtPoint[k - 1], length: 0, from: a.value,
+                           to: a.value, curve: .linear, rate: rate)
         }
         let b = points[k]
         return Segment(end: b.position, origin: a.position, originCycles: cyclesAtPoint[k - 1],
-                       length: b.position - a.position, from: a.hz, to: b.hz, curve: b.curve, rate: rate)
+                       length: b.position - a.position, from: a.value, to: b.value, curve: b.curve, rate: rate)
     }
 
     /// Reads the phase frame after frame, cheaply: exact (`cycles(at:)`) where the rate is constant, and on a

@@ -23,7 +23,7 @@ public final class RisingTone: FrameSource {
         self.frames = frames
         self.amplitude = amplitude
         self.channelCount = channelCount
-        glide = RateSchedule(points: [.init(position: 0, hz: startHz), .init(position: frames, hz: endHz, curve: .exponential)],
+        glide = RateSchedule(points: [.init(position: 0, value: startHz), .init(position: frames, value: endHz, curve: .exponential)],
                              sampleRate: sampleRate)
     }
 

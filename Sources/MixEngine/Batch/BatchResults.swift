@@ -7,42 +7,47 @@ import MixIO
 public enum BatchResults {
     /// The job's result as one line of JSON (without the newline). `error` is the failure worded for people.
     public static func line(_ outcome: BatchOutcome, shard: Shard, error: String?) -> String {
-        let q = TimelineJSON.quote, n = RenderReport.number
+        value(outcome, shard: shard, error: error).json(.line)
+    }
+
+    /// The job's result as a JSON value: the object `line` writes.
+    static func value(_ outcome: BatchOutcome, shard: Shard, error: String?) -> JSONValue {
         let job = outcome.job
-        var fields: [(String, String)] = [
-            ("index", String(job.index)),
-            ("id", job.id.map(q) ?? "null"),
-            ("job", q(job.origin)),
-            ("preset", q(job.preset)),
-            ("output", q(job.output)),
-            ("status", q(outcome.succeeded ? "ok" : "failed")),
-        ]
-        if let error { fields.append(("error", q(error))) }
+        var fields = JSONObject([
+            JSONValue.Member("index", .integer(job.index)),
+            JSONValue.Member("id", job.id.map { .string($0) } ?? .null),
+            JSONValue.Member("job", .string(job.origin)),
+            JSONValue.Member("preset", .string(job.preset)),
+            JSONValue.Member("output", .string(job.output)),
+            JSONValue.Member("status", .string(outcome.succeeded ? "ok" : "failed")),
+        ])
+        if let error { fields.set("error", to: .string(error)) }
         if let result = outcome.result {
             let s = result.summary
-            fields += [
-                ("durationSeconds", n(s.durationSeconds)),
-                ("frames", String(s.frameCount)),
-                ("sampleRate", String(s.sampleRate)),
-                ("bytes", result.outputBytes.map { String($0) } ?? "null"),
-                ("peakDb", n(s.peakDb)),
-                ("rmsDb", n(s.rmsDb)),
-                ("loudnessLUFS", n(s.loudness.integrated)),
-                ("truePeakDb", n(s.loudness.truePeak)),
-                ("limiterMaxReductionDb", n(s.maxGainReductionDb)),
-                ("clippedSamples", String(s.clippedSamples)),
-                ("realtime", n(outcome.totalSeconds > 0 ? s.durationSeconds / outcome.totalSeconds : 0)),
+            let measured: KeyValuePairs<String, JSONValue> = [
+                "durationSeconds": .rounded(s.durationSeconds),
+                "frames": .integer(s.frameCount),
+                "sampleRate": .integer(s.sampleRate),
+                "bytes": result.outputBytes.map { .integer($0) } ?? .null,
+                "peakDb": .rounded(s.peakDb),
+                "rmsDb": .rounded(s.rmsDb),
+                "loudnessLUFS": .rounded(s.loudness.integrated),
+                "truePeakDb": .rounded(s.loudness.truePeak),
+                "limiterMaxReductionDb": .rounded(s.maxGainReductionDb),
+                "clippedSamples": .integer(s.clippedSamples),
+                "realtime": .rounded(outcome.totalSeconds > 0 ? s.durationSeconds / outcome.totalSeconds : 0),
             ]
-            if let gain = result.normalisation?.gainDb { fields.append(("normalisationGainDb", n(gain))) }
+            for (key, value) in measured { fields.set(key, to: value) }
+            if let gain = result.normalisation?.gainDb { fields.set("normalisationGainDb", to: .rounded(gain)) }
         }
         if let m = outcome.material {
-            fields.append(("material", "{\"made\": \(m.made - m.fromStore), \"fromCacheDir\": \(m.fromStore), \"reused\": \(m.reused)}"))
+            fields.set("material", to: .object(["made": .integer(m.made - m.fromStore), "fromCacheDir": .integer(m.fromStore), "reused": .integer(m.reused)]))
         }
-        fields.append(("seconds", "{\"plan\": \(n(outcome.planSeconds)), \"prepare\": \(n(outcome.prepareSeconds)), "
-                       + "\"render\": \(n(outcome.renderSeconds)), \"total\": \(n(outcome.totalSeconds))}"))
-        fields.append(("shard", q(shard.description)))
-        fields.append(("warnings", "[" + outcome.warnings.map(q).joined(separator: ", ") + "]"))
-        return "{" + fields.map { q($0.0) + ": " + $0.1 }.joined(separator: ", ") + "}"
+        fields.set("seconds", to: .object(["plan": .rounded(outcome.planSeconds), "prepare": .rounded(outcome.prepareSeconds),
+                                           "render": .rounded(outcome.renderSeconds), "total": .rounded(outcome.totalSeconds)]))
+        fields.set("shard", to: .string(shard.description))
+        fields.set("warnings", to: .array(outcome.warnings.map { .string($0) }))
+        return .object(fields)
     }
 
     /// What merging found.

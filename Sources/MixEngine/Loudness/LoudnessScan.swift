@@ -47,22 +47,20 @@ public enum LoudnessScan {
     }
 
     /// A JSON array with one object per file, in order: its measurement (numbers to 0.01; -infinity, for
-    /// silence, as null), or its error.
+    /// silence, as null), or its error. Written `.readable`.
     public static func json(_ entries: [Entry]) -> String {
-        let objects = entries.map { entry -> String in
-            let file = "\"file\": \(TimelineJSON.quote(entry.path))"
+        JSONValue.array(entries.map { entry -> JSONValue in
+            let file = JSONValue.Member("file", .string(entry.path))
             switch entry.result {
             case .failure(let error):
-                return "  { \(file), \"error\": \(TimelineJSON.quote(error.description)) }"
+                return .object([file, JSONValue.Member("error", .string(error.description))])
             case .success(let m):
-                func number(_ x: Double) -> String { x.isFinite ? TimelineJSON.number((x * 100).rounded() / 100) : "null" }
                 let fields = [("integratedLUFS", m.integrated), ("rangeLU", m.range), ("truePeakDBTP", m.truePeak),
                               ("samplePeakDBFS", m.samplePeak), ("momentaryMaxLUFS", m.momentaryMax),
                               ("shortTermMaxLUFS", m.shortTermMax)]
-                return "  { \(file), " + fields.map { "\"\($0.0)\": \(number($0.1))" }.joined(separator: ", ") + " }"
+                return .object([file] + fields.map { JSONValue.Member($0.0, .rounded($0.1, places: 2)) })
             }
-        }
-        return "[\n" + objects.joined(separator: ",\n") + "\n]\n"
+        }).document(.readable)
     }
 }
 

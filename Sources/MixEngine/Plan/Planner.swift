@@ -158,7 +158,7 @@ public struct Planner {
         var envelopes: [Envelope] = []
         if !spec.envelope.isEmpty {
             envelopes.append(Envelope(points: spec.envelope.map {
-                Envelope.Point(position: frames($0.seconds), value: Float(gain(fromDecibels: $0.gainDb)), curve: $0.curve)
+                Envelope.Point(position: frames($0.position), value: Float(gain(fromDecibels: $0.value)), curve: $0.curve)
             }))
         }
         let span = end - start

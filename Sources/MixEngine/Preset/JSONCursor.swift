@@ -177,7 +177,7 @@ struct JSONCursor {
 /// An object whose keys have been checked; hands out cursors for its members.
 struct JSONObjectCursor {
     let cursor: JSONCursor
-    let members: [String: JSONValue]
+    let members: JSONObject
 
     var path: String { cursor.path }
 

@@ -2,7 +2,8 @@
 /// over the bytes, building a `JSONValue` tree, with every problem reported as a `JSONSyntaxError` that
 /// says where it is.
 ///
-/// **Layout.** The result is a plain `JSONValue` tree: an array per JSON array, a dictionary per object,
+/// **Layout.** The result is a plain `JSONValue` tree: an array per JSON array, a `JSONObject` per object
+/// (its members in the document's order),
 /// a `String` per string (unescaped, so `"a"` and `"\u0061"` are the same key) and a `Double` per number.
 /// Booleans stay `.bool`, never numbers. Syntax errors carry a line and a column (lines from 1; columns
 /// count characters, not bytes, from 1) pointing at the offending token, and the text found there:
@@ -11,8 +12,8 @@
 /// are reported only when the document has no syntax error (syntax first, then the first duplicate key,
 /// then the first such number). A UTF-8 byte order mark at the start is skipped.
 ///
-/// **Allocation.** The input is read in place, not copied. Besides the tree itself (one array or dictionary
-/// per container, one `String` per string longer than 15 bytes, one per number literal longer than 15
+/// **Allocation.** The input is read in place, not copied. Besides the tree itself (one array, or one array
+/// and one key index, per container, one `String` per string longer than 15 bytes, one per number literal longer than 15
 /// bytes while converting it), the parser keeps one scratch buffer for strings with escapes, reused, and two
 /// stacks as deep as the nesting. Time is linear in the input; position (line and column) is worked out
 /// only when there is an error.
@@ -93,7 +94,7 @@ struct JSONParser {
     // but the recursion itself to helpers that are not inlined.
 
     private mutating func object() throws -> JSONValue {
-        var members: [String: JSONValue] = [:]
+        var members = JSONObject()
         guard try open(closingWith: UInt8(ascii: "}")) else { return .object(members) }
         while true {
             let key = try memberKey(first: members.isEmpty)
@@ -169,9 +170,9 @@ struct JSONParser {
 
     /// Adds a member read after `memberKey`, noting the first duplicate key.
     @inline(never)
-    private mutating func add(_ member: JSONValue, for key: String, to members: inout [String: JSONValue]) {
+    private mutating func add(_ member: JSONValue, for key: String, to members: inout JSONObject) {
         path.removeLast()
-        if members.updateValue(member, forKey: key) != nil, duplicateKey == nil {
+        if !members.set(key, to: member), duplicateKey == nil {
             duplicateKey = JSONSyntaxError(jsonPath: currentPath(),
                                            message: "duplicate key \(JSONValue.quote(key)); each key may appear once in an object")
         }

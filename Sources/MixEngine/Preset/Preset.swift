@@ -160,17 +160,9 @@ public struct MasterSpec: Sendable, Equatable {
     public init() {}
 }
 
-/// One breakpoint of a gain envelope: at `seconds` (on the render's timeline) the gain is `gainDb`;
-/// `curve` shapes the segment that ends at this point.
-/// A value of two `Double`s and a `Curve`; allocates nothing. `Sendable`, safe to share.
-public struct EnvelopePoint: Sendable, Equatable {
-    public var seconds: Double
-    public var gainDb: Double
-    public var curve: Curve
-    public init(seconds: Double, gainDb: Double, curve: Curve = .linear) {
-        self.seconds = seconds; self.gainDb = gainDb; self.curve = curve
-    }
-}
+/// One breakpoint of a track's gain envelope: at `position` seconds (on the render's timeline) the gain is `value`
+/// dB, reached along `curve`. The planner makes it an `Envelope.Point` (a frame and a linear gain).
+public typealias EnvelopePoint = Breakpoint<Double, Double>
 
 /// How a track loops: a value holding one `FadeSpec`; allocates nothing. `Sendable`, safe to share.
 public struct LoopSpec: Sendable, Equatable {

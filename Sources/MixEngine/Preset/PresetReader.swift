@@ -420,13 +420,13 @@ struct PresetReader {
             let object = try element.object(allowing: Keys.envelopePoint)
             let timeCursor = try object.required("time")
             let seconds = try timeCursor.time(allowingZero: true)
-            if let previous = points.last, seconds <= previous.seconds {
+            if let previous = points.last, seconds <= previous.position {
                 let t = TimeParser.string(fromSeconds:)
-                throw timeCursor.error("\(t(seconds)) is not after the previous point's time (\(t(previous.seconds))); envelope times must increase")
+                throw timeCursor.error("\(t(seconds)) is not after the previous point's time (\(t(previous.position))); envelope times must increase")
             }
             let gain = try object.required("gainDb").number(in: -120...24)
             let curve = try object["curve"]?.curve(allowingEqualGain: false) ?? .linear
-            points.append(EnvelopePoint(seconds: seconds, gainDb: gain, curve: curve))
+            points.append(EnvelopePoint(position: seconds, value: gain, curve: curve))
         }
         return points
     }

@@ -12,6 +12,8 @@ public struct RenderResult: Sendable {
     public var outputPath: String
     /// The file's size; nil for a stream, whose bytes went to its reader.
     public var outputBytes: Int64?
+    /// The output plan the render wrote by: its settings (format, rate, tags) and chapters, as the report gives them.
+    public var output: OutputPlan
     public var isStream: Bool { outputBytes == nil }
 }
 
@@ -198,7 +200,7 @@ public struct RenderJob: Sendable {
             let writer = try AudioFileWriter.open(fileDescriptor: descriptor, settings: output.settings, displayPath: name)
             let summary = try Renderer(plan: plan.withMasterGain(db: gainDb), blockFrames: blockFrames)
                 .render(to: writer, range: range, material: material, taps: taps, loop: plan.loop, progress: progress)
-            return RenderResult(summary: summary, normalisation: normalisation, outputPath: name, outputBytes: nil)
+            return RenderResult(summary: summary, normalisation: normalisation, outputPath: name, outputBytes: nil, output: output)
         case .file(let path):
             let file = try AtomicOutputFile(destination: path)
             let write = { (gainDb: Double, file: AtomicOutputFile, taps: [RenderTap]) throws -> RenderSummary in
@@ -212,7 +214,7 @@ public struct RenderJob: Sendable {
                                            write: { try write($0, $1, []) })
                 for step in output.finishing { try step.finish(&context!) }
                 return RenderResult(summary: context!.summary, normalisation: context!.normalisation, outputPath: path,
-                                    outputBytes: context!.committedBytes ?? 0)
+                                    outputBytes: context!.committedBytes ?? 0, output: output)
             } catch {
                 context?.file.discard()   // the file written again, if it was
                 file.discard()

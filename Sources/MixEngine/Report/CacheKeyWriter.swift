@@ -18,7 +18,7 @@ public struct CacheKeyWriter {
 
     init(digests: [String: String]) { self.digests = digests }
 
-    public mutating func field(_ name: String, _ value: String) { line(name, TimelineJSON.quote(value)) }
+    public mutating func field(_ name: String, _ value: String) { line(name, JSONLiteral.string(value)) }
     public mutating func field(_ name: String, _ value: Int) { line(name, String(value)) }
     public mutating func field(_ name: String, _ value: Int64) { line(name, String(value)) }
     public mutating func field(_ name: String, _ value: UInt64) { line(name, String(value)) }
@@ -59,7 +59,7 @@ public struct CacheKeyWriter {
     public mutating func schedule(_ name: String, _ schedule: RateSchedule) {
         group(name) { w in
             w.field("sampleRate", schedule.sampleRate)
-            for p in schedule.points { w.line("point", "\(p.position) \(p.hz.description) \(p.curve.rawValue)") }
+            for p in schedule.points { w.line("point", "\(p.position) \(p.value.description) \(p.curve.rawValue)") }
         }
     }
 

@@ -5,7 +5,8 @@ import MixIO
 /// JSON a back end can store beside the file (docs/report.md documents every field; docs/report.schema.json
 /// is its JSON Schema).
 ///
-/// A value of what the document is made from; `document` allocates the text and `write` writes it
+/// A value of what the document is made from; `value` builds the document as a `JSONValue`, `document`
+/// allocates its text, and `write` writes it
 /// through a temporary file beside the destination, renamed into place when complete. `Sendable`.
 public struct RenderReport: Sendable {
     /// Bumped when a field changes meaning or goes away (new fields do not bump it).
@@ -27,102 +28,100 @@ public struct RenderReport: Sendable {
         self.hashSeconds = hashSeconds; self.hashCPUSeconds = hashCPUSeconds
     }
 
-    /// A JSON number, or null for what JSON cannot write (-infinity: silence).
-    static func number(_ x: Double) -> String { x.isFinite ? TimelineJSON.number(x) : "null" }
-    static func string(_ s: String?) -> String { s.map(TimelineJSON.quote) ?? "null" }
-    static func object(_ fields: [(String, String)], indent: Int) -> String {
-        let pad = String(repeating: "  ", count: indent + 1)
-        return "{\n" + fields.map { pad + TimelineJSON.quote($0.0) + ": " + $0.1 }.joined(separator: ",\n")
-            + "\n" + String(repeating: "  ", count: indent) + "}"
-    }
-    static func time(_ wall: Double, _ cpu: Double) -> String {
-        "{\"wallSeconds\": \(number(wall)), \"cpuSeconds\": \(number(cpu))}"
+    /// `{"wallSeconds": ..., "cpuSeconds": ...}`
+    static func time(_ wall: Double, _ cpu: Double) -> JSONValue {
+        .object(["wallSeconds": .rounded(wall), "cpuSeconds": .rounded(cpu)])
     }
 
-    public var document: String {
-        typealias N = RenderReport
+    /// The report as JSON text (`.readable`).
+    public var document: String { value.document(.readable) }
+
+    /// The report as a JSON value: the document `document` writes. The output's settings and chapters are the
+    /// output plan's the render used (`RenderResult.output`), a stream's as much as a file's.
+    var value: JSONValue {
         let s = result.summary, l = s.loudness, t = s.timings
-        let settings = job.outputSettings(format: OutputFileFormat.from(path: result.outputPath) ?? .wav)
+        let settings = result.output.settings
         let rate = Double(job.plan.sampleRate)
 
-        let inputList = inputs.map { input in
-            "    {\"path\": \(N.string(input.info.path)), \"bytes\": \(input.bytes), \"sha256\": \(N.string(input.sha256)), "
-                + "\"format\": \(N.string(input.info.formatName)), \"sampleRate\": \(input.info.sampleRate), "
-                + "\"channels\": \(input.info.channelCount), \"frames\": \(input.info.frameCount), "
-                + "\"durationSeconds\": \(N.number(input.info.durationSeconds))}"
+        let inputList = inputs.map { input -> JSONValue in
+            .object([
+                "path": .string(input.info.path), "bytes": .integer(input.bytes), "sha256": .string(input.sha256),
+                "format": .string(input.info.formatName), "sampleRate": .integer(input.info.sampleRate),
+                "channels": .integer(input.info.channelCount), "frames": .integer(input.info.frameCount),
+                "durationSeconds": .rounded(input.info.durationSeconds),
+            ])
         }
-        let output = N.object([
-            ("path", N.string(result.outputPath)),
-            ("format", N.string(settings.format.fileExtension)),
-            ("settings", N.object([
-                ("sampleRate", "\(settings.sampleRate)"),
-                ("channels", "\(settings.channelCount)"),
-                ("sampleFormat", settings.format.isPCM ? N.string(settings.sampleFormat.rawValue) : "null"),
-                ("quality", settings.format.isPCM || settings.bitrateKbps != nil ? "null" : N.number(settings.vorbisQuality)),
-                ("bitrate", settings.format.isPCM ? "null" : settings.bitrateKbps.map { "\($0)" } ?? "null"),
-                ("title", N.string(settings.title)),
-                ("artist", N.string(settings.artist)),
-                ("comment", N.string(settings.comment)),
-            ], indent: 2)),
-            ("rendered", "{\"startSeconds\": \(N.number(Double(job.range.lowerBound) / rate)), "
-                + "\"endSeconds\": \(N.number(Double(job.range.upperBound) / rate)), "
-                + "\"startFrame\": \(job.range.lowerBound), \"endFrame\": \(job.range.upperBound)}"),
-            ("durationSeconds", N.number(s.durationSeconds)),
-            ("frames", "\(s.frameCount)"),
-            ("bytes", "\(result.outputBytes ?? 0)"),
-            ("sha256", N.string(outputSHA256)),
-            ("chapters", "\(FileTags.carriesChapters(settings.format) ? job.chapters.count : 0)"),
-        ], indent: 1)
-
-        let normalisation = result.normalisation.map { n in
-            N.object([
-                ("targetLUFS", N.number(n.targetLUFS)),
-                ("truePeakDbTP", N.number(n.truePeakDb)),
-                ("measuredLUFS", N.number(n.measuredLUFS)),
-                ("gainDb", N.number(n.gainDb)),
-                ("limiterLossLU", N.number(n.limiterLossLU)),
-                ("expectedLUFS", N.number(n.expectedLUFS)),
-                ("encodedLUFS", n.encodedLUFS.map(N.number) ?? "null"),
-                ("encoderCorrectionDb", N.number(n.encoderCorrectionDb)),
-                ("measuringPasses", "\(n.measuringPasses)"),
-            ], indent: 2)
-        } ?? "null"
-        let levels = N.object([
-            ("integratedLUFS", N.number(l.integrated)),
-            ("loudnessRangeLU", N.number(l.range)),
-            ("truePeakDbTP", N.number(l.truePeak)),
-            ("samplePeakDbFS", N.number(l.samplePeak)),
-            ("momentaryMaxLUFS", N.number(l.momentaryMax)),
-            ("shortTermMaxLUFS", N.number(l.shortTermMax)),
-            ("rmsDbFS", N.number(s.rmsDb)),
-            ("mixPeakDbFS", N.number(s.mixPeakDb)),
-            ("clippedSamples", "\(s.clippedSamples)"),
-            ("limiter", "{\"maxGainReductionDb\": \(N.number(s.maxGainReductionDb)), \"limitedSeconds\": \(N.number(s.limitedSeconds))}"),
-            ("normalisation", normalisation),
-        ], indent: 1)
-        let timings = N.object([
-            ("normalise", result.normalisation.map { N.time($0.seconds, $0.cpuSeconds) } ?? "null"),
-            ("prepare", N.time(t.prepare, t.prepareCPU)),
-            ("sources", N.time(t.sources, t.sourcesCPU)),
-            ("mix", N.time(t.mix, t.mixCPU)),
-            ("write", N.time(t.write, t.writeCPU)),
-            ("encode", N.time(t.encode, t.encodeCPU)),
-            ("render", N.time(t.wall, t.totalCPU)),
-            ("hash", N.time(hashSeconds, hashCPUSeconds)),
-        ], indent: 1)
-        let key = N.object([("audio", N.string(self.key.audio)), ("file", N.string(self.key.file)), ("version", N.string(self.key.version))], indent: 1)
-
-        return N.object([
-            ("reportVersion", "\(Self.formatVersion)"),
-            ("mixrender", "{\"version\": \(N.string(MixrenderVersion.string))}"),
-            ("preset", N.string(job.presetPath)),
-            ("cacheKey", key),
-            ("inputs", inputList.isEmpty ? "[]" : "[\n" + inputList.joined(separator: ",\n") + "\n  ]"),
-            ("output", output),
-            ("levels", levels),
-            ("timings", timings),
-            ("warnings", "[" + job.plan.warnings.map(TimelineJSON.quote).joined(separator: ", ") + "]"),
-        ], indent: 0) + "\n"
+        let output: JSONValue = .object([
+            "path": .string(result.outputPath),
+            "format": .string(settings.format.fileExtension),
+            "settings": .object([
+                "sampleRate": .integer(settings.sampleRate),
+                "channels": .integer(settings.channelCount),
+                "sampleFormat": settings.format.isPCM ? .string(settings.sampleFormat.rawValue) : .null,
+                "quality": settings.format.isPCM || settings.bitrateKbps != nil ? .null : .rounded(settings.vorbisQuality),
+                "bitrate": settings.format.isPCM ? .null : settings.bitrateKbps.map { .integer($0) } ?? .null,
+                "title": settings.title.map { .string($0) } ?? .null,
+                "artist": settings.artist.map { .string($0) } ?? .null,
+                "comment": settings.comment.map { .string($0) } ?? .null,
+            ]),
+            "rendered": .object([
+                "startSeconds": .rounded(Double(job.range.lowerBound) / rate),
+                "endSeconds": .rounded(Double(job.range.upperBound) / rate),
+                "startFrame": .integer(job.range.lowerBound), "endFrame": .integer(job.range.upperBound),
+            ]),
+            "durationSeconds": .rounded(s.durationSeconds),
+            "frames": .integer(s.frameCount),
+            "bytes": .integer(result.outputBytes ?? 0),
+            "sha256": .string(outputSHA256),
+            "chapters": .integer(FileTags.carriesChapters(settings.format) ? result.output.chapters.count : 0),
+        ])
+        let normalisation = result.normalisation.map { n -> JSONValue in
+            .object([
+                "targetLUFS": .rounded(n.targetLUFS),
+                "truePeakDbTP": .rounded(n.truePeakDb),
+                "measuredLUFS": .rounded(n.measuredLUFS),
+                "gainDb": .rounded(n.gainDb),
+                "limiterLossLU": .rounded(n.limiterLossLU),
+                "expectedLUFS": .rounded(n.expectedLUFS),
+                "encodedLUFS": n.encodedLUFS.map { .rounded($0) } ?? .null,
+                "encoderCorrectionDb": .rounded(n.encoderCorrectionDb),
+                "measuringPasses": .integer(n.measuringPasses),
+            ])
+        } ?? .null
+        let levels: JSONValue = .object([
+            "integratedLUFS": .rounded(l.integrated),
+            "loudnessRangeLU": .rounded(l.range),
+            "truePeakDbTP": .rounded(l.truePeak),
+            "samplePeakDbFS": .rounded(l.samplePeak),
+            "momentaryMaxLUFS": .rounded(l.momentaryMax),
+            "shortTermMaxLUFS": .rounded(l.shortTermMax),
+            "rmsDbFS": .rounded(s.rmsDb),
+            "mixPeakDbFS": .rounded(s.mixPeakDb),
+            "clippedSamples": .integer(s.clippedSamples),
+            "limiter": .object(["maxGainReductionDb": .rounded(s.maxGainReductionDb), "limitedSeconds": .rounded(s.limitedSeconds)]),
+            "normalisation": normalisation,
+        ])
+        let timings: JSONValue = .object([
+            "normalise": result.normalisation.map { Self.time($0.seconds, $0.cpuSeconds) } ?? .null,
+            "prepare": Self.time(t.prepare, t.prepareCPU),
+            "sources": Self.time(t.sources, t.sourcesCPU),
+            "mix": Self.time(t.mix, t.mixCPU),
+            "write": Self.time(t.write, t.writeCPU),
+            "encode": Self.time(t.encode, t.encodeCPU),
+            "render": Self.time(t.wall, t.totalCPU),
+            "hash": Self.time(hashSeconds, hashCPUSeconds),
+        ])
+        return .object([
+            "reportVersion": .integer(Self.formatVersion),
+            "mixrender": .object(["version": .string(MixrenderVersion.string)]),
+            "preset": .string(job.presetPath),
+            "cacheKey": .object(["audio": .string(key.audio), "file": key.file.map { .string($0) } ?? .null, "version": .string(key.version)]),
+            "inputs": .array(inputList),
+            "output": output,
+            "levels": levels,
+            "timings": timings,
+            "warnings": .array(job.plan.warnings.map { .string($0) }),
+        ])
     }
 
     /// Writes `document` to `path`, atomically.

@@ -73,7 +73,7 @@ extension PresetReader {
     /// The speech keys (`voice`, `speed`, `rate`, ...) that sit beside other keys in `object` (a `speech` track's
     /// text, breathing cues' words), over `defaults`; their paths stay those of `object`'s members.
     func speech(keysOf object: JSONObjectCursor, defaults: SpeechSettings) throws -> SpeechSettings {
-        let own = object.members.filter { SessionKeys.speech.contains($0.key) }
+        let own = object.members.members.filter { SessionKeys.speech.contains($0.key) }
         return try speech(JSONCursor(.object(own), path: object.path, file: object.cursor.file), defaults: defaults)
     }
 

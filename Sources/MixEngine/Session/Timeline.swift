@@ -69,7 +69,7 @@ public struct Timeline: Sendable {
 public protocol TimelineNote: Sendable {
     /// Its `type` in the timeline document: `schedule`, `breathing`, `speech`, `chime`, `events`.
     var type: String { get }
-    /// Its members after `"track"` and `"type"`, as JSON text (`"text": "...", "start": {...}, "end": {...}`),
-    /// times written by `json` (seconds and frames).
-    func members(_ json: TimelineJSON.Writer) -> String
+    /// Its members after `"track"` and `"type"` (`"text": "...", "start": {...}, "end": {...}`), times given by
+    /// `times` (seconds and frames).
+    func members(_ times: TimelineJSON.Times) -> [JSONValue.Member]
 }

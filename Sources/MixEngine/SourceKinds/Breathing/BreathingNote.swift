@@ -5,10 +5,12 @@ public struct BreathingNote: TimelineNote, Equatable {
     public var phases: [BreathingPhase]
     public var type: String { "breathing" }
 
-    public func members(_ json: TimelineJSON.Writer) -> String {
-        "\"pattern\": \(json.quote(pattern)), " + json.list("phases", phases.map {
-            "      {\"phase\": \(json.quote($0.name)), \"cycle\": \($0.cycle), \(json.span($0.start, $0.end))}"
-        })
+    public func members(_ times: TimelineJSON.Times) -> [JSONValue.Member] {
+        let phases = phases.map { phase in
+            JSONValue.object([JSONValue.Member("phase", .string(phase.name)), JSONValue.Member("cycle", .integer(phase.cycle))]
+                             + times.span(phase.start, phase.end))
+        }
+        return [JSONValue.Member("pattern", .string(pattern)), JSONValue.Member("phases", .array(phases))]
     }
 }
 

@@ -5,5 +5,5 @@ public struct ChimeNote: TimelineNote, Equatable {
     public var end: Int64
     public var type: String { "chime" }
 
-    public func members(_ json: TimelineJSON.Writer) -> String { "\"sound\": \(json.quote(sound)), \(json.span(start, end))" }
+    public func members(_ times: TimelineJSON.Times) -> [JSONValue.Member] { [JSONValue.Member("sound", .string(sound))] + times.span(start, end) }
 }

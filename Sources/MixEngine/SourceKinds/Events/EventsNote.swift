@@ -4,10 +4,13 @@ public struct EventsNote: TimelineNote, Equatable {
     public var events: [TimelineEvent]
     public var type: String { "events" }
 
-    public func members(_ json: TimelineJSON.Writer) -> String {
-        json.list("events", events.map {
-            "      {\"file\": \(json.quote($0.file)), \(json.span($0.start, $0.end)), \"gainDb\": \(json.number($0.gainDb)), \"pan\": \(json.number($0.pan))}"
-        })
+    public func members(_ times: TimelineJSON.Times) -> [JSONValue.Member] {
+        let events = events.map { event in
+            JSONValue.object([JSONValue.Member("file", .string(event.file))] + times.span(event.start, event.end)
+                             + [JSONValue.Member("gainDb", JSONValue.rounded(event.gainDb)),
+                                JSONValue.Member("pan", JSONValue.rounded(event.pan))])
+        }
+        return [JSONValue.Member("events", .array(events))]
     }
 }
 

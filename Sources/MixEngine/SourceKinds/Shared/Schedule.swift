@@ -8,17 +8,12 @@ import MixDSP
 ///
 /// A value: an array of points (times unresolved); allocates only that. `Sendable`, safe to share.
 public struct ScheduleSpec: Sendable, Equatable {
-    public struct Point: Sendable, Equatable {
-        public var at: TimelinePoint
-        public var hz: Double
-        /// The curve of the ramp that ends at this point.
-        public var curve: Curve
-        public init(at: TimelinePoint, hz: Double, curve: Curve = .linear) { self.at = at; self.hz = hz; self.curve = curve }
-    }
+    /// A rate in Hz (its `value`) reached at a point of the timeline (its `position`, unresolved) along a curve.
+    public typealias Point = Breakpoint<TimelinePoint, Double>
     public var points: [Point]
     public init(points: [Point]) { self.points = points }
     /// The same rate all the time.
-    public static func constant(_ hz: Double) -> ScheduleSpec { ScheduleSpec(points: [Point(at: .seconds(0), hz: hz)]) }
+    public static func constant(_ hz: Double) -> ScheduleSpec { ScheduleSpec(points: [Point(position: .seconds(0), value: hz)]) }
 
     /// Where a carrier may lie: beats and pulses are heard best on carriers of a few hundred Hz.
     public static let carrierRange = 20.0...1500.0
@@ -54,7 +49,7 @@ public struct ScheduleSpec: Sendable, Equatable {
                 let at = try point.required("at", hint: "a time or {\"section\": \"name\", \"edge\": \"end\"}").timelinePoint()
                 let hz = try rate(try point.required(valueKey, hint: example))
                 let curve = try point["curve"]?.curve(allowingEqualGain: false) ?? .linear
-                return Point(at: at, hz: hz, curve: curve)
+                return Point(position: at, value: hz, curve: curve)
             })
         case (_?, _?):
             throw object.cursor.error("give '\(valueKey)' (a constant) or 'schedule' (points over time), not both")
@@ -64,21 +59,20 @@ public struct ScheduleSpec: Sendable, Equatable {
     }
 
     /// The schedule in frames, its points in time order (an error at `schedule[k].at` for one out of order).
-    func resolve(_ track: TrackPlanning, key: String) throws -> (RateSchedule, [SchedulePoint]) {
+    func resolve(_ track: TrackPlanning, key: String) throws -> (RateSchedule, [RateSchedule.Point]) {
         var resolved: [RateSchedule.Point] = []
         for (k, point) in points.enumerated() {
-            let frame = try track.frame(of: point.at, key: "\(key).schedule[\(k)].at")
+            let frame = try track.frame(of: point.position, key: "\(key).schedule[\(k)].at")
             if let previous = resolved.last, frame < previous.position {
                 throw track.error("\(key).schedule[\(k)].at", "comes at \(track.seconds(frames: frame)), before the previous point (\(track.seconds(frames: previous.position))); schedule points must be in time order")
             }
-            resolved.append(RateSchedule.Point(position: frame, hz: point.hz, curve: point.curve))
+            resolved.append(RateSchedule.Point(position: frame, value: point.value, curve: point.curve))
         }
-        let notes = resolved.map { SchedulePoint(frame: $0.position, hz: $0.hz, curve: $0.curve.rawValue) }
-        return (RateSchedule(points: resolved, sampleRate: track.sampleRate), notes)
+        return (RateSchedule(points: resolved, sampleRate: track.sampleRate), resolved)
     }
 
     /// The highest rate it reaches.
-    var maximumHz: Double { points.map(\.hz).max() ?? 0 }
+    var maximumHz: Double { points.map(\.value).max() ?? 0 }
 }
 
 extension ScheduleSpec {

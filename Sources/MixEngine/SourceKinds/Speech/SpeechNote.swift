@@ -5,5 +5,5 @@ public struct SpeechNote: TimelineNote, Equatable {
     public var end: Int64
     public var type: String { "speech" }
 
-    public func members(_ json: TimelineJSON.Writer) -> String { "\"text\": \(json.quote(text)), \(json.span(start, end))" }
+    public func members(_ times: TimelineJSON.Times) -> [JSONValue.Member] { [JSONValue.Member("text", .string(text))] + times.span(start, end) }
 }
