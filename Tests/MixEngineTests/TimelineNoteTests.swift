@@ -2,8 +2,8 @@ import MixDSP
 @testable import MixEngine
 import Testing
 
-/// Each kind's timeline note writes itself into `--timeline`'s document, in the layout the document has always had
-/// (apps read it): pinned here, one note of each type.
+/// Each kind's timeline note writes its members into `--timeline`'s document, which `JSONWriter` lays out in the
+/// `.readable` style (apps read it): pinned here, one note of each type.
 @Suite struct TimelineNoteTests {
     @Test func everyNoteWritesTheDocumentsLayout() {
         var timeline = Timeline(sampleRate: 48000, frameCount: 96000)
@@ -22,19 +22,76 @@ import Testing
         let time = { (s: String, f: Int) in "{\"seconds\": \(s), \"frame\": \(f)}" }
         let expected = """
           "tracks": [
-            {"track": "beats", "type": "schedule", "of": "beat", "carrierHz": 200,
-              "points": [{"at": \(time("0", 0)), "hz": 10, "curve": "linear"}, {"at": \(time("1", 48000)), "hz": 4.5, "curve": "sCurve"}]},
-            {"track": "breath", "type": "breathing", "pattern": "box", "phases": [
-              {"phase": "inhale", "cycle": 1, "start": \(time("0", 0)), "end": \(time("1", 48000))},
-              {"phase": "hold", "cycle": 1, "start": \(time("1", 48000)), "end": \(time("2", 96000))}
-            ]},
-            {"track": "empty", "type": "breathing", "pattern": "box", "phases": [
-            ]},
-            {"track": "words", "type": "speech", "text": "Hi \\"you\\"", "start": \(time("0.5", 24000)), "end": \(time("1", 48000))},
-            {"track": "chime", "type": "chime", "sound": "bell", "start": \(time("0", 0)), "end": \(time("2", 96000))},
-            {"track": "shots", "type": "events", "events": [
-              {"file": "a.wav", "start": \(time("0.00025", 12)), "end": \(time("0.10025", 4812)), "gainDb": -3, "pan": 0.5}
-            ]}
+            {
+              "track": "beats",
+              "type": "schedule",
+              "of": "beat",
+              "carrierHz": 200,
+              "points": [
+                {
+                  "at": \(time("0", 0)),
+                  "hz": 10,
+                  "curve": "linear"
+                },
+                {
+                  "at": \(time("1", 48000)),
+                  "hz": 4.5,
+                  "curve": "sCurve"
+                }
+              ]
+            },
+            {
+              "track": "breath",
+              "type": "breathing",
+              "pattern": "box",
+              "phases": [
+                {
+                  "phase": "inhale",
+                  "cycle": 1,
+                  "start": \(time("0", 0)),
+                  "end": \(time("1", 48000))
+                },
+                {
+                  "phase": "hold",
+                  "cycle": 1,
+                  "start": \(time("1", 48000)),
+                  "end": \(time("2", 96000))
+                }
+              ]
+            },
+            {
+              "track": "empty",
+              "type": "breathing",
+              "pattern": "box",
+              "phases": []
+            },
+            {
+              "track": "words",
+              "type": "speech",
+              "text": "Hi \\"you\\"",
+              "start": \(time("0.5", 24000)),
+              "end": \(time("1", 48000))
+            },
+            {
+              "track": "chime",
+              "type": "chime",
+              "sound": "bell",
+              "start": \(time("0", 0)),
+              "end": \(time("2", 96000))
+            },
+            {
+              "track": "shots",
+              "type": "events",
+              "events": [
+                {
+                  "file": "a.wav",
+                  "start": \(time("0.00025", 12)),
+                  "end": \(time("0.10025", 4812)),
+                  "gainDb": -3,
+                  "pan": 0.5
+                }
+              ]
+            }
           ]
         }
 
