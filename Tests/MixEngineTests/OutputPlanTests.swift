@@ -31,6 +31,24 @@ import Testing
         #expect(caf.warnings.count == 2 && caf.chapters.map(\.name) == ["Rain"] && caf.loudness?.targetLUFS == -20, "\(caf.warnings)")
     }
 
+    /// A report gives the output's settings of the output plan the render used: a stream named `-` is the format it
+    /// was encoded in (FLAC), not what its name would say (nothing, so WAV).
+    @Test func theReportTakesTheOutputSettingsTheRenderUsed() throws {
+        let folder = try TemporaryFolder()
+        let job = try RenderJob(presetPath: try folder.write("mix.json", #"""
+            { "duration": "1s", "output": { "sampleRate": 8000 }, "chapters": [{"at": 0, "name": "Rain"}],
+              "tracks": [ { "generator": { "type": "pink" } } ] }
+            """#))
+        let descriptor = open(folder.path("stream.flac"), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        defer { close(descriptor) }
+        let result = try job.render(toStream: descriptor, format: .flac, name: "-")
+        let report = RenderReport(job: job, result: result, inputs: [], key: try CacheKey(plan: job.plan, range: job.range, digests: [:], output: nil),
+                                  outputSHA256: "", hashSeconds: 0, hashCPUSeconds: 0)
+        #expect(report.value["output"]?["format"] == .string("flac"))
+        #expect(report.value["output"]?["settings"]?["sampleFormat"] == .string(result.output.settings.sampleFormat.rawValue))
+        #expect(report.value["output"]?["chapters"] == .number(1))
+    }
+
     @Test func anOutputThatCannotBeWrittenIsRefusedBeforeRendering() throws {
         let folder = try TemporaryFolder()
         let preset = try folder.write("mix.json", Self.mix)
