@@ -178,6 +178,19 @@ extension JSONValue {
     /// The value as a JSON file's text in `style`: `json(style)` and a newline.
     func document(_ style: JSONStyle) -> String { json(style) + "\n" }
 
+    /// Writes `document(style)` to `path` through a temporary file beside it, renamed into place when complete
+    /// (`AtomicOutputFile`): an error leaves nothing there.
+    func write(to path: String, style: JSONStyle) throws {
+        let output = try AtomicOutputFile(destination: path)
+        do {
+            try FileSystem.writeFile(path: output.temporaryPath, bytes: Array(document(style).utf8))
+            try output.commit()
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+
     /// Whether this is an array or an object.
     var isContainer: Bool {
         switch self {

@@ -126,14 +126,7 @@ public struct RenderReport: Sendable {
 
     /// Writes `document` to `path`, atomically.
     public func write(to path: String) throws {
-        let output = try AtomicOutputFile(destination: path)
-        do {
-            try FileSystem.writeFile(path: output.temporaryPath, bytes: Array(document.utf8))
-            try output.commit()
-        } catch {
-            output.discard()
-            throw error
-        }
+        try value.write(to: path, style: .readable)
     }
 }
 

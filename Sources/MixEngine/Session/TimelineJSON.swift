@@ -1,5 +1,3 @@
-import MixIO
-
 /// The `--timeline` file: a render's `Timeline` as JSON, every moment in seconds and in frames, so an app
 /// can show progress and captions and a test can find the voice's frames (see docs/sessions.md).
 ///
@@ -65,13 +63,6 @@ public enum TimelineJSON {
 
     /// Writes `document(timeline, range:)` to `path`, atomically.
     public static func write(_ timeline: Timeline, range: Range<Int64>? = nil, to path: String) throws {
-        let output = try AtomicOutputFile(destination: path)
-        do {
-            try FileSystem.writeFile(path: output.temporaryPath, bytes: Array(document(timeline, range: range).utf8))
-            try output.commit()
-        } catch {
-            output.discard()
-            throw error
-        }
+        try value(timeline, range: range).write(to: path, style: .readable)
     }
 }
