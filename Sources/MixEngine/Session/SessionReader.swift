@@ -22,7 +22,7 @@ extension PresetReader {
         if let level = object["levelDb"] { voice.levelDb = try level.number(in: -60...0) }
         if let loudness = object["loudness"] {
             if object.has("levelDb") { throw loudness.error("the voice's level is set by 'loudness' (LUFS) or by 'levelDb', not both") }
-            voice.loudnessLUFS = try loudness.number(in: LoudnessSpec.targets)
+            voice.loudnessLUFS = try NumberLimit.loudnessTarget.read(loudness)
         }
         if let fade = object["edgeFade"] {
             voice.edgeFadeSeconds = try fade.time(allowingZero: true)

@@ -1,8 +1,11 @@
 /// `docs/preset.schema.json`, the JSON schema editors check presets against: the hand-written schema of the
-/// preset's own shapes (output, master, voice, sections, the track's common keys) with every kind's part
-/// filled in from the kinds themselves (`SourceKinds.all`): each kind's `$defs` entry (its `schema`, from its
-/// declared settings), the track's property for each kind's key, that a track has exactly one of them, and
-/// that the kinds that cannot loop refuse `loop`. The file is its own template: generating from it replaces
+/// preset's own shapes (voice, sections, the track's common keys) with every kind's part filled in from the
+/// kinds themselves (`SourceKinds.all`): each kind's `$defs` entry (its `schema`, from its declared settings),
+/// the track's property for each kind's key, that a track has exactly one of them, and that the kinds that
+/// cannot loop refuse `loop`; and the `$defs` of `output` and `master` from their declarations
+/// (`OutputSpec.settings`, `MasterSpec.settings`: what the reader reads, with the ranges the caller's
+/// overrides share), keeping from the file only what those declarations leave there (the output's tags and
+/// bit depth). The file is its own template: generating from it replaces
 /// the kinds' parts, and a test keeps the file equal to what it generates (`scripts/schema.sh` rewrites it).
 ///
 /// No state: any thread may call it. `generate` allocates the document.
@@ -28,6 +31,9 @@ public enum PresetSchema {
             previous = kind.key
         }
         defs = defs.setting("track", to: track.setting("properties", to: properties))
+        // The preset's own declared objects, in place; what their declarations keep in the template is kept.
+        defs = defs.setting("output", to: OutputSpec.settings.schema(template: defs["output"]))
+        defs = defs.setting("master", to: MasterSpec.settings.schema(template: defs["master"]))
         return root.setting("$defs", to: defs).text
     }
 

@@ -67,7 +67,7 @@ public struct BreathingKind: DeclaredSourceKind {
                          "exclusiveMinimum": .number(0), "maximum": .number(40), "default": .number(defaults.swellDb)])
             }, read: { cursor, kind, _ in kind.swellDb = try cursor.positiveNumber(upTo: 40) }),
             .custom("cues", schema: { _ in cuesSchema }, read: { cursor, kind, reader in kind.cues = try cues(cursor, reader: reader) }),
-        ], check: { object, kind in
+        ], finish: { object, kind in
             for (key, value) in [("pitchHz", kind.sound != .tone), ("glide", kind.sound != .tone), ("swellDb", kind.sound != .bed)] where value {
                 if let cursor = object[key] { throw cursor.error("'\(key)' does not apply to \"sound\": \"\(kind.sound.rawValue)\"") }
             }
