@@ -42,8 +42,8 @@ struct PresetReader {
         static var limiter: [String] { LimiterSpec.settings.keys ?? [] }
         static let fade = ["duration", "curve"]
         /// A track's own keys; its source's key (one of `SourceKinds.keys`) comes after `name`.
-        static let trackSettings = ["gainDb", "loudness", "pan", "start", "end", "during", "loop", "fadeIn", "fadeOut", "envelope", "duck", "drift"]
-        static let track = ["name"] + SourceKinds.keys + trackSettings
+        static var trackSettings: [String] { TrackSpec.settings.keys ?? [] }
+        static var track: [String] { ["name"] + SourceKinds.keys + trackSettings }
         static let loop = ["crossfade"]
         static let envelopePoint = ["time", "gainDb", "curve"]
     }
@@ -271,50 +271,25 @@ struct PresetReader {
             throw cursor.error("a track has exactly one source; found " + given.map { "'\($0)'" }.joined(separator: " and "))
         }
         var track = TrackSpec(name: try object["name"]?.string(), source: SourceSpec(try kind.read(sourceCursor, reader: self)))
+        track = try TrackSpec.settings.read(object, over: track, reader: self)
         let isGenerator = kind.isEndless
 
-        if let gain = object["gainDb"] { track.gainDb = try gain.number(in: -96...24) }
-        if let loudness = object["loudness"] {
-            if object.has("gainDb") { throw loudness.error("a track sets its level by 'loudness' or by 'gainDb', not both") }
-            if case .number = loudness.value {
-                track.loudness = .absolute(try NumberLimit.loudnessTarget.read(loudness))
-            } else {
-                let fields = try loudness.object(allowing: Keys.trackLoudness)
-                track.loudness = .relative(track: try fields.required("track", hint: "the name of the track it is relative to").string(),
-                                           offset: try fields["offset"]?.number(in: -60...60) ?? 0)
-            }
+        if let start = object["start"], let duration, track.startSeconds >= duration {
+            throw start.error("starts at \(t(track.startSeconds)), not before the end of the render (\(t(duration)))")
         }
-        if let pan = object["pan"] { track.pan = try pan.number(in: -1...1) }
-        if let start = object["start"] {
-            track.startSeconds = try start.time(allowingZero: true)
-            if let duration, track.startSeconds >= duration {
-                throw start.error("starts at \(t(track.startSeconds)), not before the end of the render (\(t(duration)))")
-            }
+        if let end = object["end"], let seconds = track.endSeconds, seconds <= track.startSeconds {
+            throw end.error("\(t(seconds)) is not after the track's start (\(t(track.startSeconds)))")
         }
-        if let end = object["end"] {
-            let seconds = try end.time(allowingZero: true)
-            guard seconds > track.startSeconds else {
-                throw end.error("\(t(seconds)) is not after the track's start (\(t(track.startSeconds)))")
-            }
-            track.endSeconds = seconds
+        if let loop = object["loop"], !kind.canLoop, track.loop != nil {
+            let loopable = SourceKinds.all.filter { $0.canLoop }.map { $0.key }
+            throw loop.error((isGenerator ? "generators are endless and cannot loop" : "'\(kind.key)' tracks play once and cannot loop")
+                             + "; 'loop' is for " + SourceKinds.list(loopable, joinedBy: "and") + " tracks")
         }
-        if let loop = object["loop"] {
-            track.loop = try self.loop(loop)
-            if !kind.canLoop, track.loop != nil {
-                let loopable = SourceKinds.all.filter { $0.canLoop }.map { $0.key }
-                throw loop.error((isGenerator ? "generators are endless and cannot loop" : "'\(kind.key)' tracks play once and cannot loop")
-                                 + "; 'loop' is for " + SourceKinds.list(loopable, joinedBy: "and") + " tracks")
-            }
-        }
-        if let fade = object["fadeIn"] { track.fadeIn = try self.fade(fade) }
-        if let fade = object["fadeOut"] { track.fadeOut = try self.fade(fade) }
-        if let duck = object["duck"] { track.ducks = try duck.bool() }
         if let during = object["during"] {
             guard isSession else { throw during.error("'during' names sections of a session; this preset has no 'sections'") }
             for key in ["start", "end"] where object.has(key) {
                 throw during.error("a track plays either 'during' sections or from 'start' to 'end', not both ('\(key)' is given)")
             }
-            track.during = try sectionSpan(during)
             // Its span is known once the session is laid out: the planner checks the fades then.
         } else if let end = track.endSeconds {
             // The fades must fit in the track wherever its length is known without opening its files.
@@ -326,9 +301,6 @@ struct PresetReader {
             try checkFadesFit(track.fadeIn, track.fadeOut, in: span,
                               what: "the track (\(t(span)) from its start to the end of the render)", object: object)
         }
-
-        if let envelope = object["envelope"] { track.envelope = try self.envelope(envelope) }
-        if let drift = object["drift"] { track.drift = try self.drift(drift) }
         return track
     }
 

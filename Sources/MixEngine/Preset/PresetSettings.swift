@@ -87,3 +87,40 @@ extension LimiterSpec {
         ])
     }
 }
+
+extension TrackSpec {
+    /// A track's own keys (`PresetReader.Keys.trackSettings`; its name and its source's key are read first), read over
+    /// the track its source makes. What depends on more than the track (the render's length, a session, whether its
+    /// kind can loop) `PresetReader.track` checks after. The shapes of their own (loudness, during, loop, envelope,
+    /// drift) keep their schema in `docs/preset.schema.json`.
+    static var settings: KindSettings<TrackSpec> {
+        KindSettings(description: "One track: exactly one source and how it plays.", defaults: TrackSpec(source: .file(path: "")), settings: [
+            .number("gainDb", \.gainDb, in: -96...24, "Track gain in dB."),
+            .inTemplate("loudness", read: { cursor, track, _ in
+                if case .number = cursor.value {
+                    track.loudness = .absolute(try NumberLimit.loudnessTarget.read(cursor))
+                } else {
+                    let fields = try cursor.object(allowing: PresetReader.Keys.trackLoudness)
+                    track.loudness = .relative(track: try fields.required("track", hint: "the name of the track it is relative to").string(),
+                                               offset: try fields["offset"]?.number(in: -60...60) ?? 0)
+                }
+            }),
+            .number("pan", \.pan, in: -1...1, "Balance: -1 (left) ... 0 (centre) ... 1 (right)."),
+            .time("start", \.startSeconds, "When the track starts on the render's timeline; before the end of the render."),
+            .custom("end", schema: { _ in
+                .object(["description": .string("When the track stops on the render's timeline; after start."), "$ref": .string("#/$defs/time")])
+            }, read: { cursor, track, _ in track.endSeconds = try cursor.time(allowingZero: true) }),
+            .inTemplate("during", read: { cursor, track, reader in track.during = try reader.sectionSpan(cursor) }),
+            .inTemplate("loop", read: { cursor, track, reader in track.loop = try reader.loop(cursor) }),
+            .fade("fadeIn", \.fadeIn, "Fade from the track's start."),
+            .fade("fadeOut", \.fadeOut, "Fade that ends at the track's end."),
+            .inTemplate("envelope", read: { cursor, track, reader in track.envelope = try reader.envelope(cursor) }),
+            .flag("duck", \.ducks, "false keeps the track at its level when voices speak."),
+            .inTemplate("drift", read: { cursor, track, reader in track.drift = try reader.drift(cursor) }),
+        ], finish: { object, _ in
+            if object.has("gainDb"), let loudness = object["loudness"] {
+                throw loudness.error("a track sets its level by 'loudness' or by 'gainDb', not both")
+            }
+        })
+    }
+}

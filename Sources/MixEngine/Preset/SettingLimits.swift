@@ -1,5 +1,5 @@
-/// The range of a number that a preset and the caller may both set (the output's sample rate, quality and bitrate,
-/// a loudness target and true-peak ceiling), stated once: the preset reader reads it at a JSON path (`read`, with
+/// The range of a number, above all one that a preset and the caller may both set (the output's sample rate, quality
+/// and bitrate, a loudness target and true-peak ceiling), stated once: the preset reader reads it at a JSON path (`read`, with
 /// `JSONCursor`'s words: `192001 is out of range; expected 8000...192000`), the caller's overrides check it under the
 /// setting's name (`check`, `EngineError.setting`: `must be between 8000 and 192000 Hz`), and the schema says it
 /// (`schema`). Same rule, two ways to name where the value came from.

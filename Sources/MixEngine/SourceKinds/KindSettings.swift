@@ -1,3 +1,5 @@
+import MixDSP
+
 /// A kind's settings, declared once: for each setting its key, what it takes (a range, a list of choices),
 /// whether the preset must give it, and one line saying what it is; its default is the kind's own (the
 /// `defaults` value, made by the kind's `init` with its default arguments). Both the reader (`read`) and the
@@ -60,7 +62,13 @@ struct KindSettings<Kind> {
             if case .value(let read) = settings[0].reading { try read(cursor, &kind, reader) }
             return kind
         }
-        let object = try cursor.object(allowing: keys ?? [])
+        return try read(try cursor.object(allowing: keys ?? []), over: kind, reader: reader)
+    }
+
+    /// Reads the settings from `object`, opened by the caller with these keys among others (a track's own keys
+    /// beside its source's), over `start`.
+    func read(_ object: JSONObjectCursor, over start: Kind, reader: PresetReader) throws -> Kind {
+        var kind = start
         for setting in settings {
             if case .value(let read) = setting.reading, let hint = setting.requiredHint {
                 try read(try object.required(setting.keys[0], hint: hint), &kind, reader)
@@ -275,8 +283,8 @@ struct KindSetting<Kind> {
         }, read: { cursor, kind, _ in kind[keyPath: path] = try limit.read(cursor) })
     }
 
-    /// A whole number within a limit the caller's overrides share (`NumberLimit`: an output's sample rate),
-    /// defaulting to the kind's own.
+    /// A whole number within a limit (`NumberLimit`: an output's sample rate, which the caller's overrides share;
+    /// espeak-ng's rate), defaulting to the kind's own.
     static func number(_ key: String, _ path: WritableKeyPath<Kind, Int>, _ limit: NumberLimit, _ description: String) -> Self {
         KindSetting(key: key, requiredHint: nil, schema: { defaults in
             .object([SchemaValue.Member("description", .string(description))] + limit.schema
@@ -289,6 +297,20 @@ struct KindSetting<Kind> {
         KindSetting(key: key, requiredHint: nil, schema: { _ in
             .object([SchemaValue.Member("description", .string(description))] + limit.schema)
         }, read: { cursor, kind, _ in kind[keyPath: path] = Int(try limit.read(cursor)) })
+    }
+
+    /// A time of 0 or more (`JSONCursor.time`), defaulting to the kind's own.
+    static func time(_ key: String, _ path: WritableKeyPath<Kind, Double>, _ description: String) -> Self {
+        KindSetting(key: key, requiredHint: nil, schema: { defaults in
+            .object(["description": .string(description), "$ref": .string("#/$defs/time"), "default": .number(defaults[keyPath: path])])
+        }, read: { cursor, kind, _ in kind[keyPath: path] = try cursor.time(allowingZero: true) })
+    }
+
+    /// A curve's name (not `equalGain`, which only crossfades take), defaulting to the kind's own.
+    static func curve(_ key: String, _ path: WritableKeyPath<Kind, Curve>, _ description: String) -> Self {
+        KindSetting(key: key, requiredHint: nil, schema: { defaults in
+            .object(["description": .string(description), "$ref": .string("#/$defs/curve"), "default": .string(defaults[keyPath: path].rawValue)])
+        }, read: { cursor, kind, _ in kind[keyPath: path] = try cursor.curve(allowingEqualGain: false) })
     }
 
     /// A fade (`"5s"`, `5` or `{"duration": "5s", "curve": "sCurve"}`) that may be left out (nil: none).

@@ -105,8 +105,6 @@ struct ChimeMaterial: EventMaterial {
 }
 
 extension SourceSpec {
-    /// A synthesised bell or rising tone (`ChimeKind`).
-    public static func chime(_ sound: ChimeKind.Sound, pitchHz: Double? = nil, seconds: Double? = nil) -> SourceSpec {
-        SourceSpec(ChimeKind(sound: sound, pitchHz: pitchHz, seconds: seconds))
-    }
+    /// A synthesised bell or rising tone (`ChimeKind`), with the kind's settings: `.chime(ChimeKind(...))`.
+    public static func chime(_ kind: ChimeKind) -> SourceSpec { SourceSpec(kind) }
 }

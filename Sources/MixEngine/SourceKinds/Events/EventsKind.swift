@@ -126,9 +126,6 @@ struct PannedEvent: EventMaterial {
 }
 
 extension SourceSpec {
-    /// One-shot files at random times (`EventsKind`).
-    public static func events(paths: [String], interval: ClosedRange<Double>, gainDb: ClosedRange<Double> = 0...0,
-                              pan: ClosedRange<Double> = 0...0, overlap: Bool = false, seed: UInt64? = nil) -> SourceSpec {
-        SourceSpec(EventsKind(paths: paths, interval: interval, gainDb: gainDb, pan: pan, overlap: overlap, seed: seed))
-    }
+    /// One-shot files at random times (`EventsKind`), with the kind's settings: `.events(EventsKind(...))`.
+    public static func events(_ kind: EventsKind) -> SourceSpec { SourceSpec(kind) }
 }

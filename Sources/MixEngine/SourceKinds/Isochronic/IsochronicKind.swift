@@ -74,8 +74,6 @@ struct IsochronicMaterial: EventMaterial {
 }
 
 extension SourceSpec {
-    /// An isochronic tone (`IsochronicKind`).
-    public static func isochronic(carrierHz: Double, pulse: ScheduleSpec, duty: Double = 0.5, edges: Double = 0.15) -> SourceSpec {
-        SourceSpec(IsochronicKind(carrierHz: carrierHz, pulse: pulse, duty: duty, edges: edges))
-    }
+    /// An isochronic tone (`IsochronicKind`), with the kind's settings: `.isochronic(IsochronicKind(...))`.
+    public static func isochronic(_ kind: IsochronicKind) -> SourceSpec { SourceSpec(kind) }
 }

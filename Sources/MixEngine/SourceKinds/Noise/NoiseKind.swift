@@ -35,8 +35,6 @@ extension NoiseKind {
 }
 
 extension SourceSpec {
-    /// Noise from a seed (`NoiseKind`).
-    public static func noise(color: NoiseGenerator.Color, seed: UInt64) -> SourceSpec {
-        SourceSpec(NoiseKind(color: color, seed: seed))
-    }
+    /// Noise from a seed (`NoiseKind`), with the kind's settings: `.noise(NoiseKind(...))`.
+    public static func noise(_ kind: NoiseKind = NoiseKind()) -> SourceSpec { SourceSpec(kind) }
 }

@@ -151,10 +151,6 @@ public struct ResequenceKind: DeclaredSourceKind {
 }
 
 extension SourceSpec {
-    /// A recording played as a stream of random segments (`ResequenceKind`).
-    public static func resequence(path: String, segment: ClosedRange<Double> = ResequenceKind.defaultSegment,
-                                  region: ClosedRange<Double>? = nil, crossfade: FadeSpec = ResequenceKind.defaultCrossfade,
-                                  seed: UInt64? = nil) -> SourceSpec {
-        SourceSpec(ResequenceKind(path: path, segment: segment, region: region, crossfade: crossfade, seed: seed))
-    }
+    /// A recording played as a stream of random segments (`ResequenceKind`), with the kind's settings: `.resequence(ResequenceKind(...))`.
+    public static func resequence(_ kind: ResequenceKind) -> SourceSpec { SourceSpec(kind) }
 }

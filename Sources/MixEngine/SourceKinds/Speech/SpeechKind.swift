@@ -57,8 +57,6 @@ public struct SpeechKind: DeclaredSourceKind {
 }
 
 extension SourceSpec {
-    /// Text spoken aloud (`SpeechKind`).
-    public static func speech(_ text: String, ssml: Bool = false, settings: SpeechSettings = SpeechSettings()) -> SourceSpec {
-        SourceSpec(SpeechKind(text: text, ssml: ssml, settings: settings))
-    }
+    /// Text spoken aloud (`SpeechKind`), with the kind's settings: `.speech(SpeechKind(...))`.
+    public static func speech(_ kind: SpeechKind) -> SourceSpec { SourceSpec(kind) }
 }
