@@ -1,14 +1,14 @@
 import MixDSP
 
-/// The preset's own objects whose settings are declared as the kinds' are (`KindSettings`): `output` (with its
+/// The preset's own objects whose settings are declared as the kinds' are (`DeclaredSettings`): `output` (with its
 /// `loudness`) and `master` (with its `limiter`). The preset reader reads them from these declarations, and
 /// `PresetSchema` writes their `$defs` from the same ones, so each key, range, default and description is
 /// written once; the ranges the caller's overrides share are `NumberLimit`s.
 extension OutputSpec {
-    static var settings: KindSettings<OutputSpec> {
+    static var settings: DeclaredSettings<OutputSpec> {
         let t = TimeParser.string(fromSeconds:)
         let loop = OutputSpec.defaultLoopCrossfade
-        return KindSettings(description: "How the audio is written; the container follows the output file's extension (.ogg, .flac, .wav, .mp3, .opus, .caf, .aiff, .m4a).",
+        return DeclaredSettings(description: "How the audio is written; the container follows the output file's extension (.ogg, .flac, .wav, .mp3, .opus, .caf, .aiff, .m4a).",
                             defaults: OutputSpec(), settings: [
             .number("sampleRate", \.sampleRate, .sampleRate, "Output sample rate in Hz; sources at other rates are resampled."),
             .custom("channels", schema: { defaults in
@@ -56,8 +56,8 @@ extension OutputSpec {
 }
 
 extension LoudnessSpec {
-    static var settings: KindSettings<LoudnessSpec> {
-        KindSettings(description: "Normalise the render to an integrated loudness (EBU R128) under a true-peak ceiling: measuring passes before the write find the gain.",
+    static var settings: DeclaredSettings<LoudnessSpec> {
+        DeclaredSettings(description: "Normalise the render to an integrated loudness (EBU R128) under a true-peak ceiling: measuring passes before the write find the gain.",
                      defaults: LoudnessSpec(targetLUFS: 0), settings: [
             .number("target", \.targetLUFS, .loudnessTarget, required: "the integrated loudness to reach, in LUFS (-16, say)",
                     "Integrated loudness to reach, in LUFS (-16 is usual for streamed speech and ambience, -23 for broadcast)."),
@@ -68,8 +68,8 @@ extension LoudnessSpec {
 }
 
 extension MasterSpec {
-    static var settings: KindSettings<MasterSpec> {
-        KindSettings(description: "The whole mix: gain, fades, limiter. fadeIn and fadeOut must fit in duration.", defaults: MasterSpec(), settings: [
+    static var settings: DeclaredSettings<MasterSpec> {
+        DeclaredSettings(description: "The whole mix: gain, fades, limiter. fadeIn and fadeOut must fit in duration.", defaults: MasterSpec(), settings: [
             .number("gainDb", \.gainDb, in: -60...24, "Master gain in dB."),
             .fade("fadeIn", \.fadeIn, "Fade from the start of the render."),
             .fade("fadeOut", \.fadeOut, "The sleep timer: a fade that ends exactly at the end of the render."),
@@ -79,8 +79,8 @@ extension MasterSpec {
 }
 
 extension LimiterSpec {
-    static var settings: KindSettings<LimiterSpec> {
-        KindSettings(description: "The limiter keeps every sample at or below its ceiling.", defaults: LimiterSpec(), settings: [
+    static var settings: DeclaredSettings<LimiterSpec> {
+        DeclaredSettings(description: "The limiter keeps every sample at or below its ceiling.", defaults: LimiterSpec(), settings: [
             .number("ceilingDb", \.ceilingDb, in: -20...0, "Highest level any sample reaches, in dBFS."),
             .number("lookaheadMs", \.lookaheadMs, in: 0.5...50, "How early the limiter turns down before a peak, in milliseconds."),
             .number("releaseMs", \.releaseMs, in: 1...5000, "How fast the gain recovers after a peak, in milliseconds."),
@@ -93,8 +93,8 @@ extension TrackSpec {
     /// the track its source makes. What depends on more than the track (the render's length, a session, whether its
     /// kind can loop) `PresetReader.track` checks after. The shapes of their own (loudness, during, loop, envelope,
     /// drift) keep their schema in `docs/preset.schema.json`.
-    static var settings: KindSettings<TrackSpec> {
-        KindSettings(description: "One track: exactly one source and how it plays.", defaults: TrackSpec(source: .file(path: "")), settings: [
+    static var settings: DeclaredSettings<TrackSpec> {
+        DeclaredSettings(description: "One track: exactly one source and how it plays.", defaults: TrackSpec(source: .file(path: "")), settings: [
             .number("gainDb", \.gainDb, in: -96...24, "Track gain in dB."),
             .inTemplate("loudness", read: { cursor, track, _ in
                 if case .number = cursor.value {

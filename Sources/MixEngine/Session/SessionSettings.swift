@@ -1,7 +1,7 @@
 import MixDSP
 import MixIO
 
-/// The session's objects whose settings are declared as the kinds' are (`KindSettings`): `voice`, its `ducking`,
+/// The session's objects whose settings are declared as the kinds' are (`DeclaredSettings`): `voice`, its `ducking`,
 /// and speech settings. The reader reads them from these declarations and `PresetSchema` writes `$defs/voice` and
 /// `$defs/speechSettings` from the same ones. (Sections, segments and the ending are still read by hand,
 /// `SessionReader.swift`, and their schema kept in `docs/preset.schema.json`.)
@@ -9,9 +9,9 @@ extension VoiceSpec {
     /// The longest edge fade: an edge fade is a few milliseconds.
     static let maximumEdgeFadeSeconds = 1.0
 
-    static var settings: KindSettings<VoiceSpec> {
+    static var settings: DeclaredSettings<VoiceSpec> {
         let t = TimeParser.string(fromSeconds:)
-        return KindSettings(description: "How voices sound and how the other tracks duck under them.", defaults: VoiceSpec(), settings: [
+        return DeclaredSettings(description: "How voices sound and how the other tracks duck under them.", defaults: VoiceSpec(), settings: [
             .number("levelDb", \.levelDb, in: -60...0, "The level every segment is brought to, in dBFS: RMS over its speech only (pauses left out)."),
             .number("loudness", \.loudnessLUFS, .loudnessTarget, "Instead of levelDb: the loudness every segment is brought to, in LUFS (EBU R128, gated, as it plays centred in the output)."),
             .custom("edgeFade", schema: { defaults in
@@ -40,9 +40,9 @@ extension DuckingSpec {
     /// The longest any of its times may be.
     static let maximumSeconds = 60.0
 
-    static var settings: KindSettings<DuckingSpec> {
+    static var settings: DeclaredSettings<DuckingSpec> {
         let t = TimeParser.string(fromSeconds:)
-        return KindSettings(description: "Ducking of the bed under the voice.", defaults: DuckingSpec(), settings: [
+        return DeclaredSettings(description: "Ducking of the bed under the voice.", defaults: DuckingSpec(), settings: [
             .custom("depthDb", schema: { defaults in
                 .object(["description": .string("How far the bed goes down, in dB."), "type": .string("number"), "minimum": .number(-60),
                          "exclusiveMaximum": .number(0), "default": .number(defaults.depthDb)])
@@ -79,15 +79,15 @@ extension SpeechSettings {
 
     /// Speech settings (`voice.speech`, a segment's `speech`, beside a `speech` track's text and breathing cues' words),
     /// read over the defaults they are given (`PresetReader.speech`). The voice is looked up among the engines' voices.
-    static var settings: KindSettings<SpeechSettings> {
+    static var settings: DeclaredSettings<SpeechSettings> {
         let t = TimeParser.string(fromSeconds:)
-        func pause(_ key: String, _ path: WritableKeyPath<SpeechSettings, Double?>, _ what: String, _ defaultSeconds: Double) -> KindSetting<SpeechSettings> {
+        func pause(_ key: String, _ path: WritableKeyPath<SpeechSettings, Double?>, _ what: String, _ defaultSeconds: Double) -> DeclaredSetting<SpeechSettings> {
             .custom(key, schema: { _ in
                 .object(["description": .string("Silence after each \(what) inside a text (neural voice; default \(t(defaultSeconds)))."),
                          "$ref": .string("#/$defs/time")])
             }, read: { cursor, settings, _ in settings[keyPath: path] = try cursor.time(allowingZero: true) })
         }
-        return KindSettings(description: "How text is spoken: the voice (which names its engine), its pace and pauses, and espeak-ng's rate, pitch and volume.",
+        return DeclaredSettings(description: "How text is spoken: the voice (which names its engine), its pace and pauses, and espeak-ng's rate, pitch and volume.",
                             defaults: SpeechSettings(), settings: [
             .custom("voice", schema: { _ in
                 .object(["description": .string("\(SpeechSettings.defaultVoice) (the neural voice, the default), espeak:<language>[+variant] (espeak-ng), or a bare espeak-ng name (en-gb); mixrender voices lists them."),

@@ -1,13 +1,13 @@
 import MixIO
 
 /// `docs/preset.schema.json`, the JSON schema editors check presets against, generated from the same declarations
-/// the preset reader reads with (`KindSettings`): every kind's part from the kinds themselves (`SourceKinds.all`:
+/// the preset reader reads with (`DeclaredSettings`): every kind's part from the kinds themselves (`SourceKinds.all`:
 /// each kind's `$defs` entry, the track's property for each kind's key, that a track has exactly one of them, and
 /// that the kinds that cannot loop refuse `loop`); the track's own keys (`TrackSpec.settings`); and the `$defs` of
 /// `output`, `master`, `voice` and `speechSettings` (`OutputSpec.settings`, `MasterSpec.settings`, `VoiceSpec.settings`,
 /// `SpeechSettings.settings`, with the ranges the caller's overrides share, `NumberLimit`). The file is its own
 /// template: the rest (the root, the shared shapes such as `time` and `fade`, sections, segments, the ending, and the settings a
-/// declaration leaves there, `KindSetting.inTemplate`: the output's tags and bit depth, a track's loudness, during,
+/// declaration leaves there, `DeclaredSetting.inTemplate`: the output's tags and bit depth, a track's loudness, during,
 /// loop, envelope and drift) is kept from it. A test keeps the file equal to what it generates
 /// (`scripts/schema.sh` rewrites it).
 ///

@@ -19,9 +19,9 @@ public struct BinauralKind: DeclaredSourceKind {
     public init(carrierHz: Double, beat: ScheduleSpec) { self.carrierHz = carrierHz; self.beat = beat }
 
     /// Its settings, declared once for the reader and the schema: a carrier and a scheduled rate (`ScheduleSpec`).
-    static var settings: KindSettings<BinauralKind> {
+    static var settings: DeclaredSettings<BinauralKind> {
         let example = "the beat in Hz, e.g. 10"
-        return KindSettings(description: "Binaural beats: carrier - beat/2 left, carrier + beat/2 right.",
+        return DeclaredSettings(description: "Binaural beats: carrier - beat/2 left, carrier + beat/2 right.",
                             defaults: BinauralKind(carrierHz: ScheduleSpec.carrierRange.lowerBound, beat: .constant(1)), settings: [
             ScheduleSpec.carrier(\.carrierHz, tone: "the tone both ears hear around", what: "binaural beats"),
         ] + ScheduleSpec.rate("beatHz", \.beat, below: \.carrierHz, example: example), exactlyOne: ScheduleSpec.exactlyOne("beatHz", example: example))

@@ -47,11 +47,11 @@ public struct ChimeKind: DeclaredSourceKind, WordReadableSourceKind {
     static let maximumSeconds = 60.0
 
     /// The sound is required and read first: it sets the defaults of the pitch and the length, which follow it.
-    static var settings: KindSettings<ChimeKind> {
+    static var settings: DeclaredSettings<ChimeKind> {
         let t = TimeParser.string(fromSeconds:)
         /// "220 (bell), 330 (rise)": a default that follows the sound.
         func perSound(_ value: (Sound) -> String) -> String { Sound.allCases.map { "\(value($0)) (\($0.rawValue))" }.joined(separator: ", ") }
-        return KindSettings(description: "A synthesised bell or rising tone.", defaults: ChimeKind(sound: .bell), settings: [
+        return DeclaredSettings(description: "A synthesised bell or rising tone.", defaults: ChimeKind(sound: .bell), settings: [
             .custom("sound", required: words.map { "\"\($0)\"" }.joined(separator: " or "), schema: { _ in
                 .object(["enum": .array(Sound.allCases.map { .string($0.rawValue) })])
             }, read: { cursor, kind, _ in kind = ChimeKind(sound: try cursor.choice("chime", Sound.allCases.map { ($0.rawValue, $0) })) }),

@@ -41,8 +41,8 @@ public struct EventsKind: DeclaredSourceKind {
 
     /// Its settings, declared once for the reader and the schema (defaults from `init`), with the layout's seed
     /// as every kind that plays at random takes it (`layoutSeed`).
-    static var settings: KindSettings<EventsKind> {
-        KindSettings(description: "One-shot files played at random times, each with a random gain and pan, laid out from a seed at planning.",
+    static var settings: DeclaredSettings<EventsKind> {
+        DeclaredSettings(description: "One-shot files played at random times, each with a random gain and pan, laid out from a seed at planning.",
                      defaults: EventsKind(paths: [], interval: minimumIntervalSeconds...minimumIntervalSeconds), settings: [
             .files("files", \.paths, atMost: maximumFiles, required: "a list of at least one audio file",
                    none: "an events track needs at least one file", most: "an events track picks among at most",

@@ -14,8 +14,8 @@ public struct FileKind: DeclaredSourceKind {
     public init(path: String) { self.path = path }
 
     /// Its settings: one path, resolved against the preset's folder.
-    static var settings: KindSettings<FileKind> {
-        KindSettings(value: .path(key, \.path), defaults: FileKind(path: ""))
+    static var settings: DeclaredSettings<FileKind> {
+        DeclaredSettings(value: .path(key, \.path), defaults: FileKind(path: ""))
     }
 
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {

@@ -25,9 +25,9 @@ public struct IsochronicKind: DeclaredSourceKind {
 
     /// Its settings, declared once for the reader and the schema (defaults from `init`): a carrier and a scheduled
     /// rate (`ScheduleSpec`), and its pulse's shape. Edges left out shrink to fit the duty.
-    static var settings: KindSettings<IsochronicKind> {
+    static var settings: DeclaredSettings<IsochronicKind> {
         let example = "pulses per second, e.g. 10"
-        return KindSettings(description: "A tone pulsing at a scheduled rate.",
+        return DeclaredSettings(description: "A tone pulsing at a scheduled rate.",
                             defaults: IsochronicKind(carrierHz: ScheduleSpec.carrierRange.lowerBound, pulse: .constant(1)), settings: [
             ScheduleSpec.carrier(\.carrierHz, tone: "the tone that pulses", what: "isochronic tones"),
         ] + ScheduleSpec.rate("pulseHz", \.pulse, below: \.carrierHz, example: example) + [

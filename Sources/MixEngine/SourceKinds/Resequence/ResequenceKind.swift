@@ -43,9 +43,9 @@ public struct ResequenceKind: DeclaredSourceKind {
 
     /// Its settings, declared once for the reader and the schema (defaults from `init`), with the layout's seed
     /// as every kind that plays at random takes it (`layoutSeed`).
-    static var settings: KindSettings<ResequenceKind> {
+    static var settings: DeclaredSettings<ResequenceKind> {
         let t = TimeParser.string(fromSeconds:)
-        return KindSettings(description: "A recording played as an endless stream of random segments of it, crossfaded at correlation-chosen points, laid out from a seed at planning.",
+        return DeclaredSettings(description: "A recording played as an endless stream of random segments of it, crossfaded at correlation-chosen points, laid out from a seed at planning.",
                      defaults: ResequenceKind(path: ""), settings: [
             .path("file", \.path, required: "the recording to take segments from", "The recording (at most \(t(maximumFileSeconds)); it is decoded into memory)."),
             .timeRange("segment", \.segment, in: minimumSegmentSeconds...3600, "Length of each segment: a time or [shortest, longest], each at least \(t(minimumSegmentSeconds))."),

@@ -47,7 +47,7 @@ public struct ScheduleSpec: Sendable, Equatable {
 extension ScheduleSpec {
     /// `carrierHz`, required, within `carrierRange`; `tone` says what it is when it is missing, `what` names the
     /// sound in the message for one out of range.
-    static func carrier<Kind>(_ path: WritableKeyPath<Kind, Double>, tone: String, what: String) -> KindSetting<Kind> {
+    static func carrier<Kind>(_ path: WritableKeyPath<Kind, Double>, tone: String, what: String) -> DeclaredSetting<Kind> {
         let range = "\(JSONValue.format(carrierRange.lowerBound)) to \(JSONValue.format(carrierRange.upperBound)) Hz"
         return .custom("carrierHz", required: "\(tone), \(range), e.g. 200", schema: { _ in
             .object(["type": .string("number"), "minimum": .number(carrierRange.lowerBound), "maximum": .number(carrierRange.upperBound)])
@@ -63,7 +63,7 @@ extension ScheduleSpec {
     /// The rate at `valueKey`, constant, or the `schedule` of points `{"at": ..., valueKey: ..., "curve": ...}`; each
     /// rate below the carrier at `carrier` (read before them: it is required). `example` is the hint for a point's rate.
     static func rate<Kind>(_ valueKey: String, _ path: WritableKeyPath<Kind, ScheduleSpec>, below carrier: KeyPath<Kind, Double>,
-                           example: String) -> [KindSetting<Kind>] {
+                           example: String) -> [DeclaredSetting<Kind>] {
         let rateSchema = SchemaValue.object(["type": .string("number"), "exclusiveMinimum": .number(0), "maximum": .number(carrierRange.upperBound)])
         let pointSchema = SchemaValue.object([
             "type": .string("object"), "additionalProperties": .bool(false), "required": .array([.string("at"), .string(valueKey)]),
@@ -90,7 +90,7 @@ extension ScheduleSpec {
     }
 
     /// That a kind gives its rate as `valueKey` or as `schedule`, exactly one.
-    static func exactlyOne<Kind>(_ valueKey: String, example: String) -> KindSettings<Kind>.ExactlyOne {
+    static func exactlyOne<Kind>(_ valueKey: String, example: String) -> DeclaredSettings<Kind>.ExactlyOne {
         .init(keys: [valueKey, "schedule"], missing: "missing required key '\(valueKey)' (\(example)) or 'schedule' (points over time)",
               several: "give '\(valueKey)' (a constant) or 'schedule' (points over time), not both")
     }

@@ -23,8 +23,8 @@ public struct SpeechKind: DeclaredSourceKind {
     /// Its settings, declared once for the reader and the schema: the text (`text`, or `ssml` for SSML markup),
     /// and beside it the session's speech settings (`$defs/speechSettings`, referred to key by key), over the
     /// preset's `voice.speech`.
-    static var settings: KindSettings<SpeechKind> {
-        KindSettings(description: "Text spoken once, by the neural voice or espeak-ng (its 'voice' says which).",
+    static var settings: DeclaredSettings<SpeechKind> {
+        DeclaredSettings(description: "Text spoken once, by the neural voice or espeak-ng (its 'voice' says which).",
                      defaults: SpeechKind(text: ""), settings: [
             text("text", isMarkup: false), text("ssml", isMarkup: true),
             .group(PresetReader.SessionKeys.speech, properties: { _ in SchemaValue.speechSettingsReferences }, read: { object, kind, reader in
@@ -35,7 +35,7 @@ public struct SpeechKind: DeclaredSourceKind {
     }
 
     /// The text to say at `key`: plain, or SSML markup within the subset mixrender takes (`PresetReader.checkSSML`).
-    private static func text(_ key: String, isMarkup: Bool) -> KindSetting<SpeechKind> {
+    private static func text(_ key: String, isMarkup: Bool) -> DeclaredSetting<SpeechKind> {
         .custom(key, schema: { _ in .object(["type": .string("string"), "minLength": .number(1)]) }, read: { cursor, kind, reader in
             let text = try cursor.nonEmptyString()
             guard !text.utf8.contains(0) else { throw cursor.error("text cannot contain a NUL character (\\u0000)") }
