@@ -1,5 +1,5 @@
 #!/bin/bash
-# Rewrites docs/preset.schema.json from the kinds' declarations (PresetSchema.generate; the file is its own
+# Rewrites docs/preset.schema.json from the declarations (PresetSchema.generate: the kinds, output, master, voice; the file is its own
 # template for everything that is not a kind). The test run that writes it fails on purpose, so writing is never
 # mistaken for passing: run the test again without MIXRENDER_WRITE_SCHEMA to see it pass.
 set -e
@@ -7,3 +7,5 @@ cd "$(dirname "$0")/.."
 swift build --build-tests
 MIXRENDER_WRITE_SCHEMA=1 swift test --skip-build --filter PresetSchemaTests/theSchemaIsGeneratedFromTheKinds || true
 swift test --skip-build --filter PresetSchemaTests
+# The schema is valid and accepts every example preset (skipped without Python's jsonschema).
+python3 scripts/schema-check.py

@@ -118,7 +118,7 @@ import Testing
                          EnvelopePoint(position: 3600, value: -6, curve: .sCurve),
                          EnvelopePoint(position: 10800, value: -120, curve: .exponential)]
 
-        var noise = TrackSpec(source: .noise(color: .brown, seed: 9_007_199_254_740_992))
+        var noise = TrackSpec(source: .noise(NoiseKind(color: .brown, seed: 9_007_199_254_740_992)))
         noise.startSeconds = 5400
         noise.endSeconds = 25200
         noise.fadeIn = FadeSpec(seconds: 300, curve: .logarithmic)
@@ -135,7 +135,7 @@ import Testing
         var defaultLoop = TrackSpec(source: .playlist(paths: ["/presets/e.ogg"], crossfade: FadeSpec(seconds: 4, curve: .equalPower)))
         defaultLoop.loop = LoopSpec(crossfade: FadeSpec(seconds: 1, curve: .equalPower))
 
-        let white = TrackSpec(source: .noise(color: .white, seed: 1))
+        let white = TrackSpec(source: .noise(NoiseKind(color: .white, seed: 1)))
 
         let expected = Preset(name: "Night rain", output: output, durationSeconds: 28800, master: master,
                               tracks: [rain, noise, music, hardSeam, defaultLoop, white])

@@ -51,8 +51,8 @@ import Testing
     @Test func aChimesDefaultsFollowItsSound() throws {
         typealias P = PresetParserTests
         let preset = try P.parse(P.preset(tracks: #"{"chime": {"sound": "rise"}}, {"chime": {"pitchHz": 500, "sound": "rise"}}, {"chime": {"sound": "bell", "length": "20s"}}"#))
-        #expect(preset.tracks.map(\.source) == [.chime(.rise), .chime(.rise, pitchHz: 500), .chime(.bell, seconds: 20)])
-        #expect(preset.tracks[0].source == .chime(.rise, pitchHz: 330, seconds: 4))
+        #expect(preset.tracks.map(\.source) == [.chime(ChimeKind(sound: .rise)), .chime(ChimeKind(sound: .rise, pitchHz: 500)), .chime(ChimeKind(sound: .bell, seconds: 20))])
+        #expect(preset.tracks[0].source == .chime(ChimeKind(sound: .rise, pitchHz: 330, seconds: 4)))
         P.expectError(P.preset(tracks: #"{"chime": {"pitchHz": 500}}"#), path: "tracks[0].chime", "missing required key 'sound' (\"bell\" or \"rise\")")
         P.expectError(P.preset(tracks: #"{"chime": {"sound": "gong"}}"#), path: "tracks[0].chime.sound", "unknown chime 'gong'; expected one of bell, rise")
         P.expectError(P.preset(tracks: #"{"chime": {"sound": "bell", "length": "2m"}}"#), path: "tracks[0].chime.length", "longer than 1m")

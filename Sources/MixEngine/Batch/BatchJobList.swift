@@ -102,19 +102,17 @@ public enum BatchJobList {
         }
         let id = try object["id"].map { try $0.nonEmptyString() }
         if let d = object["duration"] { o.durationSeconds = try d.time(allowingZero: false) }
-        if let r = object["sampleRate"] {
-            o.sampleRate = Int(try r.integer(in: Double(OutputSpec.sampleRates.lowerBound)...Double(OutputSpec.sampleRates.upperBound)))
-        }
+        if let r = object["sampleRate"] { o.sampleRate = Int(try NumberLimit.sampleRate.read(r)) }
         let hasQuality = object.has("quality"), hasBitrate = object.has("bitrate")
         if hasQuality && hasBitrate { throw object["bitrate"]!.error("and 'quality' cannot be given together; give one") }
-        if let q = object["quality"] { o.quality = try q.number(in: OutputSpec.qualities); o.bitrateKbps = nil }
+        if let q = object["quality"] { o.quality = try NumberLimit.quality.read(q); o.bitrateKbps = nil }
         if let b = object["bitrate"] {
-            o.bitrateKbps = Int(try b.integer(in: Double(OutputSpec.bitrates.lowerBound)...Double(OutputSpec.bitrates.upperBound)))
+            o.bitrateKbps = Int(try NumberLimit.bitrate.read(b))
             o.quality = nil
         }
         if let r = object["resampler"] { o.resampler = try r.choice("resampler", ResamplerChoice.allCases.map { ($0.rawValue, $0) }) }
-        if let l = object["loudness"] { o.loudnessTarget = try l.number(in: LoudnessSpec.targets) }
-        if let t = object["truePeak"] { o.truePeakDb = try t.number(in: LoudnessSpec.ceilings) }
+        if let l = object["loudness"] { o.loudnessTarget = try NumberLimit.loudnessTarget.read(l) }
+        if let t = object["truePeak"] { o.truePeakDb = try NumberLimit.truePeakCeiling.read(t) }
         if let s = object["start"] { o.startSeconds = try s.time(allowingZero: true) }
         if let e = object["end"] { o.endSeconds = try e.time(allowingZero: false) }
         if let l = object["loopable"] { o.loopable = try l.bool() }

@@ -123,12 +123,9 @@ struct JSONCursor {
         default:
             throw error("expected a time, got \(value.summary); \(JSONCursor.timeForms)")
         }
-        guard allowingZero || seconds > 0 else { throw error("must be longer than 0") }
-        guard seconds <= TimeParser.maximumSeconds else {
-            let written: String
-            if case .number(let n) = value { written = JSONValue.format(n) } else { written = JSONValue.quote(value.stringValue ?? "") }
-            throw error("\(written) is longer than 100h, the longest time mixrender takes")
-        }
+        let written: String
+        if case .number(let n) = value { written = JSONValue.format(n) } else { written = JSONValue.quote(value.stringValue ?? "") }
+        if let problem = TimeLimit(allowingZero: allowingZero).problem(seconds, written: written) { throw error(problem) }
         return seconds
     }
 

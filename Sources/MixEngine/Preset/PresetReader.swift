@@ -32,18 +32,18 @@ struct PresetReader {
     /// The keys each kind of object allows, in the order error messages list them.
     enum Keys {
         static let root = ["$schema", "version", "name", "duration", "output", "master", "voice", "bed", "tracks", "sections", "ending", "chapters"]
-        static let output = ["sampleRate", "channels", "quality", "bitrate", "bitDepth", "resampler", "tags", "loudness", "loopable"]
-        static let loudness = ["target", "truePeakDb", "maxGainDb"]
+        static var output: [String] { OutputSpec.settings.keys ?? [] }
+        static var loudness: [String] { LoudnessSpec.settings.keys ?? [] }
         static let trackLoudness = ["track", "offset"]
         /// The tag keys each format has a field of its own for (`TagFields.knownKeys`); `output.tags` takes any other too.
         static let tags = TagFields.knownKeys.map { $0.lowercased() }
         static let chapter = ["at", "name"]
-        static let master = ["gainDb", "fadeIn", "fadeOut", "limiter"]
-        static let limiter = ["ceilingDb", "lookaheadMs", "releaseMs"]
+        static var master: [String] { MasterSpec.settings.keys ?? [] }
+        static var limiter: [String] { LimiterSpec.settings.keys ?? [] }
         static let fade = ["duration", "curve"]
         /// A track's own keys; its source's key (one of `SourceKinds.keys`) comes after `name`.
-        static let trackSettings = ["gainDb", "loudness", "pan", "start", "end", "during", "loop", "fadeIn", "fadeOut", "envelope", "duck", "drift"]
-        static let track = ["name"] + SourceKinds.keys + trackSettings
+        static var trackSettings: [String] { TrackSpec.settings.keys ?? [] }
+        static var track: [String] { ["name"] + SourceKinds.keys + trackSettings }
         static let loop = ["crossfade"]
         static let envelopePoint = ["time", "gainDb", "curve"]
     }
@@ -113,56 +113,8 @@ struct PresetReader {
 
     // MARK: - Output
 
-    func output(_ cursor: JSONCursor) throws -> OutputSpec {
-        let object = try cursor.object(allowing: Keys.output)
-        var output = OutputSpec()
-        if let rate = object["sampleRate"] { output.sampleRate = Int(try rate.integer(in: Double(OutputSpec.sampleRates.lowerBound)...Double(OutputSpec.sampleRates.upperBound))) }
-        if let channels = object["channels"] {
-            let count = try channels.wholeNumber()
-            guard count == 1 || count == 2 else {
-                throw channels.error("unsupported channel count \(JSONValue.format(count)); expected 1 (mono) or 2 (stereo)")
-            }
-            output.channelCount = Int(count)
-        }
-        if let quality = object["quality"] { output.quality = try quality.number(in: OutputSpec.qualities) }
-        if let bitrate = object["bitrate"] {
-            guard object["quality"] == nil else {
-                throw bitrate.error("give a quality or a bitrate, not both (the bitrate is for MP3 and Opus; quality 0 to 1 for Ogg Vorbis, MP3 and Opus)")
-            }
-            output.bitrateKbps = Int(try bitrate.integer(in: Double(OutputSpec.bitrates.lowerBound)...Double(OutputSpec.bitrates.upperBound)))
-        }
-        if let depth = object["bitDepth"] { output.sampleFormat = try sampleFormat(depth) }
-        if let resampler = object["resampler"] {
-            output.resampler = try resampler.choice("resampler", ResamplerChoice.allCases.map { ($0.rawValue, $0) })
-        }
-        if let loudness = object["loudness"] {
-            let fields = try loudness.object(allowing: Keys.loudness)
-            var spec = LoudnessSpec(targetLUFS: try fields.required("target", hint: "the integrated loudness to reach, in LUFS (-16, say)")
-                                        .number(in: LoudnessSpec.targets))
-            if let ceiling = fields["truePeakDb"] { spec.truePeakDb = try ceiling.number(in: LoudnessSpec.ceilings) }
-            if let most = fields["maxGainDb"] { spec.maximumGainDb = try most.number(in: LoudnessSpec.maximumGains) }
-            output.loudness = spec
-        }
-        if let loopable = object["loopable"] {
-            // `true`, or the crossfade as a fade: `"8s"`, or `{"duration": "8s", "curve": "equalGain"}`.
-            if case .bool(let on) = loopable.value {
-                output.loopable = on ? OutputSpec.defaultLoopCrossfade : nil
-            } else {
-                let fade = try self.fade(loopable, defaultCurve: OutputSpec.defaultLoopCrossfade.curve, isCrossfade: true)
-                guard fade.seconds >= OutputSpec.minimumLoopCrossfadeSeconds && fade.seconds <= OutputSpec.maximumLoopCrossfadeSeconds else {
-                    throw loopable.error("the loop's crossfade must be between \(OutputSpec.minimumLoopCrossfadeSeconds) and \(Int(OutputSpec.maximumLoopCrossfadeSeconds)) s, not \(fade.seconds) s")
-                }
-                output.loopable = fade
-            }
-        }
-        if let tags = object["tags"] {
-            output.tags = try self.tags(tags)
-            if case .object(let members) = tags.value {
-                for key in members.keys { output.tagPaths[key.uppercased()] = JSONCursor.path(tags.path, key: key) }
-            }
-        }
-        return output
-    }
+    /// `output`, read from its declaration (`OutputSpec.settings`).
+    func output(_ cursor: JSONCursor) throws -> OutputSpec { try OutputSpec.settings.read(cursor, reader: self) }
 
     /// `output.tags`: any key (case does not matter; written in upper case) with a string or a list of strings.
     /// The known keys come first, in `TagFields.knownKeys`'s order, then the others in alphabetical order.
@@ -259,21 +211,12 @@ struct PresetReader {
 
     // MARK: - Master
 
+    /// `master`, read from its declaration (`MasterSpec.settings`); its fades must fit in the render unless it loops.
     func master(_ cursor: JSONCursor, duration: Double?) throws -> MasterSpec {
-        let object = try cursor.object(allowing: Keys.master)
-        var master = MasterSpec()
-        if let gain = object["gainDb"] { master.gainDb = try gain.number(in: -60...24) }
-        if let fade = object["fadeIn"] { master.fadeIn = try self.fade(fade) }
-        if let fade = object["fadeOut"] { master.fadeOut = try self.fade(fade) }
+        let master = try MasterSpec.settings.read(cursor, reader: self)
         if let duration, !overrides.loopable {
-            try checkFadesFit(master.fadeIn, master.fadeOut, in: duration,
-                              what: "the render (\(TimeParser.string(fromSeconds: duration)))", object: object)
-        }
-        if let limiter = object["limiter"] {
-            let fields = try limiter.object(allowing: Keys.limiter)
-            if let ceiling = fields["ceilingDb"] { master.limiter.ceilingDb = try ceiling.number(in: -20...0) }
-            if let lookahead = fields["lookaheadMs"] { master.limiter.lookaheadMs = try lookahead.number(in: 0.5...50) }
-            if let release = fields["releaseMs"] { master.limiter.releaseMs = try release.number(in: 1...5000) }
+            try checkFadesFit(master.fadeIn, master.fadeOut, in: duration, what: "the render (\(TimeParser.string(fromSeconds: duration)))",
+                              object: try cursor.object(allowing: Keys.master))
         }
         return master
     }
@@ -328,50 +271,25 @@ struct PresetReader {
             throw cursor.error("a track has exactly one source; found " + given.map { "'\($0)'" }.joined(separator: " and "))
         }
         var track = TrackSpec(name: try object["name"]?.string(), source: SourceSpec(try kind.read(sourceCursor, reader: self)))
+        track = try TrackSpec.settings.read(object, over: track, reader: self)
         let isGenerator = kind.isEndless
 
-        if let gain = object["gainDb"] { track.gainDb = try gain.number(in: -96...24) }
-        if let loudness = object["loudness"] {
-            if object.has("gainDb") { throw loudness.error("a track sets its level by 'loudness' or by 'gainDb', not both") }
-            if case .number = loudness.value {
-                track.loudness = .absolute(try loudness.number(in: LoudnessSpec.targets))
-            } else {
-                let fields = try loudness.object(allowing: Keys.trackLoudness)
-                track.loudness = .relative(track: try fields.required("track", hint: "the name of the track it is relative to").string(),
-                                           offset: try fields["offset"]?.number(in: -60...60) ?? 0)
-            }
+        if let start = object["start"], let duration, track.startSeconds >= duration {
+            throw start.error("starts at \(t(track.startSeconds)), not before the end of the render (\(t(duration)))")
         }
-        if let pan = object["pan"] { track.pan = try pan.number(in: -1...1) }
-        if let start = object["start"] {
-            track.startSeconds = try start.time(allowingZero: true)
-            if let duration, track.startSeconds >= duration {
-                throw start.error("starts at \(t(track.startSeconds)), not before the end of the render (\(t(duration)))")
-            }
+        if let end = object["end"], let seconds = track.endSeconds, seconds <= track.startSeconds {
+            throw end.error("\(t(seconds)) is not after the track's start (\(t(track.startSeconds)))")
         }
-        if let end = object["end"] {
-            let seconds = try end.time(allowingZero: true)
-            guard seconds > track.startSeconds else {
-                throw end.error("\(t(seconds)) is not after the track's start (\(t(track.startSeconds)))")
-            }
-            track.endSeconds = seconds
+        if let loop = object["loop"], !kind.canLoop, track.loop != nil {
+            let loopable = SourceKinds.all.filter { $0.canLoop }.map { $0.key }
+            throw loop.error((isGenerator ? "generators are endless and cannot loop" : "'\(kind.key)' tracks play once and cannot loop")
+                             + "; 'loop' is for " + SourceKinds.list(loopable, joinedBy: "and") + " tracks")
         }
-        if let loop = object["loop"] {
-            track.loop = try self.loop(loop)
-            if !kind.canLoop, track.loop != nil {
-                let loopable = SourceKinds.all.filter { $0.canLoop }.map { $0.key }
-                throw loop.error((isGenerator ? "generators are endless and cannot loop" : "'\(kind.key)' tracks play once and cannot loop")
-                                 + "; 'loop' is for " + SourceKinds.list(loopable, joinedBy: "and") + " tracks")
-            }
-        }
-        if let fade = object["fadeIn"] { track.fadeIn = try self.fade(fade) }
-        if let fade = object["fadeOut"] { track.fadeOut = try self.fade(fade) }
-        if let duck = object["duck"] { track.ducks = try duck.bool() }
         if let during = object["during"] {
             guard isSession else { throw during.error("'during' names sections of a session; this preset has no 'sections'") }
             for key in ["start", "end"] where object.has(key) {
                 throw during.error("a track plays either 'during' sections or from 'start' to 'end', not both ('\(key)' is given)")
             }
-            track.during = try sectionSpan(during)
             // Its span is known once the session is laid out: the planner checks the fades then.
         } else if let end = track.endSeconds {
             // The fades must fit in the track wherever its length is known without opening its files.
@@ -383,9 +301,6 @@ struct PresetReader {
             try checkFadesFit(track.fadeIn, track.fadeOut, in: span,
                               what: "the track (\(t(span)) from its start to the end of the render)", object: object)
         }
-
-        if let envelope = object["envelope"] { track.envelope = try self.envelope(envelope) }
-        if let drift = object["drift"] { track.drift = try self.drift(drift) }
         return track
     }
 

@@ -25,39 +25,20 @@ public struct RenderOverrides: Sendable, Equatable {
         self.quality = quality; self.resampler = resampler
     }
 
-    /// The overrides' own limits, as the preset reader applies them to the same values (`OutputSpec`'s and
-    /// `LoudnessSpec`'s ranges, `TimeParser.maximumSeconds`); errors name the setting (`EngineError.setting`).
+    /// The overrides' limits: the preset reader's own for the same values (`NumberLimit`, `TimeLimit`); errors name
+    /// the setting (`EngineError.setting`).
     func check() throws {
-        let o = self
-        let t = TimeParser.string(fromSeconds:)
-        let limit = "longer than 100h, the longest time mixrender takes"
-        if let d = o.durationSeconds {
-            guard d.isFinite && d > 0 else { throw EngineError.setting(.duration, reason: "must be longer than 0") }
-            guard d <= TimeParser.maximumSeconds else { throw EngineError.setting(.duration, reason: "\(t(d)) is \(limit)") }
+        try TimeLimit.length.check(durationSeconds, as: .duration)
+        try TimeLimit.position.check(startSeconds, as: .start)
+        try TimeLimit.position.check(endSeconds, as: .end)
+        try NumberLimit.sampleRate.check(sampleRate.map(Double.init), as: .sampleRate)
+        try NumberLimit.quality.check(quality, as: .quality)
+        if bitrateKbps != nil && quality != nil {
+            throw EngineError.setting(.bitrate, reason: "and \(setting: .quality) cannot be given together; give one")
         }
-        for (setting, seconds) in [(EngineSetting.start, o.startSeconds), (.end, o.endSeconds)] {
-            guard let seconds else { continue }
-            guard seconds.isFinite && seconds >= 0 else { throw EngineError.setting(setting, reason: "must not be negative") }
-            guard seconds <= TimeParser.maximumSeconds else { throw EngineError.setting(setting, reason: "\(t(seconds)) is \(limit)") }
-        }
-        if let rate = o.sampleRate, !OutputSpec.sampleRates.contains(rate) {
-            throw EngineError.setting(.sampleRate, reason: "must be between \(OutputSpec.sampleRates.lowerBound) and \(OutputSpec.sampleRates.upperBound) Hz")
-        }
-        if let quality = o.quality, !(quality.isFinite && OutputSpec.qualities.contains(quality)) {
-            throw EngineError.setting(.quality, reason: "must be between 0 and 1")
-        }
-        if let bitrate = o.bitrateKbps {
-            guard o.quality == nil else { throw EngineError.setting(.bitrate, reason: "and \(setting: .quality) cannot be given together; give one") }
-            guard OutputSpec.bitrates.contains(bitrate) else {
-                throw EngineError.setting(.bitrate, reason: "must be between \(OutputSpec.bitrates.lowerBound) and \(OutputSpec.bitrates.upperBound) kbit/s")
-            }
-        }
-        if let target = o.loudnessTarget, !(target.isFinite && LoudnessSpec.targets.contains(target)) {
-            throw EngineError.setting(.loudness, reason: "must be between -70 and 0 LUFS")
-        }
-        if let ceiling = o.truePeakDb, !(ceiling.isFinite && LoudnessSpec.ceilings.contains(ceiling)) {
-            throw EngineError.setting(.truePeak, reason: "must be between -20 and 0 dBTP")
-        }
+        try NumberLimit.bitrate.check(bitrateKbps.map(Double.init), as: .bitrate)
+        try NumberLimit.loudnessTarget.check(loudnessTarget, as: .loudness)
+        try NumberLimit.truePeakCeiling.check(truePeakDb, as: .truePeak)
     }
 
     /// Merges the overrides that replace the output's settings into `preset`, read with these overrides (its
@@ -82,8 +63,9 @@ public struct RenderOverrides: Sendable, Equatable {
             }
         }
         if let target = loudnessTarget {
-            preset.output.loudness = LoudnessSpec(targetLUFS: target, truePeakDb: preset.output.loudness?.truePeakDb ?? -1,
-                                                  maximumGainDb: preset.output.loudness?.maximumGainDb ?? 30)
+            // The preset's ceiling and most gain stay; a preset without loudness gets their defaults.
+            preset.output.loudness = preset.output.loudness ?? LoudnessSpec(targetLUFS: target)
+            preset.output.loudness!.targetLUFS = target
         }
         if let ceiling = truePeakDb {
             guard preset.output.loudness != nil else {

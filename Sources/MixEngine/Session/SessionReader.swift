@@ -5,9 +5,9 @@ import MixIO
 /// docs/sessions.md). Same conventions as the rest of the reader: every problem names its JSON path.
 extension PresetReader {
     enum SessionKeys {
-        static let voice = ["levelDb", "loudness", "edgeFade", "pan", "speech", "ducking"]
-        static let speech = ["voice", "speed", "sentencePause", "paragraphPause", "seed", "rate", "pitch", "volume"]
-        static let ducking = ["depthDb", "lookahead", "attack", "hold", "release", "attackCurve", "releaseCurve"]
+        static var voice: [String] { VoiceSpec.settings.keys ?? [] }
+        static var speech: [String] { SpeechSettings.settings.keys ?? [] }
+        static var ducking: [String] { DuckingSpec.settings.keys ?? [] }
         static let section = ["name", "stretch", "length", "segments", "pacing", "shortestPause", "longestPause"]
         static let segmentSources = ["text", "ssml", "file"]
         static let segment = segmentSources + ["speech", "gapBefore", "pauseAfter", "at", "gainDb"]
@@ -16,58 +16,30 @@ extension PresetReader {
 
     // MARK: - Voice
 
-    func voice(_ cursor: JSONCursor) throws -> VoiceSpec {
-        let object = try cursor.object(allowing: SessionKeys.voice)
-        var voice = VoiceSpec()
-        if let level = object["levelDb"] { voice.levelDb = try level.number(in: -60...0) }
-        if let loudness = object["loudness"] {
-            if object.has("levelDb") { throw loudness.error("the voice's level is set by 'loudness' (LUFS) or by 'levelDb', not both") }
-            voice.loudnessLUFS = try loudness.number(in: LoudnessSpec.targets)
-        }
-        if let fade = object["edgeFade"] {
-            voice.edgeFadeSeconds = try fade.time(allowingZero: true)
-            guard voice.edgeFadeSeconds <= 1 else { throw fade.error("\(TimeParser.string(fromSeconds: voice.edgeFadeSeconds)) is longer than 1s; an edge fade is a few milliseconds") }
-        }
-        if let pan = object["pan"] { voice.pan = try pan.number(in: -1...1) }
-        if let speech = object["speech"] { voice.speech = try self.speech(speech, defaults: voice.speech) }
-        if let ducking = object["ducking"] { voice.ducking = try self.ducking(ducking) }
-        return voice
+    /// `voice`, read from its declaration (`VoiceSpec.settings`).
+    func voice(_ cursor: JSONCursor) throws -> VoiceSpec { try VoiceSpec.settings.read(cursor, reader: self) }
+
+    /// Speech settings over `defaults`: `{"voice": "hibari:heart", "speed": 0.9}`, `{"voice": "espeak:en-gb", "rate": 140, "pitch": 40}`,
+    /// read from their declaration (`SpeechSettings.settings`).
+    func speech(_ cursor: JSONCursor, defaults: SpeechSettings) throws -> SpeechSettings {
+        try SpeechSettings.settings.read(cursor, over: defaults, reader: self)
     }
 
-    /// Speech settings over `defaults`: `{"voice": "hibari:heart", "speed": 0.9}`, `{"voice": "espeak:en-gb", "rate": 140, "pitch": 40}`.
-    /// The voice is looked up among the engines' voices here (`SpeechSynthesizer.check`), so an unknown one or a
+    /// A voice's name. It is looked up among the engines' voices here (`SpeechSynthesizer.check`), so an unknown one or a
     /// missing neural voice is an error at its JSON path, naming the closest voice.
-    func speech(_ cursor: JSONCursor, defaults: SpeechSettings) throws -> SpeechSettings {
-        let object = try cursor.object(allowing: SessionKeys.speech)
-        var settings = defaults
-        if let voice = object["voice"] {
-            settings.voice = try voice.nonEmptyString()
-            do {
-                try SpeechSynthesizer.check(voice: settings.voice)
-            } catch let unknown as SpeechSynthesizer.UnknownVoice {
-                let closest = NameSuggestion.closest(to: unknown.voice, among: unknown.candidates)
-                    ?? NameSuggestion.closest(to: SpeechEngine.resolve(unknown.voice).name, among: unknown.candidates.map { String($0.drop { $0 != ":" }.dropFirst()) })
-                        .map { name in unknown.candidates.first { $0.hasSuffix(":" + name) } ?? name }
-                throw voice.error(unknown.what + (closest.map { "; did you mean '\($0)'?" } ?? "") + " (mixrender voices lists them all)")
-            } catch {
-                throw voice.error("\(error)")
-            }
+    func voiceName(_ voice: JSONCursor) throws -> String {
+        let name = try voice.nonEmptyString()
+        do {
+            try SpeechSynthesizer.check(voice: name)
+        } catch let unknown as SpeechSynthesizer.UnknownVoice {
+            let closest = NameSuggestion.closest(to: unknown.voice, among: unknown.candidates)
+                ?? NameSuggestion.closest(to: SpeechEngine.resolve(unknown.voice).name, among: unknown.candidates.map { String($0.drop { $0 != ":" }.dropFirst()) })
+                    .map { name in unknown.candidates.first { $0.hasSuffix(":" + name) } ?? name }
+            throw voice.error(unknown.what + (closest.map { "; did you mean '\($0)'?" } ?? "") + " (mixrender voices lists them all)")
+        } catch {
+            throw voice.error("\(error)")
         }
-        if let speed = object["speed"] { settings.speed = try speed.number(in: SpeechSettings.speedRange) }
-        if let pause = object["sentencePause"] { settings.sentencePauseSeconds = try pause.time(allowingZero: true) }
-        if let pause = object["paragraphPause"] { settings.paragraphPauseSeconds = try pause.time(allowingZero: true) }
-        for (key, seconds) in [("sentencePause", settings.sentencePauseSeconds), ("paragraphPause", settings.paragraphPauseSeconds)]
-        where (seconds ?? 0) > 60 {
-            if let cursor = object[key] { throw cursor.error("a pause inside a text is at most 1m; a segment's 'pauseAfter' makes longer ones") }
-        }
-        if let seed = object["seed"] { settings.seed = Int(try seed.integer(in: 0...4_294_967_295)) }
-        func whole(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
-            try object[key].map { Int(try $0.integer(in: Double(range.lowerBound)...Double(range.upperBound))) }
-        }
-        if let rate = try whole("rate", SpeechSettings.wordsPerMinuteRange) { settings.wordsPerMinute = rate }
-        if let pitch = try whole("pitch", SpeechSettings.pitchRange) { settings.pitch = pitch }
-        if let volume = try whole("volume", SpeechSettings.volumeRange) { settings.volume = volume }
-        return settings
+        return name
     }
 
     /// The speech keys (`voice`, `speed`, `rate`, ...) that sit beside other keys in `object` (a `speech` track's
@@ -82,33 +54,6 @@ extension PresetReader {
         do { _ = try SSMLSubset(markup) } catch { throw cursor.error("\(error)") }
     }
 
-    func ducking(_ cursor: JSONCursor) throws -> DuckingSpec {
-        let object = try cursor.object(allowing: SessionKeys.ducking)
-        var ducking = DuckingSpec()
-        if let depth = object["depthDb"] {
-            ducking.depthDb = try depth.number(in: -60...0)
-            guard ducking.depthDb < 0 else { throw depth.error("0 dB does not duck; expected a negative depth such as -10") }
-        }
-        if let time = object["lookahead"] { ducking.lookaheadSeconds = try time.time(allowingZero: true) }
-        if let time = object["attack"] { ducking.attackSeconds = try time.time(allowingZero: true) }
-        if let time = object["hold"] { ducking.holdSeconds = try time.time(allowingZero: true) }
-        if let time = object["release"] { ducking.releaseSeconds = try time.time(allowingZero: true) }
-        if let curve = object["attackCurve"] { ducking.attackCurve = try curve.curve(allowingEqualGain: false) }
-        if let curve = object["releaseCurve"] { ducking.releaseCurve = try curve.curve(allowingEqualGain: false) }
-        for (key, seconds) in [("lookahead", ducking.lookaheadSeconds), ("attack", ducking.attackSeconds),
-                               ("hold", ducking.holdSeconds), ("release", ducking.releaseSeconds)] where seconds > 60 {
-            throw object[key]!.error("\(TimeParser.string(fromSeconds: seconds)) is longer than 1m, the longest a ducking time may be")
-        }
-        if ducking.attackSeconds > ducking.lookaheadSeconds {
-            // The way down starts `lookahead` before speech; an attack longer than that would still be
-            // going down when the voice starts.
-            if object.has("attack") {
-                throw object["attack"]!.error("\(TimeParser.string(fromSeconds: ducking.attackSeconds)) is longer than the look-ahead (\(TimeParser.string(fromSeconds: ducking.lookaheadSeconds))); the bed must be down before the voice starts")
-            }
-            ducking.attackSeconds = ducking.lookaheadSeconds
-        }
-        return ducking
-    }
 
     // MARK: - Bed
 

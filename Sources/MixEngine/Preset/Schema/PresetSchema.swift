@@ -1,9 +1,15 @@
-/// `docs/preset.schema.json`, the JSON schema editors check presets against: the hand-written schema of the
-/// preset's own shapes (output, master, voice, sections, the track's common keys) with every kind's part
-/// filled in from the kinds themselves (`SourceKinds.all`): each kind's `$defs` entry (its `schema`, from its
-/// declared settings), the track's property for each kind's key, that a track has exactly one of them, and
-/// that the kinds that cannot loop refuse `loop`. The file is its own template: generating from it replaces
-/// the kinds' parts, and a test keeps the file equal to what it generates (`scripts/schema.sh` rewrites it).
+import MixIO
+
+/// `docs/preset.schema.json`, the JSON schema editors check presets against, generated from the same declarations
+/// the preset reader reads with (`DeclaredSettings`): every kind's part from the kinds themselves (`SourceKinds.all`:
+/// each kind's `$defs` entry, the track's property for each kind's key, that a track has exactly one of them, and
+/// that the kinds that cannot loop refuse `loop`); the track's own keys (`TrackSpec.settings`); and the `$defs` of
+/// `output`, `master`, `voice` and `speechSettings` (`OutputSpec.settings`, `MasterSpec.settings`, `VoiceSpec.settings`,
+/// `SpeechSettings.settings`, with the ranges the caller's overrides share, `NumberLimit`). The file is its own
+/// template: the rest (the root, the shared shapes such as `time` and `fade`, sections, segments, the ending, and the settings a
+/// declaration leaves there, `DeclaredSetting.inTemplate`: the output's tags and bit depth, a track's loudness, during,
+/// loop, envelope and drift) is kept from it. A test keeps the file equal to what it generates
+/// (`scripts/schema.sh` rewrites it).
 ///
 /// No state: any thread may call it. `generate` allocates the document.
 public enum PresetSchema {
@@ -27,7 +33,16 @@ public enum PresetSchema {
             properties = properties.setting(kind.key, to: property, after: previous)
             previous = kind.key
         }
+        // The track's own keys from their declaration, in place (after the kinds' in a template without them).
+        for member in TrackSpec.settings.schema(template: track)["properties"]?.members ?? [] {
+            properties = properties.setting(member.key, to: member.value)
+        }
         defs = defs.setting("track", to: track.setting("properties", to: properties))
+        // The preset's own declared objects, in place; what their declarations keep in the template is kept.
+        defs = defs.setting("output", to: OutputSpec.settings.schema(template: defs["output"]))
+        defs = defs.setting("master", to: MasterSpec.settings.schema(template: defs["master"]))
+        defs = defs.setting("voice", to: VoiceSpec.settings.schema(template: defs["voice"]))
+        defs = defs.setting("speechSettings", to: SpeechSettings.settings.schema(template: defs["speechSettings"]))
         return root.setting("$defs", to: defs).text
     }
 

@@ -7,9 +7,8 @@ import MixDSP
 /// `BinauralGenerator` in MixDSP). Needs stereo output and headphones. See README.md beside this file.
 ///
 /// A value of a carrier and a schedule; allocates only the schedule's points. `Sendable`, safe to share.
-public struct BinauralKind: ReadableSourceKind {
+public struct BinauralKind: DeclaredSourceKind {
     public static let key = "binaural"
-    public static let settingsKeys: [String]? = ["carrierHz", "beatHz", "schedule"]
     public static let isEndless = true
     /// Each ear is a tone of its own: a lossy encoder that codes the channels jointly would blur the beat.
     public static let needsSeparateChannels = true
@@ -19,17 +18,13 @@ public struct BinauralKind: ReadableSourceKind {
 
     public init(carrierHz: Double, beat: ScheduleSpec) { self.carrierHz = carrierHz; self.beat = beat }
 
-    /// Its settings' schema (`$defs` entry): a carrier and a scheduled rate (`ScheduleSpec.schema`).
-    static var schema: SchemaValue {
-        ScheduleSpec.schema(description: "Binaural beats: carrier - beat/2 left, carrier + beat/2 right.", valueKey: "beatHz", extra: [
-        ])
-    }
-
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> BinauralKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        let carrier = try ScheduleSpec.carrier(object, hint: "the tone both ears hear around, 20 to 1500 Hz, e.g. 200", what: "binaural beats")
-        let beat = try ScheduleSpec.read(object, valueKey: "beatHz", below: carrier, example: "the beat in Hz, e.g. 10")
-        return BinauralKind(carrierHz: carrier, beat: beat)
+    /// Its settings, declared once for the reader and the schema: a carrier and a scheduled rate (`ScheduleSpec`).
+    static var settings: DeclaredSettings<BinauralKind> {
+        let example = "the beat in Hz, e.g. 10"
+        return DeclaredSettings(description: "Binaural beats: carrier - beat/2 left, carrier + beat/2 right.",
+                            defaults: BinauralKind(carrierHz: ScheduleSpec.carrierRange.lowerBound, beat: .constant(1)), settings: [
+            ScheduleSpec.carrier(\.carrierHz, tone: "the tone both ears hear around", what: "binaural beats"),
+        ] + ScheduleSpec.rate("beatHz", \.beat, below: \.carrierHz, example: example), exactlyOne: ScheduleSpec.exactlyOne("beatHz", example: example))
     }
 
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {

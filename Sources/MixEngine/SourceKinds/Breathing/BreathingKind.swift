@@ -51,8 +51,8 @@ public struct BreathingKind: DeclaredSourceKind {
 
     /// The settings, declared once for the reader and the schema (defaults: the properties' own). The pattern is
     /// required and read first: it makes the kind, which the other settings then change.
-    static var settings: KindSettings<BreathingKind> {
-        KindSettings(description: "A breathing pacer.", defaults: BreathingKind(pattern: patterns[0].name, seconds: patterns[0].seconds), settings: [
+    static var settings: DeclaredSettings<BreathingKind> {
+        DeclaredSettings(description: "A breathing pacer.", defaults: BreathingKind(pattern: patterns[0].name, seconds: patterns[0].seconds), settings: [
             .custom("pattern", required: "'4-7-8', 'box', 'coherent' or {\"inhale\": 4, \"hold\": 7, \"exhale\": 8}",
                     schema: { _ in
                 .object(["oneOf": .array([.object(["enum": .array(patterns.map { .string($0.name) })]), .declared(##"{"type": "object", "additionalProperties": false, "required": ["inhale", "exhale"], "properties": {"inhale": {"$ref": "#/$defs/positiveTime"}, "hold": {"$ref": "#/$defs/time"}, "exhale": {"$ref": "#/$defs/positiveTime"}, "rest": {"$ref": "#/$defs/time"}}}"##)])])
@@ -67,7 +67,7 @@ public struct BreathingKind: DeclaredSourceKind {
                          "exclusiveMinimum": .number(0), "maximum": .number(40), "default": .number(defaults.swellDb)])
             }, read: { cursor, kind, _ in kind.swellDb = try cursor.positiveNumber(upTo: 40) }),
             .custom("cues", schema: { _ in cuesSchema }, read: { cursor, kind, reader in kind.cues = try cues(cursor, reader: reader) }),
-        ], check: { object, kind in
+        ], finish: { object, kind in
             for (key, value) in [("pitchHz", kind.sound != .tone), ("glide", kind.sound != .tone), ("swellDb", kind.sound != .bed)] where value {
                 if let cursor = object[key] { throw cursor.error("'\(key)' does not apply to \"sound\": \"\(kind.sound.rawValue)\"") }
             }

@@ -42,22 +42,29 @@ public struct ChimeKind: DeclaredSourceKind, WordReadableSourceKind {
     /// A chime rings for its length wherever it is placed.
     public var soundingSeconds: Double? { seconds }
 
+    /// Where a chime's pitch may lie, in Hz, and how long it may sound, in seconds.
+    static let pitchRange = 40.0...4000.0
+    static let maximumSeconds = 60.0
+
     /// The sound is required and read first: it sets the defaults of the pitch and the length, which follow it.
-    static var settings: KindSettings<ChimeKind> {
-        KindSettings(description: "A synthesised bell or rising tone.", defaults: ChimeKind(sound: .bell), settings: [
-            .custom("sound", required: "\"bell\" or \"rise\"", schema: { _ in
+    static var settings: DeclaredSettings<ChimeKind> {
+        let t = TimeParser.string(fromSeconds:)
+        /// "220 (bell), 330 (rise)": a default that follows the sound.
+        func perSound(_ value: (Sound) -> String) -> String { Sound.allCases.map { "\(value($0)) (\($0.rawValue))" }.joined(separator: ", ") }
+        return DeclaredSettings(description: "A synthesised bell or rising tone.", defaults: ChimeKind(sound: .bell), settings: [
+            .custom("sound", required: words.map { "\"\($0)\"" }.joined(separator: " or "), schema: { _ in
                 .object(["enum": .array(Sound.allCases.map { .string($0.rawValue) })])
             }, read: { cursor, kind, _ in kind = ChimeKind(sound: try cursor.choice("chime", Sound.allCases.map { ($0.rawValue, $0) })) }),
             .custom("pitchHz", schema: { _ in
-                .object(["description": .string("The bell's fundamental or the rise's first pitch, in Hz; default 220 (bell), 330 (rise)."),
-                         "type": .string("number"), "minimum": .number(40), "maximum": .number(4000)])
-            }, read: { cursor, kind, _ in kind.pitchHz = try cursor.number(in: 40...4000) }),
+                .object(["description": .string("The bell's fundamental or the rise's first pitch, in Hz; default \(perSound { JSONValue.format($0.defaultPitchHz) })."),
+                         "type": .string("number"), "minimum": .number(pitchRange.lowerBound), "maximum": .number(pitchRange.upperBound)])
+            }, read: { cursor, kind, _ in kind.pitchHz = try cursor.number(in: pitchRange) }),
             .custom("length", schema: { _ in
-                .object(["description": .string("How long it sounds (the bell's ring to -60 dB, the rise's glide), at most 1m; default 8s (bell), 4s (rise)."),
+                .object(["description": .string("How long it sounds (the bell's ring to -60 dB, the rise's glide), at most \(t(maximumSeconds)); default \(perSound { t($0.defaultSeconds) })."),
                          "$ref": .string("#/$defs/positiveTime")])
             }, read: { cursor, kind, _ in
                 let s = try cursor.time(allowingZero: false)
-                guard s <= 60 else { throw cursor.error("\(TimeParser.string(fromSeconds: s)) is longer than 1m, the longest chime") }
+                guard s <= maximumSeconds else { throw cursor.error("\(t(s)) is longer than \(t(maximumSeconds)), the longest chime") }
                 kind.seconds = s
             }),
         ])
@@ -98,8 +105,6 @@ struct ChimeMaterial: EventMaterial {
 }
 
 extension SourceSpec {
-    /// A synthesised bell or rising tone (`ChimeKind`).
-    public static func chime(_ sound: ChimeKind.Sound, pitchHz: Double? = nil, seconds: Double? = nil) -> SourceSpec {
-        SourceSpec(ChimeKind(sound: sound, pitchHz: pitchHz, seconds: seconds))
-    }
+    /// A synthesised bell or rising tone (`ChimeKind`), with the kind's settings: `.chime(ChimeKind(...))`.
+    public static func chime(_ kind: ChimeKind) -> SourceSpec { SourceSpec(kind) }
 }

@@ -16,8 +16,8 @@ public struct CricketsKind: DeclaredSourceKind, EndlessGeneratorKind {
         self.intensity = intensity; self.temperatureC = temperatureC; self.seed = seed
     }
 
-    static var settings: KindSettings<CricketsKind> {
-        KindSettings(description: "An endless night chorus of crickets, made from a seed.", defaults: CricketsKind(), settings: [
+    static var settings: DeclaredSettings<CricketsKind> {
+        DeclaredSettings(description: "An endless night chorus of crickets, made from a seed.", defaults: CricketsKind(), settings: [
             .number("intensity", \.intensity, in: 0...1, "0 to 1: how many crickets (2 + 10 x intensity) and how loud (about -18 dBFS RMS at 1)."),
             .number("temperatureC", \.temperatureC, in: 10...35, "The night's temperature in degrees C: chirps per minute follow Dolbear's law (40 at 10, 112 at 20, 220 at 35)."),
             .seed(\.seed, "Whole number: the same seed gives the same sound, another seed another."),

@@ -11,10 +11,9 @@ import MixIO
 ///
 /// A value: an array of paths and a few ranges; allocates only those. `Sendable`; `plan` runs on the
 /// planning thread.
-public struct EventsKind: ReadableSourceKind {
+public struct EventsKind: DeclaredSourceKind {
     public static let key = "events"
     public static let canLoop = false
-    public static let settingsKeys: [String]? = ["files", "interval", "gainDb", "pan", "overlap", "seed"]
     /// At most this many files to pick from.
     public static let maximumFiles = 64
     /// The shortest gap `interval` may give, and the most events a track may hold.
@@ -40,95 +39,22 @@ public struct EventsKind: ReadableSourceKind {
         self.overlap = overlap; self.seed = seed
     }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes (lists and ranges of its own), and
-    /// the layout's seed as every kind that plays at random takes it (`RandomSettings.seedSchema`).
-    static var schema: SchemaValue {
-        SchemaValue.declared(#"""
-        {
-          "description": "One-shot files played at random times, each with a random gain and pan, laid out from a seed at planning.",
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "files",
-            "interval"
-          ],
-          "properties": {
-            "files": {
-              "description": "The files each event picks one of (1 to 64).",
-              "type": "array",
-              "minItems": 1,
-              "maxItems": 64,
-              "items": {
-                "$ref": "#/$defs/path"
-              }
-            },
-            "interval": {
-              "description": "Time from one event's start to the next: a time, or [shortest, longest] (each at least 0.5 s).",
-              "$ref": "#/$defs/timeRange"
-            },
-            "gainDb": {
-              "description": "Each event's gain in dB: a value or [low, high].",
-              "oneOf": [
-                {
-                  "type": "number",
-                  "minimum": -96,
-                  "maximum": 24
-                },
-                {
-                  "type": "array",
-                  "minItems": 2,
-                  "maxItems": 2,
-                  "items": {
-                    "type": "number",
-                    "minimum": -96,
-                    "maximum": 24
-                  }
-                }
-              ]
-            },
-            "pan": {
-              "description": "Each event's pan, -1 (left) to 1 (right): a value or [low, high].",
-              "oneOf": [
-                {
-                  "type": "number",
-                  "minimum": -1,
-                  "maximum": 1
-                },
-                {
-                  "type": "array",
-                  "minItems": 2,
-                  "maxItems": 2,
-                  "items": {
-                    "type": "number",
-                    "minimum": -1,
-                    "maximum": 1
-                  }
-                }
-              ]
-            },
-            "overlap": {
-              "description": "Whether an event may start before the previous one has ended.",
-              "type": "boolean",
-              "default": false
-            }
-          }
-        }
-        """#).addingProperties([RandomSettings.seedSchema])
-    }
-
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> EventsKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        let filesCursor = try object.required("files", hint: "a list of at least one audio file")
-        let files = try filesCursor.array()
-        guard !files.isEmpty else { throw filesCursor.error("an events track needs at least one file") }
-        guard files.count <= maximumFiles else { throw filesCursor.error("\(files.count) files; an events track picks among at most \(maximumFiles)") }
-        let interval = try object.required("interval", hint: "the time from one event to the next, such as [\"40s\", \"3m\"]")
-            .timeRange(in: minimumIntervalSeconds...(24 * 3600))
-        return EventsKind(paths: try files.map { try reader.path($0) }, interval: interval,
-                          gainDb: try object["gainDb"]?.numberRange(in: -96...24) ?? 0...0,
-                          pan: try object["pan"]?.numberRange(in: -1...1) ?? 0...0,
-                          overlap: try object["overlap"]?.bool() ?? false,
-                          seed: try object["seed"]?.seed())
+    /// Its settings, declared once for the reader and the schema (defaults from `init`), with the layout's seed
+    /// as every kind that plays at random takes it (`layoutSeed`).
+    static var settings: DeclaredSettings<EventsKind> {
+        DeclaredSettings(description: "One-shot files played at random times, each with a random gain and pan, laid out from a seed at planning.",
+                     defaults: EventsKind(paths: [], interval: minimumIntervalSeconds...minimumIntervalSeconds), settings: [
+            .files("files", \.paths, atMost: maximumFiles, required: "a list of at least one audio file",
+                   none: "an events track needs at least one file", most: "an events track picks among at most",
+                   "The files each event picks one of."),
+            .timeRange("interval", \.interval, in: minimumIntervalSeconds...(24 * 3600),
+                       required: "the time from one event to the next, such as [\"40s\", \"3m\"]",
+                       "Time from one event's start to the next: a time, or [shortest, longest] (each at least \(TimeParser.string(fromSeconds: minimumIntervalSeconds)))."),
+            .numberRange("gainDb", \.gainDb, in: -96...24, "Each event's gain in dB: a value or [low, high]."),
+            .numberRange("pan", \.pan, in: -1...1, "Each event's pan, -1 (left) to 1 (right): a value or [low, high]."),
+            .flag("overlap", \.overlap, "Whether an event may start before the previous one has ended."),
+            .layoutSeed(\.seed),
+        ])
     }
 
     /// Streams of `SeededRandom`: one per thing drawn, so each event's draws depend only on its number.
@@ -200,9 +126,6 @@ struct PannedEvent: EventMaterial {
 }
 
 extension SourceSpec {
-    /// One-shot files at random times (`EventsKind`).
-    public static func events(paths: [String], interval: ClosedRange<Double>, gainDb: ClosedRange<Double> = 0...0,
-                              pan: ClosedRange<Double> = 0...0, overlap: Bool = false, seed: UInt64? = nil) -> SourceSpec {
-        SourceSpec(EventsKind(paths: paths, interval: interval, gainDb: gainDb, pan: pan, overlap: overlap, seed: seed))
-    }
+    /// One-shot files at random times (`EventsKind`), with the kind's settings: `.events(EventsKind(...))`.
+    public static func events(_ kind: EventsKind) -> SourceSpec { SourceSpec(kind) }
 }

@@ -6,25 +6,16 @@ import MixIO
 ///
 /// A value holding one path `String`; allocates only that. `Sendable`, safe to share; `plan` runs on
 /// the planning thread.
-public struct FileKind: ReadableSourceKind {
+public struct FileKind: DeclaredSourceKind {
     public static let key = "file"
 
     /// Resolved against the preset's folder.
     public var path: String
     public init(path: String) { self.path = path }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
-    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
-    static var schema: SchemaValue {
-        .declared(#"""
-        {
-          "$ref": "#/$defs/path"
-        }
-        """#)
-    }
-
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> FileKind {
-        FileKind(path: try reader.path(cursor))
+    /// Its settings: one path, resolved against the preset's folder.
+    static var settings: DeclaredSettings<FileKind> {
+        DeclaredSettings(value: .path(key, \.path), defaults: FileKind(path: ""))
     }
 
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {

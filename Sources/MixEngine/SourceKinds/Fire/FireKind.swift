@@ -12,8 +12,8 @@ public struct FireKind: DeclaredSourceKind, EndlessGeneratorKind {
     public var seed: UInt64
     public init(intensity: Double = 0.5, seed: UInt64 = 1) { self.intensity = intensity; self.seed = seed }
 
-    static var settings: KindSettings<FireKind> {
-        KindSettings(description: "An endless crackling wood fire, made from a seed.", defaults: FireKind(), settings: [
+    static var settings: DeclaredSettings<FireKind> {
+        DeclaredSettings(description: "An endless crackling wood fire, made from a seed.", defaults: FireKind(), settings: [
             .number("intensity", \.intensity, in: 0...1, "0 to 1: how big the fire is (roar level, about -18 dBFS RMS at 1, and how often it crackles and pops)."),
             .seed(\.seed, "Whole number: the same seed gives the same sound, another seed another."),
         ])

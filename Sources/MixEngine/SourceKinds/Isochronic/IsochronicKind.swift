@@ -8,9 +8,8 @@ import MixDSP
 ///
 /// A value of a carrier, a schedule and two fractions; allocates only the schedule's points.
 /// `Sendable`, safe to share.
-public struct IsochronicKind: ReadableSourceKind {
+public struct IsochronicKind: DeclaredSourceKind {
     public static let key = "isochronic"
-    public static let settingsKeys: [String]? = ["carrierHz", "pulseHz", "schedule", "duty", "edges"]
     public static let isEndless = true
 
     public var carrierHz: Double
@@ -24,37 +23,22 @@ public struct IsochronicKind: ReadableSourceKind {
         self.carrierHz = carrierHz; self.pulse = pulse; self.duty = duty; self.edges = edges
     }
 
-    /// The pulse's shape, declared once for the reader and the schema (defaults from `init`).
-    static var duty: KindSetting<IsochronicKind> {
-        .number("duty", \.duty, in: 0.1...0.9, "The part of each pulse cycle the tone is on, edges included.")
-    }
-    static var edges: KindSetting<IsochronicKind> {
-        .number("edges", \.edges, in: 0.01...0.45, "Each edge's length (rise and fall, raised cosine) as a part of the cycle; at most half the duty.")
-    }
-
-    /// Its settings' schema (`$defs` entry): a carrier and a scheduled rate (`ScheduleSpec.schema`), and its pulse's shape.
-    static var schema: SchemaValue {
-        let defaults = IsochronicKind(carrierHz: ScheduleSpec.carrierRange.lowerBound, pulse: .constant(1))
-        return ScheduleSpec.schema(description: "A tone pulsing at a scheduled rate.", valueKey: "pulseHz", extra: [
-            SchemaValue.Member(duty.key, duty.schema(defaults)), SchemaValue.Member(edges.key, edges.schema(defaults)),
-        ])
-    }
-
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> IsochronicKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        let carrier = try ScheduleSpec.carrier(object, hint: "the tone that pulses, 20 to 1500 Hz, e.g. 200", what: "isochronic tones")
-        let pulse = try ScheduleSpec.read(object, valueKey: "pulseHz", below: carrier, example: "pulses per second, e.g. 10")
-        var kind = IsochronicKind(carrierHz: carrier, pulse: pulse)
-        if let value = object[duty.key] { try duty.read(value, &kind, reader) }
-        if let value = object[edges.key] {
-            try edges.read(value, &kind, reader)
+    /// Its settings, declared once for the reader and the schema (defaults from `init`): a carrier and a scheduled
+    /// rate (`ScheduleSpec`), and its pulse's shape. Edges left out shrink to fit the duty.
+    static var settings: DeclaredSettings<IsochronicKind> {
+        let example = "pulses per second, e.g. 10"
+        return DeclaredSettings(description: "A tone pulsing at a scheduled rate.",
+                            defaults: IsochronicKind(carrierHz: ScheduleSpec.carrierRange.lowerBound, pulse: .constant(1)), settings: [
+            ScheduleSpec.carrier(\.carrierHz, tone: "the tone that pulses", what: "isochronic tones"),
+        ] + ScheduleSpec.rate("pulseHz", \.pulse, below: \.carrierHz, example: example) + [
+            .number("duty", \.duty, in: 0.1...0.9, "The part of each pulse cycle the tone is on, edges included."),
+            .number("edges", \.edges, in: 0.01...0.45, "Each edge's length (rise and fall, raised cosine) as a part of the cycle; at most half the duty."),
+        ], exactlyOne: ScheduleSpec.exactlyOne("pulseHz", example: example), finish: { object, kind in
+            guard let edges = object["edges"] else { kind.edges = min(kind.edges, kind.duty / 2); return }
             guard 2 * kind.edges <= kind.duty else {
-                throw value.error("two edges of \(JSONValue.format(kind.edges)) do not fit in the pulse's on part (duty \(JSONValue.format(kind.duty))); expected at most half the duty")
+                throw edges.error("two edges of \(JSONValue.format(kind.edges)) do not fit in the pulse's on part (duty \(JSONValue.format(kind.duty))); expected at most half the duty")
             }
-        } else {
-            kind.edges = min(kind.edges, kind.duty / 2)
-        }
-        return kind
+        })
     }
 
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
@@ -90,8 +74,6 @@ struct IsochronicMaterial: EventMaterial {
 }
 
 extension SourceSpec {
-    /// An isochronic tone (`IsochronicKind`).
-    public static func isochronic(carrierHz: Double, pulse: ScheduleSpec, duty: Double = 0.5, edges: Double = 0.15) -> SourceSpec {
-        SourceSpec(IsochronicKind(carrierHz: carrierHz, pulse: pulse, duty: duty, edges: edges))
-    }
+    /// An isochronic tone (`IsochronicKind`), with the kind's settings: `.isochronic(IsochronicKind(...))`.
+    public static func isochronic(_ kind: IsochronicKind) -> SourceSpec { SourceSpec(kind) }
 }

@@ -12,9 +12,9 @@ public struct NoiseKind: DeclaredSourceKind, EndlessGeneratorKind {
     public var seed: UInt64
     public init(color: NoiseGenerator.Color = .white, seed: UInt64 = 1) { self.color = color; self.seed = seed }
 
-    static var settings: KindSettings<NoiseKind> {
+    static var settings: DeclaredSettings<NoiseKind> {
         let names = NoiseGenerator.Color.allCases.map(\.rawValue)
-        return KindSettings(description: "Endless noise.", defaults: NoiseKind(), settings: [
+        return DeclaredSettings(description: "Endless noise.", defaults: NoiseKind(), settings: [
             .choice("type", \.color, what: "generator type", required: names.dropLast().joined(separator: ", ") + " or " + names.last!,
                     "white, pink (-3 dB per octave) or brown (-6 dB per octave)."),
             .seed(\.seed, "The same seed gives the same noise."),
@@ -35,8 +35,6 @@ extension NoiseKind {
 }
 
 extension SourceSpec {
-    /// Noise from a seed (`NoiseKind`).
-    public static func noise(color: NoiseGenerator.Color, seed: UInt64) -> SourceSpec {
-        SourceSpec(NoiseKind(color: color, seed: seed))
-    }
+    /// Noise from a seed (`NoiseKind`), with the kind's settings: `.noise(NoiseKind(...))`.
+    public static func noise(_ kind: NoiseKind = NoiseKind()) -> SourceSpec { SourceSpec(kind) }
 }

@@ -6,9 +6,8 @@ import MixDSP
 ///
 /// A value: an array of path `String`s and a `FadeSpec`; allocates only those. `Sendable`, safe to
 /// share; `plan` runs on the planning thread.
-public struct PlaylistKind: ReadableSourceKind {
+public struct PlaylistKind: DeclaredSourceKind {
     public static let key = "playlist"
-    public static let settingsKeys: [String]? = ["files", "crossfade"]
     public static let defaultCrossfade = FadeSpec(seconds: 3, curve: .equalPower)
     /// The most plays of its files a looping playlist makes (each is an event of the plan): 100 hours of
     /// files of 3.6 s.
@@ -22,47 +21,13 @@ public struct PlaylistKind: ReadableSourceKind {
         self.crossfade = crossfade
     }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes: this kind reads shapes of its own
-    /// (lists, schedules, speech settings) that `KindSettings`' declarations do not cover.
-    static var schema: SchemaValue {
-        .declared(#"""
-        {
-          "description": "Files played one after another, each crossfaded into the next.",
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "files"
-          ],
-          "properties": {
-            "files": {
-              "type": "array",
-              "minItems": 1,
-              "items": {
-                "$ref": "#/$defs/path"
-              }
-            },
-            "crossfade": {
-              "description": "Crossfade between neighbours; default {\"duration\": 3, \"curve\": \"equalPower\"}.",
-              "$ref": "#/$defs/crossfade"
-            }
-          }
-        }
-        """#)
-    }
-
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> PlaylistKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        let filesCursor = try object.required("files", hint: "a list of at least one audio file")
-        let files = try filesCursor.array()
-        guard !files.isEmpty else { throw filesCursor.error("a playlist needs at least one file") }
-        guard files.count <= PresetReader.maximumTracks else {
-            throw filesCursor.error("\(files.count) files; a playlist lists at most \(PresetReader.maximumTracks)")
-        }
-        let paths = try files.map { try reader.path($0) }
-        let crossfade = try object["crossfade"].map {
-            try reader.fade($0, defaultCurve: PresetReader.defaultCrossfadeCurve, isCrossfade: true)
-        } ?? defaultCrossfade
-        return PlaylistKind(paths: paths, crossfade: crossfade)
+    /// Its settings, declared once for the reader and the schema (defaults from `init`).
+    static var settings: DeclaredSettings<PlaylistKind> {
+        DeclaredSettings(description: "Files played one after another, each crossfaded into the next.", defaults: PlaylistKind(paths: []), settings: [
+            .files("files", \.paths, atMost: PresetReader.maximumTracks, required: "a list of at least one audio file",
+                   none: "a playlist needs at least one file", most: "a playlist lists at most"),
+            .crossfade("crossfade", \.crossfade, "Crossfade between neighbours."),
+        ])
     }
 
     /// Item k starts where item k-1 starts its fade-out; each overlap is the crossfade, at most half of

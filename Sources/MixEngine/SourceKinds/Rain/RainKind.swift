@@ -22,8 +22,8 @@ public struct RainKind: DeclaredSourceKind, EndlessGeneratorKind {
         self.seed = seed
     }
 
-    static var settings: KindSettings<RainKind> {
-        KindSettings(description: "Endless procedural rain: a filtered-noise bed and resonant drops.", defaults: RainKind(), settings: [
+    static var settings: DeclaredSettings<RainKind> {
+        DeclaredSettings(description: "Endless procedural rain: a filtered-noise bed and resonant drops.", defaults: RainKind(), settings: [
             .number("intensity", \.intensity, in: 0...1, "0 (a few drops, quiet bed) to 1 (downpour, about -18 dBFS RMS)."),
             .seed(\.seed, "The same seed gives the same sound."),
             .number("brightness", \.brightness, in: 0...1, "0 (dull, bed low-passed at 1.5 kHz) to 1 (bright, 12 kHz); drops' pitch follows."),

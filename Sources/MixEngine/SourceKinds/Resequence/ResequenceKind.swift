@@ -15,10 +15,9 @@ import MixIO
 /// render and held in memory (`PreparedFile`), with the crossfade's gains, as a playlist's items.
 ///
 /// A value: a path, ranges and a fade; allocates only the path. `Sendable`; `plan` runs on the planning thread.
-public struct ResequenceKind: ReadableSourceKind {
+public struct ResequenceKind: DeclaredSourceKind {
     public static let key = "resequence"
     public static let canLoop = false
-    public static let settingsKeys: [String]? = ["file", "segment", "region", "crossfade", "seed"]
     public static let defaultSegment = 20.0...45.0
     public static let defaultCrossfade = FadeSpec(seconds: 3, curve: .equalPower)
     public static let maximumFileSeconds = 600.0
@@ -42,56 +41,25 @@ public struct ResequenceKind: ReadableSourceKind {
         self.path = path; self.segment = segment; self.region = region; self.crossfade = crossfade; self.seed = seed
     }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes (lists and ranges of its own), and
-    /// the layout's seed as every kind that plays at random takes it (`RandomSettings.seedSchema`).
-    static var schema: SchemaValue {
-        SchemaValue.declared(#"""
-        {
-          "description": "A recording played as an endless stream of random segments of it, crossfaded at correlation-chosen points, laid out from a seed at planning.",
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "file"
-          ],
-          "properties": {
-            "file": {
-              "description": "The recording (at most 10 minutes; it is decoded into memory).",
-              "$ref": "#/$defs/path"
-            },
-            "segment": {
-              "description": "Length of each segment: a time or [shortest, longest], each at least 1 s; default [\"20s\", \"45s\"].",
-              "$ref": "#/$defs/timeRange"
-            },
-            "region": {
-              "description": "The part of the file to take segments from: [from, to]; default: all of it.",
-              "$ref": "#/$defs/timeRange"
-            },
-            "crossfade": {
-              "description": "The crossfade at each join (default 3 s, equalPower); shorter than the shortest segment.",
-              "$ref": "#/$defs/crossfade"
+    /// Its settings, declared once for the reader and the schema (defaults from `init`), with the layout's seed
+    /// as every kind that plays at random takes it (`layoutSeed`).
+    static var settings: DeclaredSettings<ResequenceKind> {
+        let t = TimeParser.string(fromSeconds:)
+        return DeclaredSettings(description: "A recording played as an endless stream of random segments of it, crossfaded at correlation-chosen points, laid out from a seed at planning.",
+                     defaults: ResequenceKind(path: ""), settings: [
+            .path("file", \.path, required: "the recording to take segments from", "The recording (at most \(t(maximumFileSeconds)); it is decoded into memory)."),
+            .timeRange("segment", \.segment, in: minimumSegmentSeconds...3600, "Length of each segment: a time or [shortest, longest], each at least \(t(minimumSegmentSeconds))."),
+            .timeRange("region", \.region, in: 0...maximumFileSeconds, "The part of the file to take segments from: [from, to]; default: all of it."),
+            .crossfade("crossfade", \.crossfade, "The crossfade at each join; shorter than the shortest segment."),
+            .layoutSeed(\.seed),
+        ], finish: { object, kind in
+            if let region = kind.region, region.upperBound <= region.lowerBound, let cursor = object["region"] {
+                throw cursor.error("the region must end after it starts")
             }
-          }
-        }
-        """#).addingProperties([RandomSettings.seedSchema])
-    }
-
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> ResequenceKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        let path = try reader.path(try object.required("file", hint: "the recording to take segments from"))
-        let segmentCursor = object["segment"]
-        let segment = try segmentCursor?.timeRange(in: minimumSegmentSeconds...3600) ?? defaultSegment
-        let region = try object["region"].map { cursor -> ClosedRange<Double> in
-            let r = try cursor.timeRange(in: 0...maximumFileSeconds)
-            guard r.upperBound > r.lowerBound else { throw cursor.error("the region must end after it starts") }
-            return r
-        }
-        let crossfade = try object["crossfade"].map {
-            try reader.fade($0, defaultCurve: PresetReader.defaultCrossfadeCurve, isCrossfade: true)
-        } ?? defaultCrossfade
-        guard crossfade.seconds < segment.lowerBound else {
-            throw (object["crossfade"] ?? segmentCursor ?? cursor).error("the crossfade (\(TimeParser.string(fromSeconds: crossfade.seconds))) must be shorter than the shortest segment (\(TimeParser.string(fromSeconds: segment.lowerBound)))")
-        }
-        return ResequenceKind(path: path, segment: segment, region: region, crossfade: crossfade, seed: try object["seed"]?.seed())
+            guard kind.crossfade.seconds < kind.segment.lowerBound else {
+                throw (object["crossfade"] ?? object["segment"] ?? object.cursor).error("the crossfade (\(t(kind.crossfade.seconds))) must be shorter than the shortest segment (\(t(kind.segment.lowerBound)))")
+            }
+        })
     }
 
     enum Stream: UInt64 { case length = 1, place }
@@ -183,10 +151,6 @@ public struct ResequenceKind: ReadableSourceKind {
 }
 
 extension SourceSpec {
-    /// A recording played as a stream of random segments (`ResequenceKind`).
-    public static func resequence(path: String, segment: ClosedRange<Double> = ResequenceKind.defaultSegment,
-                                  region: ClosedRange<Double>? = nil, crossfade: FadeSpec = ResequenceKind.defaultCrossfade,
-                                  seed: UInt64? = nil) -> SourceSpec {
-        SourceSpec(ResequenceKind(path: path, segment: segment, region: region, crossfade: crossfade, seed: seed))
-    }
+    /// A recording played as a stream of random segments (`ResequenceKind`), with the kind's settings: `.resequence(ResequenceKind(...))`.
+    public static func resequence(_ kind: ResequenceKind) -> SourceSpec { SourceSpec(kind) }
 }

@@ -30,16 +30,19 @@ extension JSONCursor {
     }
 
     /// A seed: a whole number 0 ... 2^53 - 1 (what JSON's numbers hold exactly).
-    func seed() throws -> UInt64 { UInt64(try integer(in: 0...9_007_199_254_740_991)) }
+    func seed() throws -> UInt64 { UInt64(try integer(in: 0...RandomSettings.maximumSeed)) }
 }
 
 enum RandomSettings {
+    /// The largest seed a preset may give: 2^53 - 1, the largest whole number JSON's numbers hold exactly.
+    static let maximumSeed = 9_007_199_254_740_991.0
+
     /// The schema of the layout's `seed`, as the kinds that play at random read it (`defaultSeed` when absent).
-    static var seedSchema: SchemaValue.Member {
-        SchemaValue.Member("seed", .object([
+    static var seedSchema: SchemaValue {
+        .object([
             "description": .string("Seed of the random layout (the same seed, the same audio); default: from the track's position in the list."),
-            "type": .string("integer"), "minimum": .number(0), "maximum": .number(9_007_199_254_740_991),
-        ]))
+            "type": .string("integer"), "minimum": .number(0), "maximum": .number(maximumSeed),
+        ])
     }
 
     /// The seed of a track that gives none: a hash (FNV-1a) of its JSON path, so two tracks differ and

@@ -18,46 +18,6 @@ public struct ScheduleSpec: Sendable, Equatable {
     /// Where a carrier may lie: beats and pulses are heard best on carriers of a few hundred Hz.
     public static let carrierRange = 20.0...1500.0
 
-    /// `carrierHz`, required, within `carrierRange`; `what` names the tone in the message.
-    static func carrier(_ object: JSONObjectCursor, hint: String, what: String) throws -> Double {
-        let cursor = try object.required("carrierHz", hint: hint)
-        let carrier = try cursor.number(in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
-        guard carrierRange.contains(carrier) else {
-            throw cursor.error("\(JSONValue.format(carrier)) Hz is outside 20 to 1500 Hz, where a carrier for \(what) lies")
-        }
-        return carrier
-    }
-
-    /// Reads `<valueKey>` (a constant) or `schedule` (a list of points) from `object`: exactly one of the two,
-    /// every rate greater than 0 and below `carrier` (an error at that rate's own path).
-    static func read(_ object: JSONObjectCursor, valueKey: String, below carrier: Double, example: String) throws -> ScheduleSpec {
-        func rate(_ cursor: JSONCursor) throws -> Double {
-            let hz = try cursor.positiveNumber(upTo: carrierRange.upperBound)
-            guard hz < carrier else {
-                throw cursor.error("\(JSONValue.format(hz)) Hz is at or above the carrier (\(JSONValue.format(carrier)) Hz); it must be below it")
-            }
-            return hz
-        }
-        switch (object[valueKey], object["schedule"]) {
-        case (let value?, nil):
-            return .constant(try rate(value))
-        case (nil, let list?):
-            let elements = try list.array()
-            guard !elements.isEmpty else { throw list.error("a schedule needs at least one point") }
-            return ScheduleSpec(points: try elements.map { element in
-                let point = try element.object(allowing: ["at", valueKey, "curve"])
-                let at = try point.required("at", hint: "a time or {\"section\": \"name\", \"edge\": \"end\"}").timelinePoint()
-                let hz = try rate(try point.required(valueKey, hint: example))
-                let curve = try point["curve"]?.curve(allowingEqualGain: false) ?? .linear
-                return Point(position: at, value: hz, curve: curve)
-            })
-        case (_?, _?):
-            throw object.cursor.error("give '\(valueKey)' (a constant) or 'schedule' (points over time), not both")
-        case (nil, nil):
-            throw object.cursor.error("missing required key '\(valueKey)' (\(example)) or 'schedule' (points over time)")
-        }
-    }
-
     /// The schedule in frames, its points in time order (an error at `schedule[k].at` for one out of order).
     func resolve(_ track: TrackPlanning, key: String) throws -> (RateSchedule, [RateSchedule.Point]) {
         var resolved: [RateSchedule.Point] = []
@@ -75,26 +35,66 @@ public struct ScheduleSpec: Sendable, Equatable {
     var maximumHz: Double { points.map(\.value).max() ?? 0 }
 }
 
+/// The settings of a kind built on a schedule (`binaural`, `isochronic`), declared once for the reader and the
+/// schema: a carrier, and the rate as a constant `valueKey` or a `schedule` of points (exactly one of them),
+/// every rate greater than 0 and below the carrier (an error at that rate's own path).
 extension ScheduleSpec {
-    /// The schema of a kind built on a schedule (`binaural`, `isochronic`): a carrier, and the rate as a constant
-    /// `valueKey` or a `schedule` of points (exactly one of them), then the kind's `extra` settings.
-    static func schema(description: String, valueKey: String, extra: [SchemaValue.Member]) -> SchemaValue {
-        let rate = SchemaValue.object(["type": .string("number"), "exclusiveMinimum": .number(0), "maximum": .number(carrierRange.upperBound)])
-        let point = SchemaValue.object([
+    /// `carrierHz`, required, within `carrierRange`; `tone` says what it is when it is missing, `what` names the
+    /// sound in the message for one out of range.
+    static func carrier<Kind>(_ path: WritableKeyPath<Kind, Double>, tone: String, what: String) -> DeclaredSetting<Kind> {
+        let range = "\(JSONValue.format(carrierRange.lowerBound)) to \(JSONValue.format(carrierRange.upperBound)) Hz"
+        return .custom("carrierHz", required: "\(tone), \(range), e.g. 200", schema: { _ in
+            .object(["type": .string("number"), "minimum": .number(carrierRange.lowerBound), "maximum": .number(carrierRange.upperBound)])
+        }, read: { cursor, kind, _ in
+            let carrier = try cursor.number(in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
+            guard carrierRange.contains(carrier) else {
+                throw cursor.error("\(JSONValue.format(carrier)) Hz is outside \(range), where a carrier for \(what) lies")
+            }
+            kind[keyPath: path] = carrier
+        })
+    }
+
+    /// The rate at `valueKey`, constant, or the `schedule` of points `{"at": ..., valueKey: ..., "curve": ...}`; each
+    /// rate below the carrier at `carrier` (read before them: it is required). `example` is the hint for a point's rate.
+    static func rate<Kind>(_ valueKey: String, _ path: WritableKeyPath<Kind, ScheduleSpec>, below carrier: KeyPath<Kind, Double>,
+                           example: String) -> [DeclaredSetting<Kind>] {
+        let rateSchema = SchemaValue.object(["type": .string("number"), "exclusiveMinimum": .number(0), "maximum": .number(carrierRange.upperBound)])
+        let pointSchema = SchemaValue.object([
             "type": .string("object"), "additionalProperties": .bool(false), "required": .array([.string("at"), .string(valueKey)]),
-            "properties": .object(["at": .object(["$ref": .string("#/$defs/timelinePoint")]), valueKey: rate,
+            "properties": .object(["at": .object(["$ref": .string("#/$defs/timelinePoint")]), valueKey: rateSchema,
                                    "curve": .object(["$ref": .string("#/$defs/curve")])]),
         ])
-        let properties: [SchemaValue.Member] = [
-            .init("carrierHz", .object(["type": .string("number"), "minimum": .number(carrierRange.lowerBound), "maximum": .number(carrierRange.upperBound)])),
-            .init(valueKey, rate),
-            .init("schedule", .object(["type": .string("array"), "minItems": .number(1), "items": point])),
+        return [
+            .custom(valueKey, schema: { _ in rateSchema }, read: { cursor, kind, _ in
+                kind[keyPath: path] = .constant(try rate(cursor, below: kind[keyPath: carrier]))
+            }),
+            .custom("schedule", schema: { _ in .object(["type": .string("array"), "minItems": .number(1), "items": pointSchema]) },
+                    read: { list, kind, _ in
+                let elements = try list.array()
+                guard !elements.isEmpty else { throw list.error("a schedule needs at least one point") }
+                kind[keyPath: path] = ScheduleSpec(points: try elements.map { element in
+                    let point = try element.object(allowing: ["at", valueKey, "curve"])
+                    let at = try point.required("at", hint: "a time or {\"section\": \"name\", \"edge\": \"end\"}").timelinePoint()
+                    let hz = try rate(try point.required(valueKey, hint: example), below: kind[keyPath: carrier])
+                    let curve = try point["curve"]?.curve(allowingEqualGain: false) ?? .linear
+                    return Point(position: at, value: hz, curve: curve)
+                })
+            }),
         ]
-        return .object([
-            "description": .string(description), "type": .string("object"), "additionalProperties": .bool(false),
-            "required": .array([.string("carrierHz")]),
-            "oneOf": .array([.object(["required": .array([.string(valueKey)])]), .object(["required": .array([.string("schedule")])])]),
-            "properties": .object(properties + extra),
-        ])
+    }
+
+    /// That a kind gives its rate as `valueKey` or as `schedule`, exactly one.
+    static func exactlyOne<Kind>(_ valueKey: String, example: String) -> DeclaredSettings<Kind>.ExactlyOne {
+        .init(keys: [valueKey, "schedule"], missing: "missing required key '\(valueKey)' (\(example)) or 'schedule' (points over time)",
+              several: "give '\(valueKey)' (a constant) or 'schedule' (points over time), not both")
+    }
+
+    /// A rate greater than 0 and below `carrier`.
+    private static func rate(_ cursor: JSONCursor, below carrier: Double) throws -> Double {
+        let hz = try cursor.positiveNumber(upTo: carrierRange.upperBound)
+        guard hz < carrier else {
+            throw cursor.error("\(JSONValue.format(hz)) Hz is at or above the carrier (\(JSONValue.format(carrier)) Hz); it must be below it")
+        }
+        return hz
     }
 }

@@ -7,10 +7,9 @@ import MixIO
 /// file; where its speech is joins the session's ducking. See README.md beside this file.
 ///
 /// A value of the text and its settings; allocates only the text. `Sendable`, safe to share.
-public struct SpeechKind: ReadableSourceKind {
+public struct SpeechKind: DeclaredSourceKind {
     public static let canLoop = false
     public static let key = "speech"
-    public static let settingsKeys: [String]? = ["text", "ssml"] + PresetReader.SessionKeys.speech
 
     public var text: String
     /// Whether `text` is SSML markup (`<break time="2s"/>`, `<prosody rate="slow">`).
@@ -21,53 +20,29 @@ public struct SpeechKind: ReadableSourceKind {
         self.text = text; self.ssml = ssml; self.settings = settings
     }
 
-    /// Its settings' schema (`$defs` entry), beside the reader it describes; the speech settings beside the
-    /// text are the session's (`$defs/speechSettings`), referred to key by key.
-    static var schema: SchemaValue {
-        SchemaValue.declared(#"""
-        {
-          "description": "Text spoken once by espeak-ng.",
-          "type": "object",
-          "additionalProperties": false,
-          "oneOf": [
-            {
-              "required": [
-                "text"
-              ]
-            },
-            {
-              "required": [
-                "ssml"
-              ]
-            }
-          ],
-          "properties": {
-            "text": {
-              "type": "string",
-              "minLength": 1
-            },
-            "ssml": {
-              "type": "string",
-              "minLength": 1
-            }
-          }
-        }
-        """#).addingProperties(SchemaValue.speechSettingsReferences)
+    /// Its settings, declared once for the reader and the schema: the text (`text`, or `ssml` for SSML markup),
+    /// and beside it the session's speech settings (`$defs/speechSettings`, referred to key by key), over the
+    /// preset's `voice.speech`.
+    static var settings: DeclaredSettings<SpeechKind> {
+        DeclaredSettings(description: "Text spoken once, by the neural voice or espeak-ng (its 'voice' says which).",
+                     defaults: SpeechKind(text: ""), settings: [
+            text("text", isMarkup: false), text("ssml", isMarkup: true),
+            .group(PresetReader.SessionKeys.speech, properties: { _ in SchemaValue.speechSettingsReferences }, read: { object, kind, reader in
+                kind.settings = try reader.speech(keysOf: object, defaults: reader.voice?.speech ?? SpeechSettings())
+            }),
+        ], exactlyOne: .init(keys: ["text", "ssml"], missing: "missing required key 'text' (what to say; or 'ssml' for SSML markup)",
+                             several: "give 'text' or 'ssml', not both"))
     }
 
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> SpeechKind {
-        let object = try cursor.object(allowing: settingsKeys!)
-        let given = ["text", "ssml"].filter(object.has)
-        guard given.count == 1, let key = given.first, let textCursor = object[key] else {
-            throw cursor.error(given.isEmpty ? "missing required key 'text' (what to say; or 'ssml' for SSML markup)"
-                                             : "give 'text' or 'ssml', not both")
-        }
-        let text = try textCursor.nonEmptyString()
-        guard !text.utf8.contains(0) else { throw textCursor.error("text cannot contain a NUL character (\\u0000)") }
-        if key == "ssml" { try reader.checkSSML(text, at: textCursor) }
-        // The voice keys sit beside the text; what they leave out comes from the preset's `voice.speech`.
-        let settings = try reader.speech(keysOf: object, defaults: reader.voice?.speech ?? SpeechSettings())
-        return SpeechKind(text: text, ssml: key == "ssml", settings: settings)
+    /// The text to say at `key`: plain, or SSML markup within the subset mixrender takes (`PresetReader.checkSSML`).
+    private static func text(_ key: String, isMarkup: Bool) -> DeclaredSetting<SpeechKind> {
+        .custom(key, schema: { _ in .object(["type": .string("string"), "minLength": .number(1)]) }, read: { cursor, kind, reader in
+            let text = try cursor.nonEmptyString()
+            guard !text.utf8.contains(0) else { throw cursor.error("text cannot contain a NUL character (\\u0000)") }
+            if isMarkup { try reader.checkSSML(text, at: cursor) }
+            kind.text = text
+            kind.ssml = isMarkup
+        })
     }
 
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
@@ -82,8 +57,6 @@ public struct SpeechKind: ReadableSourceKind {
 }
 
 extension SourceSpec {
-    /// Text spoken aloud (`SpeechKind`).
-    public static func speech(_ text: String, ssml: Bool = false, settings: SpeechSettings = SpeechSettings()) -> SourceSpec {
-        SourceSpec(SpeechKind(text: text, ssml: ssml, settings: settings))
-    }
+    /// Text spoken aloud (`SpeechKind`), with the kind's settings: `.speech(SpeechKind(...))`.
+    public static func speech(_ kind: SpeechKind) -> SourceSpec { SourceSpec(kind) }
 }

@@ -15,8 +15,8 @@ public struct SurfKind: DeclaredSourceKind, EndlessGeneratorKind {
         self.intensity = intensity; self.periodSeconds = periodSeconds; self.seed = seed
     }
 
-    static var settings: KindSettings<SurfKind> {
-        KindSettings(description: "Endless waves breaking on a beach, made from a seed.", defaults: SurfKind(), settings: [
+    static var settings: DeclaredSettings<SurfKind> {
+        DeclaredSettings(description: "Endless waves breaking on a beach, made from a seed.", defaults: SurfKind(), settings: [
             .number("intensity", \.intensity, in: 0...1, "0 to 1: how big the waves are (level, about -24 dBFS RMS at 1, and how far each crest opens the filter)."),
             .number("periodSeconds", \.periodSeconds, in: 6...14, "Mean time between crests, in seconds; each lands within 20% of its slot."),
             .seed(\.seed, "Whole number: the same seed gives the same sound, another seed another."),

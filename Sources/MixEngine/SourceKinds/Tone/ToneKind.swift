@@ -24,8 +24,8 @@ public struct ToneKind: DeclaredSourceKind {
         self.phase = phase
     }
 
-    static var settings: KindSettings<ToneKind> {
-        KindSettings(description: "An endless sine or triangle wave at -18 dBFS RMS, computed from the absolute frame position.",
+    static var settings: DeclaredSettings<ToneKind> {
+        DeclaredSettings(description: "An endless sine or triangle wave at -18 dBFS RMS, computed from the absolute frame position.",
                      defaults: ToneKind(frequencyHz: 0), settings: [
             .choice("waveform", \.waveform, what: "waveform"),
             .positiveNumber("frequencyHz", \.frequencyHz, upTo: maximumFrequencyHz, required: "the tone's frequency in Hz, e.g. 200",

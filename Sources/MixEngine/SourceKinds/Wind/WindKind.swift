@@ -22,8 +22,8 @@ public struct WindKind: DeclaredSourceKind, EndlessGeneratorKind {
         self.seed = seed
     }
 
-    static var settings: KindSettings<WindKind> {
-        KindSettings(description: "Endless procedural wind: noise through a moving resonant band-pass, with gusts and a whistle.", defaults: WindKind(), settings: [
+    static var settings: DeclaredSettings<WindKind> {
+        DeclaredSettings(description: "Endless procedural wind: noise through a moving resonant band-pass, with gusts and a whistle.", defaults: WindKind(), settings: [
             .number("intensity", \.intensity, in: 0...1, "0 (a low breeze, 12 dB quieter) to 1 (a strong wind, about -18 dBFS RMS)."),
             .seed(\.seed, "The same seed gives the same sound."),
             .number("gustiness", \.gustiness, in: 0...1, "How far gusts swing level (up to 20 dB) and brightness (up to 1.6 octaves)."),

@@ -1,0 +1,111 @@
+import MixDSP
+import MixIO
+
+/// The session's objects whose settings are declared as the kinds' are (`DeclaredSettings`): `voice`, its `ducking`,
+/// and speech settings. The reader reads them from these declarations and `PresetSchema` writes `$defs/voice` and
+/// `$defs/speechSettings` from the same ones. (Sections, segments and the ending are still read by hand,
+/// `SessionReader.swift`, and their schema kept in `docs/preset.schema.json`.)
+extension VoiceSpec {
+    /// The longest edge fade: an edge fade is a few milliseconds.
+    static let maximumEdgeFadeSeconds = 1.0
+
+    static var settings: DeclaredSettings<VoiceSpec> {
+        let t = TimeParser.string(fromSeconds:)
+        return DeclaredSettings(description: "How voices sound and how the other tracks duck under them.", defaults: VoiceSpec(), settings: [
+            .number("levelDb", \.levelDb, in: -60...0, "The level every segment is brought to, in dBFS: RMS over its speech only (pauses left out)."),
+            .number("loudness", \.loudnessLUFS, .loudnessTarget, "Instead of levelDb: the loudness every segment is brought to, in LUFS (EBU R128, gated, as it plays centred in the output)."),
+            .custom("edgeFade", schema: { defaults in
+                .object(["description": .string("Fades at each segment's edges, so nothing clicks; at most \(t(maximumEdgeFadeSeconds))."),
+                         "$ref": .string("#/$defs/time"), "default": .number(defaults.edgeFadeSeconds)])
+            }, read: { cursor, voice, _ in
+                voice.edgeFadeSeconds = try cursor.time(allowingZero: true)
+                guard voice.edgeFadeSeconds <= maximumEdgeFadeSeconds else {
+                    throw cursor.error("\(t(voice.edgeFadeSeconds)) is longer than \(t(maximumEdgeFadeSeconds)); an edge fade is a few milliseconds")
+                }
+            }),
+            .number("pan", \.pan, in: -1...1, "Balance of the voice, as a track's pan."),
+            .custom("speech", schema: { _ in .object(["$ref": .string("#/$defs/speechSettings")]) }, read: { cursor, voice, reader in
+                voice.speech = try reader.speech(cursor, defaults: voice.speech)
+            }),
+            .object("ducking", \.ducking, DuckingSpec.settings),
+        ], finish: { object, _ in
+            if object.has("levelDb"), let loudness = object["loudness"] {
+                throw loudness.error("the voice's level is set by 'loudness' (LUFS) or by 'levelDb', not both")
+            }
+        })
+    }
+}
+
+extension DuckingSpec {
+    /// The longest any of its times may be.
+    static let maximumSeconds = 60.0
+
+    static var settings: DeclaredSettings<DuckingSpec> {
+        let t = TimeParser.string(fromSeconds:)
+        return DeclaredSettings(description: "Ducking of the bed under the voice.", defaults: DuckingSpec(), settings: [
+            .custom("depthDb", schema: { defaults in
+                .object(["description": .string("How far the bed goes down, in dB."), "type": .string("number"), "minimum": .number(-60),
+                         "exclusiveMaximum": .number(0), "default": .number(defaults.depthDb)])
+            }, read: { cursor, ducking, _ in
+                ducking.depthDb = try cursor.number(in: -60...0)
+                guard ducking.depthDb < 0 else { throw cursor.error("0 dB does not duck; expected a negative depth such as -10") }
+            }),
+            .time("lookahead", \.lookaheadSeconds, "How long before speech the bed starts going down."),
+            .time("attack", \.attackSeconds, "How long the way down takes; at most the look-ahead, so the bed is down before the first word."),
+            .time("hold", \.holdSeconds, "Pauses in speech shorter than this keep the bed down."),
+            .time("release", \.releaseSeconds, "How long the way back up takes."),
+            .curve("attackCurve", \.attackCurve, "The curve of the way down."),
+            .curve("releaseCurve", \.releaseCurve, "The curve of the way back up."),
+        ], finish: { object, ducking in
+            for (key, seconds) in [("lookahead", ducking.lookaheadSeconds), ("attack", ducking.attackSeconds),
+                                   ("hold", ducking.holdSeconds), ("release", ducking.releaseSeconds)] where seconds > maximumSeconds {
+                throw object[key]!.error("\(t(seconds)) is longer than \(t(maximumSeconds)), the longest a ducking time may be")
+            }
+            if ducking.attackSeconds > ducking.lookaheadSeconds {
+                // The way down starts `lookahead` before speech; an attack longer than that would still be
+                // going down when the voice starts.
+                if let attack = object["attack"] {
+                    throw attack.error("\(t(ducking.attackSeconds)) is longer than the look-ahead (\(t(ducking.lookaheadSeconds))); the bed must be down before the voice starts")
+                }
+                ducking.attackSeconds = ducking.lookaheadSeconds
+            }
+        })
+    }
+}
+
+extension SpeechSettings {
+    /// The longest pause inside a text: a segment's `pauseAfter` makes longer ones.
+    static let maximumPauseSeconds = 60.0
+
+    /// Speech settings (`voice.speech`, a segment's `speech`, beside a `speech` track's text and breathing cues' words),
+    /// read over the defaults they are given (`PresetReader.speech`). The voice is looked up among the engines' voices.
+    static var settings: DeclaredSettings<SpeechSettings> {
+        let t = TimeParser.string(fromSeconds:)
+        func pause(_ key: String, _ path: WritableKeyPath<SpeechSettings, Double?>, _ what: String, _ defaultSeconds: Double) -> DeclaredSetting<SpeechSettings> {
+            .custom(key, schema: { _ in
+                .object(["description": .string("Silence after each \(what) inside a text (neural voice; default \(t(defaultSeconds)))."),
+                         "$ref": .string("#/$defs/time")])
+            }, read: { cursor, settings, _ in settings[keyPath: path] = try cursor.time(allowingZero: true) })
+        }
+        return DeclaredSettings(description: "How text is spoken: the voice (which names its engine), its pace and pauses, and espeak-ng's rate, pitch and volume.",
+                            defaults: SpeechSettings(), settings: [
+            .custom("voice", schema: { _ in
+                .object(["description": .string("\(SpeechSettings.defaultVoice) (the neural voice, the default), espeak:<language>[+variant] (espeak-ng), or a bare espeak-ng name (en-gb); mixrender voices lists them."),
+                         "type": .string("string"), "minLength": .number(1)])
+            }, read: { cursor, settings, reader in settings.voice = try reader.voiceName(cursor) }),
+            .number("speed", \.speed, in: speedRange,
+                    "A pace factor for either engine (1 is the voice's own; default \(JSONValue.format(SpeechEngine.hibari.defaultSpeed)) for the neural voice, \(JSONValue.format(SpeechEngine.espeak.defaultSpeed)) for espeak-ng)."),
+            pause("sentencePause", \.sentencePauseSeconds, "sentence", defaultSentencePause),
+            pause("paragraphPause", \.paragraphPauseSeconds, "paragraph (a blank line)", defaultParagraphPause),
+            .number("seed", \.seed, NumberLimit(0...4_294_967_295, unit: ""), "The neural voice's noise seed."),
+            .number("rate", \.wordsPerMinute, NumberLimit(wordsPerMinuteRange, unit: ""), "espeak-ng's words per minute, before speed."),
+            .number("pitch", \.pitch, NumberLimit(pitchRange, unit: ""), "espeak-ng's pitch (50 is the voice's own)."),
+            .number("volume", \.volume, NumberLimit(volumeRange, unit: ""), "espeak-ng's volume (100 is normal)."),
+        ], finish: { object, settings in
+            for (key, seconds) in [("sentencePause", settings.sentencePauseSeconds), ("paragraphPause", settings.paragraphPauseSeconds)]
+            where (seconds ?? 0) > maximumPauseSeconds {
+                if let cursor = object[key] { throw cursor.error("a pause inside a text is at most \(t(maximumPauseSeconds)); a segment's 'pauseAfter' makes longer ones") }
+            }
+        })
+    }
+}
