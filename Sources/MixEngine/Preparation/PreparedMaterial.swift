@@ -39,6 +39,8 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// How many bytes of material may be held, by leases and between renders; `Int.max` bounds nothing.
     public let budgetBytes: Int
     public let store: MaterialStore?
+    /// What analyses measured (utterances), kept for every render given this object (`Analyzer(material:)`).
+    public let analyses = AnalysisCache()
 
     private struct Entry {
         var source: SharedSource

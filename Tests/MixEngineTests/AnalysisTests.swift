@@ -1,0 +1,85 @@
+import Foundation
+import MixDSP
+@testable import MixEngine
+import MixIO
+import DSPTestSupport
+import Testing
+import TestSupport
+
+/// The analysis phase (`Analyzer`, `Analysis`) and the planner that only looks things up in it.
+@Suite struct AnalysisTests {
+    /// A plan made from a hand-made analysis of a file that does not exist: the planner reads nothing.
+    @Test func thePlannerPlansFromTheAnalysisAlone() throws {
+        let path = "/nonexistent/mixrender-analysis-test/rain.wav"
+        let preset = try PresetLoader.parse(Array(#"{"duration": 10, "tracks": [{"file": "\#(path)"}, {"file": "\#(path)", "start": 2}]}"#.utf8),
+                                            file: "hand.json", baseDirectory: "")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let info = AudioFileInfo(path: path, formatName: "WAV", sampleRate: 24_000, channelCount: 1, frameCount: 96_000)
+        let plan = try Planner(presetFile: "hand.json").plan(preset, analysis: Analysis(files: [path: info]))
+        // 4 s at 24 kHz is 4 s at the output's 48 kHz, from each track's start.
+        #expect(plan.tracks.map { $0.events.map(\.start) } == [[0], [96_000]])
+        #expect(plan.tracks.map { $0.events.map(\.end) } == [[192_000], [288_000]])
+        #expect(plan.sourceFiles[path] == info)
+    }
+
+    /// What a kind asks for is what its planning looks up: a looped file shorter than twice its crossfade is
+    /// decoded in the analysis (for its seam), a longer one is only probed.
+    @Test func kindsAskForWhatTheyLookUp() throws {
+        let folder = try TemporaryFolder()
+        let short = try folder.wav("short.wav", rate: 48_000, frames: 4_800) { n, _ in sin(Float(n) * 0.05) * 0.5 }
+        let long = try folder.wav("long.wav", rate: 48_000, frames: 96_000) { n, _ in sin(Float(n) * 0.05) * 0.5 }
+        let json = #"{"duration": 10, "tracks": [{"file": "short.wav", "loop": {"crossfade": 1}}, {"file": "long.wav", "loop": {"crossfade": 0.5}}]}"#
+        let preset = try PresetLoader.load(path: try folder.write("loop.json", json))
+        let analysis = try Analyzer().analyse(preset)
+        #expect(Set(analysis.files.keys) == [short, long])
+        #expect(analysis.made.decodes == 1)
+        #expect(analysis.decoded[DecodeRequest.Key(path: short, isCircular: true)] != nil)
+        _ = try Planner(presetFile: "loop.json").plan(preset, analysis: analysis)
+    }
+
+    /// A missing file is an error at its JSON path, as when planning read the files itself.
+    @Test func aFailedRequestIsAnErrorWherePlanningMeetsIt() throws {
+        let folder = try TemporaryFolder()
+        let json = #"{"duration": 10, "tracks": [{"generator": {"type": "pink"}}, {"playlist": {"files": ["gone.wav"]}}]}"#
+        let path = try folder.write("gone.json", json)
+        let preset = try PresetLoader.load(path: path)
+        let analysis = try Analyzer().analyse(preset)   // does not throw: the failure is kept
+        #expect(throws: EngineError.self) { try Planner(presetFile: path).plan(preset, analysis: analysis) }
+        do { _ = try Planner(presetFile: path).plan(preset, analysis: analysis) } catch {
+            #expect("\(error)".contains("tracks[1].playlist.files[0]"), "\(error)")
+        }
+    }
+
+    /// A second render of a session given the same `PreparedMaterial` says and measures nothing again, and plans
+    /// the same.
+    @Test func aSecondRenderWithTheSameMaterialAnalysesNothingAgain() throws {
+        let folder = try TemporaryFolder()
+        _ = try SessionTests.voiceFile(folder, "voice.wav", rate: 16_000, seconds: 1, speech: [(0.1, 0.9)])
+        let json = """
+        { "output": { "sampleRate": 16000, "channels": 1, "bitDepth": "float" },
+          "tracks": [ { "generator": { "type": "pink" }, "gainDb": -20 } ],
+          "sections": [ { "name": "A", "segments": [ { "file": "voice.wav" }, { "text": "Let your shoulders drop.", "gapBefore": "1s" } ] } ] }
+        """
+        let path = try folder.write("session.json", json)
+        let material = PreparedMaterial()
+        let first = try RenderJob(presetPath: path, analyzer: Analyzer(material: material))
+        #expect(first.analysisCounts.texts == 1 && first.analysisCounts.recordings == 1)
+        let second = try RenderJob(presetPath: path, analyzer: Analyzer(material: material))
+        #expect(second.analysisCounts == Analysis.Counts())
+        #expect(second.plan.timeline.segments.map(\.start) == first.plan.timeline.segments.map(\.start))
+        #expect(second.plan.tracks.map { $0.events.map(\.gains.constant) } == first.plan.tracks.map { $0.events.map(\.gains.constant) })
+        #expect(material.analyses.count == 2)
+        let (a, _) = try renderToMemory(first), (b, _) = try renderToMemory(second)
+        #expect(a.channels == b.channels)
+    }
+
+    /// Cancelled, the analysis stops before its next request and throws `CancellationError`.
+    @Test func aCancelledAnalysisThrowsCancellationError() throws {
+        let folder = try TemporaryFolder()
+        _ = try folder.wav("a.wav", frames: 4_800) { n, _ in Float(n % 100) / 200 }
+        let path = try folder.write("c.json", #"{"duration": 10, "tracks": [{"file": "a.wav"}, {"speech": {"text": "Hello."}}]}"#)
+        let preset = try PresetLoader.load(path: path)
+        #expect(throws: CancellationError.self) { try Analyzer(isCancelled: { true }).analyse(preset) }
+        #expect(throws: CancellationError.self) { try RenderJob(presetPath: path, analyzer: Analyzer(isCancelled: { true })) }
+    }
+}
