@@ -73,6 +73,37 @@ import TestSupport
         #expect(a.channels == b.channels)
     }
 
+    /// A track's loudness and a render's normalisation are measured once per render key in a `PreparedMaterial`:
+    /// a second job and a second render of the same plan find them measured, and come out the same.
+    @Test func measurementsAreKeptByRenderKey() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("mix.json", #"""
+            { "duration": "8s", "output": { "sampleRate": 8000, "loudness": { "target": -20 } },
+              "tracks": [ { "name": "bed", "generator": { "type": "pink" }, "loudness": -30 },
+                          { "generator": { "type": "brown" }, "loudness": { "track": "bed", "offset": -6 } } ] }
+            """#)
+        let material = PreparedMaterial()
+        let first = try RenderJob(presetPath: path, analyzer: Analyzer(material: material))
+        #expect(material.measurements.measured == 2 && material.measurements.reused == 0)
+        let second = try RenderJob(presetPath: path, analyzer: Analyzer(material: material))
+        #expect(material.measurements.measured == 2 && material.measurements.reused == 2)
+        #expect(second.plan.tracks.map(\.gains.constant) == first.plan.tracks.map(\.gains.constant))
+
+        let a = try first.render(to: folder.path("a.wav"), material: material)
+        #expect(material.measurements.measured == 3)
+        let b = try second.render(to: folder.path("b.wav"), material: material)
+        #expect(material.measurements.measured == 3 && material.measurements.reused == 3)
+        #expect(b.normalisation?.gainDb == a.normalisation?.gainDb)
+        #expect(b.normalisation?.seconds == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("a.wav"))) == Data(contentsOf: URL(fileURLWithPath: folder.path("b.wav"))))
+        // Another target is another measurement.
+        var lower = RenderOverrides()
+        lower.loudnessTarget = -22
+        let other = try RenderJob(presetPath: path, overrides: lower, analyzer: Analyzer(material: material))
+        _ = try other.render(to: folder.path("c.wav"), material: material)
+        #expect(material.measurements.measured == 4)
+    }
+
     /// Cancelled, the analysis stops before its next request and throws `CancellationError`.
     @Test func aCancelledAnalysisThrowsCancellationError() throws {
         let folder = try TemporaryFolder()

@@ -7,7 +7,7 @@ import MixIO
 /// `Parallel.map`); then texts, recordings and decodes run together, the texts one after another in one
 /// `SpeechSynthesizer` (its neural-voice helper takes one text at a time), each recording and decode on a core
 /// of its own. Syntheses come from the `--cache-dir` store when there (and go into it when made); what is
-/// measured (utterances, recordings) is kept in `cache`, the `PreparedMaterial`'s `AnalysisCache`, so a second
+/// measured (utterances, recordings) is kept in the `PreparedMaterial`'s `analyses` (`AnalysisCache`), so a second
 /// render or a batch says and measures nothing again.
 ///
 /// A request that fails does not stop the others: its reason is kept in the `Analysis`, and the planner throws
@@ -19,21 +19,21 @@ import MixIO
 public struct Analyzer: Sendable {
     /// Where syntheses are kept between processes (`--cache-dir`); nil: said in every process.
     public var store: MaterialStore?
-    /// Where utterances are kept between renders in one process (a batch's `PreparedMaterial.analyses`).
-    public var cache: AnalysisCache?
+    /// What the render's material is kept in between renders in one process: utterances go into its `analyses`
+    /// (and the job's measurements into its `measurements`); nil: nothing is kept.
+    public var material: PreparedMaterial?
     /// Asked before each request starts; true stops the analysis with `CancellationError`.
     public var isCancelled: @Sendable () -> Bool
 
-    public init(store: MaterialStore? = nil, cache: AnalysisCache? = nil, isCancelled: @escaping @Sendable () -> Bool = { false }) {
-        self.store = store
-        self.cache = cache
+    /// `store` defaults to `material`'s.
+    public init(material: PreparedMaterial? = nil, store: MaterialStore? = nil,
+                isCancelled: @escaping @Sendable () -> Bool = { false }) {
+        self.material = material
+        self.store = store ?? material?.store
         self.isCancelled = isCancelled
     }
 
-    /// An analyzer that keeps what it makes with `material`: syntheses in its store, utterances in its `analyses`.
-    public init(material: PreparedMaterial, isCancelled: @escaping @Sendable () -> Bool = { false }) {
-        self.init(store: material.store, cache: material.analyses, isCancelled: isCancelled)
-    }
+    private var cache: AnalysisCache? { material?.analyses }
 
     /// Everything `preset` needs analysed, made.
     public func analyse(_ preset: Preset) throws -> Analysis {

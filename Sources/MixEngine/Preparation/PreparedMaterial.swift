@@ -41,6 +41,8 @@ public final class PreparedMaterial: @unchecked Sendable {
     public let store: MaterialStore?
     /// What analyses measured (utterances), kept for every render given this object (`Analyzer(material:)`).
     public let analyses = AnalysisCache()
+    /// What measuring renders found (tracks' loudness, normalisations), kept by measurement key.
+    public let measurements = MeasurementCache()
 
     private struct Entry {
         var source: SharedSource

@@ -39,7 +39,8 @@ public struct RenderJob: Sendable {
     /// every file probed, every text said, every recording measured) and plans it. Overrides are checked by the
     /// same rules as the preset's own values (an `EngineError.setting` naming the setting).
     /// `analyzer`: where syntheses are kept between processes (a batch's `--cache-dir`) and utterances between renders
-    /// (a `PreparedMaterial`'s `analyses`), so speech is said and measured once; `Analyzer(material:)` gives both.
+    /// (a `PreparedMaterial`'s `analyses`), so speech is said and measured once; with a `PreparedMaterial`, its
+    /// `measurements` keep the tracks' loudness too.
     public init(presetPath: String, overrides: RenderOverrides = RenderOverrides(), analyzer: Analyzer = Analyzer()) throws {
         try self.init(presetPath: presetPath, json: nil, overrides: overrides, analyzer: analyzer)
     }
@@ -67,7 +68,7 @@ public struct RenderJob: Sendable {
         analysisCounts = analysis.made
         var plan = try Planner(presetFile: presetPath).plan(preset, analysis: analysis)
         // Tracks that give a loudness are measured now, between planning and writing (the planner only records them).
-        try LoudnessMeasuring(presetFile: presetPath).applyTrackLoudness(to: &plan)
+        try LoudnessMeasuring(presetFile: presetPath).applyTrackLoudness(to: &plan, cache: analyzer.material?.measurements)
         plan.warnings = preset.warnings + plan.warnings
         self.plan = plan
         let rate = Double(plan.sampleRate)
