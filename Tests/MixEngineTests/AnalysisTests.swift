@@ -73,6 +73,33 @@ import TestSupport
         #expect(a.channels == b.channels)
     }
 
+    /// A recording is decoded once, in the analysis, and played from what it decoded: the render needs its file no
+    /// more, and sounds as the file streamed does (a second job finds it measured in the cache, and streams it).
+    /// (A recording said more than once and short enough is shared as decoded at the output rate, `SharedFilesPass`,
+    /// as any file played more than once is.)
+    @Test func aRecordingIsDecodedOnceForAnalysisAndPlay() throws {
+        let folder = try TemporaryFolder()
+        let voice = try SessionTests.voiceFile(folder, "voice.wav", rate: 22_050, seconds: 1.5, speech: [(0.2, 1.3)])
+        let json = """
+        { "output": { "sampleRate": 16000, "channels": 2, "bitDepth": "float" },
+          "tracks": [ { "generator": { "type": "brown" }, "gainDb": -24 } ],
+          "sections": [ { "name": "A", "segments": [ { "file": "voice.wav", "gapBefore": "0.5s", "pauseAfter": "1s" } ] } ] }
+        """
+        let path = try folder.write("session.json", json)
+        let material = PreparedMaterial()
+        let held = try RenderJob(presetPath: path, analyzer: Analyzer(material: material))
+        let streamed = try RenderJob(presetPath: path, analyzer: Analyzer(material: material))
+        #expect(held.analysisCounts.recordings == 1 && streamed.analysisCounts.recordings == 0)
+        let voiceTrack = { (job: RenderJob) in job.plan.tracks.first { $0.name == "voice" }! }
+        #expect(voiceTrack(held).events.allSatisfy { $0.material is HeldRecording })
+        #expect(voiceTrack(streamed).events.allSatisfy { $0.material is StreamedFile })
+        let (a, _) = try renderToMemory(held), (b, _) = try renderToMemory(streamed)
+        #expect(a.channels == b.channels)
+        try FileManager.default.removeItem(atPath: voice)
+        let (c, _) = try renderToMemory(held)
+        #expect(c.channels == a.channels)
+    }
+
     /// A track's loudness and a render's normalisation are measured once per render key in a `PreparedMaterial`:
     /// a second job and a second render of the same plan find them measured, and come out the same.
     @Test func measurementsAreKeptByRenderKey() throws {

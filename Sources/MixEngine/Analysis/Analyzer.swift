@@ -167,7 +167,7 @@ public struct Analyzer: Sendable {
         if let known = cache?.utterance(for: key) { return (.success(known), false) }
         do {
             let utterance = try Utterance(recording: path, info: info, format: format)
-            cache?.keep(utterance, for: key)
+            cache?.keep(utterance.streamed, for: key)   // its frames stay with this analysis alone
             return (.success(utterance), true)
         } catch {
             return (.failure(Analysis.Failure(message: "\(error)")), true)

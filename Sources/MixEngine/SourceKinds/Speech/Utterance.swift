@@ -73,6 +73,28 @@ struct SpokenText: EventMaterial {
     }
 }
 
+/// A recording decoded once, in the analysis, and played from memory: its file's frames at its own rate, decoded
+/// and resampled as it plays through the same pipeline as the file (`FrameArrayDecoder`), so it sounds exactly as
+/// the file streamed would. It describes itself, and is shared, as that file (`file`). A value (`Sendable`) sharing
+/// its frames with every event that plays it.
+struct HeldRecording: EventMaterial {
+    let file: StreamedFile
+    let frames: [Float]
+    let sampleRate: Int
+    let channelCount: Int
+    /// What the file's header announced.
+    let frameCount: Int64
+
+    var streamedFile: String? { file.streamedFile }
+
+    func describe(into key: inout CacheKeyWriter) { file.describe(into: &key) }
+
+    func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
+        try StreamingSource(decoder: FrameArrayDecoder(frames: frames, sampleRate: sampleRate, channelCount: channelCount, frameCount: frameCount),
+                            outputRate: context.sampleRate, outputChannels: context.channelCount, makeConverter: context.makeConverter)
+    }
+}
+
 /// What synthesising a text needs to be done once: the text, whether it is SSML, and the settings.
 struct SpeechRequest: Hashable, Sendable {
     let text: String
@@ -137,11 +159,29 @@ extension Utterance {
                   caption: caption)
     }
 
+    /// The most a recording held in memory between its analysis and its play may take (decoded, at its own rate):
+    /// a longer one is decoded to be measured and again as it plays, so memory does not grow with its length.
+    static let heldRecordingLimitBytes = 64 << 20
+
     /// The recording at `path` (`info`, its probe), measured: decoded whole to find its speech level and where its
-    /// speech is (frame energies only are kept, so memory does not grow with its length), and streamed when it plays.
+    /// speech is (frame energies only are kept by the analyzer). A recording within `heldRecordingLimitBytes` is
+    /// decoded once: its frames are kept and played from memory (`HeldRecording`); a longer one is streamed
+    /// from its file when it plays.
     init(recording path: String, info: AudioFileInfo, format: RenderFormat) throws {
+        let file = try AudioFile.open(path: path)
+        let decoder: AudioDecoder, material: any EventMaterial
+        if info.frameCount * Int64(info.channelCount) * Int64(MemoryLayout<Float>.size) <= Int64(Self.heldRecordingLimitBytes) {
+            let held = try FrameArrayDecoder(frames: Self.decodeWhole(file), sampleRate: file.sampleRate,
+                                             channelCount: file.channelCount, frameCount: file.frameCount)
+            decoder = held
+            material = HeldRecording(file: StreamedFile(path: path), frames: held.frames, sampleRate: held.sampleRate,
+                                     channelCount: held.channelCount, frameCount: held.frameCount)
+        } else {
+            decoder = file
+            material = StreamedFile(path: path)
+        }
         // Folded to mono by the same pipeline that plays files (at the file's own rate: no resampler).
-        let pipeline = try DecodePipeline(decoder: AudioFile.open(path: path), outputRate: info.sampleRate, outputChannels: 1,
+        let pipeline = try DecodePipeline(decoder: decoder, outputRate: info.sampleRate, outputChannels: 1,
                                           makeConverter: { _, _, _ in preconditionFailure("no resampling at the file's own rate") })
         var analyzer = SpeechActivityAnalyzer(sampleRate: info.sampleRate)
         var meter = VoiceLoudness(sampleRate: info.sampleRate, outputChannels: format.channelCount)
@@ -155,11 +195,33 @@ extension Utterance {
             meter.add(UnsafeBufferPointer(start: mono, count: n))
         }
         let activity = analyzer.finish()
-        self.init(material: StreamedFile(path: path),
+        self.init(material: material,
                   length: StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: format.sampleRate),
                   levelDb: activity.levelDb, loudness: meter.lufs,
                   speech: activity.regions.map { Self.scale($0, from: info.sampleRate, to: format.sampleRate) },
                   caption: path)
+    }
+
+    /// Every frame `decoder` gives, interleaved.
+    private static func decodeWhole(_ decoder: AudioDecoder) throws -> [Float] {
+        let chunk = 8192, channels = decoder.channelCount
+        var frames: [Float] = []
+        frames.reserveCapacity(Int(max(0, decoder.frameCount)) * channels)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channels)
+        defer { buffer.deallocate() }
+        while true {
+            let n = try decoder.read(into: buffer, frames: chunk)
+            if n == 0 { break }
+            frames.append(contentsOf: UnsafeBufferPointer(start: buffer, count: n * channels))
+        }
+        return frames
+    }
+
+    /// The same utterance playing from its file as it streams: what is kept between renders (`AnalysisCache`),
+    /// so a cache holds no recording's frames.
+    var streamed: Utterance {
+        guard let held = material as? HeldRecording else { return self }
+        return Utterance(material: held.file, length: length, levelDb: levelDb, loudness: loudness, speech: speech, caption: caption)
     }
 
     /// Sample positions at `rate` as frames at `outputRate`.
