@@ -25,8 +25,8 @@ struct CacheEntryBench {
         try noise.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
         try writer.finish()
         let preset = #"{"duration": 10, "tracks": [{"file": "\#(source)", "loop": {"crossfade": 0.5}}]}"#
-        let plan = try Planner(presetFile: folder.path("p.json"))
-            .plan(PresetLoader.parse(Array(preset.utf8), file: "p.json", baseDirectory: folder.url.path))
+        let loaded = try PresetLoader.parse(Array(preset.utf8), file: "p.json", baseDirectory: folder.url.path)
+        let plan = try Planner(presetFile: folder.path("p.json")).plan(loaded, analysis: Analyzer().analyse(loaded))
         let request = plan.materialRequests[0], context = plan.renderFormat
         let prepared = try request.decode(context)
         let entry = folder.path("entry.f32")

@@ -24,7 +24,7 @@ struct LoudnessBench {
         progress.say("loudness: writing the night mix's loops ...")
         let mix = try NightMix.make(in: temporary.url.path, isQuick: isQuick)
         let preset = mix.preset(seconds: seconds)
-        let plan = try Planner(presetFile: "bench night mix").plan(preset)
+        let plan = try Planner(presetFile: "bench night mix").plan(preset, analysis: Analyzer().analyse(preset))
         let material = PreparedMaterial()
         try material.prepare(for: plan)
         func renderToOgg(_ name: String, metered: Bool) throws -> Double {

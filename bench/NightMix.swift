@@ -84,7 +84,8 @@ struct NightMix {
     }
 
     func plan(seconds: Double) throws -> RenderPlan {
-        try Planner(presetFile: "bench night mix").plan(preset(seconds: seconds))
+        let loaded = preset(seconds: seconds)
+        return try Planner(presetFile: "bench night mix").plan(loaded, analysis: Analyzer().analyse(loaded))
     }
 
     /// Frames of 48 kHz stereo float the resampled loops hold in memory, in MiB.

@@ -90,7 +90,7 @@ struct PreparationBench {
             progress.say("PreparedMaterial, \(quality.rawValue) ...")
             var preset = mix.preset(seconds: 60)
             preset.output.resampler = quality
-            let plan = try Planner(presetFile: "bench night mix").plan(preset)
+            let plan = try Planner(presetFile: "bench night mix").plan(preset, analysis: Analyzer().analyse(preset))
             func once() throws -> Double { try PreparedMaterial().prepare(for: plan).seconds }
             _ = try once()
             let times = try (0..<runs).map { _ in try once() }

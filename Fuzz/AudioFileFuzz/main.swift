@@ -54,7 +54,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let preset = #"{"duration": "8h", "output": {"sampleRate": 192000}, "tracks": [{"file": "\#(path)", "loop": {"crossfade": "50ms"}}]}"#
     do {
-        _ = try Planner(presetFile: "fuzz.json").plan(PresetLoader.parse(Array(preset.utf8), file: "fuzz.json", baseDirectory: ""))
+        let loaded = try PresetLoader.parse(Array(preset.utf8), file: "fuzz.json", baseDirectory: "")
+        _ = try Planner(presetFile: "fuzz.json").plan(loaded, analysis: Analyzer().analyse(loaded))
     } catch is EngineError {
         return 0
     } catch {

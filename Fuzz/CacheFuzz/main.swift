@@ -96,8 +96,8 @@ final class Fixture: @unchecked Sendable {
             try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
             try writer.finish()
             let preset = #"{"duration": 0.25, "output": {"sampleRate": 48000, "bitDepth": "float"}, "tracks": [{"file": "\#(source)", "loop": {"crossfade": 0.02}}]}"#
-            plan = try Planner(presetFile: Scratch.folder + "/fuzz.json")
-                .plan(PresetLoader.parse(Array(preset.utf8), file: "fuzz.json", baseDirectory: ""))
+            let loaded = try PresetLoader.parse(Array(preset.utf8), file: "fuzz.json", baseDirectory: "")
+            plan = try Planner(presetFile: Scratch.folder + "/fuzz.json").plan(loaded, analysis: Analyzer().analyse(loaded))
             let request = plan.materialRequests[0]
             let capture = Capture(channelCount: plan.channelCount)
             _ = try Renderer(plan: plan).render(to: capture, material: PreparedMaterial())

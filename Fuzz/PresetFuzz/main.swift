@@ -18,7 +18,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // The planner measures each track with a `loudness` by rendering up to two minutes of it alone: that cost
         // is by design, and a few such tracks cover the code, so an input with more is read but not planned.
         guard preset.tracks.filter({ $0.loudness != nil }).count <= 4 else { return 0 }
-        let plan = try Planner(presetFile: "fuzz.json").plan(preset)
+        let plan = try Planner(presetFile: "fuzz.json").plan(preset, analysis: Analyzer().analyse(preset))
         precondition(plan.frameCount > 0, "a plan of \(plan.frameCount) frames")
     } catch {
         expectWordedError(error)

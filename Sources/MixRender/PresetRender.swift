@@ -4,8 +4,9 @@ import MixIO
 /// A preset loaded, checked and planned with its overrides, ready to render: the library's entry point
 /// (docs/library.md).
 ///
-/// Making one is `mixrender validate`: everything that can be wrong with the preset (its JSON, its values, its
-/// source files, which are opened once) is found, as an `EngineError` (`.preset` names the JSON path), before any
+/// Making one is `mixrender validate`: the preset is loaded, analysed (its source files probed once, its speech
+/// said, its recordings measured) and planned, and everything that can be wrong with it (its JSON, its values, its
+/// source files) is found, as an `EngineError` (`.preset` names the JSON path), before any
 /// audio is written. Then it renders, as often as asked, to a file (through a temporary file beside it, renamed
 /// when complete), to an open file descriptor, or as an `AsyncSequence` of encoded bytes.
 ///
@@ -33,6 +34,37 @@ public struct PresetRender: Sendable {
         job = try LibraryError.wrapping(output: nil) {
             try RenderJob(presetJSON: json, name: name, baseDirectory: baseDirectory, overrides: overrides)
         }
+    }
+
+    /// Loads, analyses and plans the preset file at `path` as `init(presetFile:overrides:)` does, on a thread of its own
+    /// (the analysis synthesises speech and decodes recordings, which can take seconds), and cancellably: when the
+    /// task is cancelled, the analysis stops before its next request (a file, a text, a recording) and this throws
+    /// `CancellationError`; nothing is written.
+    public static func prepare(presetFile path: String, overrides: RenderOverrides = RenderOverrides()) async throws -> PresetRender {
+        try await prepared { analyzer in try RenderJob(presetPath: path, overrides: overrides, analyzer: analyzer) }
+    }
+
+    /// Loads a preset held in memory as `init(json:name:baseDirectory:overrides:)` does, cancellably, as
+    /// `prepare(presetFile:overrides:)` does.
+    public static func prepare(json: [UInt8], name: String = "preset", baseDirectory: String = "",
+                               overrides: RenderOverrides = RenderOverrides()) async throws -> PresetRender {
+        try await prepared { analyzer in
+            try RenderJob(presetJSON: json, name: name, baseDirectory: baseDirectory, overrides: overrides, analyzer: analyzer)
+        }
+    }
+
+    /// `make` run on a thread of its own with an analyzer that stops when the task is cancelled: the cancellation
+    /// handler sets a flag the analysis reads at each request's boundary, on whichever thread runs it.
+    private static func prepared(_ make: @escaping @Sendable (Analyzer) throws -> RenderJob) async throws -> PresetRender {
+        let cancelled = Locked(false)
+        let job = try await withTaskCancellationHandler {
+            try await RenderThread.run {
+                try LibraryError.wrapping(output: nil) { try make(Analyzer(isCancelled: { cancelled.withLock { $0 } })) }
+            }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
+        }
+        return PresetRender(job: job)
     }
 
     /// Wraps a job the package's own code (the CLI) planned.

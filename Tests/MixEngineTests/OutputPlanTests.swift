@@ -116,7 +116,7 @@ import Testing
                           { "generator": { "type": "brown" }, "loudness": { "track": "bed", "offset": -6 } } ] }
             """#)
         let preset = try PresetLoader.load(path: path)
-        let recorded = try Planner(presetFile: path).plan(preset)
+        let recorded = try Planner(presetFile: path).plan(preset, analysis: Analyzer().analyse(preset))
         #expect(recorded.trackLoudness.map(\.track) == [0, 1])
         #expect(recorded.tracks.allSatisfy { $0.gains.constant == 1 }, "the planner sets no measured gain")
         var measured = recorded

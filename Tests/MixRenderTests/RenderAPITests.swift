@@ -102,6 +102,19 @@ import Testing
         #expect(seen.map { $0.frames < $0.totalFrames } == true)
     }
 
+    /// Preparing (loading, analysing, planning) in a cancelled task stops at the analysis's first request and
+    /// throws `CancellationError`; not cancelled, it prepares what `init(json:)` does.
+    @Test func cancellingThePreparationThrowsCancellationError() async throws {
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await PresetRender.prepare(json: Array(#"{"duration": 1, "tracks": [{"speech": {"text": "Hello."}}]}"#.utf8))
+        }
+        let outcome = await task.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        let prepared = try await PresetRender.prepare(json: Self.preset(seconds: 2))
+        #expect(prepared.frameCount == 64_000)
+    }
+
     @Test func cancellingAStreamStopsItsRender() async throws {
         let render = try PresetRender(json: Self.preset(seconds: 600))
         let task = Task {

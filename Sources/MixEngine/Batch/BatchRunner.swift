@@ -132,7 +132,7 @@ public final class BatchRunner: @unchecked Sendable {
         var outcome = BatchOutcome(job: batchJob)
         let jobStart = clock.now
         do {
-            let job = try RenderJob(presetPath: batchJob.preset, overrides: batchJob.overrides, store: material.store)
+            let job = try RenderJob(presetPath: batchJob.preset, overrides: batchJob.overrides, analyzer: Analyzer(material: material))
             // A job list names outputs in folders of their own (out/2026/night.ogg): they are made when missing.
             if let slash = batchJob.output.lastIndex(of: "/"), slash != batchJob.output.startIndex {
                 let folder = String(batchJob.output[..<slash])

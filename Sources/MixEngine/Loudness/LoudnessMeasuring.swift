@@ -35,7 +35,9 @@ public struct LoudnessMeasuring: Sendable {
     /// given the gain that puts it at its loudness: an absolute one in LUFS, or one relative to another named
     /// track's loudness in the mix (that track's measure plus its gain, itself set by its own `loudness` if it has
     /// one). Errors name the track's JSON path.
-    public func applyTrackLoudness(to plan: inout RenderPlan) throws {
+    /// With `cache` (a `PreparedMaterial`'s `measurements`), a track measured before, alone and over the same window
+    /// of the same render, is not measured again.
+    public func applyTrackLoudness(to plan: inout RenderPlan, cache: MeasurementCache? = nil) throws {
         let named = plan.trackLoudness
         plan.trackLoudness = []
         guard named.contains(where: { $0.spec.loudness != nil }) else { return }
@@ -52,7 +54,9 @@ public struct LoudnessMeasuring: Sendable {
                                    resampler: plan.resampler, tracks: [solo], master: GainStack(), limiter: LimiterSpec(),
                                    timeline: Timeline(sampleRate: rate, frameCount: total))
             let window = solo.start..<min(solo.end, total, solo.start + Int64(Self.trackLoudnessWindowSeconds * rate))
-            let loudness = try Normalisation.measure(alone, at: .beforeLimiter, material: PreparedMaterial(), range: window).loudness
+            let render = { try Normalisation.measure(alone, at: .beforeLimiter, material: PreparedMaterial(), range: window).loudness }
+            let key = Self.measurementKey("track loudness before the limiter", of: alone, range: window, files: plan.sourceFiles)
+            let loudness = try key.map { try cache?.value($0, measure: render) ?? render() } ?? render()
             guard loudness.isFinite else {
                 throw error("\(entry.jsonPath).loudness", "the track is silent where it is measured (its first \(Self.trackLoudnessWindowSeconds / 60) minutes), so its loudness cannot be set")
             }
@@ -94,9 +98,31 @@ public struct LoudnessMeasuring: Sendable {
 
     /// The master gain that brings `plan` to `spec`'s loudness, found by measuring passes before anything is
     /// encoded (they share `material`; `Normalisation.find`). `failure` words a target that cannot be reached.
+    /// Found before for the same render (in `material.measurements`), it is not measured again: the outcome is the
+    /// one found then, its `seconds` and `cpuSeconds` zero (no pass ran).
     public func normalisation(of plan: RenderPlan, to spec: LoudnessSpec, material: PreparedMaterial, blockFrames: Int,
                               failure: (String) -> EngineError) throws -> NormalisationOutcome {
-        try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames, failure: failure)
+        var wasMeasured = false
+        func find() throws -> NormalisationOutcome {
+            wasMeasured = true
+            return try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames, failure: failure)
+        }
+        let what = "normalisation to \(spec.targetLUFS) LUFS, true peak \(spec.truePeakDb) dB, at most +\(spec.maximumGainDb) dB"
+        guard let key = Self.measurementKey(what, of: plan, range: 0..<plan.frameCount, files: plan.sourceFiles) else { return try find() }
+        var outcome = try material.measurements.value(key, measure: find)
+        if !wasMeasured { (outcome.seconds, outcome.cpuSeconds) = (0, 0) }
+        return outcome
+    }
+
+    /// What decides measuring `range` of `plan`: `what` is measured, and the render key's text of that range
+    /// (`CacheKey.audioText`: equal texts, equal renders), each source file standing for itself by its origin
+    /// (`MaterialKey.origin(of:)`: which file on disk and what its header says) rather than its content's hash,
+    /// which would mean reading it; hashed. nil when the plan plays a file `files` has no facts of.
+    static func measurementKey(_ what: String, of plan: RenderPlan, range: Range<Int64>, files: [String: AudioFileInfo]) -> String? {
+        guard let text = try? CacheKey.audioText(plan: plan, range: range, digests: files.mapValues { MaterialKey.origin(of: $0) }) else {
+            return nil
+        }
+        return ContentHash.of(what + "\n" + text)
     }
 
     /// The integrated loudness of the file at `path`, decoded (without the true peak, which it does not need).

@@ -5,7 +5,7 @@
 ///
 /// A conforming type is a value holding nothing (its work is in `apply`); it runs on the planning thread.
 protocol PlanPass: Sendable {
-    /// Extends `draft`; `session` gives the planner's services (frames from seconds, warnings, files opened).
+    /// Extends `draft`; `session` gives the planner's services (frames from seconds, warnings, the files looked up).
     func apply(to draft: inout PlanDraft, session: PlanningContext) throws
 }
 

@@ -1,29 +1,28 @@
 import MixDSP
 import MixIO
 
-/// Turns a validated `Preset` into a `RenderPlan`: every time becomes an integer frame position at
-/// the output rate, every fade an envelope, and every source file is opened once to learn its
-/// length, rate and channels, so a missing or broken file is reported before any audio is written.
+/// Turns a final `Preset` and its `Analysis` into a `RenderPlan`: every time becomes an integer frame position at
+/// the output rate, every fade an envelope. It reads nothing: each file's length, rate and channels, each
+/// utterance and each decoded file come from the analysis (`Analyzer`), and a missing or broken file is
+/// reported, at its JSON path, where planning looks it up, before any audio is written.
 /// Each track's kind places its events; then the plan passes (`PlanPasses.all`) complete the plan in one
 /// order over a `PlanDraft`, and the `RenderPlan` is built from it once. Sessions and mixes take this one path.
 ///
-/// A value holding one `String`; allocates nothing itself. `plan` allocates the plan (and opens each
-/// source file once) with state of its own, so several threads may plan at once.
+/// A value holding one `String`; allocates nothing itself. `plan` allocates the plan with state of its own, so
+/// several threads may plan at once.
 public struct Planner {
     /// The preset's file name, for error messages.
     public var presetFile: String
 
-    /// Where syntheses are kept between processes (`--cache-dir`); nil: synthesised in every process.
-    public var store: MaterialStore?
+    public init(presetFile: String) { self.presetFile = presetFile }
 
-    public init(presetFile: String, store: MaterialStore? = nil) { self.presetFile = presetFile; self.store = store }
-
-    public func plan(_ preset: Preset) throws -> RenderPlan {
+    /// `preset` laid out in frames from what `analysis` (of this preset: `Analyzer.analyse`) found.
+    public func plan(_ preset: Preset, analysis: Analysis) throws -> RenderPlan {
         let rate = preset.output.sampleRate
         let channels = preset.output.channelCount
         let voiceSpec = preset.voice ?? VoiceSpec()
-        let session = PlanningContext(presetFile: presetFile, sampleRate: rate, channelCount: channels, voice: voiceSpec)
-        session.store = store
+        let session = PlanningContext(presetFile: presetFile, sampleRate: rate, channelCount: channels, voice: voiceSpec,
+                                      analysis: analysis)
 
         // A session's voice is laid out first: it sets the render's length and the sections' times.
         var layout: SessionLayout?
@@ -88,7 +87,7 @@ public struct Planner {
         plan.loop = loop
         plan.warnings = session.warnings
         plan.sourceFiles = session.files
-        plan.synthesis = session.synthesis
+        plan.synthesis = analysis.synthesis
         return plan
     }
 

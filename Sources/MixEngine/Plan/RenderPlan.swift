@@ -78,7 +78,7 @@ public struct LoopOutput: Sendable, Equatable {
     }
 }
 
-/// Speech synthesised while planning: seconds of speech made and the wall-clock seconds it took.
+/// Speech synthesised in the analysis phase: seconds of speech made and the wall-clock seconds it took.
 /// A value of two `Double`s; allocates nothing. `Sendable`.
 public struct SynthesisStats: Sendable, Equatable {
     public var speechSeconds = 0.0

@@ -39,6 +39,10 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// How many bytes of material may be held, by leases and between renders; `Int.max` bounds nothing.
     public let budgetBytes: Int
     public let store: MaterialStore?
+    /// What analyses measured (utterances), kept for every render given this object (`Analyzer(material:)`).
+    public let analyses = AnalysisCache()
+    /// What measuring renders found (tracks' loudness, normalisations), kept by measurement key.
+    public let measurements = MeasurementCache()
 
     private struct Entry {
         var source: SharedSource

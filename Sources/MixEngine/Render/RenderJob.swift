@@ -20,7 +20,8 @@ public struct RenderResult: Sendable {
 /// A preset loaded, checked and planned: everything that can be wrong with it has been found.
 ///
 /// A value (`Sendable`, safe to share): the preset's path, the `Preset`, the `RenderPlan` and the range.
-/// `init` allocates them (reading the preset, opening every source file once); each `render` builds its
+/// `init` allocates them (reading the preset, then the analysis phase: every source file probed once, speech
+/// said, recordings measured); each `render` builds its
 /// own state (see `Renderer`), so renders of one job to different paths may run on several threads.
 public struct RenderJob: Sendable {
     public let presetPath: String
@@ -30,27 +31,32 @@ public struct RenderJob: Sendable {
     public let loudnessIsOverride: Bool
     /// Whether `presetPath` names a file (false for a preset given as JSON bytes, which it only names).
     public let presetIsFile: Bool
+    /// What this job's analysis made itself (texts said, recordings measured, files decoded), rather than found
+    /// made before in its analyzer's cache.
+    public let analysisCounts: Analysis.Counts
     /// What measures this job's renders for loudness: its tracks', its normalisation's, its encoded file's.
     public var measuring: LoudnessMeasuring { LoudnessMeasuring(presetFile: presetPath) }
 
-    /// Loads the preset with the overrides merged (`PresetLoader.load(path:overrides:)`) and plans it, opening
-    /// every source file. Overrides are checked by the same rules as the preset's own values (an
-    /// `EngineError.setting` naming the setting).
-    /// `store`: where syntheses are kept between processes (a batch's `--cache-dir`), so speech is said once.
-    public init(presetPath: String, overrides: RenderOverrides = RenderOverrides(), store: MaterialStore? = nil) throws {
-        try self.init(presetPath: presetPath, json: nil, overrides: overrides, store: store)
+    /// Loads the preset with the overrides merged (`PresetLoader.load(path:overrides:)`), analyses it (`analyzer`:
+    /// every file probed, every text said, every recording measured) and plans it. Overrides are checked by the
+    /// same rules as the preset's own values (an `EngineError.setting` naming the setting).
+    /// `analyzer`: where syntheses are kept between processes (a batch's `--cache-dir`) and utterances between renders
+    /// (a `PreparedMaterial`'s `analyses`), so speech is said and measured once; with a `PreparedMaterial`, its
+    /// `measurements` keep the tracks' loudness too.
+    public init(presetPath: String, overrides: RenderOverrides = RenderOverrides(), analyzer: Analyzer = Analyzer()) throws {
+        try self.init(presetPath: presetPath, json: nil, overrides: overrides, analyzer: analyzer)
     }
 
     /// Loads a preset held in memory (UTF-8 JSON `bytes`, as a library caller has it), as `init(presetPath:)` loads a
     /// file: `name` is what errors and warnings call it, `baseDirectory` the folder its relative paths are taken from
     /// (empty: the current folder). It is not a file this render reads (`recordReads`).
     public init(presetJSON bytes: [UInt8], name: String, baseDirectory: String = "",
-                overrides: RenderOverrides = RenderOverrides(), store: MaterialStore? = nil) throws {
-        try self.init(presetPath: name, json: (bytes, baseDirectory), overrides: overrides, store: store)
+                overrides: RenderOverrides = RenderOverrides(), analyzer: Analyzer = Analyzer()) throws {
+        try self.init(presetPath: name, json: (bytes, baseDirectory), overrides: overrides, analyzer: analyzer)
     }
 
     private init(presetPath: String, json: (bytes: [UInt8], baseDirectory: String)?, overrides: RenderOverrides,
-                 store: MaterialStore?) throws {
+                 analyzer: Analyzer) throws {
         // The final preset: the overrides merged at load, checked by the same rules as the document's values.
         let preset = try json.map {
             try PresetLoader.parse($0.bytes, file: presetPath, baseDirectory: $0.baseDirectory, overrides: overrides)
@@ -59,9 +65,12 @@ public struct RenderJob: Sendable {
         self.presetPath = presetPath
         self.preset = preset
         self.loudnessIsOverride = overrides.loudnessTarget != nil
-        var plan = try Planner(presetFile: presetPath, store: store).plan(preset)
+        // Load → analyse (all the reading, synthesis and measuring planning needs) → plan (no I/O) → measure.
+        let analysis = try analyzer.analyse(preset)
+        analysisCounts = analysis.made
+        var plan = try Planner(presetFile: presetPath).plan(preset, analysis: analysis)
         // Tracks that give a loudness are measured now, between planning and writing (the planner only records them).
-        try LoudnessMeasuring(presetFile: presetPath).applyTrackLoudness(to: &plan)
+        try LoudnessMeasuring(presetFile: presetPath).applyTrackLoudness(to: &plan, cache: analyzer.material?.measurements)
         plan.warnings = preset.warnings + plan.warnings
         self.plan = plan
         let rate = Double(plan.sampleRate)

@@ -9,8 +9,9 @@ import MixDSP
 /// A kind becomes known to the preset reader and the planner by one line in `SourceKinds.all`.
 ///
 /// A conforming type is a value (its settings), `Sendable` and `Equatable`; it holds no audio.
-/// `plan` may allocate and open files; it runs on the planning thread and must not keep or pass on its
-/// `TrackPlanning` (which shares the planner's unsynchronised state).
+/// `plan` may allocate but reads nothing: what it looks up (files, speech, decoded audio) it asks for first in
+/// `analysisRequests`, and the analysis phase makes. It runs on the planning thread and must not keep or pass
+/// on its `TrackPlanning` (which shares the planner's unsynchronised state).
 public protocol SourceKind: Sendable, Equatable {
     /// The track key that selects this kind and holds its settings: `file`, `generator`, `playlist`, `tone`.
     static var key: String { get }
@@ -23,9 +24,13 @@ public protocol SourceKind: Sendable, Equatable {
     /// an output that codes channels jointly at a low bitrate is refused. False unless a kind says so.
     static var needsSeparateChannels: Bool { get }
 
+    /// What planning a track of this kind looks up, added to `requests` (files to probe, texts to say, files to
+    /// decode at the output rate); `loop` is the track's. Nothing, unless a kind says so.
+    func analysisRequests(_ requests: inout AnalysisRequests, loop: LoopSpec?)
+
     /// Places the track's events on the timeline, in frames. `track` says where the track starts and
-    /// may end, whether it loops, and gives the planning services (frames from seconds, source files
-    /// opened once, warnings).
+    /// may end, whether it loops, and gives the planning services (frames from seconds, what the analysis
+    /// found, warnings).
     func plan(_ track: TrackPlanning) throws -> SourcePlan
 
     /// How long it sounds from its track's start when the track gives no end, in seconds, when that is
@@ -80,6 +85,7 @@ extension SourceKind {
     public static var canLoop: Bool { !isEndless }
     public static var needsSeparateChannels: Bool { false }
     public var soundingSeconds: Double? { nil }
+    public func analysisRequests(_ requests: inout AnalysisRequests, loop: LoopSpec?) {}
 
     /// Whether `other` is the same kind with the same settings.
     func isEqual(to other: any SourceKind) -> Bool { (other as? Self) == self }

@@ -4,10 +4,11 @@ import MixIO
 /// What a kind needs to plan one track: where the track sits on the timeline, and the planner's services.
 /// Made by the `Planner` for each track; a kind reads it and returns a `SourcePlan`.
 ///
-/// A value of the track's facts plus a reference to the planner's session (warnings and the files
-/// opened so far), which every copy shares and nothing guards: not `Sendable`, use it only on the
-/// thread running `Planner.plan`, during that call. Making one allocates nothing; its services allocate
-/// what they make (messages, file facts), and `file` and `length` open each file once.
+/// A value of the track's facts plus a reference to the planner's session (warnings, the files looked up so
+/// far and the `Analysis` it looks them up in), which every copy shares and nothing guards: not `Sendable`,
+/// use it only on the thread running `Planner.plan`, during that call. Making one allocates nothing; its
+/// services read nothing from disk (what a kind looks up, it asked for in `SourceKind.analysisRequests`) and
+/// allocate only messages.
 public struct TrackPlanning {
     /// The track's JSON path, `tracks[2]`; a kind names its own keys below it (`tracks[2].file`).
     public let jsonPath: String
@@ -38,7 +39,7 @@ public struct TrackPlanning {
     /// An error about `key` below the track (`tone.frequencyHz`).
     public func error(_ key: String, _ message: String) -> EngineError { session.error("\(jsonPath).\(key)", message) }
 
-    /// What the file at `path` is (opened once per render plan, however many tracks use it); its absence
+    /// What the file at `path` is (probed once in the analysis, however many tracks use it); its absence
     /// or a decoding problem is a `PresetError` at `tracks[i].<key>`.
     public func file(_ path: String, key: String) throws -> AudioFileInfo {
         try session.file(path, jsonPath: "\(jsonPath).\(key)")
@@ -57,6 +58,13 @@ public struct TrackPlanning {
         return length
     }
 
+    /// The file at `path` decoded whole at the output rate (circularly when `isCircular`), as the analysis made
+    /// it (the kind asked for it with `AnalysisRequests.decoded`, and looks it up only when its file is within
+    /// that request's limit); a decoding problem is an error at `key`. Shared: read it, never write it.
+    public func decoded(_ path: String, isCircular: Bool, key: String) throws -> PreparedAudio {
+        try session.decoded(path, isCircular: isCircular, jsonPath: "\(jsonPath).\(key)")
+    }
+
     /// The frame `point` stands for: a time, or the start or end of a session's section (an unknown
     /// section, or a section in a preset without any, is an error at `key` below the track).
     public func frame(of point: TimelinePoint, key: String) throws -> Int64 {
@@ -64,31 +72,30 @@ public struct TrackPlanning {
     }
 }
 
-/// What planning one preset gathers besides the plan: warnings, and what each source file is.
+/// What planning one preset gathers besides the plan (warnings, the files it looked up), and the `Analysis`
+/// it looks everything up in: it reads nothing itself.
 final class PlanningContext {
     let presetFile: String
     let sampleRate: Int
     let channelCount: Int
     /// The preset's voice settings (levels, fades, speech defaults).
     let voice: VoiceSpec
+    /// What the analysis phase found: every file, text, recording and decode planning looks up.
+    let analysis: Analysis
     var warnings: [String] = []
+    /// The files looked up so far (each one's warnings are given once): what `RenderPlan.sourceFiles` becomes.
     var files: [String: AudioFileInfo] = [:]
     /// A session's sections, once laid out (for `frame(of:)`); empty for a mix (a session has at least one).
     var sections: [Timeline.Section] = []
-    /// Texts synthesised and recordings measured so far, so each is done once per plan.
-    var spoken: [SpeechRequest: Utterance] = [:]
-    var recordings: [String: Utterance] = [:]
-    var synthesis = SynthesisStats()
-    /// Says this plan's texts, each in a helper process (one neural-voice helper for the whole plan).
-    lazy var synthesizer = SpeechSynthesizer()
-    /// Where syntheses are kept between processes (`--cache-dir`), when there is such a folder.
-    var store: MaterialStore?
+    /// The texts looked up so far, so what keeping each in the store warned is given once.
+    var warnedSpeech: Set<SpeechRequest> = []
 
-    init(presetFile: String, sampleRate: Int, channelCount: Int = 2, voice: VoiceSpec = VoiceSpec()) {
+    init(presetFile: String, sampleRate: Int, channelCount: Int = 2, voice: VoiceSpec = VoiceSpec(), analysis: Analysis) {
         self.presetFile = presetFile
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.voice = voice
+        self.analysis = analysis
     }
 
     /// `m:ss.mmm` (or `h:mm:ss.mmm`) of a frame position, for messages.
@@ -123,12 +130,19 @@ final class PlanningContext {
 
     func file(_ path: String, jsonPath: String) throws -> AudioFileInfo {
         if let known = files[path] { return known }
-        let info: AudioFileInfo
-        do { info = try AudioFileInfo.read(path: path) } catch {
-            throw EngineError.preset(PresetError(file: presetFile, jsonPath: jsonPath, message: "\(error)"))
+        guard let entry = analysis.files[path] else {
+            preconditionFailure("'\(path)' was not analysed: its kind's analysisRequests did not ask for it (\(jsonPath))")
         }
+        let info = try entry.mapError { error(jsonPath, $0.message) }.get()
         files[path] = info
         for warning in info.warnings { warn(jsonPath, "'\(path)': \(warning)") }
         return info
+    }
+
+    func decoded(_ path: String, isCircular: Bool, jsonPath: String) throws -> PreparedAudio {
+        guard let entry = analysis.decoded[DecodeRequest.Key(path: path, isCircular: isCircular)] else {
+            preconditionFailure("'\(path)' was not decoded in the analysis: its kind's analysisRequests did not ask for it, or for one this long (\(jsonPath))")
+        }
+        return try entry.mapError { error(jsonPath, $0.message) }.get()
     }
 }

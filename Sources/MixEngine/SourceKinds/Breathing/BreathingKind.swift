@@ -163,6 +163,14 @@ public struct BreathingKind: DeclaredSourceKind {
         }
     }
 
+    /// Each cue's words said and measured (in the phases' order).
+    public func analysisRequests(_ requests: inout AnalysisRequests, loop: LoopSpec?) {
+        guard let cues else { return }
+        for kind in BreathingPacer.Kind.allCases {
+            if let words = cues.words[kind], !words.isEmpty { requests.speech(text: words, ssml: false, settings: cues.settings) }
+        }
+    }
+
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
         let pattern = phases(track)
         let cycleFrames = pattern.reduce(0) { $0 + $1.frames }

@@ -60,6 +60,11 @@ public struct EventsKind: DeclaredSourceKind {
     /// Streams of `SeededRandom`: one per thing drawn, so each event's draws depend only on its number.
     enum Stream: UInt64 { case gap = 1, file, gain, pan }
 
+    /// Every file probed.
+    public func analysisRequests(_ requests: inout AnalysisRequests, loop: LoopSpec?) {
+        for path in paths { requests.file(path) }
+    }
+
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
         let lengths = try paths.enumerated().map { k, path in try track.length(of: path, key: "\(Self.key).files[\(k)]") }
         // Short files are decoded once and shared by all their events, shortest first within the budget.

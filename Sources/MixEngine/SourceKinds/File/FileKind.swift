@@ -18,6 +18,12 @@ public struct FileKind: DeclaredSourceKind {
         DeclaredSettings(value: .path(key, \.path), defaults: FileKind(path: ""))
     }
 
+    /// The file probed; when it loops, decoded too if it may be shorter than twice the crossfade (`shortLoopSeam`).
+    public func analysisRequests(_ requests: inout AnalysisRequests, loop: LoopSpec?) {
+        requests.file(path)
+        if let loop { requests.decoded(path, isCircular: true, longestFrames: 2 * requests.frames(loop.crossfade.seconds) - 1) }
+    }
+
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
         let length = try track.length(of: path, key: Self.key)
         let info = try track.file(path, key: Self.key)
@@ -38,21 +44,16 @@ public struct FileKind: DeclaredSourceKind {
 extension FileKind {
     /// A seam may be at most half the loop, and a loop that short is mostly seam: a short sound whose energy
     /// is in its attack then plays several dB low (a 50 ms drip with a 25 ms seam, 8 dB), because the seam
-    /// fades the attack in. The loop is decoded here (it is shorter than twice the crossfade, so a few
+    /// fades the attack in. The loop is decoded in the analysis (it is shorter than twice the crossfade, so a few
     /// seconds at most) and its seam is the longest, from half the loop down to `minimumSeamSeconds`,
     /// that keeps the loop within `seamLevelTolerance` dB of the file's level. The warning says what was done.
+    /// (`requested > length / 2` is `length <= 2 requested - 1`: the limit `analysisRequests` decodes up to.)
     static let seamLevelTolerance = 0.5
     static let minimumSeamSeconds = 0.0005
 
     func shortLoopSeam(_ track: TrackPlanning, info: AudioFileInfo, requested: Int64, curve: Curve) throws -> Int {
-        let (audio, length): (AudioBlock, Int)
-        do {
-            (audio, length) = try LoopMaterial.load(decoder: AudioFile.open(path: path), outputRate: track.sampleRate,
-                                                    outputChannels: track.channelCount, isCircular: true,
-                                                    makeConverter: track.context.makeConverter)
-        } catch {
-            throw track.error(Self.key, "\(error)")
-        }
+        let decoded = try track.decoded(path, isCircular: true, key: Self.key)
+        let (audio, length) = (decoded.audio, decoded.length)
         let half = length / 2
         let seam = LoopSource.seamKeepingLevel(material: audio, length: length, requested: half,
                                                minimum: Int(track.frames(Self.minimumSeamSeconds)), curve: curve,

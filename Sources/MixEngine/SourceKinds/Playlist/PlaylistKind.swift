@@ -33,6 +33,11 @@ public struct PlaylistKind: DeclaredSourceKind {
     /// Item k starts where item k-1 starts its fade-out; each overlap is the crossfade, at most half of
     /// either item. A looping playlist holds its items in memory (each plays many times); one that plays
     /// once streams them.
+    /// Every file probed.
+    public func analysisRequests(_ requests: inout AnalysisRequests, loop: LoopSpec?) {
+        for path in paths { requests.file(path) }
+    }
+
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
         let lengths = try paths.enumerated().map { k, path in try track.length(of: path, key: "\(Self.key).files[\(k)]") }
         let isLooping = track.loop != nil

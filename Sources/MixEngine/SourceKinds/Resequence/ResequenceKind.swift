@@ -7,8 +7,8 @@ import MixIO
 /// have no period to notice. A segment never starts within the shortest segment's length of where the one
 /// before it started, so none repeats the one before it. See README.md beside this file.
 ///
-/// Planning decodes the file once (at most `maximumFileSeconds`: 10 minutes, 230 MB at 48 kHz stereo while
-/// planning, then freed) to a mono downmix, and lays out the segments from the seed: each a length within
+/// The analysis decodes the file once (at most `maximumFileSeconds`: 10 minutes, 230 MB at 48 kHz stereo until
+/// it is planned, then freed) to a mono downmix, and lays out the segments from the seed: each a length within
 /// `segment`, a place in `region`, moved by at most
 /// `searchSeconds` to where its opening best correlates with what the outgoing segment plays in the middle
 /// of their crossfade (`JoinSearch`). Each segment is an event reading the file, decoded once before the
@@ -63,6 +63,12 @@ public struct ResequenceKind: DeclaredSourceKind {
     }
 
     enum Stream: UInt64 { case length = 1, place }
+
+    /// The file probed, and decoded at the output rate when it is short enough to resequence.
+    public func analysisRequests(_ requests: inout AnalysisRequests, loop: LoopSpec?) {
+        requests.decoded(path, isCircular: false,
+                         longestFrames: Int64((Self.maximumFileSeconds * Double(requests.format.sampleRate)).rounded(.down)))
+    }
 
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {
         let fileKey = "\(Self.key).file"
@@ -133,14 +139,8 @@ public struct ResequenceKind: DeclaredSourceKind {
 
     /// The file at the output rate, averaged to one channel, for choosing the joins.
     private func downmix(_ track: TrackPlanning) throws -> [Float] {
-        let (audio, length): (AudioBlock, Int)
-        do {
-            (audio, length) = try LoopMaterial.load(decoder: AudioFile.open(path: path), outputRate: track.sampleRate,
-                                                    outputChannels: track.channelCount, isCircular: false,
-                                                    makeConverter: track.context.makeConverter)
-        } catch {
-            throw track.error("\(Self.key).file", "\(error)")
-        }
+        let decoded = try track.decoded(path, isCircular: false, key: "\(Self.key).file")
+        let (audio, length) = (decoded.audio, decoded.length)
         var mono = [Float](repeating: 0, count: length)
         let k = 1 / Float(audio.channelCount)
         mono.withUnsafeMutableBufferPointer { m in

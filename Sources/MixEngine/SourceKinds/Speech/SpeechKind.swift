@@ -2,7 +2,7 @@ import MixDSP
 import MixIO
 
 /// `"speech": {"text": "Welcome to Lisbon.", "voice": "en-gb"}`: text spoken aloud (the neural voice, or espeak-ng), once,
-/// from the track's start. The text is synthesised at planning (once per plan however often it is said),
+/// from the track's start. The text is synthesised in the analysis phase (once however often it is said),
 /// brought to the preset's voice level (`voice.levelDb`, measured on speech only), and played like a
 /// file; where its speech is joins the session's ducking. See README.md beside this file.
 ///
@@ -43,6 +43,11 @@ public struct SpeechKind: DeclaredSourceKind {
             kind.text = text
             kind.ssml = isMarkup
         })
+    }
+
+    /// The text said and measured.
+    public func analysisRequests(_ requests: inout AnalysisRequests, loop: LoopSpec?) {
+        requests.speech(text: text, ssml: ssml, settings: settings)
     }
 
     public func plan(_ track: TrackPlanning) throws -> SourcePlan {

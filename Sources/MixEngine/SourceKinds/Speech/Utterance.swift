@@ -3,7 +3,7 @@ import MixIO
 
 /// One thing a voice says, ready to place on the timeline: what plays, how long it is at the output
 /// rate, the gain that brings its speech to the preset's voice level, and where in it speech really is.
-/// Made once per text (with its settings) or recording per plan, by `TrackPlanning.clip`, and placed
+/// Made once per text (with its settings) or recording by the `Analyzer`, looked up by `TrackPlanning.clip`, and placed
 /// as often as it is needed (a breathing cue said at every cycle is synthesised once).
 ///
 /// A value: an existential material (which, for speech, shares its samples), two numbers and an array
@@ -73,8 +73,30 @@ struct SpokenText: EventMaterial {
     }
 }
 
+/// A recording decoded once, in the analysis, and played from memory: its file's frames at its own rate, decoded
+/// and resampled as it plays through the same pipeline as the file (`FrameArrayDecoder`), so it sounds exactly as
+/// the file streamed would. It describes itself, and is shared, as that file (`file`). A value (`Sendable`) sharing
+/// its frames with every event that plays it.
+struct HeldRecording: EventMaterial {
+    let file: StreamedFile
+    let frames: [Float]
+    let sampleRate: Int
+    let channelCount: Int
+    /// What the file's header announced.
+    let frameCount: Int64
+
+    var streamedFile: String? { file.streamedFile }
+
+    func describe(into key: inout CacheKeyWriter) { file.describe(into: &key) }
+
+    func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
+        try StreamingSource(decoder: FrameArrayDecoder(frames: frames, sampleRate: sampleRate, channelCount: channelCount, frameCount: frameCount),
+                            outputRate: context.sampleRate, outputChannels: context.channelCount, makeConverter: context.makeConverter)
+    }
+}
+
 /// What synthesising a text needs to be done once: the text, whether it is SSML, and the settings.
-struct SpeechRequest: Hashable {
+struct SpeechRequest: Hashable, Sendable {
     let text: String
     let ssml: Bool
     let settings: SpeechSettings
@@ -92,81 +114,119 @@ extension TrackPlanning {
 }
 
 extension PlanningContext {
-    /// `request` synthesised and measured, once per plan.
+    /// `request` as analysed (said and measured); a synthesis problem is an error at `jsonPath`.
     func clip(_ request: SpeechRequest, jsonPath: String) throws -> Utterance {
-        if let known = spoken[request] { return known }
-        let speech: SynthesizedSpeech
-        let started = ContinuousClock.now
-        do {
-            if let stored = storedSpeech(request) {
-                speech = stored
-            } else {
-                speech = try synthesizer.synthesize(request.text, settings: request.settings, ssml: request.ssml)
-                keep(speech, for: request)
-            }
-        } catch {
-            throw self.error(jsonPath, "\(error)")
+        guard let entry = analysis.speech[request] else {
+            preconditionFailure("a text was not analysed: its kind's analysisRequests did not ask for it (\(jsonPath))")
         }
-        synthesis.wallSeconds += (ContinuousClock.now - started).seconds
-        synthesis.speechSeconds += Double(speech.samples.count) / Double(speech.sampleRate)
+        switch entry {
+        case .failure(let failure):
+            throw error(jsonPath, failure.message)
+        case .success(let spoken):
+            if warnedSpeech.insert(request).inserted { warnings += spoken.warnings }
+            return spoken.utterance
+        }
+    }
+
+    /// A recording as analysed: its file (opened once per plan) and its measurements; an error at `jsonPath`.
+    func clip(recording path: String, jsonPath: String) throws -> Utterance {
+        let info = try file(path, jsonPath: jsonPath)
+        guard info.frameCount > 0 else { throw error(jsonPath, "'\(path)' holds no audio (0 frames)") }
+        guard let entry = analysis.recordings[path] else {
+            preconditionFailure("the recording '\(path)' was not analysed (\(jsonPath))")
+        }
+        return try entry.mapError { error(jsonPath, $0.message) }.get()
+    }
+}
+
+extension Utterance {
+    /// Synthesised `speech`, measured for its speech level, its loudness and where its speech is (in the
+    /// analysis phase, once per text and output format).
+    init(spoken speech: SynthesizedSpeech, caption: String, format: RenderFormat) {
         let activity = speech.samples.withUnsafeBufferPointer { samples in
             var analyzer = SpeechActivityAnalyzer(sampleRate: speech.sampleRate)
             analyzer.append(int16: samples)
             return analyzer.finish()
         }
-        var meter = VoiceLoudness(sampleRate: speech.sampleRate, outputChannels: channelCount)
+        var meter = VoiceLoudness(sampleRate: speech.sampleRate, outputChannels: format.channelCount)
         let floats = speech.samples.map { Float($0) / 32768 }
         floats.withUnsafeBufferPointer { meter.add($0) }
-        let clip = Utterance(material: SpokenText(speech: speech),
-                             length: StreamingSource.outputLength(inputFrames: Int64(speech.samples.count),
-                                                                  inputRate: speech.sampleRate, outputRate: sampleRate),
-                             levelDb: activity.levelDb, loudness: meter.lufs,
-                             speech: activity.regions.map { scale($0, from: speech.sampleRate) },
-                             caption: request.text)
-        spoken[request] = clip
-        return clip
+        self.init(material: SpokenText(speech: speech),
+                  length: StreamingSource.outputLength(inputFrames: Int64(speech.samples.count),
+                                                       inputRate: speech.sampleRate, outputRate: format.sampleRate),
+                  levelDb: activity.levelDb, loudness: meter.lufs,
+                  speech: activity.regions.map { Self.scale($0, from: speech.sampleRate, to: format.sampleRate) },
+                  caption: caption)
     }
 
-    /// A recording, measured once per plan: decoded whole to find its speech level and where its speech
-    /// is (frame energies only are kept, so memory does not grow with its length), and streamed when it plays.
-    func clip(recording path: String, jsonPath: String) throws -> Utterance {
-        if let known = recordings[path] { return known }
-        let info = try file(path, jsonPath: jsonPath)
-        guard info.frameCount > 0 else { throw error(jsonPath, "'\(path)' holds no audio (0 frames)") }
-        let activity: SpeechActivity
-        let loudness: Double?
-        do {
-            // Folded to mono by the same pipeline that plays files (at the file's own rate: no resampler).
-            let pipeline = try DecodePipeline(decoder: AudioFile.open(path: path), outputRate: info.sampleRate, outputChannels: 1,
-                                              makeConverter: { _, _, _ in preconditionFailure("no resampling at the file's own rate") })
-            var analyzer = SpeechActivityAnalyzer(sampleRate: info.sampleRate)
-            var meter = VoiceLoudness(sampleRate: info.sampleRate, outputChannels: channelCount)
-            let frames = 8192
-            let mono = UnsafeMutablePointer<Float>.allocate(capacity: frames)
-            defer { mono.deallocate() }
-            while true {
-                let n = try pipeline.pull(into: mono, frames: frames)
-                if n == 0 { break }
-                analyzer.append(UnsafeBufferPointer(start: mono, count: n))
-                meter.add(UnsafeBufferPointer(start: mono, count: n))
-            }
-            activity = analyzer.finish()
-            loudness = meter.lufs
-        } catch {
-            throw self.error(jsonPath, "\(error)")
+    /// The most a recording held in memory between its analysis and its play may take (decoded, at its own rate):
+    /// a longer one is decoded to be measured and again as it plays, so memory does not grow with its length.
+    static let heldRecordingLimitBytes = 64 << 20
+
+    /// The recording at `path` (`info`, its probe), measured: decoded whole to find its speech level and where its
+    /// speech is (frame energies only are kept by the analyzer). A recording within `heldRecordingLimitBytes` is
+    /// decoded once: its frames are kept and played from memory (`HeldRecording`); a longer one is streamed
+    /// from its file when it plays.
+    init(recording path: String, info: AudioFileInfo, format: RenderFormat) throws {
+        let file = try AudioFile.open(path: path)
+        let decoder: AudioDecoder, material: any EventMaterial
+        if info.frameCount * Int64(info.channelCount) * Int64(MemoryLayout<Float>.size) <= Int64(Self.heldRecordingLimitBytes) {
+            let held = try FrameArrayDecoder(frames: Self.decodeWhole(file), sampleRate: file.sampleRate,
+                                             channelCount: file.channelCount, frameCount: file.frameCount)
+            decoder = held
+            material = HeldRecording(file: StreamedFile(path: path), frames: held.frames, sampleRate: held.sampleRate,
+                                     channelCount: held.channelCount, frameCount: held.frameCount)
+        } else {
+            decoder = file
+            material = StreamedFile(path: path)
         }
-        let clip = Utterance(material: StreamedFile(path: path),
-                             length: StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: sampleRate),
-                             levelDb: activity.levelDb, loudness: loudness,
-                             speech: activity.regions.map { scale($0, from: info.sampleRate) },
-                             caption: path)
-        recordings[path] = clip
-        return clip
+        // Folded to mono by the same pipeline that plays files (at the file's own rate: no resampler).
+        let pipeline = try DecodePipeline(decoder: decoder, outputRate: info.sampleRate, outputChannels: 1,
+                                          makeConverter: { _, _, _ in preconditionFailure("no resampling at the file's own rate") })
+        var analyzer = SpeechActivityAnalyzer(sampleRate: info.sampleRate)
+        var meter = VoiceLoudness(sampleRate: info.sampleRate, outputChannels: format.channelCount)
+        let frames = 8192
+        let mono = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+        defer { mono.deallocate() }
+        while true {
+            let n = try pipeline.pull(into: mono, frames: frames)
+            if n == 0 { break }
+            analyzer.append(UnsafeBufferPointer(start: mono, count: n))
+            meter.add(UnsafeBufferPointer(start: mono, count: n))
+        }
+        let activity = analyzer.finish()
+        self.init(material: material,
+                  length: StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate, outputRate: format.sampleRate),
+                  levelDb: activity.levelDb, loudness: meter.lufs,
+                  speech: activity.regions.map { Self.scale($0, from: info.sampleRate, to: format.sampleRate) },
+                  caption: path)
     }
 
-    /// Sample positions at `rate` as output frames.
-    private func scale(_ range: Range<Int>, from rate: Int) -> Range<Int64> {
-        let convert = { (n: Int) in StreamingSource.outputLength(inputFrames: Int64(n), inputRate: rate, outputRate: self.sampleRate) }
+    /// Every frame `decoder` gives, interleaved.
+    private static func decodeWhole(_ decoder: AudioDecoder) throws -> [Float] {
+        let chunk = 8192, channels = decoder.channelCount
+        var frames: [Float] = []
+        frames.reserveCapacity(Int(max(0, decoder.frameCount)) * channels)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channels)
+        defer { buffer.deallocate() }
+        while true {
+            let n = try decoder.read(into: buffer, frames: chunk)
+            if n == 0 { break }
+            frames.append(contentsOf: UnsafeBufferPointer(start: buffer, count: n * channels))
+        }
+        return frames
+    }
+
+    /// The same utterance playing from its file as it streams: what is kept between renders (`AnalysisCache`),
+    /// so a cache holds no recording's frames.
+    var streamed: Utterance {
+        guard let held = material as? HeldRecording else { return self }
+        return Utterance(material: held.file, length: length, levelDb: levelDb, loudness: loudness, speech: speech, caption: caption)
+    }
+
+    /// Sample positions at `rate` as frames at `outputRate`.
+    private static func scale(_ range: Range<Int>, from rate: Int, to outputRate: Int) -> Range<Int64> {
+        let convert = { (n: Int) in StreamingSource.outputLength(inputFrames: Int64(n), inputRate: rate, outputRate: outputRate) }
         return convert(range.lowerBound)..<convert(range.upperBound)
     }
 }
@@ -198,58 +258,5 @@ struct VoiceLoudness {
     var lufs: Double? {
         let value = meter.integrated.isFinite ? meter.integrated : meter.ungated
         return value.isFinite ? value + channelOffset : nil
-    }
-}
-
-extension PlanningContext {
-    /// The longest synthesis a store entry may claim: the helpers' own cap (`SpeechHelperLimits.maxSamples`).
-    static let longestStoredSpeechSeconds = 20 * 60
-
-    /// What a synthesis depends on, as a store's key: a pure function of the engine (its exact version), the voice,
-    /// every setting, the seed and the text; nil when the engine cannot say what it is (then nothing is stored).
-    func storeDescription(_ request: SpeechRequest) -> String? {
-        let s = request.settings, engine = s.engineVoice.engine
-        guard let identity = SpeechSynthesizer.engineIdentity(engine) else { return nil }
-        let n = { (x: Double?) in x.map { "\($0)" } ?? "default" }
-        return "speech; mixrender \(MixrenderVersion.string); \(identity); \(SpeechSynthesizer.sampleRate(of: engine)) Hz; voice \(s.voice); "
-            + "wpm \(s.wordsPerMinute); pitch \(s.pitch); volume \(s.volume); speed \(n(s.speed)); sentence pause \(n(s.sentencePauseSeconds)); "
-            + "paragraph pause \(n(s.paragraphPauseSeconds)); seed \(s.seed); ssml \(request.ssml); text sha256 \(ContentHash.of(request.text))"
-    }
-
-    /// The synthesis kept in the store for `request`, or nil (no store, no entry, or a damaged one, which is
-    /// removed with a warning and said again).
-    func storedSpeech(_ request: SpeechRequest) -> SynthesizedSpeech? {
-        guard let store, let description = storeDescription(request) else { return nil }
-        let rate = SpeechSynthesizer.sampleRate(of: request.settings.engineVoice.engine)
-        do {
-            guard let kept = try store.audio(for: description, channelCount: 1, frames: 1...(Self.longestStoredSpeechSeconds * rate)) else { return nil }
-            // Written from 16-bit samples (x / 32768, exact in a Float): anything else is not a synthesis.
-            let channel = kept.audio.channel(0)
-            var samples = [Int16](repeating: 0, count: kept.length)
-            for i in 0..<kept.length {
-                let x = channel[i] * 32768
-                guard x == x.rounded(), x >= -32768, x <= 32767 else {
-                    warnings.append("\(store.path(for: description)): a kept synthesis holds samples no synthesis makes; said again")
-                    return nil
-                }
-                samples[i] = Int16(x)
-            }
-            return SynthesizedSpeech(samples: samples, sampleRate: rate)
-        } catch {
-            warnings.append("\(error); said again")
-            return nil
-        }
-    }
-
-    /// Keeps `speech` in the store for `request`, when there is a store (a failure to keep it is a warning).
-    func keep(_ speech: SynthesizedSpeech, for request: SpeechRequest) {
-        guard let store, let description = storeDescription(request),
-              speech.sampleRate == SpeechSynthesizer.sampleRate(of: request.settings.engineVoice.engine) else { return }
-        let block = AudioBlock(channelCount: 1, capacity: speech.samples.count)
-        let channel = block.channel(0)
-        for (i, sample) in speech.samples.enumerated() { channel[i] = Float(sample) / 32768 }
-        do { try store.store(PreparedAudio(audio: block, length: speech.samples.count), for: description) } catch {
-            warnings.append("cannot keep a synthesis in the cache folder: \(error)")
-        }
     }
 }

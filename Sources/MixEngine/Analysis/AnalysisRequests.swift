@@ -1,0 +1,85 @@
+import MixDSP
+import MixIO
+
+/// What a render needs found out before it can be laid out: the files to probe, the texts to synthesise, the
+/// recordings to measure, the files to decode whole at the output rate. Each kind adds what its planning will
+/// look up (`SourceKind.analysisRequests`), a session adds its segments' speech; the `Analyzer` makes them all.
+/// Each request is kept once, in the order first asked for.
+///
+/// A value of arrays and sets (`Sendable`); allocates only those.
+public struct AnalysisRequests: Sendable {
+    /// The output format the plan will use: decoded files and utterances are measured at its rate.
+    public let format: RenderFormat
+
+    private(set) var files: [String] = []
+    private(set) var texts: [SpeechRequest] = []
+    private(set) var recordings: [String] = []
+    private(set) var decodes: [DecodeRequest] = []
+    private var seenFiles: Set<String> = []
+    private var seenSpeech: Set<SpeechRequest> = []
+    private var seenRecordings: Set<String> = []
+
+    init(format: RenderFormat) { self.format = format }
+
+    /// round(seconds x rate), as the planner converts times.
+    public func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(format.sampleRate)).rounded()) }
+
+    /// The file at `path` probed (`AudioFileInfo`): what `TrackPlanning.file` and `length` look up.
+    public mutating func file(_ path: String) {
+        if seenFiles.insert(path).inserted { files.append(path) }
+    }
+
+    /// `text` said with `settings` and measured: what `TrackPlanning.clip` looks up.
+    public mutating func speech(text: String, ssml: Bool, settings: SpeechSettings) {
+        let request = SpeechRequest(text: text, ssml: ssml, settings: settings)
+        if seenSpeech.insert(request).inserted { texts.append(request) }
+    }
+
+    /// A recording played as speech, probed and measured (its speech level and where it speaks).
+    mutating func recording(_ path: String) {
+        file(path)
+        if seenRecordings.insert(path).inserted { recordings.append(path) }
+    }
+
+    /// The file at `path` decoded whole at the output rate (circularly, as a loop, when `isCircular`), when it
+    /// is at most `longestFrames` long there: what `TrackPlanning.decoded` looks up. Asked twice with two limits,
+    /// the longer one holds.
+    public mutating func decoded(_ path: String, isCircular: Bool, longestFrames: Int64) {
+        file(path)
+        let key = DecodeRequest.Key(path: path, isCircular: isCircular)
+        if let i = decodes.firstIndex(where: { $0.key == key }) {
+            decodes[i].longestFrames = max(decodes[i].longestFrames, longestFrames)
+        } else {
+            decodes.append(DecodeRequest(key: key, longestFrames: longestFrames))
+        }
+    }
+
+    /// Everything `preset` needs: its session's segments first (they are laid out first), then each track's.
+    static func of(_ preset: Preset) -> AnalysisRequests {
+        var requests = AnalysisRequests(format: RenderFormat(sampleRate: preset.output.sampleRate,
+                                                             channelCount: preset.output.channelCount,
+                                                             resampler: preset.output.resampler))
+        for section in preset.session?.sections ?? [] {
+            for segment in section.segments {
+                switch segment.source {
+                case .file(let path): requests.recording(path)
+                case .text(let text, let ssml, let settings): requests.speech(text: text, ssml: ssml, settings: settings)
+                }
+            }
+        }
+        for track in preset.tracks { track.source.kind.analysisRequests(&requests, loop: track.loop) }
+        return requests
+    }
+}
+
+/// A file decoded whole at the output rate: which file, and whether as a loop (`AnalysisRequests.decoded`).
+/// A value (`Sendable`).
+struct DecodeRequest: Sendable {
+    struct Key: Hashable, Sendable {
+        let path: String
+        let isCircular: Bool
+    }
+    let key: Key
+    /// Longer than this at the output rate, it is not decoded (planning does not use it, or refuses the file).
+    var longestFrames: Int64
+}

@@ -1,0 +1,229 @@
+import MixDSP
+import MixIO
+
+/// The analysis phase, between load and plan: gathers what a final `Preset` needs found out
+/// (`AnalysisRequests.of`: its session's speech, each kind's `analysisRequests`), makes it concurrently, and
+/// hands the `Analysis` to the planner, which then reads nothing. Files are probed first (on every core, with
+/// `Parallel.map`); then texts, recordings and decodes run together, the texts one after another in one
+/// `SpeechSynthesizer` (its neural-voice helper takes one text at a time), each recording and decode on a core
+/// of its own. Syntheses come from the `--cache-dir` store when there (and go into it when made); what is
+/// measured (utterances, recordings) is kept in the `PreparedMaterial`'s `analyses` (`AnalysisCache`), so a second
+/// render or a batch says and measures nothing again.
+///
+/// A request that fails does not stop the others: its reason is kept in the `Analysis`, and the planner throws
+/// it where planning meets it, naming the JSON path as before. `analyse` itself throws only
+/// `CancellationError`, when `isCancelled` says so at a request's boundary (before each request starts).
+///
+/// A value of its settings (`Sendable`); `analyse` allocates the analysis (the speech, the decoded audio) and
+/// may be called from several threads at once (each call has its own synthesizer).
+public struct Analyzer: Sendable {
+    /// Where syntheses are kept between processes (`--cache-dir`); nil: said in every process.
+    public var store: MaterialStore?
+    /// What the render's material is kept in between renders in one process: utterances go into its `analyses`
+    /// (and the job's measurements into its `measurements`); nil: nothing is kept.
+    public var material: PreparedMaterial?
+    /// Asked before each request starts; true stops the analysis with `CancellationError`.
+    public var isCancelled: @Sendable () -> Bool
+
+    /// `store` defaults to `material`'s.
+    public init(material: PreparedMaterial? = nil, store: MaterialStore? = nil,
+                isCancelled: @escaping @Sendable () -> Bool = { false }) {
+        self.material = material
+        self.store = store ?? material?.store
+        self.isCancelled = isCancelled
+    }
+
+    private var cache: AnalysisCache? { material?.analyses }
+
+    /// Everything `preset` needs analysed, made.
+    public func analyse(_ preset: Preset) throws -> Analysis {
+        try analyse(AnalysisRequests.of(preset))
+    }
+
+    func analyse(_ requests: AnalysisRequests) throws -> Analysis {
+        var analysis = Analysis()
+        let format = requests.format
+        // 1. Every file probed: what recordings and decodes are depends on it.
+        let probes = Parallel.map(requests.files.count) { k -> Result<AudioFileInfo, Analysis.Failure>? in
+            if isCancelled() { return nil }
+            return Result { try AudioFileInfo.read(path: requests.files[k]) }.mapError { Analysis.Failure(message: "\($0)") }
+        }
+        try checkCancellation()
+        for (path, probe) in zip(requests.files, probes) { analysis.files[path] = probe! }
+
+        // 2. The texts (one job, in order), the recordings and the decodes whose files could be read.
+        func info(_ path: String) -> AudioFileInfo? {
+            guard case .success(let info)? = analysis.files[path], info.frameCount > 0 else { return nil }
+            return info
+        }
+        let recordings = requests.recordings.compactMap { path in info(path).map { (path, $0) } }
+        let decodes = requests.decodes.compactMap { request -> (DecodeRequest, AudioFileInfo)? in
+            guard let info = info(request.key.path),
+                  StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate,
+                                               outputRate: format.sampleRate) <= request.longestFrames else { return nil }
+            return (request, info)
+        }
+        let jobs = (requests.texts.isEmpty ? 0 : 1) + recordings.count + decodes.count
+        let firstRecording = requests.texts.isEmpty ? 0 : 1, firstDecode = firstRecording + recordings.count
+        let results = Parallel.map(jobs) { k -> Made in
+            if k < firstRecording { return .speech(say(requests.texts, format: format)) }
+            if isCancelled() { return .cancelled }
+            if k < firstDecode {
+                let (path, info) = recordings[k - firstRecording]
+                return .recording(path, measure(recording: path, info: info, format: format))
+            }
+            let (request, info) = decodes[k - firstDecode]
+            return .decoded(request.key, Result {
+                let (audio, length) = try LoopMaterial.load(decoder: AudioFile.open(path: info.path), outputRate: format.sampleRate,
+                                                            outputChannels: format.channelCount, isCircular: request.key.isCircular,
+                                                            makeConverter: format.makeConverter)
+                return PreparedAudio(audio: audio, length: length)
+            }.mapError { Analysis.Failure(message: "\($0)") })
+        }
+        try checkCancellation()
+        for result in results {
+            switch result {
+            case .speech(let said):
+                guard let said else { throw CancellationError() }
+                for text in said {
+                    analysis.speech[text.request] = text.entry
+                    guard text.wasMade else { continue }
+                    analysis.made.texts += 1
+                    analysis.synthesis.speechSeconds += text.speechSeconds
+                    analysis.synthesis.wallSeconds += text.wallSeconds
+                }
+            case .recording(let path, let (entry, wasMade)):
+                analysis.recordings[path] = entry
+                if wasMade { analysis.made.recordings += 1 }
+            case .decoded(let key, let entry):
+                analysis.decoded[key] = entry
+                analysis.made.decodes += 1
+            case .cancelled:
+                throw CancellationError()
+            }
+        }
+        return analysis
+    }
+
+    /// What one job of the second step made.
+    private enum Made {
+        /// Each text said; nil when cancelled between texts.
+        case speech([Said]?)
+        case recording(String, (Result<Utterance, Analysis.Failure>, Bool))
+        case decoded(DecodeRequest.Key, Result<PreparedAudio, Analysis.Failure>)
+        case cancelled
+    }
+
+    /// One text: its entry, whether this analysis made it (rather than found it in the cache), the seconds of
+    /// speech it holds and the wall-clock seconds saying it took.
+    private struct Said {
+        var request: SpeechRequest
+        var entry: Result<Analysis.Spoken, Analysis.Failure>
+        var wasMade = true
+        var speechSeconds = 0.0
+        var wallSeconds = 0.0
+    }
+
+    private func checkCancellation() throws {
+        if isCancelled() { throw CancellationError() }
+    }
+
+    /// Each text said (from the cache, the store, or a helper process) and measured, one after another.
+    private func say(_ texts: [SpeechRequest], format: RenderFormat) -> [Said]? {
+        let synthesizer = SpeechSynthesizer()
+        var said: [Said] = []
+        for request in texts {
+            if isCancelled() { return nil }
+            let key = AnalysisCache.Key.speech(request, sampleRate: format.sampleRate, channelCount: format.channelCount)
+            if let known = cache?.utterance(for: key) {
+                said.append(Said(request: request, entry: .success(Analysis.Spoken(utterance: known, warnings: [])), wasMade: false))
+                continue
+            }
+            var warnings: [String] = []
+            let started = ContinuousClock.now
+            do {
+                let speech: SynthesizedSpeech
+                if let stored = storedSpeech(request, warnings: &warnings) {
+                    speech = stored
+                } else {
+                    speech = try synthesizer.synthesize(request.text, settings: request.settings, ssml: request.ssml)
+                    keep(speech, for: request, warnings: &warnings)
+                }
+                let utterance = Utterance(spoken: speech, caption: request.text, format: format)
+                cache?.keep(utterance, for: key)
+                said.append(Said(request: request, entry: .success(Analysis.Spoken(utterance: utterance, warnings: warnings)),
+                                 speechSeconds: Double(speech.samples.count) / Double(speech.sampleRate),
+                                 wallSeconds: (ContinuousClock.now - started).seconds))
+            } catch {
+                said.append(Said(request: request, entry: .failure(Analysis.Failure(message: "\(error)"))))
+            }
+        }
+        return said
+    }
+
+    /// The recording at `path` measured (or found measured in the cache); whether this call measured it.
+    private func measure(recording path: String, info: AudioFileInfo, format: RenderFormat) -> (Result<Utterance, Analysis.Failure>, Bool) {
+        let key = AnalysisCache.Key.recording(path: path, origin: MaterialKey.origin(of: info), sampleRate: format.sampleRate, channelCount: format.channelCount)
+        if let known = cache?.utterance(for: key) { return (.success(known), false) }
+        do {
+            let utterance = try Utterance(recording: path, info: info, format: format)
+            cache?.keep(utterance.streamed, for: key)   // its frames stay with this analysis alone
+            return (.success(utterance), true)
+        } catch {
+            return (.failure(Analysis.Failure(message: "\(error)")), true)
+        }
+    }
+
+    // MARK: - Syntheses kept in the `--cache-dir` store
+
+    /// The longest synthesis a store entry may claim: the helpers' own cap (`SpeechHelperLimits.maxSamples`).
+    static let longestStoredSpeechSeconds = 20 * 60
+
+    /// What a synthesis depends on, as a store's key: a pure function of the engine (its exact version), the voice,
+    /// every setting, the seed and the text; nil when the engine cannot say what it is (then nothing is stored).
+    static func storeDescription(_ request: SpeechRequest) -> String? {
+        let s = request.settings, engine = s.engineVoice.engine
+        guard let identity = SpeechSynthesizer.engineIdentity(engine) else { return nil }
+        let n = { (x: Double?) in x.map { "\($0)" } ?? "default" }
+        return "speech; mixrender \(MixrenderVersion.string); \(identity); \(SpeechSynthesizer.sampleRate(of: engine)) Hz; voice \(s.voice); "
+            + "wpm \(s.wordsPerMinute); pitch \(s.pitch); volume \(s.volume); speed \(n(s.speed)); sentence pause \(n(s.sentencePauseSeconds)); "
+            + "paragraph pause \(n(s.paragraphPauseSeconds)); seed \(s.seed); ssml \(request.ssml); text sha256 \(ContentHash.of(request.text))"
+    }
+
+    /// The synthesis kept in the store for `request`, or nil (no store, no entry, or a damaged one, which is
+    /// removed with a warning and said again).
+    func storedSpeech(_ request: SpeechRequest, warnings: inout [String]) -> SynthesizedSpeech? {
+        guard let store, let description = Self.storeDescription(request) else { return nil }
+        let rate = SpeechSynthesizer.sampleRate(of: request.settings.engineVoice.engine)
+        do {
+            guard let kept = try store.audio(for: description, channelCount: 1, frames: 1...(Self.longestStoredSpeechSeconds * rate)) else { return nil }
+            // Written from 16-bit samples (x / 32768, exact in a Float): anything else is not a synthesis.
+            let channel = kept.audio.channel(0)
+            var samples = [Int16](repeating: 0, count: kept.length)
+            for i in 0..<kept.length {
+                let x = channel[i] * 32768
+                guard x == x.rounded(), x >= -32768, x <= 32767 else {
+                    warnings.append("\(store.path(for: description)): a kept synthesis holds samples no synthesis makes; said again")
+                    return nil
+                }
+                samples[i] = Int16(x)
+            }
+            return SynthesizedSpeech(samples: samples, sampleRate: rate)
+        } catch {
+            warnings.append("\(error); said again")
+            return nil
+        }
+    }
+
+    /// Keeps `speech` in the store for `request`, when there is a store (a failure to keep it is a warning).
+    func keep(_ speech: SynthesizedSpeech, for request: SpeechRequest, warnings: inout [String]) {
+        guard let store, let description = Self.storeDescription(request),
+              speech.sampleRate == SpeechSynthesizer.sampleRate(of: request.settings.engineVoice.engine) else { return }
+        let block = AudioBlock(channelCount: 1, capacity: speech.samples.count)
+        let channel = block.channel(0)
+        for (i, sample) in speech.samples.enumerated() { channel[i] = Float(sample) / 32768 }
+        do { try store.store(PreparedAudio(audio: block, length: speech.samples.count), for: description) } catch {
+            warnings.append("cannot keep a synthesis in the cache folder: \(error)")
+        }
+    }
+}
