@@ -86,7 +86,8 @@ enum Printout {
     /// Everything taken from the file (its name, tag keys and values, chapter names, warnings) goes through
     /// `PrintableText.escaped`: a newline in a tag value cannot forge a line, an escape sequence cannot reach the
     /// terminal.
-    static func info(_ info: AudioFileInfo, comments rawComments: [(key: String, value: String)] = [], chapters: [FileTags.Chapter] = []) -> String {
+    static func info(_ info: AudioFileInfo, comments rawComments: [(key: String, value: String)] = [], chapters: [ChapterMark] = [],
+                     chapterFrames: [FileTags.ChapterFrame] = []) -> String {
         let e = PrintableText.escaped
         let comments = rawComments.map { (key: e($0.key), value: e($0.value)) }
         var lines = [
@@ -118,9 +119,12 @@ enum Printout {
         }
         for mark in Chapters.marks(inComments: rawComments) { lines.append("chapter   \(mark.timestamp)  \(e(mark.name))") }
         // ID3v2 chapters: start, end and name (`CHAP` frames, in the table of contents' order).
-        for chapter in chapters.sorted(by: { ($0.tableOfContentsIndex ?? Int.max, $0.startMilliseconds) < ($1.tableOfContentsIndex ?? Int.max, $1.startMilliseconds) }) {
-            let ms = { (t: UInt32) in ChapterMark(name: "", frame: Int64(t), sampleRate: 1000).timestamp }
-            lines.append("chapter   \(ms(chapter.startMilliseconds))  \(e(chapter.name))  (to \(ms(chapter.endMilliseconds)))")
+        let listed = { (k: Int) in k < chapterFrames.count ? chapterFrames[k].tableOfContentsIndex ?? Int.max : Int.max }
+        for k in chapters.indices.sorted(by: { (listed($0), chapters[$0].frame) < (listed($1), chapters[$1].frame) }) {
+            let chapter = chapters[k]
+            var end = chapter
+            end.frame = chapter.end ?? chapter.frame
+            lines.append("chapter   \(chapter.timestamp)  \(e(chapter.name))  (to \(end.timestamp))")
         }
         for warning in info.warnings { lines.append("warning   \(e(warning))") }
         return lines.joined(separator: "\n")

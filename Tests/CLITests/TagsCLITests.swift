@@ -69,8 +69,8 @@ import Testing
             #expect(read.values("MOOD") == ["calm", "dark"], "\(read.fields)")
             #expect(read.values("REPLAYGAIN_TRACK_GAIN").count == 1 && read.values("REPLAYGAIN_TRACK_PEAK").count == 1, "\(read.fields)")
             #expect(read.chapters.map(\.name) == Self.chapterNames)
-            #expect(read.chapters.map(\.startMilliseconds) == [0, 4500, 9000])
-            #expect(read.chapters.map(\.endMilliseconds) == [4500, 9000, 12_000])
+            #expect(read.chapters.map(\.frame) == [0, 4500, 9000])
+            #expect(read.chapters.map(\.end) == [4500, 9000, 12_000])
             #expect(chapterLines.count == 3, "\(info.stdout)")
             #expect(r.stderr.isEmpty, "\(r.stderr)")
         case .mp3, .aiff, .wav:
@@ -79,9 +79,9 @@ import Testing
             #expect(read.values("MOOD") == ["calm/dark"], "\(read.fields)")
             #expect(read.values("REPLAYGAIN_TRACK_GAIN").count == 1 && read.values("REPLAYGAIN_TRACK_PEAK").count == 1, "\(read.fields)")
             #expect(read.chapters.map(\.name) == Self.chapterNames)
-            #expect(read.chapters.map(\.startMilliseconds) == [0, 4500, 9000])
-            #expect(read.chapters.map(\.endMilliseconds) == [4500, 9000, 12_000])
-            #expect(read.chapters.map(\.tableOfContentsIndex) == [0, 1, 2])
+            #expect(read.chapters.map(\.frame) == [0, 4500, 9000])
+            #expect(read.chapters.map(\.end) == [4500, 9000, 12_000])
+            #expect(read.chapterFrames.map(\.tableOfContentsIndex) == [0, 1, 2])
             #expect(chapterLines.count == 3, "\(info.stdout)")
             #expect(chapterLines.first?.hasSuffix("Rain  (to 00:00:04.500)") == true, "\(info.stdout)")
             if format == .wav { #expect(read.values("INFO:IART") == ["Zoë & 夜"], "\(read.fields)") }
@@ -100,7 +100,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let read = try FileTags.contents(path: s.path("part.mp3"), format: .mp3)
         #expect(read.chapters.map(\.name) == ["Déjà vu", "Deep night"])
-        #expect(read.chapters.map(\.startMilliseconds) == [0, 3000])
-        #expect(read.chapters.map(\.endMilliseconds) == [3000, 5000])
+        #expect(read.chapters.map(\.frame) == [0, 3000])
+        #expect(read.chapters.map(\.end) == [3000, 5000])
     }
 }

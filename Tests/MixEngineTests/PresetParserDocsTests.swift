@@ -220,7 +220,7 @@ import Testing
         #expect(value["maxItems"] as? Int == TagFields.maximumValues)
         #expect((value["items"] as? [String: Any])?["maxLength"] as? Int == TagFields.maximumValueBytes)
         let chapters = try #require(Self.node(try Self.schema(), ["properties", "chapters"]))
-        #expect(chapters["maxItems"] as? Int == ChapterSpec.maximumCount)
+        #expect(chapters["maxItems"] as? Int == ChapterMark.maximumCount)
     }
 
     @Test func schemaNamesTheParsersCurves() throws {

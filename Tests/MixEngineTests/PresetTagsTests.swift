@@ -49,10 +49,14 @@ import Testing
         P.preset(duration: duration, extra: #""chapters": \#(json)"#)
     }
 
-    @Test func chaptersAreReadInSeconds() throws {
+    @Test func chaptersAreReadAsMarksAtTheOutputRate() throws {
         let preset = try P.parse(Self.chapters(#"[{"at": "0:00", "name": "Rain"}, {"at": 90, "name": "Wind"}, {"at": "30m", "name": "Deep night"}]"#))
-        #expect(preset.chapters == [ChapterSpec(name: "Rain", seconds: 0), ChapterSpec(name: "Wind", seconds: 90),
-                                    ChapterSpec(name: "Deep night", seconds: 1800)])
+        #expect(preset.chapters == [ChapterMark(name: "Rain", frame: 0, sampleRate: 48000), ChapterMark(name: "Wind", frame: 90 * 48000, sampleRate: 48000),
+                                    ChapterMark(name: "Deep night", frame: 1800 * 48000, sampleRate: 48000)])
+        // The rate an override gives is the one they are read at.
+        let bytes = Array(Self.chapters(#"[{"at": 0.5, "name": "Rain"}]"#).utf8)
+        let overridden = try PresetLoader.parse(bytes, file: "p.json", baseDirectory: "", overrides: RenderOverrides(sampleRate: 44100))
+        #expect(overridden.chapters == [ChapterMark(name: "Rain", frame: 22050, sampleRate: 44100)])
     }
 
     @Test func badChaptersAreErrorsAtTheirPath() {
@@ -68,8 +72,8 @@ import Testing
         P.expectError(Self.chapters(#"[{"name": "A"}]"#), path: "chapters[0]", "missing required key 'at'")
         P.expectError(Self.chapters(#"[{"at": 0, "name": "A", "end": 9}]"#), path: "chapters[0]", "unknown key 'end'")
         P.expectError(Self.chapters(#"[{"at": 0, "name": "a\u0000b"}]"#), path: "chapters[0].name", "NUL")
-        let many = (0...ChapterSpec.maximumCount).map { #"{"at": \#($0), "name": "c"}"# }.joined(separator: ", ")
-        P.expectError(Self.chapters("[\(many)]", duration: #""2h""#), path: "chapters", "at most \(ChapterSpec.maximumCount)")
+        let many = (0...ChapterMark.maximumCount).map { #"{"at": \#($0), "name": "c"}"# }.joined(separator: ", ")
+        P.expectError(Self.chapters("[\(many)]", duration: #""2h""#), path: "chapters", "at most \(ChapterMark.maximumCount)")
     }
 
     /// What a format cannot keep is a warning naming the JSON path: CAF (libsndfile's 'info' chunk) keeps only
@@ -114,17 +118,17 @@ import Testing
         #expect(whole.chapters == [ChapterMark(name: "Rain", frame: 0, sampleRate: 8000),
                                    ChapterMark(name: "Wind", frame: 160_000, sampleRate: 8000),
                                    ChapterMark(name: "Night", frame: 364_000, sampleRate: 8000)])
-        let id3 = Chapters.id3Chapters(whole.chapters, frameCount: Int64(whole.range.count))
-        #expect(id3.map(\.startMilliseconds) == [0, 20_000, 45_500])
-        #expect(id3.map(\.endMilliseconds) == [20_000, 45_500, 60_000])
+        let id3 = Chapters.closed(whole.chapters, frameCount: Int64(whole.range.count))
+        #expect(id3.map { $0.milliseconds($0.frame) } == [0, 20_000, 45_500])
+        #expect(id3.map { $0.milliseconds($0.end!) } == [20_000, 45_500, 60_000])
         var overrides = RenderOverrides()
         overrides.startSeconds = 30
         overrides.endSeconds = 50
         let part = try RenderJob(presetPath: path, overrides: overrides)
         #expect(part.chapters == [ChapterMark(name: "Wind", frame: 0, sampleRate: 8000),
                                   ChapterMark(name: "Night", frame: 124_000, sampleRate: 8000)])
-        let partID3 = Chapters.id3Chapters(part.chapters, frameCount: Int64(part.range.count))
-        #expect(partID3.map(\.endMilliseconds) == [15_500, 20_000])
+        let partID3 = Chapters.closed(part.chapters, frameCount: Int64(part.range.count))
+        #expect(partID3.map { $0.milliseconds($0.end!) } == [15_500, 20_000])
         // Shortened by --duration: a chapter past the new end is an error at its path.
         do {
             _ = try RenderJob(presetPath: path, overrides: RenderOverrides(durationSeconds: 40))

@@ -41,8 +41,8 @@ import Testing
             try FileTags.write(path: path, format: format, fields: Self.fields + [("CHAPTER001", "00:00:00.000"), ("CHAPTER001NAME", "Start")])
         } else {
             try FileTags.write(path: path, format: format, fields: Self.fields, chapters: [
-                FileTags.Chapter(name: "Start", startMilliseconds: 0, endMilliseconds: 2500),
-                FileTags.Chapter(name: "Deep", startMilliseconds: 2500, endMilliseconds: 5000)])
+                ChapterMark(name: "Start", frame: 0, end: 2500, sampleRate: 1000),
+                ChapterMark(name: "Deep", frame: 2500, end: 5000, sampleRate: 1000)])
         }
     }
 

@@ -10,11 +10,11 @@ struct TagWriting: FinishingStep {
         let destination = context.file.destination, temporaryPath = context.file.temporaryPath
         let frameCount = context.summary.frameCount
         var fields = settings.tagFields.comments + ReplayGain.comments(context.summary.loudness, format: settings.format)
-        var id3Chapters: [FileTags.Chapter]?
+        var id3Chapters: [ChapterMark]?
         if settings.format.carriesVorbisComments {
             fields += Chapters.comments(chapters)
         } else if settings.format != .m4a {   // an M4A's chapter track is muxed with the audio (`RenderJob.write`)
-            id3Chapters = Chapters.id3Chapters(chapters, frameCount: frameCount)
+            id3Chapters = Chapters.closed(chapters, frameCount: frameCount)
         }
         // A file with room reserved is always tagged: that removes the placeholder (FileTags.roomMarker).
         guard !fields.isEmpty || id3Chapters?.isEmpty == false || settings.tagRoomBytes > 0 else { return }

@@ -27,8 +27,9 @@ public struct Preset: Sendable, Equatable {
     public var voice: VoiceSpec?
     /// The sections of narration that make the preset a session; nil for a mix.
     public var session: SessionSpec?
-    /// The chapter marks the output carries (`chapters`), in time order; nil: a session's sections, or none.
-    public var chapters: [ChapterSpec]?
+    /// The chapter marks the output carries (`chapters`), in time order, at the output rate (`output.sampleRate`);
+    /// nil: a session's sections, or none.
+    public var chapters: [ChapterMark]?
     /// Every file the preset names (sources, recordings, its bed and the bed's own files), as resolved: what a
     /// render reads, which nothing it writes may be (`FileAccess`).
     public var files: [PresetFile] = []
@@ -220,14 +221,3 @@ public struct SectionSpan: Sendable, Equatable {
     public init(first: String, last: String) { self.first = first; self.last = last }
 }
 
-/// A chapter mark of the preset's `chapters` list: its name and where it starts, in seconds from the start of
-/// the render. A value of a `String` and a `Double`; allocates only the name. `Sendable`, safe to share.
-public struct ChapterSpec: Sendable, Equatable {
-    /// The most chapters a list may have: Vorbis comments number them `CHAPTER001` to `CHAPTER999`.
-    public static let maximumCount = 999
-    /// The longest name, in bytes of UTF-8.
-    public static let maximumNameBytes = 1024
-    public var name: String
-    public var seconds: Double
-    public init(name: String, seconds: Double) { self.name = name; self.seconds = seconds }
-}

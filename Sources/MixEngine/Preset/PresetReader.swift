@@ -106,7 +106,8 @@ struct PresetReader {
         var preset = Preset(name: name, output: output, durationSeconds: duration, master: master, tracks: tracks,
                             voice: voice, session: session)
         preset.files = files.files
-        preset.chapters = try document["chapters"].map { try chapters($0, duration: duration) }
+        // Chapters are marks at the output rate, which is final here (an override's rate stands in for the document's).
+        preset.chapters = try document["chapters"].map { try chapters($0, duration: duration, sampleRate: overrides.sampleRate ?? output.sampleRate) }
         preset.durationIsOverride = overrides.durationSeconds != nil
         return preset
     }
@@ -167,14 +168,16 @@ struct PresetReader {
     }
 
     /// The top-level `chapters`: `[{"at": "0:00", "name": "Rain"}, ...]`, in strictly increasing time, each
-    /// before the end of the render when its length is known here (a session's is checked when it is planned).
-    func chapters(_ cursor: JSONCursor, duration: Double?) throws -> [ChapterSpec] {
+    /// before the end of the render when its length is known here (a session's is checked when it is planned);
+    /// each a mark at the frame nearest its time at `sampleRate`.
+    func chapters(_ cursor: JSONCursor, duration: Double?, sampleRate: Int) throws -> [ChapterMark] {
         let items = try cursor.array()
         guard !items.isEmpty else { throw cursor.error("an empty list; leave 'chapters' out for none") }
-        guard items.count <= ChapterSpec.maximumCount else {
-            throw cursor.error("\(items.count) chapters; a file takes at most \(ChapterSpec.maximumCount) (CHAPTER001 to CHAPTER999)")
+        guard items.count <= ChapterMark.maximumCount else {
+            throw cursor.error("\(items.count) chapters; a file takes at most \(ChapterMark.maximumCount) (CHAPTER001 to CHAPTER999)")
         }
-        var chapters: [ChapterSpec] = []
+        var chapters: [ChapterMark] = []
+        var previous: Double?
         for (index, item) in items.enumerated() {
             let object = try item.object(allowing: Keys.chapter)
             let at = try object.required("at", hint: "where the chapter starts: seconds or a time such as \"30m\"")
@@ -182,17 +185,18 @@ struct PresetReader {
             let nameCursor = try object.required("name", hint: "what players show for the chapter")
             let name = try nameCursor.nonEmptyString()
             guard !name.utf8.contains(0) else { throw nameCursor.error("a chapter name must not contain a NUL character") }
-            guard name.utf8.count <= ChapterSpec.maximumNameBytes else {
-                throw nameCursor.error("a chapter name has at most \(ChapterSpec.maximumNameBytes) bytes")
+            guard name.utf8.count <= ChapterMark.maximumNameBytes else {
+                throw nameCursor.error("a chapter name has at most \(ChapterMark.maximumNameBytes) bytes")
             }
             let t = TimeParser.string(fromSeconds:)
-            if let previous = chapters.last, seconds <= previous.seconds {
-                throw at.error("\(t(seconds)) is not after chapters[\(index - 1)] (\(t(previous.seconds))); chapters are listed in time order")
+            if let previous, seconds <= previous {
+                throw at.error("\(t(seconds)) is not after chapters[\(index - 1)] (\(t(previous))); chapters are listed in time order")
             }
             if let duration, seconds >= duration {
                 throw at.error("\(t(seconds)) is not before the end of the render (\(t(duration)))")
             }
-            chapters.append(ChapterSpec(name: name, seconds: seconds))
+            chapters.append(ChapterMark(name: name, frame: Int64((seconds * Double(sampleRate)).rounded()), sampleRate: sampleRate))
+            previous = seconds
         }
         return chapters
     }

@@ -100,11 +100,11 @@ public struct RenderJob: Sendable {
             window = nil
         }
         // A session's length is known once it is planned: its listed chapters must start before its end.
-        let seconds = Double(plan.outputFrameCount) / rate   // a loopable render's file ends before its crossfade
-        for (index, chapter) in (preset.chapters ?? []).enumerated() where chapter.seconds >= seconds {
-            let t = TimeParser.string(fromSeconds:)
+        let end = plan.outputFrameCount   // a loopable render's file ends before its crossfade
+        for (index, chapter) in (preset.chapters ?? []).enumerated() where chapter.frame >= end {
+            let t = { (frame: Int64) in TimeParser.string(fromSeconds: Double(frame) / rate) }
             throw EngineError.preset(PresetError(file: presetPath, jsonPath: "chapters[\(index)].at",
-                                                 message: "\(t(chapter.seconds)) is not before the end of the render (\(t(seconds)))"))
+                                                 message: "\(t(chapter.frame)) is not before the end of the render (\(t(end)))"))
         }
     }
 
@@ -157,8 +157,7 @@ public struct RenderJob: Sendable {
     public var chapters: [ChapterMark] {
         let spans: [(name: String, start: Int64, end: Int64)]
         if let list = preset.chapters {
-            let starts = list.map { Int64(($0.seconds * Double(plan.sampleRate)).rounded()) }
-            spans = list.indices.map { (list[$0].name, starts[$0], $0 + 1 < starts.count ? starts[$0 + 1] : plan.frameCount) }
+            spans = list.indices.map { (list[$0].name, list[$0].frame, $0 + 1 < list.count ? list[$0 + 1].frame : plan.frameCount) }
         } else {
             spans = plan.timeline.sections.map { ($0.name, $0.start, $0.end) }
         }

@@ -4,9 +4,9 @@ import MixIO
 /// `CHAPTER001=00:00:00.000`, `CHAPTER001NAME=Induction`, numbered from 001 in time order.
 /// (https://wiki.xiph.org/Chapter_Extension)
 ///
-/// ID3v2 formats take them as `CHAP` frames with a `CTOC` (`id3Chapters`).
+/// ID3v2 formats take them as `CHAP` frames with a `CTOC`, each with its end (`closed`).
 ///
-/// The marks themselves are `ChapterMark`s (MixIO). No state; `comments` and `id3Chapters` allocate the list.
+/// The marks themselves are `ChapterMark`s (MixIO). No state; `comments` and `closed` allocate the list.
 public enum Chapters {
     /// The comments for `marks`, two per chapter.
     public static func comments(_ marks: [ChapterMark]) -> [(key: String, value: String)] {
@@ -16,13 +16,13 @@ public enum Chapters {
         }
     }
 
-    /// The chapters as ID3v2 `CHAP` frames want them: each from its start to the next one's (the last to
-    /// `frameCount`, the file's end), in milliseconds rounded to the nearest.
-    public static func id3Chapters(_ marks: [ChapterMark], frameCount: Int64) -> [FileTags.Chapter] {
-        func ms(_ frame: Int64, _ rate: Int) -> UInt32 { UInt32(clamping: (frame * 1000 + Int64(rate) / 2) / Int64(rate)) }
-        return marks.enumerated().map { index, mark in
-            let end = index + 1 < marks.count ? marks[index + 1].frame : frameCount
-            return FileTags.Chapter(name: mark.name, startMilliseconds: ms(mark.frame, mark.sampleRate), endMilliseconds: ms(end, mark.sampleRate))
+    /// The marks as ID3v2 `CHAP` frames want them: each with its end, the next one's start (the last one's
+    /// `frameCount`, the file's end).
+    public static func closed(_ marks: [ChapterMark], frameCount: Int64) -> [ChapterMark] {
+        marks.enumerated().map { index, mark in
+            var closed = mark
+            closed.end = index + 1 < marks.count ? marks[index + 1].frame : frameCount
+            return closed
         }
     }
 

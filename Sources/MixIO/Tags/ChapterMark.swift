@@ -1,19 +1,34 @@
-/// One chapter mark, the one type every output uses: its name and the frame it starts at, counted from the
-/// file's first frame, at `sampleRate`. A chapter ends where the next one starts, the last one at the end of the
-/// file. Vorbis comments carry it as `timestamp` (`Chapters.comments` in the engine), ID3v2 as a `CHAP` frame in
-/// milliseconds (`FileTags.Chapter`, which is also what a file is read back as), M4A as its chapter track
-/// (`FFmpegFileWriter`).
+/// One chapter mark, the one chapter type: the preset's `chapters` (read at the output rate, which is final once
+/// the preset is loaded), the marks an output carries, and what a file's chapters are read back as. Its name and
+/// the frame it starts at, counted from the file's first frame, at `sampleRate`; it ends at `end`, or, when that
+/// is nil, where the next one starts (the last one at the end of the file). Vorbis comments carry it as
+/// `timestamp` (`Chapters.comments` in the engine), ID3v2 as a `CHAP` frame in milliseconds (`FileTags.write`,
+/// which needs each mark's end: `Chapters.closed`), M4A as its chapter track (`FFmpegFileWriter`). Read back
+/// from a file (`FileTags.contents`) a mark is in milliseconds (`sampleRate` 1000) with its end.
 ///
-/// A value: a `String` and two numbers; allocates only the string. `Sendable`, safe to share.
+/// A value: a `String` and up to three numbers; allocates only the string. `Sendable`, safe to share.
 public struct ChapterMark: Sendable, Equatable {
+    /// The most chapters a list may have: Vorbis comments number them `CHAPTER001` to `CHAPTER999`.
+    public static let maximumCount = 999
+    /// The longest name, in bytes of UTF-8.
+    public static let maximumNameBytes = 1024
+
     public var name: String
     public var frame: Int64
+    /// Where it ends (exclusive), at `sampleRate`; nil: where the next one starts, or the file ends.
+    public var end: Int64?
     public var sampleRate: Int
 
-    public init(name: String, frame: Int64, sampleRate: Int) {
+    public init(name: String, frame: Int64, end: Int64? = nil, sampleRate: Int) {
         self.name = name
         self.frame = frame
+        self.end = end
         self.sampleRate = sampleRate
+    }
+
+    /// `frame`, a position at `sampleRate`, in milliseconds rounded to the nearest (as ID3v2 `CHAP` frames hold it).
+    public func milliseconds(_ frame: Int64) -> UInt32 {
+        UInt32(clamping: (frame * 1000 + Int64(sampleRate) / 2) / Int64(sampleRate))
     }
 
     /// `HH:MM:SS.mmm`, rounded to the millisecond.

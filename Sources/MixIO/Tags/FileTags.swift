@@ -11,25 +11,24 @@ import Glibc
 /// sets its quiet debug listener and its UTF-8 RIFF INFO handler, the same each time), so calls on different
 /// files may run on several threads at once. `read` and `contents` allocate what they return.
 public enum FileTags {
-    /// One chapter: its name and its span in milliseconds from the file's start. Read back from ID3v2, also its
-    /// `CHAP` element id and its place in the top-level `CTOC` (nil when none lists it).
-    /// A value; allocates only its strings.
-    public struct Chapter: Sendable, Equatable {
-        public var name: String
-        public var startMilliseconds: UInt32
-        public var endMilliseconds: UInt32
-        public var elementID: String = ""
-        public var tableOfContentsIndex: Int? = nil
-        public init(name: String, startMilliseconds: UInt32, endMilliseconds: UInt32) {
-            self.name = name; self.startMilliseconds = startMilliseconds; self.endMilliseconds = endMilliseconds
+    /// Where one of a file's chapters was found: an ID3v2 `CHAP` frame's element id, and its place in the
+    /// top-level `CTOC` (nil when none lists it); an M4A chapter has no element id and its place in the file.
+    /// A value; allocates only its string.
+    public struct ChapterFrame: Sendable, Equatable {
+        public var elementID: String
+        public var tableOfContentsIndex: Int?
+        public init(elementID: String, tableOfContentsIndex: Int?) {
+            self.elementID = elementID; self.tableOfContentsIndex = tableOfContentsIndex
         }
     }
 
-    /// What a file carries: its fields (for Vorbis comments, chapter marks among them) and its ID3v2 chapters.
-    /// A value; allocates its arrays.
+    /// What a file carries: its fields (for Vorbis comments, chapter marks among them), its ID3v2 or M4A chapters
+    /// (marks in milliseconds, each with its end, in file order) and where each was found (`chapterFrames[k]` is
+    /// `chapters[k]`'s). A value; allocates its arrays.
     public struct Contents: Sendable {
         public var fields: [(key: String, value: String)] = []
-        public var chapters: [Chapter] = []
+        public var chapters: [ChapterMark] = []
+        public var chapterFrames: [ChapterFrame] = []
         /// The values of `key` (compared without case), in order.
         public func values(_ key: String) -> [String] {
             let upper = key.uppercased()
@@ -56,9 +55,10 @@ public enum FileTags {
     /// field is kept, and a key given several times gets several values (in order; an ID3v2.3 frame or a RIFF
     /// INFO field holds them joined with '/'). Keys are Vorbis comment names (ASCII, no `=`), such as `TITLE`,
     /// `CHAPTER001`, `MOOD`; values are any UTF-8 without NUL. `chapters` (ID3v2 formats only; in Vorbis comment
-    /// formats chapter marks are fields) replace the file's CHAP and CTOC frames; nil leaves them.
+    /// formats chapter marks are fields) replace the file's CHAP and CTOC frames, each from its start to its `end`
+    /// (or the next one's start; give the last one its end: `Chapters.closed`), in milliseconds; nil leaves them.
     public static func write(path: String, format: OutputFileFormat, fields: [(key: String, value: String)],
-                             chapters: [Chapter]? = nil) throws {
+                             chapters: [ChapterMark]? = nil) throws {
         let container = try self.container(format, path: path, operation: "tag")
         for (key, value) in fields {
             guard !key.isEmpty, key.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value <= 0x7D && $0 != "=" }) else {
@@ -84,8 +84,10 @@ public enum FileTags {
             try withCStrings(fields.map(\.value)) { values in
                 try withCStrings(names) { names in
                     try LibC.checkPath(path, function: "TagLib", operation: "tag")
-                    let marks = (chapters ?? []).enumerated().map { index, chapter in
-                        mr_chapter(start_ms: chapter.startMilliseconds, end_ms: chapter.endMilliseconds, name: names[index])
+                    let list = chapters ?? []
+                    let marks = list.enumerated().map { index, chapter in
+                        let end = chapter.end ?? (index + 1 < list.count ? list[index + 1].frame : chapter.frame)
+                        return mr_chapter(start_ms: chapter.milliseconds(chapter.frame), end_ms: chapter.milliseconds(end), name: names[index])
                     }
                     return marks.withUnsafeBufferPointer { marks in
                         mr_tags_write(path, container, keys, values, Int32(fields.count), marks.baseAddress,
@@ -105,7 +107,7 @@ public enum FileTags {
     /// items, up to twice that in ID3v2's UTF-16; a frame or field header each) plus 16 KiB and 1/64 more for
     /// Ogg page headers and padding. A full disk is an error here, with the file untouched; a file system that
     /// cannot reserve (no `fallocate`) is tagged as before.
-    static func reserveGrowth(path: String, format: OutputFileFormat, fields: [(key: String, value: String)], chapters: [Chapter]) throws {
+    static func reserveGrowth(path: String, format: OutputFileFormat, fields: [(key: String, value: String)], chapters: [ChapterMark]) throws {
         let perByte = format.carriesVorbisComments || format == .m4a ? 1 : 2
         let tagBytes = fields.reduce(0) { $0 + perByte * ($1.key.utf8.count + $1.value.utf8.count) + 16 }
             + chapters.reduce(0) { $0 + perByte * $1.name.utf8.count + 64 }
@@ -137,13 +139,14 @@ public enum FileTags {
                 collected.contents.fields.append((String(cString: key!), String(cString: value!)))
             }, { context, id, start, end, name, index in
                 let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
-                var chapter = Chapter(name: String(cString: name!), startMilliseconds: start, endMilliseconds: end)
-                chapter.elementID = String(cString: id!)
-                chapter.tableOfContentsIndex = index >= 0 ? Int(index) : nil
-                collected.contents.chapters.append(chapter)
+                collected.contents.chapters.append(ChapterMark(name: String(cString: name!), frame: Int64(start), end: Int64(end), sampleRate: 1000))
+                collected.contents.chapterFrames.append(ChapterFrame(elementID: String(cString: id!), tableOfContentsIndex: index >= 0 ? Int(index) : nil))
             }, Unmanaged.passUnretained(collected).toOpaque(), &error, error.count)
         }
-        if status == 0 && format == .m4a { collected.contents.chapters = try MP4Chapters.read(path: path) }
+        if status == 0 && format == .m4a {
+            collected.contents.chapters = try MP4Chapters.read(path: path)
+            collected.contents.chapterFrames = collected.contents.chapters.indices.map { ChapterFrame(elementID: "", tableOfContentsIndex: $0) }
+        }
         guard status == 0 else {
             throw AudioIOError(path: path, function: "TagLib", reason: String(cString: error), operation: "read the tags of")
         }

@@ -5,7 +5,7 @@ import CFFmpeg
 ///
 /// No state; `read` opens the file, reads its chapters and closes it. Safe from several threads at once.
 enum MP4Chapters {
-    static func read(path: String) throws -> [FileTags.Chapter] {
+    static func read(path: String) throws -> [ChapterMark] {
         FFmpeg.silenceLog()
         var format: UnsafeMutablePointer<AVFormatContext>?
         let opened = avformat_open_input(&format, path, nil, nil)
@@ -16,13 +16,11 @@ enum MP4Chapters {
         guard found >= 0 else { throw FFmpeg.error(path, "avformat_find_stream_info", code: found, operation: "read the chapters of") }
         return (0..<Int(context.pointee.nb_chapters)).map { i in
             let chapter = context.pointee.chapters[i]!.pointee
-            func milliseconds(_ t: Int64) -> UInt32 {
-                UInt32(clamping: (Int64(1000) * t * Int64(chapter.time_base.num) + Int64(chapter.time_base.den) / 2) / Int64(chapter.time_base.den))
+            func milliseconds(_ t: Int64) -> Int64 {
+                Int64(UInt32(clamping: (Int64(1000) * t * Int64(chapter.time_base.num) + Int64(chapter.time_base.den) / 2) / Int64(chapter.time_base.den)))
             }
             let title = av_dict_get(chapter.metadata, "title", nil, 0).map { String(cString: $0.pointee.value) } ?? ""
-            var mark = FileTags.Chapter(name: title, startMilliseconds: milliseconds(chapter.start), endMilliseconds: milliseconds(chapter.end))
-            mark.tableOfContentsIndex = i
-            return mark
+            return ChapterMark(name: title, frame: milliseconds(chapter.start), end: milliseconds(chapter.end), sampleRate: 1000)
         }
     }
 }
