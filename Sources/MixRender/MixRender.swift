@@ -20,6 +20,8 @@ import MixDSP
 /// and true-peak ceiling, the part of the timeline rendered, whether the file loops. Checked by the rules the
 /// preset's own values follow (an `EngineError.setting` naming the `EngineSetting`).
 public typealias RenderOverrides = MixEngine.RenderOverrides
+/// A JSON value: a preset given as a value (`PresetRender(preset:)`), built from Swift literals or changed in code.
+public typealias JSONValue = MixEngine.JSONValue
 /// The resampler a render uses when a source's rate differs from the output's, and its library (`RenderOverrides.resampler`).
 public typealias ResamplerChoice = MixDSP.ResamplerChoice
 /// What a render produced: its `summary`, what normalising did, the output's path and size.

@@ -36,12 +36,31 @@ public struct PresetRender: Sendable {
         }
     }
 
+    /// Loads a preset given as a value: a `JSONValue` a program built (its literals: `["duration": "30m", "tracks":
+    /// [["rain": ["intensity": 0.6]]]]`) or changed, read by the same rules as a file, with errors naming the JSON
+    /// path; `name` and `baseDirectory` as for `init(json:)`.
+    public init(preset: JSONValue, name: String = "preset", baseDirectory: String = "",
+                overrides: RenderOverrides = RenderOverrides()) throws {
+        job = try LibraryError.wrapping(output: nil) {
+            try RenderJob(preset: preset, name: name, baseDirectory: baseDirectory, overrides: overrides)
+        }
+    }
+
     /// Loads, analyses and plans the preset file at `path` as `init(presetFile:overrides:)` does, on a thread of its own
     /// (the analysis synthesises speech and decodes recordings, which can take seconds), and cancellably: when the
     /// task is cancelled, the analysis stops before its next request (a file, a text, a recording) and this throws
     /// `CancellationError`; nothing is written.
     public static func prepare(presetFile path: String, overrides: RenderOverrides = RenderOverrides()) async throws -> PresetRender {
         try await prepared { analyzer in try RenderJob(presetPath: path, overrides: overrides, analyzer: analyzer) }
+    }
+
+    /// Loads a preset given as a value as `init(preset:name:baseDirectory:overrides:)` does, cancellably, as
+    /// `prepare(presetFile:overrides:)` does.
+    public static func prepare(preset: JSONValue, name: String = "preset", baseDirectory: String = "",
+                               overrides: RenderOverrides = RenderOverrides()) async throws -> PresetRender {
+        try await prepared { analyzer in
+            try RenderJob(preset: preset, name: name, baseDirectory: baseDirectory, overrides: overrides, analyzer: analyzer)
+        }
     }
 
     /// Loads a preset held in memory as `init(json:name:baseDirectory:overrides:)` does, cancellably, as

@@ -144,6 +144,42 @@ import Testing
         }
     }
 
+    /// The same preset as `preset(seconds: 2)`, built as a value in Swift.
+    static let presetValue: JSONValue = [
+        "version": 1, "name": "Library test", "duration": 2,
+        "output": ["sampleRate": 32000, "channels": 1],
+        "master": ["fadeIn": ["duration": "0.2s"], "fadeOut": ["duration": "0.2s"]],
+        "tracks": [
+            ["name": "brown", "generator": ["type": "brown", "seed": 9], "gainDb": -6],
+            ["name": "air", "generator": ["type": "pink", "seed": 10], "gainDb": -24],
+        ],
+    ]
+
+    @Test func aPresetGivenAsAValueRendersAsItsJSONDoes() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fromValue = try PresetRender(preset: Self.presetValue, name: "value")
+        let fromBytes = try PresetRender(json: Self.preset(seconds: 2), name: "bytes")
+        #expect(fromValue.frameCount == 64_000 && fromValue.sampleRate == 32_000)
+        let a = dir.appendingPathComponent("value.wav").path, b = dir.appendingPathComponent("bytes.wav").path
+        _ = try await fromValue.render(toFile: a)
+        _ = try await fromBytes.render(toFile: b)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: a)) == Data(contentsOf: URL(fileURLWithPath: b)))
+        // Cancellable preparation takes a value too.
+        let prepared = try await PresetRender.prepare(preset: Self.presetValue)
+        #expect(prepared.frameCount == 64_000)
+        // A value is read by the same rules as a document: a wrong one is an error at its JSON path.
+        var wrong = Self.presetValue
+        wrong["tracks"]?[0]["gainDb"] = "loud"
+        #expect(wrong["tracks"]?[0]["gainDb"] == "loud")
+        do {
+            _ = try PresetRender(preset: wrong, name: "value")
+            Issue.record("a preset with a string for a gain loaded")
+        } catch let EngineError.preset(problem) {
+            #expect(problem.file == "value" && problem.jsonPath == "tracks[0].gainDb", "\(problem)")
+        }
+    }
+
     @Test func anUnknownOutputExtensionIsAnOutputError() async throws {
         let render = try PresetRender(json: Self.preset(seconds: 1))
         do {

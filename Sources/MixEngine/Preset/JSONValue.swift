@@ -51,10 +51,31 @@ public indirect enum JSONValue: Equatable, Sendable {
         .number(Double(n))
     }
 
-    /// The member `key` of an object, or nil (nil for any other value too).
-    subscript(key: String) -> JSONValue? {
-        guard case .object(let object) = self else { return nil }
-        return object[key]
+    /// The member `key` of an object, or nil (nil for any other value too). Setting it sets or appends the member
+    /// (nil removes nothing: it sets `null`); setting a key of a value that is not an object is a programming error.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            guard case .object(let object) = self else { return nil }
+            return object[key]
+        }
+        set {
+            guard case .object(var object) = self else { preconditionFailure("a key set on a JSON value that is not an object") }
+            object.set(key, to: newValue ?? .null)
+            self = .object(object)
+        }
+    }
+
+    /// Element `index` of an array (an index out of range, or a value that is not an array, is a programming error).
+    public subscript(index: Int) -> JSONValue {
+        get {
+            guard case .array(let elements) = self else { preconditionFailure("an index into a JSON value that is not an array") }
+            return elements[index]
+        }
+        set {
+            guard case .array(var elements) = self else { preconditionFailure("an index into a JSON value that is not an array") }
+            elements[index] = newValue
+            self = .array(elements)
+        }
     }
 
     /// The object's members in order, or none.

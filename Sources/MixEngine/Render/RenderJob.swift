@@ -55,6 +55,14 @@ public struct RenderJob: Sendable {
         try self.init(presetPath: name, json: (bytes, baseDirectory), overrides: overrides, analyzer: analyzer)
     }
 
+    /// Loads a preset given as a value (a `JSONValue` a program built or changed), as `init(presetJSON:)` loads its
+    /// bytes: read by the same reader, so every rule applies and errors name the JSON path.
+    public init(preset value: JSONValue, name: String, baseDirectory: String = "",
+                overrides: RenderOverrides = RenderOverrides(), analyzer: Analyzer = Analyzer()) throws {
+        try self.init(presetJSON: Array(value.json(.compact).utf8), name: name, baseDirectory: baseDirectory,
+                      overrides: overrides, analyzer: analyzer)
+    }
+
     private init(presetPath: String, json: (bytes: [UInt8], baseDirectory: String)?, overrides: RenderOverrides,
                  analyzer: Analyzer) throws {
         // The final preset: the overrides merged at load, checked by the same rules as the document's values.
