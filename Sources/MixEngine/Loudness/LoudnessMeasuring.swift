@@ -54,9 +54,10 @@ public struct LoudnessMeasuring: Sendable {
                                    resampler: plan.resampler, tracks: [solo], master: GainStack(), limiter: LimiterSpec(),
                                    timeline: Timeline(sampleRate: rate, frameCount: total))
             let window = solo.start..<min(solo.end, total, solo.start + Int64(Self.trackLoudnessWindowSeconds * rate))
-            let render = { try Normalisation.measure(alone, at: .beforeLimiter, material: PreparedMaterial(), range: window).loudness }
-            let key = Self.measurementKey("track loudness before the limiter", of: alone, range: window, files: plan.sourceFiles)
-            let loudness = try key.map { try cache?.value($0, measure: render) ?? render() } ?? render()
+            let loudness = try Self.measured("track loudness before the limiter", of: alone, range: window, files: plan.sourceFiles,
+                                             in: cache) {
+                try Normalisation.measure(alone, at: .beforeLimiter, material: PreparedMaterial(), range: window).loudness
+            }.value
             guard loudness.isFinite else {
                 throw error("\(entry.jsonPath).loudness", "the track is silent where it is measured (its first \(Self.trackLoudnessWindowSeconds / 60) minutes), so its loudness cannot be set")
             }
@@ -102,16 +103,21 @@ public struct LoudnessMeasuring: Sendable {
     /// one found then, its `seconds` and `cpuSeconds` zero (no pass ran).
     public func normalisation(of plan: RenderPlan, to spec: LoudnessSpec, material: PreparedMaterial, blockFrames: Int,
                               failure: (String) -> EngineError) throws -> NormalisationOutcome {
-        var wasMeasured = false
-        func find() throws -> NormalisationOutcome {
-            wasMeasured = true
-            return try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames, failure: failure)
-        }
         let what = "normalisation to \(spec.targetLUFS) LUFS, true peak \(spec.truePeakDb) dB, at most +\(spec.maximumGainDb) dB"
-        guard let key = Self.measurementKey(what, of: plan, range: 0..<plan.frameCount, files: plan.sourceFiles) else { return try find() }
-        var outcome = try material.measurements.value(key, measure: find)
+        var (outcome, wasMeasured) = try Self.measured(what, of: plan, range: 0..<plan.frameCount, files: plan.sourceFiles,
+                                                       in: material.measurements) {
+            try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames, failure: failure)
+        }
         if !wasMeasured { (outcome.seconds, outcome.cpuSeconds) = (0, 0) }
         return outcome
+    }
+
+    /// `measure()`'s value, or the one `cache` kept for the same measurement (`what`) of the same render, and whether
+    /// `measure` ran: it always runs without a cache, or when the plan has no measurement key.
+    private static func measured<T: Sendable>(_ what: String, of plan: RenderPlan, range: Range<Int64>, files: [String: AudioFileInfo],
+                                              in cache: MeasurementCache?, _ measure: () throws -> T) rethrows -> (value: T, wasMeasured: Bool) {
+        guard let cache, let key = measurementKey(what, of: plan, range: range, files: files) else { return (try measure(), true) }
+        return try cache.value(key, measure: measure)
     }
 
     /// What decides measuring `range` of `plan`: `what` is measured, and the render key's text of that range

@@ -18,16 +18,17 @@ public final class MeasurementCache: Sendable {
 
     public init() {}
 
-    /// The value kept under `key`, or `measure()`'s, kept (a failure is not kept: it is thrown each time).
-    func value<T: Sendable>(_ key: String, measure: () throws -> T) rethrows -> T {
+    /// The value kept under `key`, or `measure()`'s, kept (a failure is not kept: it is thrown each time), and
+    /// whether `measure` ran.
+    func value<T: Sendable>(_ key: String, measure: () throws -> T) rethrows -> (value: T, wasMeasured: Bool) {
         if let known = state.withLock({ s -> T? in
             guard let value = s.values[key] as? T else { return nil }
             s.reused += 1
             return value
-        }) { return known }
+        }) { return (known, false) }
         let value = try measure()
         state.withLock { $0.values[key] = value; $0.measured += 1 }
-        return value
+        return (value, true)
     }
 
     /// How many measurements were made, and how many were found made before.

@@ -68,6 +68,16 @@ public enum PresetLoader {
         return preset
     }
 
+    /// Reads and validates a preset given as a value (a `JSONValue` a program built or changed), with `overrides`
+    /// merged as `load(path:overrides:)` does: the same reader as a document's, so errors name the JSON path.
+    public static func read(_ document: JSONValue, file: String, baseDirectory: String,
+                            overrides: RenderOverrides = RenderOverrides()) throws -> Preset {
+        try overrides.check()
+        var preset = try read(document, file: file, baseDirectory: baseDirectory, overrides: overrides, bedChain: [])
+        preset.warnings = try overrides.merge(into: &preset, file: file)
+        return preset
+    }
+
     /// The document read with the overrides that change how it is checked (its length, loopable); the rest are
     /// merged by the public entry points.
     static func parse(_ bytes: [UInt8], file: String, baseDirectory: String, overrides: RenderOverrides,
@@ -78,6 +88,12 @@ public enum PresetLoader {
         } catch let error as JSONSyntaxError {
             throw EngineError.preset(PresetError(file: file, jsonPath: error.jsonPath, message: error.message))
         }
+        return try read(root, file: file, baseDirectory: baseDirectory, overrides: overrides, bedChain: bedChain)
+    }
+
+    /// `root` read as a preset, with the overrides that change how it is checked.
+    static func read(_ root: JSONValue, file: String, baseDirectory: String, overrides: RenderOverrides,
+                     bedChain: [String]) throws -> Preset {
         var reader = PresetReader(baseDirectory: baseDirectory, overrides: overrides)
         reader.bedChain = bedChain
         return try reader.preset(JSONCursor(root, file: file))

@@ -44,7 +44,9 @@ public struct RenderJob: Sendable {
     /// (a `PreparedMaterial`'s `analyses`), so speech is said and measured once; with a `PreparedMaterial`, its
     /// `measurements` keep the tracks' loudness too.
     public init(presetPath: String, overrides: RenderOverrides = RenderOverrides(), analyzer: Analyzer = Analyzer()) throws {
-        try self.init(presetPath: presetPath, json: nil, overrides: overrides, analyzer: analyzer)
+        try self.init(presetPath: presetPath, isFile: true, overrides: overrides, analyzer: analyzer) {
+            try PresetLoader.load(path: presetPath, overrides: overrides)
+        }
     }
 
     /// Loads a preset held in memory (UTF-8 JSON `bytes`, as a library caller has it), as `init(presetPath:)` loads a
@@ -52,24 +54,26 @@ public struct RenderJob: Sendable {
     /// (empty: the current folder). It is not a file this render reads (`recordReads`).
     public init(presetJSON bytes: [UInt8], name: String, baseDirectory: String = "",
                 overrides: RenderOverrides = RenderOverrides(), analyzer: Analyzer = Analyzer()) throws {
-        try self.init(presetPath: name, json: (bytes, baseDirectory), overrides: overrides, analyzer: analyzer)
+        try self.init(presetPath: name, isFile: false, overrides: overrides, analyzer: analyzer) {
+            try PresetLoader.parse(bytes, file: name, baseDirectory: baseDirectory, overrides: overrides)
+        }
     }
 
     /// Loads a preset given as a value (a `JSONValue` a program built or changed), as `init(presetJSON:)` loads its
     /// bytes: read by the same reader, so every rule applies and errors name the JSON path.
     public init(preset value: JSONValue, name: String, baseDirectory: String = "",
                 overrides: RenderOverrides = RenderOverrides(), analyzer: Analyzer = Analyzer()) throws {
-        try self.init(presetJSON: Array(value.json(.compact).utf8), name: name, baseDirectory: baseDirectory,
-                      overrides: overrides, analyzer: analyzer)
+        try self.init(presetPath: name, isFile: false, overrides: overrides, analyzer: analyzer) {
+            try PresetLoader.read(value, file: name, baseDirectory: baseDirectory, overrides: overrides)
+        }
     }
 
-    private init(presetPath: String, json: (bytes: [UInt8], baseDirectory: String)?, overrides: RenderOverrides,
-                 analyzer: Analyzer) throws {
-        // The final preset: the overrides merged at load, checked by the same rules as the document's values.
-        let preset = try json.map {
-            try PresetLoader.parse($0.bytes, file: presetPath, baseDirectory: $0.baseDirectory, overrides: overrides)
-        } ?? PresetLoader.load(path: presetPath, overrides: overrides)
-        presetIsFile = json == nil
+    /// `load` makes the final preset (the overrides merged at load, checked by the same rules as the document's
+    /// values); then it is analysed and planned.
+    private init(presetPath: String, isFile: Bool, overrides: RenderOverrides, analyzer: Analyzer,
+                 load: () throws -> Preset) throws {
+        let preset = try load()
+        presetIsFile = isFile
         self.presetPath = presetPath
         self.preset = preset
         self.loudnessIsOverride = overrides.loudnessTarget != nil
