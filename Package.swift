@@ -24,6 +24,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         // SHA-256 of source and output files and of the render report's cache key.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
@@ -63,7 +64,7 @@ let package = Package(
                 dependencies: ["MixDSP", "CSndFile", "CMPG123", "CEBUR128", "CSampleRate", "CSoxr", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim",
                                "CFFmpeg", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "MixEngine",
-                dependencies: ["MixDSP", "MixIO"],
+                dependencies: ["MixDSP", "MixIO", .product(name: "OrderedCollections", package: "swift-collections")],
                 exclude: engineDocs),
         // The library product: the public API other programs use, and (at `package` access) what the CLI needs
         // besides (docs/library.md).

@@ -1,5 +1,6 @@
 import MixDSP
 import MixIO
+import OrderedCollections
 
 /// What a render needs found out before it can be laid out: the files to probe, the texts to synthesise, the
 /// recordings to measure, the files to decode whole at the output rate. Each kind adds what its planning will
@@ -11,13 +12,11 @@ public struct AnalysisRequests: Sendable {
     /// The output format the plan will use: decoded files and utterances are measured at its rate.
     public let format: RenderFormat
 
-    private(set) var files: [String] = []
-    private(set) var texts: [SpeechRequest] = []
-    private(set) var recordings: [String] = []
+    /// Each kept once, in the order first asked for.
+    private(set) var files: OrderedSet<String> = []
+    private(set) var texts: OrderedSet<SpeechRequest> = []
+    private(set) var recordings: OrderedSet<String> = []
     private(set) var decodes: [DecodeRequest] = []
-    private var seenFiles: Set<String> = []
-    private var seenSpeech: Set<SpeechRequest> = []
-    private var seenRecordings: Set<String> = []
 
     init(format: RenderFormat) { self.format = format }
 
@@ -26,19 +25,18 @@ public struct AnalysisRequests: Sendable {
 
     /// The file at `path` probed (`AudioFileInfo`): what `TrackPlanning.file` and `length` look up.
     public mutating func file(_ path: String) {
-        if seenFiles.insert(path).inserted { files.append(path) }
+        files.append(path)
     }
 
     /// `text` said with `settings` and measured: what `TrackPlanning.clip` looks up.
     public mutating func speech(text: String, ssml: Bool, settings: SpeechSettings) {
-        let request = SpeechRequest(text: text, ssml: ssml, settings: settings)
-        if seenSpeech.insert(request).inserted { texts.append(request) }
+        texts.append(SpeechRequest(text: text, ssml: ssml, settings: settings))
     }
 
     /// A recording played as speech, probed and measured (its speech level and where it speaks).
     mutating func recording(_ path: String) {
         file(path)
-        if seenRecordings.insert(path).inserted { recordings.append(path) }
+        recordings.append(path)
     }
 
     /// The file at `path` decoded whole at the output rate (circularly, as a loop, when `isCircular`), when it

@@ -66,7 +66,7 @@ public struct Analyzer: Sendable {
         let jobs = (requests.texts.isEmpty ? 0 : 1) + recordings.count + decodes.count
         let firstRecording = requests.texts.isEmpty ? 0 : 1, firstDecode = firstRecording + recordings.count
         let results = Parallel.map(jobs) { k -> Made in
-            if k < firstRecording { return .speech(say(requests.texts, format: format)) }
+            if k < firstRecording { return .speech(say(requests.texts.elements, format: format)) }
             if isCancelled() { return .cancelled }
             if k < firstDecode {
                 let (path, info) = recordings[k - firstRecording]
