@@ -21,7 +21,7 @@ struct InfoCommand: ParsableCommand {
                 // Tags are extra: a file the tagger cannot read (or an RF64 WAV) is still described. The tag
                 // format comes from the file's first bytes, not its name.
                 let tags = FileTags.detectFormat(path: info.path).flatMap { try? FileTags.contents(path: info.path, format: $0) }
-                print(Printout.info(info, comments: tags?.fields ?? [], chapters: tags?.chapters ?? [], chapterFrames: tags?.chapterFrames ?? []))
+                print(Printout.info(info, comments: tags?.fields ?? [], chapters: tags?.chapters ?? []))
                 printed += 1
             } catch {
                 FileHandle.standardError.write("Error: \(ErrorMessage.translate(error))\n".data(using: .utf8)!)

@@ -86,8 +86,7 @@ enum Printout {
     /// Everything taken from the file (its name, tag keys and values, chapter names, warnings) goes through
     /// `PrintableText.escaped`: a newline in a tag value cannot forge a line, an escape sequence cannot reach the
     /// terminal.
-    static func info(_ info: AudioFileInfo, comments rawComments: [(key: String, value: String)] = [], chapters: [ChapterMark] = [],
-                     chapterFrames: [FileTags.ChapterFrame] = []) -> String {
+    static func info(_ info: AudioFileInfo, comments rawComments: [(key: String, value: String)] = [], chapters: [ChapterMark] = []) -> String {
         let e = PrintableText.escaped
         let comments = rawComments.map { (key: e($0.key), value: e($0.value)) }
         var lines = [
@@ -119,12 +118,8 @@ enum Printout {
         }
         for mark in Chapters.marks(inComments: rawComments) { lines.append("chapter   \(mark.timestamp)  \(e(mark.name))") }
         // ID3v2 chapters: start, end and name (`CHAP` frames, in the table of contents' order).
-        let listed = { (k: Int) in k < chapterFrames.count ? chapterFrames[k].tableOfContentsIndex ?? Int.max : Int.max }
-        for k in chapters.indices.sorted(by: { (listed($0), chapters[$0].frame) < (listed($1), chapters[$1].frame) }) {
-            let chapter = chapters[k]
-            var end = chapter
-            end.frame = chapter.end ?? chapter.frame
-            lines.append("chapter   \(chapter.timestamp)  \(e(chapter.name))  (to \(end.timestamp))")
+        for chapter in chapters {   // in table-of-contents order (`FileTags.contents`)
+            lines.append("chapter   \(chapter.timestamp)  \(e(chapter.name))  (to \(chapter.timestamp(chapter.end ?? chapter.frame)))")
         }
         for warning in info.warnings { lines.append("warning   \(e(warning))") }
         return lines.joined(separator: "\n")

@@ -31,8 +31,11 @@ public struct ChapterMark: Sendable, Equatable {
         UInt32(clamping: (frame * 1000 + Int64(sampleRate) / 2) / Int64(sampleRate))
     }
 
-    /// `HH:MM:SS.mmm`, rounded to the millisecond.
-    public var timestamp: String {
+    /// Its start as `HH:MM:SS.mmm`, rounded to the millisecond.
+    public var timestamp: String { timestamp(frame) }
+
+    /// `frame`, a position at `sampleRate` (its start or its end), as `HH:MM:SS.mmm`, rounded to the millisecond.
+    public func timestamp(_ frame: Int64) -> String {
         let ms = (frame * 1000 + Int64(sampleRate) / 2) / Int64(sampleRate)
         func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let fraction = String(String(ms % 1000 + 1000).dropFirst())

@@ -23,8 +23,9 @@ public enum FileTags {
     }
 
     /// What a file carries: its fields (for Vorbis comments, chapter marks among them), its ID3v2 or M4A chapters
-    /// (marks in milliseconds, each with its end, in file order) and where each was found (`chapterFrames[k]` is
-    /// `chapters[k]`'s). A value; allocates its arrays.
+    /// (marks in milliseconds, each with its end, in table-of-contents order: those the top-level `CTOC` lists, in
+    /// its order, then the others by start) and where each was found (`chapterFrames[k]` is `chapters[k]`'s).
+    /// A value; allocates its arrays.
     public struct Contents: Sendable {
         public var fields: [(key: String, value: String)] = []
         public var chapters: [ChapterMark] = []
@@ -143,6 +144,13 @@ public enum FileTags {
                 collected.contents.chapterFrames.append(ChapterFrame(elementID: String(cString: id!), tableOfContentsIndex: index >= 0 ? Int(index) : nil))
             }, Unmanaged.passUnretained(collected).toOpaque(), &error, error.count)
         }
+        // Table-of-contents order, which players show (an ID3v2 file's CHAP frames may come in any order).
+        let order = collected.contents.chapters.indices.sorted {
+            let (a, b) = (collected.contents.chapterFrames[$0].tableOfContentsIndex ?? Int.max, collected.contents.chapterFrames[$1].tableOfContentsIndex ?? Int.max)
+            return (a, collected.contents.chapters[$0].frame) < (b, collected.contents.chapters[$1].frame)
+        }
+        collected.contents.chapters = order.map { collected.contents.chapters[$0] }
+        collected.contents.chapterFrames = order.map { collected.contents.chapterFrames[$0] }
         if status == 0 && format == .m4a {
             collected.contents.chapters = try MP4Chapters.read(path: path)
             collected.contents.chapterFrames = collected.contents.chapters.indices.map { ChapterFrame(elementID: "", tableOfContentsIndex: $0) }
