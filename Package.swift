@@ -27,6 +27,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         // SHA-256 of source and output files and of the render report's cache key.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // `mixrender serve` (docs/serve.md): the HTTP server, its API generated from Sources/MixServer/openapi.yaml,
+        // start and graceful shutdown, logs and Prometheus metrics, jobs in SQLite or PostgreSQL.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(name: "CSndFile", path: "Sources/CSndFile", pkgConfig: "sndfile",
@@ -69,9 +82,27 @@ let package = Package(
         // The library product: the public API other programs use, and (at `package` access) what the CLI needs
         // besides (docs/library.md).
         .target(name: "MixRender", dependencies: ["MixEngine", "MixIO", "MixDSP"]),
-        // The CLI imports only the library (and the argument parser).
+        // The render service (`mixrender serve`, docs/serve.md): a library over MixRender, its HTTP API generated
+        // from openapi.yaml (the server's side; the tests generate a client from the same document).
+        .target(name: "MixServer",
+                dependencies: ["MixRender",
+                               .product(name: "Hummingbird", package: "hummingbird"),
+                               .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                               .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                               .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                               .product(name: "Logging", package: "swift-log"),
+                               .product(name: "Metrics", package: "swift-metrics"),
+                               .product(name: "Prometheus", package: "swift-prometheus"),
+                               .product(name: "GRDB", package: "GRDB.swift"),
+                               .product(name: "PostgresNIO", package: "postgres-nio"),
+                               .product(name: "Crypto", package: "swift-crypto")],
+                resources: [.copy("Page")],
+                // The generated code imports at `package` level; imports elsewhere in the target are internal.
+                swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")],
+                plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]),
+        // The CLI imports only the libraries (and the argument parser).
         .executableTarget(name: "mixrender",
-                          dependencies: ["MixRender",
+                          dependencies: ["MixRender", "MixServer",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The bench's "before" rows run DSPTestSupport's reference kernels: the code the tests check the new kernels against.
         .executableTarget(name: "bench", dependencies: ["MixEngine", "MixDSP", "MixIO", "DSPTestSupport"], path: "bench",
@@ -100,6 +131,20 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["MixEngine", "MixIO", "MixDSP", "mixrender", "DSPTestSupport", "TestSupport"]),
         // The library used as a program uses it: MixRender only.
         .testTarget(name: "MixRenderTests", dependencies: ["MixRender"]),
+        // The render service's parts (tokens, webhooks, sounds, ranges, the result store, the job stores).
+        .testTarget(name: "MixServerTests", dependencies: ["MixServer", .product(name: "Crypto", package: "swift-crypto"),
+                                                           .product(name: "Logging", package: "swift-log"),
+                                                           .product(name: "PostgresNIO", package: "postgres-nio")]),
+        // The render service end to end: the real `mixrender serve` on a loopback port, called by a client generated
+        // from the same OpenAPI document (over URLSession) and by plain HTTP requests.
+        .testTarget(name: "ServerTests",
+                    dependencies: ["mixrender", "TestSupport",
+                                   .product(name: "Hummingbird", package: "hummingbird"),
+                                   .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                                   .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                                   .product(name: "Crypto", package: "swift-crypto")],
+                    swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")],
+                    plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]),
         .testTarget(name: "GoldenTests", dependencies: ["MixEngine", "MixIO", "MixDSP", "DSPTestSupport", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

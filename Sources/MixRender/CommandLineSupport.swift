@@ -25,6 +25,7 @@ package typealias InterruptCleanup = MixIO.InterruptCleanup
 package typealias JoinJob = MixEngine.JoinJob
 package typealias JoinResult = MixEngine.JoinResult
 package typealias LineFile = MixIO.LineFile
+package typealias Locked = MixIO.Locked
 package typealias LoudnessScan = MixEngine.LoudnessScan
 package typealias MaterialStore = MixEngine.MaterialStore
 package typealias MixrenderVersion = MixEngine.MixrenderVersion

@@ -20,6 +20,15 @@ import MixDSP
 /// and true-peak ceiling, the part of the timeline rendered, whether the file loops. Checked by the rules the
 /// preset's own values follow (an `EngineError.setting` naming the `EngineSetting`).
 public typealias RenderOverrides = MixEngine.RenderOverrides
+/// How a preset's file names become files when the caller decides (a server's sounds, named by hash or folder):
+/// `PresetRender.prepare(preset:sources:)`.
+public typealias SourceResolver = MixEngine.SourceResolver
+/// How `JSONValue.json(_:)` lays out a document: `.indented`, `.readable`, `.line`, `.compact`.
+public typealias JSONStyle = MixEngine.JSONStyle
+/// Why a JSON document could not be parsed (`JSONValue.parse`): its `jsonPath` and `message`.
+public typealias JSONSyntaxError = MixEngine.JSONSyntaxError
+/// A JSON object's members, in order (`JSONValue.object`).
+public typealias JSONObject = MixEngine.JSONObject
 /// A JSON value: a preset given as a value (`PresetRender(preset:)`), built from Swift literals or changed in code.
 public typealias JSONValue = MixEngine.JSONValue
 /// The resampler a render uses when a source's rate differs from the output's, and its library (`RenderOverrides.resampler`).

@@ -21,6 +21,9 @@ public struct PresetRender: Sendable {
     let job: RenderJob
     /// Frames per block of the render loop (the CLI's hidden `--block-frames`); the output does not depend on it.
     package var blockFrames = 4096
+    /// Decoded sources shared with other renders in this process (a server's, as a batch shares them); nil: this
+    /// render decodes its own.
+    package var material: PreparedMaterial? = nil
 
     /// Loads the preset file at `path` (relative source paths are taken from its folder) with `overrides`.
     public init(presetFile path: String, overrides: RenderOverrides = RenderOverrides()) throws {
@@ -55,12 +58,26 @@ public struct PresetRender: Sendable {
     }
 
     /// Loads a preset given as a value as `init(preset:name:baseDirectory:overrides:)` does, cancellably, as
-    /// `prepare(presetFile:overrides:)` does.
+    /// `prepare(presetFile:overrides:)` does. `sources`, when given, names the preset's files instead of
+    /// `baseDirectory`: a server's sounds, named by hash or within its operator's folders (`SourceResolver`).
     public static func prepare(preset: JSONValue, name: String = "preset", baseDirectory: String = "",
-                               overrides: RenderOverrides = RenderOverrides()) async throws -> PresetRender {
-        try await prepared { analyzer in
-            try RenderJob(preset: preset, name: name, baseDirectory: baseDirectory, overrides: overrides, analyzer: analyzer)
+                               overrides: RenderOverrides = RenderOverrides(),
+                               sources: SourceResolver? = nil) async throws -> PresetRender {
+        try await prepare(preset: preset, name: name, baseDirectory: baseDirectory, overrides: overrides,
+                          sources: sources, material: nil)
+    }
+
+    /// `prepare(preset:name:baseDirectory:overrides:sources:)`, keeping what the analysis makes (speech said,
+    /// recordings measured) in `material` for the next render, which the returned render shares too.
+    package static func prepare(preset: JSONValue, name: String, baseDirectory: String = "",
+                                overrides: RenderOverrides, sources: SourceResolver?,
+                                material: PreparedMaterial?) async throws -> PresetRender {
+        var render = try await prepared(material: material) { analyzer in
+            try RenderJob(preset: preset, name: name, baseDirectory: baseDirectory, overrides: overrides,
+                          sources: sources, analyzer: analyzer)
         }
+        render.material = material
+        return render
     }
 
     /// Loads a preset held in memory as `init(json:name:baseDirectory:overrides:)` does, cancellably, as
@@ -74,11 +91,14 @@ public struct PresetRender: Sendable {
 
     /// `make` run on a thread of its own with an analyzer that stops when the task is cancelled: the cancellation
     /// handler sets a flag the analysis reads at each request's boundary, on whichever thread runs it.
-    private static func prepared(_ make: @escaping @Sendable (Analyzer) throws -> RenderJob) async throws -> PresetRender {
+    private static func prepared(material: PreparedMaterial? = nil,
+                                 _ make: @escaping @Sendable (Analyzer) throws -> RenderJob) async throws -> PresetRender {
         let cancelled = Locked(false)
         let job = try await withTaskCancellationHandler {
             try await RenderThread.run {
-                try LibraryError.wrapping(output: nil) { try make(Analyzer(isCancelled: { cancelled.withLock { $0 } })) }
+                try LibraryError.wrapping(output: nil) {
+                    try make(Analyzer(material: material, isCancelled: { cancelled.withLock { $0 } }))
+                }
             }
         } onCancel: {
             cancelled.withLock { $0 = true }
@@ -121,11 +141,11 @@ public struct PresetRender: Sendable {
     /// - Parameter progress: where to yield `RenderProgress` values; finished when the render ends.
     public func render(toFile path: String, progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> RenderResult {
         defer { progress?.finish() }
-        let job = job, blockFrames = blockFrames, total = frameCount, rate = sampleRate
+        let job = job, blockFrames = blockFrames, total = frameCount, rate = sampleRate, material = material
         return try await RenderThread.run {
             try LibraryError.wrapping(output: path) {
                 let reporter = ProgressReporter(progress, totalFrames: total, sampleRate: rate)
-                return try job.render(to: path, blockFrames: blockFrames, progress: reporter.callback)
+                return try job.render(to: path, blockFrames: blockFrames, material: material, progress: reporter.callback)
             }
         }
     }
@@ -176,6 +196,15 @@ public struct PresetRender: Sendable {
                              progress: AsyncStream<RenderProgress>.Continuation? = nil) throws -> EncodedAudioBytes {
         _ = try streamWarnings(format: format)
         return EncodedAudioBytes(render: self, format: format, progress: progress)
+    }
+
+    /// The file cache key of rendering this to `format` (docs/report.md, "Cache key"; `mixrender key --format`), its
+    /// source files hashed now: the same preset, overrides, sources and version give the same key.
+    package func fileCacheKey(format: OutputFileFormat) throws -> String {
+        try LibraryError.wrapping(output: nil) {
+            let key = try job.cacheKey(inputs: try InputFile.hashAll(job.plan), format: format)
+            return key.file ?? key.audio
+        }
     }
 
     /// The job the CLI prints and reports from.

@@ -16,10 +16,11 @@ struct Mixrender: ParsableCommand {
             mixrender batch jobs.jsonl --jobs 2              many renders, sharing their sounds
             mixrender join a.flac b.flac -o whole.flac       join parts rendered with --start/--end
             mixrender voices                                 the voices a session may name
+            mixrender serve                                  the render service (HTTP API and a page, docs/serve.md)
             """,
         version: MixrenderVersion.string,
         subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, LoudnessCommand.self, WaveformCommand.self,
-                      KeyCommand.self, BatchCommand.self, MergeResultsCommand.self, JoinCommand.self, VoicesCommand.self,
+                      KeyCommand.self, BatchCommand.self, MergeResultsCommand.self, JoinCommand.self, VoicesCommand.self, ServeCommand.self,
                       SpeechHelperCommand.self],
         defaultSubcommand: RenderCommand.self)
 

@@ -6,16 +6,22 @@ import Testing
 /// from the file itself. `MIXRENDER_WRITE_SCHEMA=1` rewrites it (`scripts/schema.sh`), and that run fails.
 @Suite struct PresetSchemaTests {
     static let file = PresetParserDocsTests.docs.appendingPathComponent("preset.schema.json")
+    /// The copy the render server serves (`GET /v1/schema`, the page): a resource of MixServer, written with the docs' one.
+    static let servedCopy = PresetParserDocsTests.docs.deletingLastPathComponent()
+        .appendingPathComponent("Sources/MixServer/Page/preset.schema.json")
 
     @Test func theSchemaIsGeneratedFromTheKinds() throws {
         let text = try String(contentsOf: Self.file, encoding: .utf8)
         let generated = try PresetSchema.generate(from: text)
         if ProcessInfo.processInfo.environment["MIXRENDER_WRITE_SCHEMA"] == "1" {
             try generated.write(to: Self.file, atomically: true, encoding: .utf8)
+            try generated.write(to: Self.servedCopy, atomically: true, encoding: .utf8)
             Issue.record("wrote \(Self.file.path); run the tests again without MIXRENDER_WRITE_SCHEMA")
             return
         }
         #expect(generated == text, "docs/preset.schema.json is not what the kinds declare: run scripts/schema.sh")
+        #expect(try String(contentsOf: Self.servedCopy, encoding: .utf8) == text,
+                "Sources/MixServer/Page/preset.schema.json is not docs/preset.schema.json: run scripts/schema.sh")
     }
 
     /// The kinds' parts come from the kinds, not from the file: a template without any of them (no kind's `$defs`,

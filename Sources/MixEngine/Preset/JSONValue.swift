@@ -161,7 +161,7 @@ extension JSONValue {
     }
 
     /// Parses a UTF-8 JSON document held as bytes (see `parse(_ data:)`).
-    static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
         try JSONParser.parse(bytes)
     }
 

@@ -169,7 +169,7 @@ extension JSONWriter where Output == String {
 
 extension JSONValue {
     /// The value as JSON text in `style`, without a final newline.
-    func json(_ style: JSONStyle) -> String {
+    public func json(_ style: JSONStyle) -> String {
         var writer = JSONWriter(style: style)
         try! writer.value(self)   // writing to a String never throws
         return writer.output

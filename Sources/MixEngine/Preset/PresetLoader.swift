@@ -28,7 +28,8 @@ public enum PresetLoader {
     public static let maximumBytes = 64 << 20
 
     /// `load`, for a bed reached through the presets in `bedChain`.
-    static func load(path: String, overrides: RenderOverrides = RenderOverrides(), bedChain: [String]) throws -> Preset {
+    static func load(path: String, overrides: RenderOverrides = RenderOverrides(), bedChain: [String],
+                     sources: SourceResolver? = nil) throws -> Preset {
         guard !path.isEmpty else {
             throw EngineError.preset(PresetError(file: "", jsonPath: "", message: "no preset file given"))
         }
@@ -45,7 +46,8 @@ public enum PresetLoader {
             }
             throw EngineError.preset(PresetError(file: path, jsonPath: "", message: "cannot read preset: \(problem)"))
         }
-        return try parse(bytes, file: path, baseDirectory: folder(of: path), overrides: overrides, bedChain: bedChain)
+        return try parse(bytes, file: path, baseDirectory: folder(of: path), overrides: overrides, bedChain: bedChain,
+                         sources: sources)
     }
 
     /// Parses and validates a preset held in memory.
@@ -70,10 +72,12 @@ public enum PresetLoader {
 
     /// Reads and validates a preset given as a value (a `JSONValue` a program built or changed), with `overrides`
     /// merged as `load(path:overrides:)` does: the same reader as a document's, so errors name the JSON path.
+    /// `sources`, when given, names the preset's files instead of `baseDirectory` (`SourceResolver`).
     public static func read(_ document: JSONValue, file: String, baseDirectory: String,
-                            overrides: RenderOverrides = RenderOverrides()) throws -> Preset {
+                            overrides: RenderOverrides = RenderOverrides(), sources: SourceResolver? = nil) throws -> Preset {
         try overrides.check()
-        var preset = try read(document, file: file, baseDirectory: baseDirectory, overrides: overrides, bedChain: [])
+        var preset = try read(document, file: file, baseDirectory: baseDirectory, overrides: overrides, bedChain: [],
+                              sources: sources)
         preset.warnings = try overrides.merge(into: &preset, file: file)
         return preset
     }
@@ -81,21 +85,23 @@ public enum PresetLoader {
     /// The document read with the overrides that change how it is checked (its length, loopable); the rest are
     /// merged by the public entry points.
     static func parse(_ bytes: [UInt8], file: String, baseDirectory: String, overrides: RenderOverrides,
-                      bedChain: [String]) throws -> Preset {
+                      bedChain: [String], sources: SourceResolver? = nil) throws -> Preset {
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes)
         } catch let error as JSONSyntaxError {
             throw EngineError.preset(PresetError(file: file, jsonPath: error.jsonPath, message: error.message))
         }
-        return try read(root, file: file, baseDirectory: baseDirectory, overrides: overrides, bedChain: bedChain)
+        return try read(root, file: file, baseDirectory: baseDirectory, overrides: overrides, bedChain: bedChain,
+                        sources: sources)
     }
 
     /// `root` read as a preset, with the overrides that change how it is checked.
     static func read(_ root: JSONValue, file: String, baseDirectory: String, overrides: RenderOverrides,
-                     bedChain: [String]) throws -> Preset {
+                     bedChain: [String], sources: SourceResolver? = nil) throws -> Preset {
         var reader = PresetReader(baseDirectory: baseDirectory, overrides: overrides)
         reader.bedChain = bedChain
+        reader.sources = sources
         return try reader.preset(JSONCursor(root, file: file))
     }
 

@@ -22,6 +22,8 @@ struct PresetReader {
     let files = FileLog()
     /// The presets whose beds led here, outermost first (`a.json` -> `b.json`), so a bed that leads back is refused.
     var bedChain: [String] = []
+    /// What names source files instead of `baseDirectory`, when the program reading the preset decides (a server).
+    var sources: SourceResolver? = nil
 
     /// The files a preset names, in the order they were read: what `Preset.files` becomes.
     /// Filled on one thread, by one reading of a preset.
@@ -312,7 +314,15 @@ struct PresetReader {
     func path(_ cursor: JSONCursor) throws -> String {
         let text = try cursor.nonEmptyString()
         guard !text.utf8.contains(0) else { throw cursor.error("a path cannot contain a NUL character (\\u0000)") }
-        let path = PresetLoader.resolve(text, against: baseDirectory)
+        let path: String
+        if let sources {
+            switch sources.resolve(text) {
+            case .success(let file): path = file
+            case .failure(let refusal): throw cursor.error(refusal.reason)
+            }
+        } else {
+            path = PresetLoader.resolve(text, against: baseDirectory)
+        }
         files.files.append(PresetFile(path: path, preset: cursor.file, jsonPath: cursor.path))
         return path
     }

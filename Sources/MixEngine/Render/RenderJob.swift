@@ -61,10 +61,12 @@ public struct RenderJob: Sendable {
 
     /// Loads a preset given as a value (a `JSONValue` a program built or changed), as `init(presetJSON:)` loads its
     /// bytes: read by the same reader, so every rule applies and errors name the JSON path.
+    /// `sources`, when given, names its files instead of `baseDirectory` (a server's sounds, `SourceResolver`).
     public init(preset value: JSONValue, name: String, baseDirectory: String = "",
-                overrides: RenderOverrides = RenderOverrides(), analyzer: Analyzer = Analyzer()) throws {
+                overrides: RenderOverrides = RenderOverrides(), sources: SourceResolver? = nil,
+                analyzer: Analyzer = Analyzer()) throws {
         try self.init(presetPath: name, isFile: false, overrides: overrides, analyzer: analyzer) {
-            try PresetLoader.read(value, file: name, baseDirectory: baseDirectory, overrides: overrides)
+            try PresetLoader.read(value, file: name, baseDirectory: baseDirectory, overrides: overrides, sources: sources)
         }
     }
 

@@ -74,7 +74,7 @@ extension PresetReader {
         }
         let mix: Preset
         do {
-            mix = try PresetLoader.load(path: path, bedChain: chain)
+            mix = try PresetLoader.load(path: path, bedChain: chain, sources: sources)
         } catch EngineError.preset(let error) where error.file == path && error.jsonPath.isEmpty {
             throw pathCursor.error(error.message.replacingOccurrences(of: "cannot read preset", with: "cannot read the bed '\(path)'"))
         }

@@ -1,0 +1,328 @@
+import Foundation
+import HTTPTypes
+import MixRender
+import OpenAPIRuntime
+
+/// The API's operations (generated from openapi.yaml as `APIProtocol`), each a translation between the
+/// document's types and the service's: the work is `RenderService`'s, `ResultStore`'s and `SoundLibrary`'s.
+/// The audio itself (`GET`/`HEAD /v1/renders/{id}/audio`, with ranges) is `AudioRoute`'s: its content type is
+/// the file's, which a generated handler cannot set.
+struct APIHandlers: APIProtocol {
+    let service: RenderService
+    let results: ResultStore
+    let readiness: Readiness
+    let metrics: MetricsEndpoint
+    let page: PageFiles
+
+    private var token: String {
+        get throws {
+            guard let name = RequestToken.name else { throw RenderProblem(status: 401, title: "Unauthorized", detail: "no token") }
+            return name
+        }
+    }
+
+    // MARK: - Renders
+
+    func createRender(_ input: Operations.createRender.Input) async throws -> Operations.createRender.Output {
+        guard case .json(let request) = input.body else { return .badRequest(.init(body: .application_problem_plus_json(Self.problem(.badRequest("the body must be JSON"))))) }
+        do {
+            let spec = try Self.spec(of: request)
+            let (view, created, warnings) = try await service.submit(spec, token: try token, webhookURL: request.webhook?.url)
+            let render = try await self.render(view, warnings: warnings)
+            if created {
+                return .accepted(.init(headers: .init(Location: "/v1/renders/\(view.record.id)"), body: .json(render)))
+            }
+            return .ok(.init(body: .json(render)))
+        } catch let problem as RenderProblem {
+            let body = Self.problem(problem)
+            switch problem.status {
+            case 400: return .badRequest(.init(body: .application_problem_plus_json(body)))
+            case 413: return .contentTooLarge(.init(body: .application_problem_plus_json(body)))
+            case 422: return .unprocessableContent(.init(body: .application_problem_plus_json(body)))
+            case 429, 503: return .tooManyRequests(.init(headers: .init(Retry_hyphen_After: problem.retryAfter ?? 5), body: .application_problem_plus_json(body)))
+            default: throw problem
+            }
+        }
+    }
+
+    func getRender(_ input: Operations.getRender.Input) async throws -> Operations.getRender.Output {
+        do {
+            let view = try await service.view(id: input.path.id, token: try token)
+            return .ok(.init(body: .json(try await render(view))))
+        } catch let problem as RenderProblem where problem.status == 404 {
+            return .notFound(.init(body: .application_problem_plus_json(Self.problem(problem))))
+        }
+    }
+
+    func cancelRender(_ input: Operations.cancelRender.Input) async throws -> Operations.cancelRender.Output {
+        do {
+            let view = try await service.cancel(id: input.path.id, token: try token)
+            return .ok(.init(body: .json(try await render(view))))
+        } catch let problem as RenderProblem where problem.status == 404 {
+            return .notFound(.init(body: .application_problem_plus_json(Self.problem(problem))))
+        }
+    }
+
+    func getRenderEvents(_ input: Operations.getRenderEvents.Input) async throws -> Operations.getRenderEvents.Output {
+        let token = try self.token
+        let first: JobView
+        do { first = try await service.view(id: input.path.id, token: token) } catch {
+            guard error.status == 404 else { throw error }
+            return .notFound(.init(body: .application_problem_plus_json(Self.problem(error))))
+        }
+        let events = RenderEvents(first: first) { [service] in try await service.view(id: first.record.id, token: token) } describe: { view in
+            try await self.render(view)
+        }
+        return .ok(.init(body: .text_event_hyphen_stream(HTTPBody(events.stream(), length: .unknown, iterationBehavior: .single))))
+    }
+
+    func getRenderAudio(_ input: Operations.getRenderAudio.Input) async throws -> Operations.getRenderAudio.Output {
+        // Served by `AudioRoute` (the router never sends this operation here).
+        .undocumented(statusCode: 500, .init())
+    }
+
+    func headRenderAudio(_ input: Operations.headRenderAudio.Input) async throws -> Operations.headRenderAudio.Output {
+        .undocumented(statusCode: 500, .init())
+    }
+
+    func getRenderWaveform(_ input: Operations.getRenderWaveform.Input) async throws -> Operations.getRenderWaveform.Output {
+        let format = input.query.format ?? .json
+        do {
+            let folder = try await finishedFolder(input.path.id)
+            let path = folder + "/waveform.\(format.rawValue)"
+            switch format {
+            case .json: return .ok(.init(body: .json(try Self.object(fromFile: path))))
+            case .png: return .ok(.init(body: .png(HTTPBody(try Data(contentsOf: URL(fileURLWithPath: path))))))
+            case .svg: return .ok(.init(body: .image_svg_plus_xml(HTTPBody(try Data(contentsOf: URL(fileURLWithPath: path))))))
+            }
+        } catch let problem as RenderProblem {
+            return problem.status == 404 ? .notFound(.init(body: .application_problem_plus_json(Self.problem(problem))))
+                                         : .conflict(.init(body: .application_problem_plus_json(Self.problem(problem))))
+        }
+    }
+
+    func getRenderTimeline(_ input: Operations.getRenderTimeline.Input) async throws -> Operations.getRenderTimeline.Output {
+        do {
+            let folder = try await finishedFolder(input.path.id)
+            return .ok(.init(body: .json(try Self.object(fromFile: folder + "/timeline.json"))))
+        } catch let problem as RenderProblem {
+            return problem.status == 404 ? .notFound(.init(body: .application_problem_plus_json(Self.problem(problem))))
+                                         : .conflict(.init(body: .application_problem_plus_json(Self.problem(problem))))
+        }
+    }
+
+    func getRenderReport(_ input: Operations.getRenderReport.Input) async throws -> Operations.getRenderReport.Output {
+        do {
+            let folder = try await finishedFolder(input.path.id)
+            return .ok(.init(body: .json(try Self.object(fromFile: folder + "/report.json"))))
+        } catch let problem as RenderProblem {
+            return problem.status == 404 ? .notFound(.init(body: .application_problem_plus_json(Self.problem(problem))))
+                                         : .conflict(.init(body: .application_problem_plus_json(Self.problem(problem))))
+        }
+    }
+
+    /// The result folder of render `id` for this token: 404 when the token does not own it, 409 until it succeeded.
+    func finishedFolder(_ id: String) async throws -> String {
+        let view = try await service.view(id: id, token: try token)
+        guard view.state == .succeeded, let folder = results.folder(of: id) else {
+            throw RenderProblem.notReady("render '\(id)' is \(view.state.rawValue); its files exist once it has succeeded")
+        }
+        results.touch(id)
+        return folder
+    }
+
+    // MARK: - Sounds
+
+    func listSounds(_ input: Operations.listSounds.Input) async throws -> Operations.listSounds.Output {
+        _ = try token
+        return .ok(.init(body: .json(.init(sounds: service.sounds.list()))))
+    }
+
+    func getSound(_ input: Operations.getSound.Input) async throws -> Operations.getSound.Output {
+        _ = try token
+        let hash = input.path.sha256
+        guard SoundLibrary.isSHA256(hash) else {
+            return .badRequest(.init(body: .application_problem_plus_json(Self.problem(.badRequest("'\(hash)' is not a SHA-256 (64 lowercase hexadecimal digits)", jsonPath: "sha256")))))
+        }
+        guard let sound = try await SoundDescription.of(hash: hash, in: service.sounds) else {
+            return .notFound(.init(body: .application_problem_plus_json(Self.problem(.notFound("no sound sha256:\(hash) has been uploaded")))))
+        }
+        return .ok(.init(body: .json(sound)))
+    }
+
+    func uploadSound(_ input: Operations.uploadSound.Input) async throws -> Operations.uploadSound.Output {
+        _ = try token
+        let hash = input.path.sha256
+        guard SoundLibrary.isSHA256(hash) else {
+            return .badRequest(.init(body: .application_problem_plus_json(Self.problem(.badRequest("'\(hash)' is not a SHA-256 (64 lowercase hexadecimal digits)", jsonPath: "sha256")))))
+        }
+        guard case .binary(let body) = input.body else {
+            return .badRequest(.init(body: .application_problem_plus_json(Self.problem(.badRequest("the body must be the sound's bytes (application/octet-stream)")))))
+        }
+        do {
+            let created = try await service.sounds.upload(sha256: hash, body: body, maximumBytes: service.limits.maxUploadBytes)
+            guard let sound = try await SoundDescription.of(hash: hash, in: service.sounds) else {
+                throw RenderProblem.internalError("the sound was stored but cannot be read back")
+            }
+            return created ? .created(.init(body: .json(sound))) : .ok(.init(body: .json(sound)))
+        } catch let problem as RenderProblem {
+            let body = Self.problem(problem)
+            switch problem.status {
+            case 413: return .contentTooLarge(.init(body: .application_problem_plus_json(body)))
+            case 422: return .unprocessableContent(.init(body: .application_problem_plus_json(body)))
+            default: return .badRequest(.init(body: .application_problem_plus_json(body)))
+            }
+        }
+    }
+
+    // MARK: - Presets
+
+    func validatePreset(_ input: Operations.validatePreset.Input) async throws -> Operations.validatePreset.Output {
+        guard case .json(let request) = input.body else { return .badRequest(.init(body: .application_problem_plus_json(Self.problem(.badRequest("the body must be JSON"))))) }
+        _ = try token
+        do {
+            let spec = try Self.spec(of: request)
+            let planned = try await service.plan(spec)
+            return .ok(.init(body: .json(.init(valid: true, warnings: planned.warnings, durationSeconds: planned.render.durationSeconds,
+                                               sampleRate: planned.render.sampleRate, channels: planned.render.channelCount))))
+        } catch let problem as RenderProblem where problem.status == 422 {
+            return .ok(.init(body: .json(.init(valid: false, error: Self.problem(problem), warnings: []))))
+        } catch let problem as RenderProblem {
+            return .badRequest(.init(body: .application_problem_plus_json(Self.problem(problem))))
+        }
+    }
+
+    func getPresetSchema(_ input: Operations.getPresetSchema.Input) async throws -> Operations.getPresetSchema.Output {
+        .ok(.init(body: .application_schema_plus_json(try Self.object(fromText: PresetSchemaDocument.text))))
+    }
+
+    // MARK: - Operations
+
+    func getHealth(_ input: Operations.getHealth.Input) async throws -> Operations.getHealth.Output {
+        .ok(.init(body: .plainText("ok\n")))
+    }
+
+    func getReadiness(_ input: Operations.getReadiness.Input) async throws -> Operations.getReadiness.Output {
+        if let reason = await readiness.notReadyReason() { return .serviceUnavailable(.init(body: .plainText(HTTPBody(reason + "\n")))) }
+        return .ok(.init(body: .plainText("ready\n")))
+    }
+
+    func getMetrics(_ input: Operations.getMetrics.Input) async throws -> Operations.getMetrics.Output {
+        .ok(.init(body: .plainText(HTTPBody(await metrics.text()))))
+    }
+
+    func getOpenAPIDocument(_ input: Operations.getOpenAPIDocument.Input) async throws -> Operations.getOpenAPIDocument.Output {
+        .ok(.init(body: .yaml(HTTPBody(try page.bytes(of: "openapi.yaml")))))
+    }
+
+    func getPage(_ input: Operations.getPage.Input) async throws -> Operations.getPage.Output {
+        .ok(.init(body: .html(HTTPBody(try page.bytes(of: "index.html")))))
+    }
+
+    func getPageScript(_ input: Operations.getPageScript.Input) async throws -> Operations.getPageScript.Output {
+        .ok(.init(body: .text_javascript(HTTPBody(try page.bytes(of: "page.js")))))
+    }
+
+    func getPageStyle(_ input: Operations.getPageStyle.Input) async throws -> Operations.getPageStyle.Output {
+        .ok(.init(body: .text_css(HTTPBody(try page.bytes(of: "page.css")))))
+    }
+
+    // MARK: - Translation
+
+    /// The request as the service's `RenderSpec`: the preset as the engine's JSON value (by way of its JSON text),
+    /// the settings and overrides as `RenderOverrides`.
+    static func spec(of request: Components.Schemas.RenderRequest) throws -> RenderSpec {
+        let presetJSON: JSONValue
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            presetJSON = try JSONValue.parse([UInt8](try encoder.encode(request.preset)))
+        } catch {
+            throw RenderProblem.badRequest("the preset cannot be read as JSON: \(error)", jsonPath: "preset")
+        }
+        let format = request.format.flatMap { OutputFileFormat.named($0.rawValue) } ?? .m4a
+        var overrides = RenderOverrides()
+        overrides.sampleRate = request.settings?.sampleRate
+        overrides.quality = request.settings?.quality
+        overrides.bitrateKbps = request.settings?.bitrateKbps
+        overrides.durationSeconds = request.overrides?.durationSeconds
+        overrides.startSeconds = request.overrides?.startSeconds
+        overrides.endSeconds = request.overrides?.endSeconds
+        overrides.loudnessTarget = request.overrides?.loudness
+        overrides.truePeakDb = request.overrides?.truePeakDb
+        overrides.loopable = request.overrides?.loopable ?? false
+        if let name = request.name, name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw RenderProblem.unprocessable(jsonPath: "name", reason: "a name cannot hold control characters")
+        }
+        return RenderSpec(preset: presetJSON, name: request.name ?? "preset", format: format, overrides: overrides)
+    }
+
+    /// A job as the API's `Render`, with its result's chapters and warnings.
+    func render(_ view: JobView, warnings: [String]? = nil) async throws -> Components.Schemas.Render {
+        let record = view.record
+        var render = Components.Schemas.Render(
+            id: record.id, state: Components.Schemas.State(rawValue: view.state.rawValue) ?? .queued,
+            format: Components.Schemas.Format(rawValue: record.format) ?? .m4a, name: record.name, createdAt: record.createdAt,
+            startedAt: record.startedAt, finishedAt: view.state.isFinal ? (record.finishedAt ?? Date()) : nil,
+            durationSeconds: record.durationSeconds,
+            links: .init(_self: "/v1/renders/\(record.id)", events: "/v1/renders/\(record.id)/events",
+                         audio: "/v1/renders/\(record.id)/audio", waveform: "/v1/renders/\(record.id)/waveform",
+                         timeline: "/v1/renders/\(record.id)/timeline", report: "/v1/renders/\(record.id)/report"))
+        switch view.state {
+        case .rendering:
+            if let progress = record.progress {
+                render.progress = .init(fraction: progress.fraction, speed: progress.speed, secondsLeft: progress.secondsLeft)
+            } else {
+                render.progress = .init(fraction: 0)
+            }
+        case .queued:
+            render.progress = .init(fraction: 0)
+        case .succeeded:
+            render.progress = .init(fraction: 1, secondsLeft: 0)
+            if let text = record.result, let document = try? JSONDecoder().decode(StoredResult.self, from: Data(text.utf8)) {
+                render.result = .init(bytes: document.bytes, sha256: document.sha256, contentType: document.contentType,
+                                      integratedLoudness: document.integratedLoudness, truePeakDb: document.truePeakDb)
+                render.chapters = document.chapters.map { .init(name: $0.name, startSeconds: $0.startSeconds) }
+                render.warnings = document.warnings
+            }
+        case .failed:
+            if let text = record.problem, let problem = try? JSONDecoder().decode(Components.Schemas.Problem.self, from: Data(text.utf8)) {
+                render.error = problem
+            }
+        case .cancelled:
+            break
+        }
+        if let warnings { render.warnings = warnings }
+        return render
+    }
+
+    static func problem(_ problem: RenderProblem) -> Components.Schemas.Problem {
+        .init(_type: "about:blank", title: problem.title, status: problem.status, detail: problem.detail,
+              jsonPath: problem.jsonPath, reason: problem.reason)
+    }
+
+    static func object(fromFile path: String) throws -> OpenAPIObjectContainer {
+        try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    static func object(fromText text: String) throws -> OpenAPIObjectContainer {
+        try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(text.utf8))
+    }
+}
+
+/// `result.json` as the API reads it back (`ResultDocument` writes it).
+struct StoredResult: Decodable {
+    struct Chapter: Decodable {
+        var name: String
+        var startSeconds: Double
+    }
+
+    var file: String
+    var bytes: Int
+    var sha256: String
+    var contentType: String
+    var integratedLoudness: Double?
+    var truePeakDb: Double?
+    var chapters: [Chapter]
+    var warnings: [String]
+}

@@ -1,0 +1,74 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MixRender
+import NIOCore
+
+/// The token a request came with, by its name in the tokens file: set by `AccessMiddleware` for the handlers below it.
+enum RequestToken {
+    @TaskLocal static var name: String?
+}
+
+/// Bearer tokens: every call under `/v1` but the schema needs a token the tokens file knows (401 otherwise, with
+/// `WWW-Authenticate`); the handlers see its name (`RequestToken.name`). Tokens are never logged.
+struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
+    let tokens: TokenSource
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        guard path.hasPrefix("/v1/"), path != "/v1/schema" else { return try await next(request, context) }
+        guard let header = request.headers[.authorization] else {
+            return ProblemResponse.make(RenderProblem(status: 401, title: "Unauthorized",
+                                                      detail: "this call needs a token: Authorization: Bearer <token>"),
+                                        headers: [.wwwAuthenticate: "Bearer realm=\"mixrender\""])
+        }
+        guard let name = tokens.authenticate(authorization: header) else {
+            return ProblemResponse.make(RenderProblem(status: 401, title: "Unauthorized", detail: "the token is not one this server knows"),
+                                        headers: [.wwwAuthenticate: "Bearer realm=\"mixrender\", error=\"invalid_token\""])
+        }
+        return try await RequestToken.$name.withValue(name) { try await next(request, context) }
+    }
+}
+
+/// Request bodies: a JSON body larger than `--max-body` and an upload larger than `--max-upload` are refused with
+/// 413 before they are read (by their `Content-Length`) or as soon as they pass the limit (a chunked body).
+struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+    let jsonLimit: Int
+    let uploadLimit: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let isUpload = request.method == .put && request.uri.path.hasPrefix("/v1/sounds/")
+        let limit = isUpload ? uploadLimit : jsonLimit
+        let what = isUpload ? "a sound" : "a request body"
+        if let header = request.headers[.contentLength] {
+            guard let length = Int(header), length >= 0 else {
+                return ProblemResponse.make(.badRequest("Content-Length '\(header)' is not a length"))
+            }
+            if length > limit {
+                return ProblemResponse.make(.tooLarge("\(what) of \(length) bytes is larger than this server takes (\(limit) bytes)"))
+            }
+        }
+        guard !isUpload, request.method == .post || request.method == .put || request.method == .patch else {
+            return try await next(request, context)
+        }
+        var request = request
+        do {
+            let buffer = try await request.body.collect(upTo: limit)
+            request.body = RequestBody(buffer: buffer)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            return ProblemResponse.make(.tooLarge("\(what) is larger than this server takes (\(limit) bytes)"))
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Answers a problem (RFC 9457) as `application/problem+json`.
+enum ProblemResponse {
+    static func make(_ problem: RenderProblem, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/problem+json"
+        if let retry = problem.retryAfter { fields[.retryAfter] = String(retry) }
+        return Response(status: HTTPResponse.Status(code: problem.status), headers: fields,
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: problem.document.json(.compact))))
+    }
+}

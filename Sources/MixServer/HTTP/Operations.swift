@@ -1,0 +1,134 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MixRender
+import OpenAPIRuntime
+import Prometheus
+
+/// Whether the server takes renders (`/readyz`): not while it stops, nor when its database does not answer.
+final class Readiness: Sendable {
+    let store: any JobStore
+    private let stopping = Locked(false)
+
+    init(store: any JobStore) { self.store = store }
+
+    func stop() { stopping.withLock { $0 = true } }
+
+    func notReadyReason() async -> String? {
+        if stopping.withLock({ $0 }) { return "stopping" }
+        do { try await store.ping() } catch { return "the job store does not answer" }
+        return nil
+    }
+}
+
+/// `/metrics`: the Prometheus registry's text, with the queue's gauges read from the store when asked.
+struct MetricsEndpoint: Sendable {
+    let registry: PrometheusCollectorRegistry
+    let store: any JobStore
+    let queued: Gauge
+    let rendering: Gauge
+
+    init(registry: PrometheusCollectorRegistry, store: any JobStore) {
+        self.registry = registry
+        self.store = store
+        queued = registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "mixrender", metricName: "jobs_queued", helpText: "Renders waiting in the queue (all servers)."))
+        rendering = registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "mixrender", metricName: "jobs_rendering", helpText: "Renders being rendered (all servers)."))
+    }
+
+    func text() async -> String {
+        if let counts = try? await store.counts() {
+            queued.set(Double(counts.queued))
+            rendering.set(Double(counts.rendering))
+        }
+        return registry.emitToString()
+    }
+}
+
+/// The files the server serves as they are: the page (`index.html` and what it loads), this API's document
+/// (`openapi.yaml`) and the preset schema, from the target's resources, read once.
+struct PageFiles: Sendable {
+    private let files: [String: [UInt8]]
+
+    init() throws {
+        var files: [String: [UInt8]] = [:]
+        guard let folder = Bundle.module.resourceURL?.appendingPathComponent("Page") else {
+            throw RenderProblem.internalError("the server's page files are missing from its resources")
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
+            if let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) { files[name] = [UInt8](data) }
+        }
+        for required in ["index.html", "page.js", "page.css", "openapi.yaml", "preset.schema.json"] where files[required] == nil {
+            throw RenderProblem.internalError("the server's resources lack \(required)")
+        }
+        self.files = files
+    }
+
+    func bytes(of name: String) throws -> [UInt8] {
+        guard let bytes = files[name] else { throw RenderProblem.notFound("no file \(name)") }
+        return bytes
+    }
+}
+
+/// The preset schema (docs/preset.schema.json), as the server's resources hold it.
+enum PresetSchemaDocument {
+    static var text: String { (try? PageFiles().bytes(of: "preset.schema.json")).map { String(decoding: $0, as: UTF8.self) } ?? "{}" }
+}
+
+/// A stored sound as the API's `Sound`: its hash, size, name and what it is (probed).
+enum SoundDescription {
+    static func of(hash: String, in sounds: SoundLibrary) async throws -> Components.Schemas.Sound? {
+        guard let path = try? sounds.resolve("sha256:" + hash) else { return nil }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        var sound = Components.Schemas.Sound(sha256: hash, bytes: size, name: "sha256:" + hash)
+        if let info = try? await AudioAnalysis.info(ofFile: path) {
+            sound.format = info.formatName
+            sound.sampleRate = info.sampleRate
+            sound.channels = info.channelCount
+            sound.durationSeconds = Double(info.frameCount) / Double(max(1, info.sampleRate))
+        }
+        return sound
+    }
+}
+
+/// The generated handlers' own failures (a body that does not decode, a wrong `Accept`, a missing parameter) as
+/// problems with a 4xx status, rather than the 500 the runtime would answer.
+struct RequestErrorMiddleware: ServerMiddleware {
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+                   next: (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
+        async throws -> (HTTPResponse, HTTPBody?) {
+        do {
+            var (response, responseBody) = try await next(request, body, metadata)
+            // The runtime writes a header's string percent-encoded (`%2Fv1%2Frenders`); a Location is a URI reference.
+            if let location = response.headerFields[.location], let decoded = location.removingPercentEncoding {
+                response.headerFields[.location] = decoded
+            }
+            return (response, responseBody)
+        } catch let error as ServerError {
+            if let problem = error.underlyingError as? RenderProblem { return Self.response(problem) }
+            let reason = "\(error.underlyingError)".split(separator: "\n").first.map(String.init) ?? "malformed request"
+            if "\(error.underlyingError)".contains("Accept") || "\(error.underlyingError)".contains("content type") {
+                return Self.response(RenderProblem(status: 406, title: "Not acceptable", detail: String(reason.prefix(300))))
+            }
+            return Self.response(.badRequest("the request does not fit the API (openapi.yaml): \(reason.prefix(300))"))
+        }
+    }
+
+    static func response(_ problem: RenderProblem) -> (HTTPResponse, HTTPBody?) {
+        var fields = HTTPFields()
+        fields[.contentType] = "application/problem+json"
+        if let retry = problem.retryAfter { fields[.retryAfter] = String(retry) }
+        return (HTTPResponse(status: .init(code: problem.status), headerFields: fields), HTTPBody(problem.document.json(.compact)))
+    }
+}
+
+/// Registers the generated handlers on the router but for the operations served by hand (`AudioRoute`).
+struct SelectiveTransport<Context: RequestContext>: ServerTransport {
+    let router: Router<Context>
+    let servedElsewhere: Set<String>
+
+    func register(_ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
+                  method: HTTPRequest.Method, path: String) throws {
+        guard !servedElsewhere.contains("\(method.rawValue) \(path)") else { return }
+        router.register(handler, method: method, path: path)
+    }
+}

@@ -1,0 +1,284 @@
+import Foundation
+import Logging
+import Metrics
+import MixRender
+import ServiceLifecycle
+
+/// Renders the queued jobs: `--jobs` workers claim jobs from the store (any server's), render each into a
+/// partial result folder and move it into place whole, then finish the job (queuing its webhooks). A lease keeper
+/// renews this server's leases with their progress and stops renders no longer wanted; a webhook sender delivers
+/// what finished jobs queued.
+///
+/// On a graceful shutdown (SIGTERM) it stops claiming, stops its renders (nothing partial is left behind) and
+/// puts their jobs back in the queue, for this server when it starts again or for another one.
+final class JobRunner: Service, Sendable {
+    let service: RenderService
+    let results: ResultStore
+    let worker: String
+    let budgetBytes: Int64
+    let webhookSender: WebhookSender
+    let logger: Logger
+    /// How long a claimed job stays this server's without a renewal (a dead server's jobs are claimed again after it).
+    static let leaseSeconds: Double = 30
+    static let renewSeconds: Double = 5
+
+    private let running = Locked([String: Task<Void, Never>]())
+    private let stopping = Locked(false)
+    private let rendersCounter = Counter(label: "mixrender_renders_total")
+    private let failuresCounter = Counter(label: "mixrender_render_failures_total")
+    private let renderSeconds = Timer(label: "mixrender_render_seconds")
+
+    init(service: RenderService, results: ResultStore, worker: String, budgetBytes: Int64, webhookSender: WebhookSender,
+         logger: Logger) {
+        self.service = service
+        self.results = results
+        self.worker = worker
+        self.budgetBytes = budgetBytes
+        self.webhookSender = webhookSender
+        self.logger = logger
+    }
+
+    func run() async throws {
+        try? await service.store.requeue(worker: worker)   // a previous run of this server under the same name
+        results.sweepPartials()
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<max(1, service.limits.concurrentRenders) {
+                    group.addTask { await self.workLoop() }
+                }
+                group.addTask { await self.leaseLoop() }
+                group.addTask { await self.webhookLoop() }
+                await group.waitForAll()
+            }
+        } onGracefulShutdown: {
+            self.stop()
+        }
+        // Every render has stopped: the jobs they held go back to the queue.
+        do { try await service.store.requeue(worker: worker) } catch {
+            logger.error("could not put this server's jobs back in the queue", metadata: ["error": "\(error)"])
+        }
+        logger.info("job runner stopped")
+    }
+
+    /// Stops claiming and cancels every render here.
+    func stop() {
+        stopping.withLock { $0 = true }
+        for task in running.withLock({ Array($0.values) }) { task.cancel() }
+        service.wake.wakeAll()
+    }
+
+    var isStopping: Bool { stopping.withLock { $0 } }
+
+    // MARK: - Workers
+
+    private func workLoop() async {
+        while !isStopping {
+            let claimed: JobRecord?
+            do {
+                let now = Date()
+                claimed = try await service.store.claim(worker: worker, now: now, leaseUntil: now + Self.leaseSeconds)
+            } catch {
+                logger.error("could not claim a job", metadata: ["error": "\(error)"])
+                await service.wake.wait(seconds: 2)
+                continue
+            }
+            guard let job = claimed else {
+                await service.wake.wait(seconds: 1)
+                continue
+            }
+            await run(job)
+        }
+    }
+
+    /// Renders `job` in a task of its own (so the lease keeper can cancel it) and finishes it however it ended.
+    private func run(_ job: JobRecord) async {
+        let log = { var log = logger; log[metadataKey: "job"] = "\(job.id)"; return log }()
+        log.info("render started", metadata: ["attempt": "\(job.attempts)", "format": "\(job.format)"])
+        let started = Date()
+        let task = Task { [self] in
+            do {
+                let result = try await withTimeLimit(seconds: service.limits.jobSeconds) { [self] in
+                    try await render(job, logger: log)
+                }
+                await finish(job, .succeeded(result: result), logger: log)
+                rendersCounter.increment()
+                renderSeconds.recordSeconds(Date().timeIntervalSince(started))
+                log.info("render succeeded", metadata: ["seconds": "\(String(format: "%.2f", Date().timeIntervalSince(started)))"])
+            } catch is TimeLimitExceeded {
+                failuresCounter.increment()
+                let problem = RenderProblem(status: 500, title: "Render failed",
+                                            detail: "the render took longer than \(RenderService.words(seconds: service.limits.jobSeconds)), the most this server gives one")
+                await finish(job, .failed(problem: problem.document.json(.compact)), logger: log)
+                log.warning("render stopped at its time limit")
+            } catch is CancellationError {
+                if isStopping {
+                    log.info("render stopped: the server is stopping; the job goes back to the queue")
+                } else {
+                    await finish(job, .cancelled, logger: log)
+                    log.info("render cancelled")
+                }
+            } catch {
+                failuresCounter.increment()
+                let problem: RenderProblem
+                if let problemError = error as? RenderProblem { problem = problemError }
+                else if let engine = error as? EngineError { problem = RenderProblem(engine, nameOf: service.sounds.name(ofPath:)) }
+                else { problem = .internalError("\(error)") }
+                await finish(job, .failed(problem: problem.document.json(.compact)), logger: log)
+                log.error("render failed", metadata: ["error": "\(problem.detail)"])
+            }
+        }
+        running.withLock { $0[job.id] = task }
+        if isStopping { task.cancel() }
+        await task.value
+        running.withLock { _ = $0.removeValue(forKey: job.id) }
+        service.live.remove(job.id)
+    }
+
+    private func finish(_ job: JobRecord, _ outcome: JobOutcome, logger: Logger) async {
+        var finished = job
+        let now = Date()
+        finished.finishedAt = now
+        switch outcome {
+        case .succeeded(let result): finished.state = .succeeded; finished.result = result
+        case .failed(let problem): finished.state = .failed; finished.problem = problem
+        case .cancelled: finished.state = .cancelled
+        }
+        let payload = WebhookPayload.document(for: finished, at: now).json(.compact)
+        do {
+            let held = try await service.store.finish(id: job.id, worker: worker, outcome: outcome, webhookPayload: payload, now: now)
+            if !held { logger.warning("the job was no longer this server's when it finished; its result is kept, its state left to its holder") }
+        } catch {
+            logger.error("could not record the job's end; it will be rendered again", metadata: ["error": "\(error)"])
+        }
+        if case .succeeded = outcome {
+            results.enforceBudget(bytes: budgetBytes, keeping: Set(running.withLock { $0.keys }))
+        }
+    }
+
+    /// Renders `job` into a partial folder, moved into the result store whole; returns the `Result` JSON.
+    private func render(_ job: JobRecord, logger: Logger) async throws -> String {
+        if let stored = results.resultDocument(of: job.id) {
+            logger.info("the result was there already (rendered before a restart); kept")
+            return stored
+        }
+        let document: JSONValue
+        do { document = try JSONValue.parse(job.request) } catch {
+            throw RenderProblem.internalError("the stored request is not JSON: \(error)")
+        }
+        let spec: RenderSpec
+        do { spec = try RenderSpec(document: document) } catch {
+            throw RenderProblem.internalError("the stored request is wrong at \(error.jsonPath): \(error.reason)")
+        }
+        let planned = try await service.plan(spec)
+        guard planned.id == job.id else {
+            throw RenderProblem(status: 409, title: "Inputs changed",
+                                detail: "the preset's sounds or this server's mixrender changed since it was submitted (its key is now \(planned.id)); submit it again")
+        }
+        let partial = try results.makePartial()
+        var committed = false
+        defer { if !committed { results.discard(partial: partial) } }
+        let audio = partial + "/" + ResultStore.audioFileName(format: spec.format)
+        let (progress, reporter) = AsyncStream.makeStream(of: RenderProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let live = service.live, id = job.id
+        let watcher = Task {
+            for await value in progress {
+                let left = value.realtime > 0 ? Double(value.totalFrames - value.frames) / Double(value.sampleRate) / value.realtime : nil
+                live.update(id, JobProgress(fraction: value.fraction, speed: value.realtime, secondsLeft: left))
+            }
+        }
+        let report = try await planned.render.renderWithReport(toFile: audio, progress: reporter)
+        await watcher.value
+        try Task.checkCancellation()
+        try report.document.write(toFile: partial + "/report.json", atomically: false, encoding: .utf8)
+        try planned.render.timelineJSON.write(toFile: partial + "/timeline.json", atomically: false, encoding: .utf8)
+        for format in ["json", "png", "svg"] {
+            _ = try await AudioAnalysis.waveform(ofFile: audio, writingTo: partial + "/waveform.\(format)")
+        }
+        let result = ResultDocument(report: report, render: planned.render, format: spec.format,
+                                    fileName: ResultStore.audioFileName(format: spec.format), warnings: planned.warnings)
+        let text = result.value.json(.compact)
+        try text.write(toFile: partial + "/result.json", atomically: false, encoding: .utf8)
+        try results.commit(partial: partial, id: job.id)
+        committed = true
+        return text
+    }
+
+    // MARK: - Leases
+
+    /// Every few seconds (and at once when a cancel arrives here): renews this server's leases with their progress,
+    /// and cancels the renders the store says are no longer this server's to make.
+    private func leaseLoop() async {
+        var lastRenewal = Date.distantPast
+        while !isStopping {
+            try? await Task.sleep(for: .milliseconds(250))
+            let cancelledHere = service.wake.takeCancelled()
+            let ids = running.withLock { Array($0.keys) }
+            for id in ids where cancelledHere.contains(id) { await stopIfUnwanted(id) }
+            guard Date().timeIntervalSince(lastRenewal) >= Self.renewSeconds else { continue }
+            lastRenewal = Date()
+            guard !ids.isEmpty else { continue }
+            var progress: [String: JobProgress] = [:]
+            for id in ids { progress[id] = service.live.progress(of: id) ?? JobProgress(fraction: 0) }
+            do {
+                let lost = try await service.store.renew(worker: worker, progress: progress, leaseUntil: Date() + Self.leaseSeconds)
+                for id in lost { cancelRender(id, reason: "no longer this server's to render (cancelled, or its lease ran out)") }
+            } catch {
+                logger.error("could not renew this server's leases", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// A cancel arrived here for `id`: asks the store whether anyone still wants it (a renewal answers that).
+    private func stopIfUnwanted(_ id: String) async {
+        guard let progress = running.withLock({ $0[id] != nil }) ? service.live.progress(of: id) ?? JobProgress(fraction: 0) : nil else { return }
+        if let lost = try? await service.store.renew(worker: worker, progress: [id: progress], leaseUntil: Date() + Self.leaseSeconds),
+           lost.contains(id) {
+            cancelRender(id, reason: "cancelled")
+        }
+    }
+
+    private func cancelRender(_ id: String, reason: String) {
+        guard let task = running.withLock({ $0[id] }) else { return }
+        logger.info("render stopping", metadata: ["job": "\(id)", "reason": "\(reason)"])
+        task.cancel()
+    }
+
+    // MARK: - Webhooks
+
+    private func webhookLoop() async {
+        while !isStopping {
+            try? await Task.sleep(for: .milliseconds(500))
+            let due: [WebhookDelivery]
+            do {
+                let now = Date()
+                due = try await service.store.dueDeliveries(now: now, leaseUntil: now + 60, limit: 16)
+            } catch {
+                logger.error("could not read the webhook deliveries", metadata: ["error": "\(error)"])
+                continue
+            }
+            for delivery in due { await deliver(delivery) }
+        }
+    }
+
+    private func deliver(_ delivery: WebhookDelivery) async {
+        let outcome = await webhookSender.send(delivery)
+        let now = Date()
+        var retryAt: Date? = nil
+        let delivered: Bool
+        switch outcome {
+        case .delivered:
+            delivered = true
+        case .retry(let reason, let retryAfter):
+            delivered = false
+            retryAt = RetrySchedule.standard.nextAttempt(afterFailedAttempts: delivery.attempts + 1, retryAfter: retryAfter, now: now)
+            logger.warning("webhook not delivered", metadata: ["job": "\(delivery.jobID)", "webhook": "\(delivery.id)", "reason": "\(reason)",
+                                                             "retry": "\(retryAt.map { "\($0)" } ?? "given up")"])
+        case .giveUp(let reason):
+            delivered = false
+            logger.warning("webhook refused; given up", metadata: ["job": "\(delivery.jobID)", "webhook": "\(delivery.id)", "reason": "\(reason)"])
+        }
+        do { try await service.store.recordDelivery(id: delivery.id, delivered: delivered, retryAt: retryAt, now: now) } catch {
+            logger.error("could not record a webhook delivery", metadata: ["webhook": "\(delivery.id)", "error": "\(error)"])
+        }
+    }
+}

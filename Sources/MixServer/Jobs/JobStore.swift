@@ -1,0 +1,176 @@
+import Foundation
+
+/// Where the render service keeps its jobs: SQLite in the server's state folder (one server), or PostgreSQL
+/// (several servers sharing one database and one result folder). A job's id is its render's cache key, so the
+/// same request from any token, on any server, is one job that renders once.
+///
+/// Every accepted job is durable when `submit` returns: a restart, or a `kill -9`, loses none. A job is rendered
+/// by the worker that holds its lease; a worker renews its leases while it renders, and a job whose lease has
+/// run out (its server died) is claimed again by any worker.
+///
+/// Ownership: each token that submitted a job owns it (`JobOwner`); a token sees only the jobs it owns (another
+/// token's id is `nil`, which the API answers 404). A cancel is an owner's: it withdraws that owner, and the job
+/// itself is cancelled when no owner still wants it.
+protocol JobStore: Sendable {
+    /// Creates the tables if they are not there (idempotent, safe from several servers at once).
+    func migrate() async throws
+
+    /// Submits `job` for `owner`: creates it (queued), or, when a job with its id exists, adds `owner` to it. A job
+    /// that was cancelled or failed is queued again (its attempts reset); one that succeeded stays succeeded.
+    /// `limits` are checked only when the owner does not own the job already (the same request twice is never
+    /// refused): the owner's unfinished jobs and the queue's length.
+    func submit(_ job: NewJob, owner: JobOwner, limits: SubmitLimits, now: Date) async throws -> SubmitOutcome
+
+    /// The job `id` as `owner` sees it, or nil when `owner` does not own it.
+    func job(id: String, owner: String) async throws -> JobView?
+
+    /// The job `id`, whoever owns it (the workers' view), or nil.
+    func job(id: String) async throws -> JobRecord?
+
+    /// Withdraws `owner` from job `id`: its view becomes cancelled (if the job has not finished). When no owner
+    /// wants the job any more, a queued job is cancelled at once and a rendering one is marked cancelled (its worker
+    /// sees that when it renews its lease, stops, and calls `finish` with `.cancelled`). nil when `owner` does not own it.
+    func cancel(id: String, owner: String, now: Date) async throws -> JobView?
+
+    /// Claims the oldest queued job, or a rendering job whose lease ran out before `now`, for `worker` until
+    /// `leaseUntil`: it becomes `rendering`, `startedAt` is set, `attempts` goes up by one. Two workers (on two
+    /// servers) never claim the same job (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one writer).
+    func claim(worker: String, now: Date, leaseUntil: Date) async throws -> JobRecord?
+
+    /// Extends `worker`'s leases on `ids` to `leaseUntil` and records their progress; returns the ids among them that
+    /// are no longer `worker`'s to render (cancelled, or claimed by another worker after the lease ran out): their
+    /// renders must stop.
+    func renew(worker: String, progress: [String: JobProgress], leaseUntil: Date) async throws -> Set<String>
+
+    /// Ends job `id` as `outcome` (only if `worker` still holds it; returns false otherwise, and changes nothing), and
+    /// queues a delivery of `webhookPayload` (a JSON document) for each owner that gave a webhook and still wants the
+    /// job, in the same transaction, each with a new message id (`msg_` and 32 random hex digits).
+    func finish(id: String, worker: String, outcome: JobOutcome, webhookPayload: String, now: Date) async throws -> Bool
+
+    /// Puts `worker`'s rendering jobs back in the queue (a server stopping, or starting again under the same
+    /// worker name): their leases end, their progress is cleared.
+    func requeue(worker: String) async throws
+
+    /// Webhook deliveries due at `now` (not delivered, not given up, next attempt not in the future), oldest
+    /// first, at most `limit`, each claimed until `leaseUntil` so that another server does not send it at once.
+    func dueDeliveries(now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookDelivery]
+
+    /// Records an attempt of delivery `id`: delivered, or to be tried again at `retryAt`, or given up (`retryAt` nil).
+    func recordDelivery(id: String, delivered: Bool, retryAt: Date?, now: Date) async throws
+
+    /// How many jobs are queued and rendering (the metrics, `Retry-After`).
+    func counts() async throws -> JobCounts
+
+    /// A round trip to the database (`/readyz`).
+    func ping() async throws
+
+    /// Closes connections (the server stopping).
+    func close() async throws
+}
+
+/// A job as submitted: what identifies it and what a worker needs to render it.
+struct NewJob: Sendable, Equatable {
+    /// The render's file cache key (64 hex digits).
+    var id: String
+    /// The output format's extension (`m4a`, `flac`, ...).
+    var format: String
+    /// What errors and the report call the preset.
+    var name: String
+    /// The render request as JSON (preset, format, settings, overrides; sounds already resolved to the names the
+    /// server knows): everything a worker on any server needs to render it again.
+    var request: String
+    /// The render's length in seconds (known at submission: the preset was planned).
+    var durationSeconds: Double
+}
+
+/// An owner of a job: a token (its id, not the token), and the webhook it asked for.
+struct JobOwner: Sendable, Equatable {
+    var token: String
+    var webhookURL: String?
+}
+
+/// What `submit` checks before adding an owner to a job it does not own yet.
+struct SubmitLimits: Sendable, Equatable {
+    /// The most unfinished (queued or rendering) jobs one token may own.
+    var jobsPerToken: Int
+    /// The most queued jobs in all.
+    var queueLength: Int
+}
+
+enum SubmitOutcome: Sendable, Equatable {
+    /// A new job (queued), or a finished job that was cancelled or failed and is queued again.
+    case queued(JobView)
+    /// The job existed and is wanted still: queued, rendering or succeeded (`view.state` says which).
+    case existing(JobView)
+    /// The owner has `limit` unfinished jobs already.
+    case tooManyForToken(limit: Int)
+    /// The queue holds `limit` jobs already.
+    case queueFull(limit: Int)
+}
+
+enum JobState: String, Sendable, Equatable, CaseIterable {
+    case queued, rendering, succeeded, failed, cancelled
+
+    var isFinal: Bool { self == .succeeded || self == .failed || self == .cancelled }
+}
+
+/// Progress of a render, as the worker last recorded it.
+struct JobProgress: Sendable, Equatable {
+    var fraction: Double
+    /// Seconds of audio per second of rendering.
+    var speed: Double?
+    var secondsLeft: Double?
+}
+
+/// How a job ended. `problem` and `result` are JSON documents the service writes and reads (the API's `Problem`
+/// and `Result`); the store keeps them as text.
+enum JobOutcome: Sendable, Equatable {
+    case succeeded(result: String)
+    case failed(problem: String)
+    case cancelled
+}
+
+/// A job in the store, whoever owns it.
+struct JobRecord: Sendable, Equatable {
+    var id: String
+    var state: JobState
+    var format: String
+    var name: String
+    var request: String
+    var durationSeconds: Double
+    var createdAt: Date
+    var startedAt: Date?
+    var finishedAt: Date?
+    var attempts: Int
+    var progress: JobProgress?
+    /// The `Problem` JSON of a failed job.
+    var problem: String?
+    /// The `Result` JSON of a succeeded job.
+    var result: String?
+    /// The worker holding the lease, while rendering.
+    var worker: String?
+    var leaseUntil: Date?
+}
+
+/// A job as one owner sees it: the record, with the state that owner sees (cancelled once it withdrew from an
+/// unfinished job, whatever the job does for its other owners).
+struct JobView: Sendable, Equatable {
+    var record: JobRecord
+    var state: JobState
+}
+
+/// One webhook call to make: `id` is the Standard Webhooks message id (`webhook-id`), the same for every attempt,
+/// so the receiver can drop a repeat; `payload` is the JSON body, fixed when the job finished.
+struct WebhookDelivery: Sendable, Equatable {
+    var id: String
+    var jobID: String
+    var url: String
+    var payload: String
+    var attempts: Int
+    var createdAt: Date
+}
+
+struct JobCounts: Sendable, Equatable {
+    var queued: Int
+    var rendering: Int
+}

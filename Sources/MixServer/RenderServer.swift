@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+import MixRender
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import Prometheus
+import ServiceLifecycle
+
+/// `mixrender serve`: puts the render service together and runs it until SIGTERM or SIGINT (docs/serve.md).
+///
+/// The state folder holds the SQLite jobs (unless a PostgreSQL URL is given), the uploaded sounds, the results, the
+/// tokens and the webhook secret; the first start makes the tokens file with one token and prints it. The pieces
+/// run as services of one `ServiceGroup`: on a graceful shutdown the HTTP server stops taking requests first, then
+/// the runner stops its renders and puts their jobs back in the queue, then the store closes.
+public enum RenderServer {
+    /// Runs the server; `announce` gets the lines a person starting it should see (the token made, the address).
+    public static func run(_ configuration: ServerConfiguration, announce: @escaping @Sendable (String) -> Void) async throws {
+        ProcessSystems.bootstrap()
+        let logger = Logger(label: "mixrender.serve")
+        try StateFolder.prepare(configuration)
+        let tokens = try TokenSource.open(configuration, announce: announce)
+        let signer = try WebhookSecret.signer(configuration)
+        let registry = ProcessSystems.registry
+
+        let store: any JobStore
+        if let url = configuration.databaseURL {
+            store = try PostgresJobStore(url: url, logger: logger)
+        } else {
+            store = try SQLiteJobStore(folder: URL(fileURLWithPath: configuration.stateFolder))
+        }
+        try await store.migrate()
+        let sounds = try SoundLibrary(uploadsFolder: configuration.soundsPath,
+                                      folders: configuration.soundFolders.map { "\($0.key)=\($0.value)" }.sorted())
+        let results = try ResultStore(folder: configuration.resultsPath)
+        let webhooks = try WebhookURLPolicy(allowing: configuration.webhookHosts)
+        // Decoded sources shared by every render here, as a batch shares them; the budget bounds what stays held.
+        let material = PreparedMaterial(budgetBytes: 512 << 20)
+        let service = RenderService(store: store, sounds: sounds, limits: configuration.limits, material: material,
+                                    live: LiveProgress(), wake: JobSignal(), webhooks: webhooks, logger: logger)
+        let runner = JobRunner(service: service, results: results, worker: configuration.worker,
+                               budgetBytes: configuration.storeBudgetBytes, webhookSender: WebhookSender(signer: signer),
+                               logger: logger)
+        let readiness = Readiness(store: store)
+        let page = try PageFiles()
+
+        let router = Router()
+        router.add(middleware: LogRequestsMiddleware(.info))
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: BodyLimitMiddleware(jsonLimit: configuration.limits.maxBodyBytes,
+                                                   uploadLimit: configuration.limits.maxUploadBytes))
+        router.add(middleware: AccessMiddleware(tokens: tokens))
+        AudioRoute(service: service, results: results).register(on: router)
+        let handlers = APIHandlers(service: service, results: results, readiness: readiness,
+                                   metrics: MetricsEndpoint(registry: registry, store: store), page: page)
+        try handlers.registerHandlers(on: SelectiveTransport(router: router, servedElsewhere: ["GET /v1/renders/{id}/audio",
+                                                                                                  "HEAD /v1/renders/{id}/audio"]),
+                                      middlewares: [RequestErrorMiddleware()])
+
+        let host = configuration.host
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mixrender"),
+            onServerRunning: { channel in
+                announce("listening on http://\(host):\(channel.localAddress?.port ?? configuration.port)")
+            },
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: StoreCloser(store: store)), .init(service: runner),
+                       .init(service: ReadinessGuard(readiness: readiness)), .init(service: app)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+
+    /// Adds a token named `name` to the server's tokens file (made if absent) and returns it, to be given once.
+    public static func addToken(named name: String, configuration: ServerConfiguration) throws -> String {
+        if configuration.tokensFile == nil { try StateFolder.prepare(configuration) }
+        do {
+            return try TokenFile.appending(name: name, to: configuration.tokensPath).token
+        } catch {
+            throw RenderProblem.badRequest("\(error)")
+        }
+    }
+}
+
+/// Closes the job store when every other service has stopped (it is first in the group, so it stops last).
+struct StoreCloser: Service {
+    let store: any JobStore
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await store.close()
+    }
+}
+
+/// Marks the server not ready as soon as a graceful shutdown starts (so a load balancer stops sending to it).
+struct ReadinessGuard: Service {
+    let readiness: Readiness
+    func run() async throws {
+        try? await gracefulShutdown()
+        readiness.stop()
+    }
+}
+
+/// What a process sets up once, whatever runs in it: logs to standard error (key=value metadata, the job id among
+/// them), metrics into one Prometheus registry that `/metrics` emits.
+enum ProcessSystems {
+    static let registry = PrometheusCollectorRegistry()
+    private static let done = Locked(false)
+
+    static func bootstrap() {
+        let first = done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import Logging
+import MixRender
+
+/// What the API asks of the server, in its own words: plan a requested render (its id is its cache key), submit
+/// it for a token, show it as that token sees it, cancel it. The HTTP handlers (`APIHandlers`) only translate.
+///
+/// Planning runs the library's analysis (`PresetRender.prepare`) with the server's sounds (`SoundLibrary`) as the
+/// only files a preset may name, and shares prepared material with the renders (`material`), so a request
+/// submitted twice, or rendered after it was planned, says and decodes nothing again.
+final class RenderService: Sendable {
+    let store: any JobStore
+    let sounds: SoundLibrary
+    let limits: ServiceLimits
+    let material: PreparedMaterial
+    let live: LiveProgress
+    let wake: JobSignal
+    let webhooks: WebhookURLPolicy
+    let logger: Logger
+
+    init(store: any JobStore, sounds: SoundLibrary, limits: ServiceLimits, material: PreparedMaterial, live: LiveProgress,
+         wake: JobSignal, webhooks: WebhookURLPolicy, logger: Logger) {
+        self.store = store
+        self.sounds = sounds
+        self.limits = limits
+        self.material = material
+        self.live = live
+        self.wake = wake
+        self.webhooks = webhooks
+        self.logger = logger
+    }
+
+    /// A render planned: its id (the file cache key), the library's prepared render, what it warned.
+    struct Planned: Sendable {
+        var id: String
+        var render: PresetRender
+        var spec: RenderSpec
+        var warnings: [String]
+    }
+
+    /// Plans `spec` as a render would (its JSON, values, sounds, speech and length checked), within the
+    /// server's limits, and finds its id. Every fault is a `RenderProblem` naming where in the request.
+    func plan(_ spec: RenderSpec) async throws(RenderProblem) -> Planned {
+        if case .array(let tracks)? = spec.preset["tracks"], tracks.count > limits.maxTracks {
+            throw .unprocessable(jsonPath: "preset.tracks",
+                                 reason: "has \(tracks.count) tracks; this server renders at most \(limits.maxTracks)")
+        }
+        let render: PresetRender
+        do {
+            render = try await withTimeLimit(seconds: limits.prepareSeconds) { [sounds, material] in
+                try await PresetRender.prepare(preset: spec.preset, name: spec.name, overrides: spec.overrides,
+                                               sources: sounds.resolver, material: material)
+            }
+        } catch let error as EngineError {
+            throw RenderProblem(error, nameOf: sounds.name(ofPath:))
+        } catch is TimeLimitExceeded {
+            throw .unprocessable(jsonPath: "preset", reason: "took longer than \(Int(limits.prepareSeconds)) s to prepare (its speech and sounds); this server gives a preset at most that")
+        } catch {
+            throw .internalError("planning failed: \(error)")
+        }
+        if render.durationSeconds > limits.maxDurationSeconds {
+            let path = spec.overrides.durationSeconds != nil ? "overrides.durationSeconds" : "preset.duration"
+            throw .unprocessable(jsonPath: path, reason: "renders \(Self.words(seconds: render.durationSeconds)); this server renders at most \(Self.words(seconds: limits.maxDurationSeconds))")
+        }
+        if render.renderJob.preset.tracks.count > limits.maxTracks {
+            throw .unprocessable(jsonPath: "preset.bed", reason: "brings the preset to \(render.renderJob.preset.tracks.count) tracks; this server renders at most \(limits.maxTracks)")
+        }
+        var warnings = render.warnings
+        do {
+            warnings += try render.check(outputFile: "render.\(spec.format.fileExtension)")
+            let id = try render.fileCacheKey(format: spec.format)
+            return Planned(id: id, render: render, spec: spec, warnings: warnings.map { RenderProblem.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
+        } catch let error as EngineError {
+            throw RenderProblem(error, nameOf: sounds.name(ofPath:))
+        } catch {
+            throw .internalError("planning failed: \(error)")
+        }
+    }
+
+    /// Submits `spec` for `token`, with the webhook it asked for: the job is stored before this returns.
+    func submit(_ spec: RenderSpec, token: String, webhookURL: String?) async throws(RenderProblem) -> (view: JobView, created: Bool, warnings: [String]) {
+        if let webhookURL, let reason = webhooks.refusal(of: webhookURL) {
+            throw .unprocessable(jsonPath: "webhook.url", reason: reason)
+        }
+        let planned = try await plan(spec)
+        let job = NewJob(id: planned.id, format: spec.format.fileExtension, name: spec.name,
+                         request: spec.document.json(.compact), durationSeconds: planned.render.durationSeconds)
+        let outcome: SubmitOutcome
+        do {
+            outcome = try await store.submit(job, owner: JobOwner(token: token, webhookURL: webhookURL),
+                                             limits: SubmitLimits(jobsPerToken: limits.jobsPerToken, queueLength: limits.queueLength),
+                                             now: Date())
+        } catch {
+            logger.error("the job store failed", metadata: ["job": "\(planned.id)", "error": "\(error)"])
+            throw RenderProblem(status: 503, title: "Unavailable", detail: "the job store did not answer; try again", retryAfter: 5)
+        }
+        switch outcome {
+        case .queued(let view):
+            wake.signal()
+            logger.info("render queued", metadata: ["job": "\(planned.id)", "token": "\(token)", "format": "\(job.format)"])
+            return (view, true, planned.warnings)
+        case .existing(let view):
+            return (view, false, planned.warnings)
+        case .tooManyForToken(let limit):
+            throw .tooMany("this token has \(limit) renders queued or rendering, the most it may have; wait for one to finish",
+                           retryAfter: await retryAfter())
+        case .queueFull(let limit):
+            throw .tooMany("the queue holds \(limit) renders, the most it takes; try again later", retryAfter: await retryAfter())
+        }
+    }
+
+    /// Seconds until a slot is likely free: the queue's length over the renders running at once, a few seconds each.
+    private func retryAfter() async -> Int {
+        let counts = (try? await store.counts()) ?? JobCounts(queued: 0, rendering: 0)
+        return max(1, min(300, 2 * (counts.queued / max(1, limits.concurrentRenders) + 1)))
+    }
+
+    /// The job `id` as `token` sees it, with this server's live progress when it renders here.
+    func view(id: String, token: String) async throws(RenderProblem) -> JobView {
+        guard Self.isRenderID(id) else { throw .notFound("no render '\(id)'") }
+        let found: JobView?
+        do { found = try await store.job(id: id, owner: token) } catch {
+            throw RenderProblem(status: 503, title: "Unavailable", detail: "the job store did not answer; try again", retryAfter: 5)
+        }
+        guard var view = found else { throw .notFound("no render '\(id)' for this token") }
+        if view.state == .rendering, let progress = live.progress(of: id) { view.record.progress = progress }
+        return view
+    }
+
+    /// Withdraws `token` from job `id` (`JobStore.cancel`), and stops its render here at once when no owner wants it.
+    func cancel(id: String, token: String) async throws(RenderProblem) -> JobView {
+        guard Self.isRenderID(id) else { throw .notFound("no render '\(id)'") }
+        let found: JobView?
+        do { found = try await store.cancel(id: id, owner: token, now: Date()) } catch {
+            throw RenderProblem(status: 503, title: "Unavailable", detail: "the job store did not answer; try again", retryAfter: 5)
+        }
+        guard let view = found else { throw .notFound("no render '\(id)' for this token") }
+        if view.record.state == .cancelled || view.record.state == .rendering { wake.cancelled(id) }
+        logger.info("render cancelled by a token", metadata: ["job": "\(id)", "token": "\(token)"])
+        return view
+    }
+
+    /// Whether `id` has the shape of a render id: 64 lowercase hexadecimal digits.
+    static func isRenderID(_ id: String) -> Bool {
+        id.utf8.count == 64 && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    static func words(seconds: Double) -> String {
+        if seconds >= 3600 { return String(format: "%.4gh", seconds / 3600) }
+        if seconds >= 60 { return String(format: "%.4gmin", seconds / 60) }
+        return String(format: "%.4gs", seconds)
+    }
+}
+
+/// The server's limits on what a request may ask (docs/serve.md lists each, its option and default).
+public struct ServiceLimits: Sendable, Equatable {
+    public init() {}
+    /// The largest JSON request body, in bytes.
+    public var maxBodyBytes = 1 << 20
+    /// The largest sound upload, in bytes.
+    public var maxUploadBytes = 256 << 20
+    public var maxTracks = 64
+    public var maxDurationSeconds: Double = 12 * 3600
+    public var jobsPerToken = 20
+    public var queueLength = 1000
+    /// The longest a render may take (wall clock) before it fails.
+    public var jobSeconds: Double = 2 * 3600
+    /// The longest planning a request may take (its speech said, its sounds probed).
+    public var prepareSeconds: Double = 120
+    /// Renders at once on this server (`--jobs`).
+    public var concurrentRenders = 2
+}
+
+/// A time limit ran out (`withTimeLimit`).
+struct TimeLimitExceeded: Error {}
+
+/// `body`, cancelled with `TimeLimitExceeded` thrown when it takes longer than `seconds`.
+func withTimeLimit<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+            throw TimeLimitExceeded()
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw CancellationError() }
+        return first
+    }
+}

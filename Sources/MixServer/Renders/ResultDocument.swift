@@ -1,0 +1,70 @@
+import Foundation
+import MixRender
+
+/// What a finished render made, as the API's `Result` gives it and the store keeps it (`result.json` beside the
+/// audio): the file's name, size, SHA-256 and content type, its loudness, its chapters, what planning warned.
+struct ResultDocument: Sendable {
+    var value: JSONValue
+
+    init(report: RenderReport, render: PresetRender, format: OutputFileFormat, fileName: String, warnings: [String]) {
+        let loudness = report.result.summary.loudness
+        let chapters: [JSONValue] = render.renderJob.chapters.map { mark in
+            .object(JSONObject([.init("name", .string(mark.name)),
+                                .init("startSeconds", .number((Double(mark.frame) / Double(mark.sampleRate) * 1000).rounded() / 1000))]))
+        }
+        value = .object(JSONObject([
+            .init("file", .string(fileName)),
+            .init("bytes", .number(Double(report.result.outputBytes ?? 0))),
+            .init("sha256", .string(report.outputSHA256)),
+            .init("contentType", .string(Self.contentType(of: format))),
+            .init("integratedLoudness", loudness.integrated.isFinite ? .number((loudness.integrated * 100).rounded() / 100) : .null),
+            .init("truePeakDb", loudness.truePeak.isFinite ? .number((loudness.truePeak * 100).rounded() / 100) : .null),
+            .init("chapters", .array(chapters)),
+            .init("warnings", .array(warnings.map { .string($0) })),
+        ]))
+    }
+
+    init(value: JSONValue) { self.value = value }
+
+    /// The MIME type of a file in `format` (what `GET .../audio` answers as `Content-Type`).
+    static func contentType(of format: OutputFileFormat) -> String {
+        switch format {
+        case .m4a: return "audio/mp4"
+        case .oggVorbis: return "audio/ogg"
+        case .opus: return "audio/ogg; codecs=opus"
+        case .mp3: return "audio/mpeg"
+        case .flac: return "audio/flac"
+        case .wav: return "audio/wav"
+        case .caf: return "audio/x-caf"
+        case .aiff: return "audio/aiff"
+        }
+    }
+}
+
+/// The body of a webhook call (Standard Webhooks' shape: `type`, `timestamp`, `data`): the render's id, its
+/// final state, and its error or result, as `GET /v1/renders/{id}` gives them.
+enum WebhookPayload {
+    static func document(for job: JobRecord, at time: Date) -> JSONValue {
+        var data: [JSONValue.Member] = [.init("id", .string(job.id)), .init("state", .string(job.state.rawValue)),
+                                        .init("format", .string(job.format)), .init("name", .string(job.name))]
+        if let problem = job.problem, let value = try? JSONValue.parse(problem) { data.append(.init("error", value)) }
+        if let result = job.result, let value = try? JSONValue.parse(result) { data.append(.init("result", value)) }
+        data.append(.init("links", .object(JSONObject(RenderLinks(id: job.id).members))))
+        return .object(JSONObject([
+            .init("type", .string("render.\(job.state.rawValue)")),
+            .init("timestamp", .string(ISO8601DateFormatter().string(from: time))),
+            .init("data", .object(JSONObject(data))),
+        ]))
+    }
+}
+
+/// Where a render's parts are, relative to the server's root.
+struct RenderLinks: Sendable {
+    var id: String
+    var base: String { "/v1/renders/\(id)" }
+    var members: [JSONValue.Member] {
+        [.init("self", .string(base)), .init("events", .string(base + "/events")), .init("audio", .string(base + "/audio")),
+         .init("waveform", .string(base + "/waveform")), .init("timeline", .string(base + "/timeline")),
+         .init("report", .string(base + "/report"))]
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// How `mixrender serve` runs (docs/serve.md lists every option, its default and what a client sees at a limit).
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// The state folder: the SQLite database, uploaded sounds, results, the tokens and the webhook secret.
+    public var stateFolder = "mixrender-state"
+    /// The hashed bearer tokens (`NAME sha256:<hex>` lines); nil: `<state>/tokens`, made with one token when absent.
+    public var tokensFile: String? = nil
+    /// A PostgreSQL URL: jobs in a database several servers share; nil: SQLite in the state folder.
+    public var databaseURL: String? = nil
+    /// Where results are kept; nil: `<state>/results` (servers over one database share one folder).
+    public var resultsFolder: String? = nil
+    /// The operator's sound folders, by the name presets use (`library` for `library/rain.ogg`).
+    public var soundFolders: [String: String] = [:]
+    /// Results are kept up to this many bytes, least recently used out first.
+    public var storeBudgetBytes: Int64 = 10 << 30
+    /// Hosts (`host` or `host:port`) webhooks may call; none: webhooks are refused.
+    public var webhookHosts: [String] = []
+    /// This server's name in the job store's leases (unique per server over one database); nil: host name and port.
+    public var workerName: String? = nil
+    public var limits = ServiceLimits()
+
+    public init() {}
+
+    var tokensPath: String { tokensFile ?? stateFolder + "/tokens" }
+    var resultsPath: String { resultsFolder ?? stateFolder + "/results" }
+    var soundsPath: String { stateFolder + "/sounds" }
+    var databasePath: String { stateFolder + "/jobs.sqlite" }
+    var webhookSecretPath: String { stateFolder + "/webhook-secret" }
+    var worker: String {
+        workerName ?? (databaseURL == nil ? "local" : "\(ProcessInfo.processInfo.hostName):\(port)")
+    }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import MixRender
+import MixServer
+
+/// `mixrender serve`: the render service an app's back end calls (docs/serve.md).
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the render service: an HTTP API to submit renders, follow them and download the results (docs/serve.md).",
+        discussion: """
+            With no options it keeps its state (jobs in SQLite, uploaded sounds, results, tokens) in ./mixrender-state,
+            listens on 127.0.0.1:8080, and prints a token the first time. The page at http://127.0.0.1:8080/ renders
+            a preset in the browser. SIGTERM or Ctrl-C stops taking requests and puts running renders back in the queue.
+            """)
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0: any free port, printed).")
+    var port = 8080
+
+    @Option(help: "The state folder: jobs (SQLite), uploaded sounds, results, tokens, the webhook secret.")
+    var state = "mixrender-state"
+
+    @Option(help: "Renders at once (default: the number of cores).")
+    var jobs: Int?
+
+    @Option(help: "The file of hashed bearer tokens (default: STATE/tokens, made with one token when absent).")
+    var tokens: String?
+
+    @Option(help: "A PostgreSQL URL (postgres://user:password@host:port/database): jobs in a database several servers share.")
+    var database: String?
+
+    @Option(help: "Where results are kept (default: STATE/results; servers over one database share one folder).")
+    var results: String?
+
+    @Option(help: "An operator sound folder, NAME=DIR: presets name its files NAME/path (repeatable).")
+    var sounds: [String] = []
+
+    @Option(name: .customLong("store-budget"), help: "Results are kept up to this size, least recently used out first (10G).")
+    var storeBudget = "10G"
+
+    @Option(name: .customLong("max-body"), help: "The largest JSON request body (1M).")
+    var maxBody = "1M"
+
+    @Option(name: .customLong("max-upload"), help: "The largest sound upload (256M).")
+    var maxUpload = "256M"
+
+    @Option(name: .customLong("max-tracks"), help: "The most tracks a preset may have (64).")
+    var maxTracks = 64
+
+    @Option(name: .customLong("max-duration"), help: "The longest render (12h).")
+    var maxDuration = "12h"
+
+    @Option(name: .customLong("jobs-per-token"), help: "The most renders one token may have queued or rendering (20).")
+    var jobsPerToken = 20
+
+    @Option(name: .customLong("queue-length"), help: "The most renders queued in all (1000).")
+    var queueLength = 1000
+
+    @Option(name: .customLong("job-time-limit"), help: "The longest one render may take (2h).")
+    var jobTimeLimit = "2h"
+
+    @Option(name: .customLong("webhook-host"), help: "A host (host or host:port) webhooks may call (repeatable; none: webhooks refused).")
+    var webhookHosts: [String] = []
+
+    @Option(name: .customLong("worker-name"), help: .hidden)
+    var workerName: String?
+
+    @Option(name: .customLong("new-token"), help: "Print a new token named NAME, add its hash to the tokens file, and exit.")
+    var newToken: String?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw CLIError("--port must be from 0 to 65535, not \(port)") }
+        if let jobs, !(1...256).contains(jobs) { throw CLIError("--jobs must be from 1 to 256, not \(jobs)") }
+        guard (1...4096).contains(maxTracks) else { throw CLIError("--max-tracks must be from 1 to 4096, not \(maxTracks)") }
+        guard (1...1_000_000).contains(jobsPerToken) else { throw CLIError("--jobs-per-token must be from 1 to 1000000, not \(jobsPerToken)") }
+        guard (1...10_000_000).contains(queueLength) else { throw CLIError("--queue-length must be from 1 to 10000000, not \(queueLength)") }
+    }
+
+    func run() throws {
+        var configuration = ServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.stateFolder = state
+        configuration.tokensFile = tokens
+        configuration.databaseURL = database
+        configuration.resultsFolder = results
+        configuration.workerName = workerName
+        configuration.webhookHosts = webhookHosts
+        for folder in sounds {
+            guard let equals = folder.firstIndex(of: "="), equals != folder.startIndex else {
+                throw CLIError("--sounds: '\(folder)' is not NAME=DIR")
+            }
+            let name = String(folder[..<equals]), path = String(folder[folder.index(after: equals)...])
+            guard !path.isEmpty else { throw CLIError("--sounds: '\(folder)' names no folder") }
+            guard configuration.soundFolders[name] == nil else { throw CLIError("--sounds: '\(name)' is given twice") }
+            configuration.soundFolders[name] = path
+        }
+        configuration.storeBudgetBytes = try Self.bytes(storeBudget, option: "--store-budget")
+        var limits = ServiceLimits()
+        limits.maxBodyBytes = Int(try Self.bytes(maxBody, option: "--max-body", atMost: 64 << 20))
+        limits.maxUploadBytes = Int(try Self.bytes(maxUpload, option: "--max-upload", atMost: 16 << 30))
+        limits.maxTracks = maxTracks
+        limits.maxDurationSeconds = try Self.seconds(maxDuration, option: "--max-duration")
+        limits.jobsPerToken = jobsPerToken
+        limits.queueLength = queueLength
+        limits.jobSeconds = try Self.seconds(jobTimeLimit, option: "--job-time-limit")
+        limits.concurrentRenders = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        configuration.limits = limits
+
+        if let newToken {
+            let token = try RenderServer.addToken(named: newToken, configuration: configuration)
+            print(token)
+            return
+        }
+        // The server runs on Swift's concurrency pool; this thread waits for it to stop (SIGTERM, SIGINT).
+        let outcome = Locked<Result<Void, Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await RenderServer.run(configuration) { line in
+                    print(line)
+                    try? Terminal.flushStandardOutput()
+                }
+                outcome.withLock { $0 = .success(()) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        if case .failure(let error)? = outcome.withLock({ $0 }) { throw CLIError("serve: \(error)") }
+    }
+
+    /// `text` as bytes: a number with an optional K, M, G or T (powers of 1024).
+    static func bytes(_ text: String, option: String, atMost limit: Int64 = 1 << 50) throws -> Int64 {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(text.uppercased()), unit: Int64 = 1
+        if digits.hasSuffix("B") { digits = digits.dropLast() }
+        if let last = digits.last, let scale = units[last] { unit = scale; digits = digits.dropLast() }
+        guard let value = Double(digits), value.isFinite, value > 0, value * Double(unit) <= Double(limit) else {
+            throw CLIError("\(option): '\(text)' is not a size from 1 byte to \(limit >> 20)M (a number with K, M, G or T)")
+        }
+        return Int64(value * Double(unit))
+    }
+
+    static func seconds(_ text: String, option: String) throws -> Double {
+        guard let seconds = TimeParser.seconds(text), seconds > 0, seconds <= 1_000 * 3600 else {
+            throw CLIError("\(option): '\(text)' is not a length of time up to 1000h (seconds, or 90s, 45m, 8h, 1:30:00)")
+        }
+        return seconds
+    }
+}

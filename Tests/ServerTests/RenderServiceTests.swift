@@ -1,0 +1,324 @@
+import Crypto
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import Testing
+
+/// The render service end to end: a real `mixrender serve` on a loopback port, called over HTTP (URLSession).
+@Suite(.serialized) struct RenderServiceTests {
+    /// Two seconds of seeded pink noise at 22.05 kHz with two chapters: renders in well under a second.
+    static func shortPreset(seed: Int = 1, seconds: Int = 2) -> [String: Any] {
+        ["duration": "\(seconds)s", "output": ["sampleRate": 22050],
+         "chapters": [["at": "0:00", "name": "Start"], ["at": "0:01", "name": "Later"]],
+         "tracks": [["generator": ["type": "pink", "seed": seed], "gainDb": -12]]]
+    }
+
+    /// Long enough to be caught rendering (minutes of audio at a few hundred times real time).
+    static func longPreset(seed: Int = 7, hours: Int = 3) -> [String: Any] {
+        ["duration": "\(hours)h", "tracks": [["generator": ["type": "brown", "seed": seed], "gainDb": -12]]]
+    }
+
+    @Test func aRenderIsSubmittedFollowedAndDownloadedWholeOrInParts() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(), "format": "wav"])
+        #expect(submitted.status == 202)
+        let id = try #require(submitted.object["id"] as? String)
+        #expect(id.count == 64)
+        #expect(submitted.header("Location") == "/v1/renders/\(id)")
+        let done = try await server.waitForRender(id)
+        #expect(done.object["state"] as? String == "succeeded", "\(String(decoding: done.body, as: UTF8.self))")
+        let result = try #require(done.object["result"] as? [String: Any])
+        let chapters = try #require(done.object["chapters"] as? [[String: Any]])
+        #expect(chapters.map { $0["name"] as? String } == ["Start", "Later"])
+        #expect(chapters.last?["startSeconds"] as? Double == 1)
+
+        // The whole file is the CLI's render of the same preset, byte for byte.
+        let whole = try await server.request("GET", "/v1/renders/\(id)/audio")
+        #expect(whole.status == 200)
+        #expect(whole.header("Content-Type") == "audio/wav")
+        #expect(whole.header("Accept-Ranges") == "bytes")
+        #expect(whole.header("Content-Length") == String(whole.body.count))
+        #expect(result["bytes"] as? Int == whole.body.count)
+        #expect(result["sha256"] as? String == SHA256.hash(data: whole.body).map { String(format: "%02x", $0) }.joined())
+        let folder = server.state.appendingPathComponent("cli")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let presetFile = folder.appendingPathComponent("short.json")
+        try JSONSerialization.data(withJSONObject: Self.shortPreset()).write(to: presetFile)
+        let cli = try CLI.run([presetFile.path, "-o", folder.appendingPathComponent("short.wav").path, "--quiet"])
+        #expect(cli.status == 0, "\(cli.stderr)")
+        #expect(try Data(contentsOf: folder.appendingPathComponent("short.wav")) == whole.body)
+        let key = try CLI.run(["key", presetFile.path, "--format", "wav"])
+        #expect(key.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == id, "the id is the CLI's file cache key")
+
+        // Ranges: a slice, a suffix, a resumed download, one outside the file.
+        let etag = try #require(whole.header("ETag"))
+        let slice = try await server.request("GET", "/v1/renders/\(id)/audio", headers: ["Range": "bytes=100-199"])
+        #expect(slice.status == 206)
+        #expect(slice.body == whole.body[100..<200])
+        #expect(slice.header("Content-Range") == "bytes 100-199/\(whole.body.count)")
+        let suffix = try await server.request("GET", "/v1/renders/\(id)/audio", headers: ["Range": "bytes=-10"])
+        #expect(suffix.status == 206)
+        #expect(suffix.body == whole.body.suffix(10))
+        let resumed = try await server.request("GET", "/v1/renders/\(id)/audio", headers: ["Range": "bytes=5000-", "If-Range": etag])
+        #expect(resumed.status == 206)
+        #expect(whole.body.prefix(5000) + resumed.body == whole.body)
+        let stale = try await server.request("GET", "/v1/renders/\(id)/audio", headers: ["Range": "bytes=5000-", "If-Range": "\"other\""])
+        #expect(stale.status == 200)
+        #expect(stale.body == whole.body)
+        let outside = try await server.request("GET", "/v1/renders/\(id)/audio", headers: ["Range": "bytes=\(whole.body.count + 10)-"])
+        #expect(outside.status == 416)
+        #expect(outside.header("Content-Range") == "bytes */\(whole.body.count)")
+        let unchanged = try await server.request("GET", "/v1/renders/\(id)/audio", headers: ["If-None-Match": etag])
+        #expect(unchanged.status == 304)
+        #expect(unchanged.body.isEmpty)
+        let head = try await server.request("HEAD", "/v1/renders/\(id)/audio")
+        #expect(head.status == 200)
+        #expect(head.body.isEmpty)
+        #expect(head.header("Content-Length") == String(whole.body.count))
+        #expect(head.header("ETag") == etag)
+
+        // The waveform (three ways), the timeline and the report beside it.
+        let waveform = try await server.request("GET", "/v1/renders/\(id)/waveform")
+        #expect(waveform.status == 200)
+        #expect((waveform.object["data"] as? [Int])?.isEmpty == false)
+        let png = try await server.request("GET", "/v1/renders/\(id)/waveform?format=png")
+        #expect(png.header("Content-Type") == "image/png")
+        #expect(png.body.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        let svg = try await server.request("GET", "/v1/renders/\(id)/waveform?format=svg")
+        #expect(svg.header("Content-Type")?.hasPrefix("image/svg+xml") == true)
+        #expect(String(decoding: svg.body, as: UTF8.self).contains("<svg"))
+        let timeline = try await server.request("GET", "/v1/renders/\(id)/timeline")
+        #expect(timeline.status == 200)
+        #expect(timeline.json is [String: Any])
+        let report = try await server.request("GET", "/v1/renders/\(id)/report")
+        #expect(((report.object["cacheKey"] as? [String: Any])?["file"] as? String) == id)
+    }
+
+    @Test func theSameRequestTwiceIsOneRender() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        let body: [String: Any] = ["preset": Self.shortPreset(seed: 3), "format": "flac"]
+        let first = try await server.request("POST", "/v1/renders", json: body)
+        #expect(first.status == 202)
+        let id = try #require(first.object["id"] as? String)
+        _ = try await server.waitForRender(id)
+        let second = try await server.request("POST", "/v1/renders", json: body)
+        #expect(second.status == 200)
+        #expect(second.object["id"] as? String == id)
+        #expect(second.object["state"] as? String == "succeeded")
+        // Spelt differently, the same render: key order, "2s" as 2.
+        var respelt = Self.shortPreset(seed: 3)
+        respelt["duration"] = 2
+        let third = try await server.request("POST", "/v1/renders", json: ["format": "flac", "preset": respelt])
+        #expect(third.object["id"] as? String == id)
+        let metrics = try await server.request("GET", "/metrics", token: "")
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        #expect(text.contains("mixrender_renders_total 1"), "\(text)")
+    }
+
+    @Test func eventsStreamProgressAndEndWithTheFinalState() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(seed: 4, seconds: 20), "format": "ogg"])
+        let id = try #require(submitted.object["id"] as? String)
+        let events = try await server.request("GET", "/v1/renders/\(id)/events")
+        #expect(events.status == 200)
+        #expect(events.header("Content-Type")?.hasPrefix("text/event-stream") == true)
+        let text = String(decoding: events.body, as: UTF8.self)
+        let blocks = text.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+        #expect(blocks.count >= 2, "\(text)")
+        let last = try #require(blocks.last)
+        #expect(last.contains("event: state"))
+        #expect(last.contains("\"state\":\"succeeded\""), "\(last)")
+    }
+
+    @Test func aCancelStopsTheRenderAndLeavesNothing() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": Self.longPreset(), "format": "flac"])
+        let id = try #require(submitted.object["id"] as? String)
+        try await waitUntilRendering(server, id)
+        let cancelled = try await server.request("DELETE", "/v1/renders/\(id)")
+        #expect(cancelled.status == 200)
+        #expect(cancelled.object["state"] as? String == "cancelled")
+        let after = try await server.waitForRender(id, seconds: 30)
+        #expect(after.object["state"] as? String == "cancelled")
+        let audio = try await server.request("GET", "/v1/renders/\(id)/audio")
+        #expect(audio.status == 409)
+        // Nothing of it is left in the results folder, not even a partial one.
+        try await Task.sleep(for: .seconds(1))
+        let results = server.state.appendingPathComponent("results")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? []
+        #expect(left.filter { !$0.hasPrefix(".") || $0.hasPrefix(".partial") }.isEmpty, "\(left)")
+    }
+
+    @Test func aWrongPresetIsAnsweredWithItsJSONPath() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        var preset = Self.shortPreset()
+        preset["tracks"] = [["generator": ["type": "pink"], "gainDb": 99]]
+        let wrong = try await server.request("POST", "/v1/renders", json: ["preset": preset])
+        #expect(wrong.status == 422)
+        #expect(wrong.header("Content-Type") == "application/problem+json")
+        #expect(wrong.object["jsonPath"] as? String == "preset.tracks[0].gainDb", "\(wrong.object)")
+        #expect((wrong.object["detail"] as? String)?.hasPrefix("preset.tracks[0].gainDb: ") == true)
+        let misspelt = try await server.request("POST", "/v1/renders", json: ["preset": ["duration": "2s", "trakcs": []]])
+        #expect(misspelt.status == 422)
+        #expect((misspelt.object["detail"] as? String)?.contains("trakcs") == true)
+        let override = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(), "overrides": ["durationSeconds": -1]])
+        #expect(override.status == 422)
+        #expect(override.object["jsonPath"] as? String == "overrides.durationSeconds", "\(override.object)")
+        let notJSON = try await server.request("POST", "/v1/renders", body: Data("{\"preset\": ".utf8), headers: ["Content-Type": "application/json"])
+        #expect(notJSON.status == 400)
+        let validated = try await server.request("POST", "/v1/validate", json: ["preset": preset])
+        #expect(validated.status == 200)
+        #expect(validated.object["valid"] as? Bool == false)
+        #expect((validated.object["error"] as? [String: Any])?["jsonPath"] as? String == "preset.tracks[0].gainDb")
+        let valid = try await server.request("POST", "/v1/validate", json: ["preset": Self.shortPreset()])
+        #expect(valid.object["valid"] as? Bool == true)
+        #expect(valid.object["durationSeconds"] as? Double == 2)
+    }
+
+    @Test func soundsAreUploadedByHashOrTakenFromTheOperatorsFoldersAndNothingElse() async throws {
+        let folder = try FileManager.default.url(for: .itemReplacementDirectory, in: .userDomainMask,
+                                                 appropriateFor: URL(fileURLWithPath: NSTemporaryDirectory()), create: true)
+        let library = folder.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: library.appendingPathComponent("rain"), withIntermediateDirectories: true)
+        let tone = Self.wavBytes(seconds: 1, sampleRate: 22050)
+        try tone.write(to: library.appendingPathComponent("rain/soft.wav"))
+        try Data("secret".utf8).write(to: folder.appendingPathComponent("outside.wav"))
+        try FileManager.default.createSymbolicLink(atPath: library.appendingPathComponent("escape.wav").path,
+                                                   withDestinationPath: folder.appendingPathComponent("outside.wav").path)
+        let server = try ServerProcess.start(arguments: ["--sounds", "library=\(library.path)"])
+        defer { server.stop() }
+
+        let listed = try await server.request("GET", "/v1/sounds")
+        #expect(listed.object["sounds"] as? [String] == ["library/escape.wav", "library/rain/soft.wav"] || listed.object["sounds"] as? [String] == ["library/rain/soft.wav"])
+        func render(_ file: String) async throws -> ServerProcess.Reply {
+            try await server.request("POST", "/v1/renders", json: [
+                "preset": ["duration": "1s", "output": ["sampleRate": 22050], "tracks": [["file": file]]], "format": "wav"])
+        }
+        let named = try await render("library/rain/soft.wav")
+        #expect(named.status == 202, "\(named.object)")
+        for hostile in ["../outside.wav", "/etc/passwd", "library/../outside.wav", "library/escape.wav", "elsewhere/rain.wav",
+                        "library/rain", "library/./rain/soft.wav", "~/x.wav", "sha256:0000"] {
+            let refused = try await render(hostile)
+            #expect(refused.status == 422, "\(hostile): \(refused.object)")
+            #expect(refused.object["jsonPath"] as? String == "preset.tracks[0].file", "\(hostile): \(refused.object)")
+            let detail = refused.object["detail"] as? String ?? ""
+            #expect(!detail.contains(folder.path), "the server's paths stay hidden: \(detail)")
+        }
+
+        let hash = SHA256.hash(data: tone).map { String(format: "%02x", $0) }.joined()
+        let uploaded = try await server.request("PUT", "/v1/sounds/\(hash)", body: tone, headers: ["Content-Type": "application/octet-stream"])
+        #expect(uploaded.status == 201, "\(uploaded.object)")
+        #expect(uploaded.object["name"] as? String == "sha256:\(hash)")
+        let again = try await server.request("PUT", "/v1/sounds/\(hash)", body: tone, headers: ["Content-Type": "application/octet-stream"])
+        #expect(again.status == 200)
+        var other = tone
+        other[other.count - 1] ^= 1
+        let mismatched = try await server.request("PUT", "/v1/sounds/\(hash.replacingOccurrences(of: "a", with: "b"))", body: other,
+                                                  headers: ["Content-Type": "application/octet-stream"])
+        #expect(mismatched.status == 422, "\(mismatched.object)")
+        let byHash = try await render("sha256:\(hash)")
+        #expect(byHash.status == 202 || byHash.status == 200, "\(byHash.object)")
+        let id = try #require(byHash.object["id"] as? String)
+        let done = try await server.waitForRender(id)
+        #expect(done.object["state"] as? String == "succeeded")
+    }
+
+    @Test func tokensGuardEveryCallAndEachTokenSeesOnlyItsOwnRenders() async throws {
+        let state = try FileManager.default.url(for: .itemReplacementDirectory, in: .userDomainMask,
+                                                appropriateFor: URL(fileURLWithPath: NSTemporaryDirectory()), create: true)
+        let server = try ServerProcess.start(state: state)
+        defer { server.stop() }
+        let second = try CLI.run(["serve", "--new-token", "second-app", "--state", state.path])
+        #expect(second.status == 0, "\(second.stderr)")
+        let otherToken = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The server reads the tokens file again when it changes.
+        try await Task.sleep(for: .seconds(1.5))
+        let none = try await server.request("GET", "/v1/sounds", token: "")
+        #expect(none.status == 401)
+        #expect(none.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+        let wrong = try await server.request("GET", "/v1/sounds", token: "mxr_not-a-token")
+        #expect(wrong.status == 401)
+        let mine = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(seed: 9)])
+        let id = try #require(mine.object["id"] as? String)
+        let theirs = try await server.request("GET", "/v1/renders/\(id)", token: otherToken)
+        #expect(theirs.status == 404)
+        let theirAudio = try await server.request("GET", "/v1/renders/\(id)/audio", token: otherToken)
+        #expect(theirAudio.status == 404)
+        let theirCancel = try await server.request("DELETE", "/v1/renders/\(id)", token: otherToken)
+        #expect(theirCancel.status == 404)
+        #expect(try await server.request("GET", "/v1/renders/\(id)").status == 200)
+    }
+
+    @Test func limitsAreAnsweredWith413And422And429() async throws {
+        let server = try ServerProcess.start(arguments: ["--max-body", "2K", "--jobs-per-token", "1", "--max-duration", "4h",
+                                                         "--max-tracks", "2", "--jobs", "1"])
+        defer { server.stop() }
+        let huge = try await server.request("POST", "/v1/renders", json: ["preset": ["duration": "1s", "name": String(repeating: "x", count: 4000), "tracks": []]])
+        #expect(huge.status == 413)
+        let tooLong = try await server.request("POST", "/v1/renders", json: ["preset": Self.longPreset(hours: 5)])
+        #expect(tooLong.status == 422)
+        #expect(tooLong.object["jsonPath"] as? String == "preset.duration")
+        let tooMany = try await server.request("POST", "/v1/renders", json: ["preset": ["duration": "1s", "tracks": Array(repeating: ["generator": ["type": "pink"]], count: 3)]])
+        #expect(tooMany.status == 422)
+        #expect(tooMany.object["jsonPath"] as? String == "preset.tracks")
+        let first = try await server.request("POST", "/v1/renders", json: ["preset": Self.longPreset(seed: 1)])
+        #expect(first.status == 202)
+        let again = try await server.request("POST", "/v1/renders", json: ["preset": Self.longPreset(seed: 1)])
+        #expect(again.status == 200, "the same request is never refused")
+        let second = try await server.request("POST", "/v1/renders", json: ["preset": Self.longPreset(seed: 2)])
+        #expect(second.status == 429)
+        #expect(Int(second.header("Retry-After") ?? "") ?? 0 >= 1)
+        if let id = first.object["id"] as? String { _ = try await server.request("DELETE", "/v1/renders/\(id)") }
+    }
+
+    @Test func operationsAnswerHealthReadinessMetricsTheDocumentAndThePage() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        #expect(try await server.request("GET", "/healthz", token: "").status == 200)
+        #expect(try await server.request("GET", "/readyz", token: "").status == 200)
+        let metrics = try await server.request("GET", "/metrics", token: "")
+        #expect(String(decoding: metrics.body, as: UTF8.self).contains("mixrender_jobs_queued"))
+        let document = try await server.request("GET", "/openapi.yaml", token: "")
+        #expect(String(decoding: document.body, as: UTF8.self).contains("operationId: createRender"))
+        let page = try await server.request("GET", "/", token: "")
+        #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
+        let schema = try await server.request("GET", "/v1/schema", token: "")
+        #expect(schema.status == 200)
+        #expect(schema.object["$schema"] != nil)
+    }
+
+    /// A 16-bit mono WAV file of a 440 Hz sine, made here (its header written by hand, RIFF/WAVE PCM).
+    static func wavBytes(seconds: Double, sampleRate: Int) -> Data {
+        let frames = Int(seconds * Double(sampleRate))
+        var data = Data()
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
+        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: Array("RIFF".utf8)); u32(36 + frames * 2); data.append(contentsOf: Array("WAVEfmt ".utf8))
+        u32(16); u16(1); u16(1); u32(sampleRate); u32(sampleRate * 2); u16(2); u16(16)
+        data.append(contentsOf: Array("data".utf8)); u32(frames * 2)
+        for n in 0..<frames {
+            let sample = Int16(8000 * sin(2 * Double.pi * 440 * Double(n) / Double(sampleRate)))
+            withUnsafeBytes(of: sample.littleEndian) { data.append(contentsOf: $0) }
+        }
+        return data
+    }
+
+    /// Waits until the render is rendering with some progress.
+    func waitUntilRendering(_ server: ServerProcess, _ id: String, seconds: Double = 120) async throws {
+        let deadline = Date() + seconds
+        while Date() < deadline {
+            let reply = try await server.request("GET", "/v1/renders/\(id)")
+            if reply.object["state"] as? String == "rendering",
+               let fraction = (reply.object["progress"] as? [String: Any])?["fraction"] as? Double, fraction > 0 { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ServerError("render \(id) did not start within \(seconds) s")
+    }
+}
