@@ -34,6 +34,8 @@ public enum RenderServer {
         try await store.migrate()
         let sounds = try SoundLibrary(uploadsFolder: configuration.soundsPath,
                                       folders: configuration.soundFolders.map { "\($0.key)=\($0.value)" }.sorted())
+        // A partial upload in the uploads folder is a dead server's: this one has taken no request yet.
+        _ = sounds.sweepPartialUploads(olderThan: configuration.databaseURL == nil ? 0 : 3600)
         let results = try ResultStore(folder: configuration.resultsPath)
         let webhooks = try WebhookURLPolicy(allowing: configuration.webhookHosts)
         // Decoded sources shared by every render here, as a batch shares them; the budget bounds what stays held.
@@ -42,7 +44,7 @@ public enum RenderServer {
                                     live: LiveProgress(), wake: JobSignal(), webhooks: webhooks, logger: logger)
         let runner = JobRunner(service: service, results: results, worker: configuration.worker,
                                budgetBytes: configuration.storeBudgetBytes, webhookSender: WebhookSender(signer: signer),
-                               logger: logger)
+                               partialsSweepAge: configuration.databaseURL == nil ? 0 : 3600, logger: logger)
         let readiness = Readiness(store: store)
         let page = try PageFiles()
 

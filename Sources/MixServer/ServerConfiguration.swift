@@ -12,6 +12,10 @@ public struct ServerConfiguration: Sendable {
     public var databaseURL: String? = nil
     /// Where results are kept; nil: `<state>/results` (servers over one database share one folder).
     public var resultsFolder: String? = nil
+    /// Where uploaded sounds are kept; nil: `<state>/sounds` (servers over one database share one folder).
+    public var uploadsFolder: String? = nil
+    /// The webhook signing secret's file; nil: `<state>/webhook-secret` (servers over one database share one).
+    public var webhookSecretFile: String? = nil
     /// The operator's sound folders, by the name presets use (`library` for `library/rain.ogg`).
     public var soundFolders: [String: String] = [:]
     /// Results are kept up to this many bytes, least recently used out first.
@@ -26,9 +30,9 @@ public struct ServerConfiguration: Sendable {
 
     var tokensPath: String { tokensFile ?? stateFolder + "/tokens" }
     var resultsPath: String { resultsFolder ?? stateFolder + "/results" }
-    var soundsPath: String { stateFolder + "/sounds" }
+    var soundsPath: String { uploadsFolder ?? stateFolder + "/sounds" }
     var databasePath: String { stateFolder + "/jobs.sqlite" }
-    var webhookSecretPath: String { stateFolder + "/webhook-secret" }
+    var webhookSecretPath: String { webhookSecretFile ?? stateFolder + "/webhook-secret" }
     var worker: String {
         workerName ?? (databaseURL == nil ? "local" : "\(ProcessInfo.processInfo.hostName):\(port)")
     }

@@ -36,6 +36,12 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Where results are kept (default: STATE/results; servers over one database share one folder).")
     var results: String?
 
+    @Option(help: "Where uploaded sounds are kept (default: STATE/sounds; servers over one database share one folder).")
+    var uploads: String?
+
+    @Option(name: .customLong("webhook-secret-file"), help: "The webhook signing secret, whsec_... (default: STATE/webhook-secret, made when absent; servers over one database share one).")
+    var webhookSecretFile: String?
+
     @Option(help: "An operator sound folder, NAME=DIR: presets name its files NAME/path (repeatable).")
     var sounds: [String] = []
 
@@ -88,6 +94,8 @@ struct ServeCommand: ParsableCommand {
         configuration.tokensFile = tokens
         configuration.databaseURL = database
         configuration.resultsFolder = results
+        configuration.uploadsFolder = uploads
+        configuration.webhookSecretFile = webhookSecretFile
         configuration.workerName = workerName
         configuration.webhookHosts = webhookHosts
         for folder in sounds {

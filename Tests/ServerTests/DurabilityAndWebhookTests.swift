@@ -87,7 +87,9 @@ import Testing
         let tokens = shared.appendingPathComponent("tokens")
         let made = try CLI.run(["serve", "--new-token", "app", "--tokens", tokens.path])
         let token = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let common = ["--database", database, "--results", shared.appendingPathComponent("results").path, "--tokens", tokens.path, "--jobs", "1"]
+        let common = ["--database", database, "--results", shared.appendingPathComponent("results").path, "--tokens", tokens.path,
+                      "--uploads", shared.appendingPathComponent("sounds").path, "--webhook-secret-file", shared.appendingPathComponent("secret").path,
+                      "--jobs", "1"]
         let a = try ServerProcess.start(arguments: common + ["--worker-name", "a"], token: token)
         defer { a.stop() }
         let b = try ServerProcess.start(arguments: common + ["--worker-name", "b"], token: token)
@@ -107,6 +109,15 @@ import Testing
             let fromB = try await b.request("GET", "/v1/renders/\(id)/audio")
             #expect(fromB.status == 200)
         }
+        // A sound uploaded to one server renders on either: the uploads folder is shared.
+        let tone = RenderServiceTests.wavBytes(seconds: 1, sampleRate: 22050)
+        let hash = SHA256.hash(data: tone).map { String(format: "%02x", $0) }.joined()
+        #expect(try await a.request("PUT", "/v1/sounds/\(hash)", body: tone, headers: ["Content-Type": "application/octet-stream"]).status == 201)
+        let usingIt = try await b.request("POST", "/v1/renders", json: [
+            "preset": ["duration": "1s", "output": ["sampleRate": 22050], "tracks": [["file": "sha256:\(hash)"]]], "format": "wav"])
+        let soundID = try #require(usingIt.object["id"] as? String, "\(usingIt.object)")
+        #expect(try await a.waitForRender(soundID).object["state"] as? String == "succeeded")
+        ids.insert(soundID)
         let renders = try await [a, b].asyncMap { server in
             let text = String(decoding: try await server.request("GET", "/metrics", token: "").body, as: UTF8.self)
             return text.split(separator: "\n").first { $0.hasPrefix("mixrender_renders_total ") }

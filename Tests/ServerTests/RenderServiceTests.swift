@@ -162,7 +162,7 @@ import Testing
         preset["tracks"] = [["generator": ["type": "pink"], "gainDb": 99]]
         let wrong = try await server.request("POST", "/v1/renders", json: ["preset": preset])
         #expect(wrong.status == 422)
-        #expect(wrong.header("Content-Type") == "application/problem+json")
+        #expect(wrong.header("Content-Type")?.hasPrefix("application/problem+json") == true)
         #expect(wrong.object["jsonPath"] as? String == "preset.tracks[0].gainDb", "\(wrong.object)")
         #expect((wrong.object["detail"] as? String)?.hasPrefix("preset.tracks[0].gainDb: ") == true)
         let misspelt = try await server.request("POST", "/v1/renders", json: ["preset": ["duration": "2s", "trakcs": []]])

@@ -127,7 +127,7 @@ struct APIHandlers: APIProtocol {
         guard view.state == .succeeded, let folder = results.folder(of: id) else {
             throw RenderProblem.notReady("render '\(id)' is \(view.state.rawValue); its files exist once it has succeeded")
         }
-        results.touch(id)
+        results.markUsed(id)
         return folder
     }
 

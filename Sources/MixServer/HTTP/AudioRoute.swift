@@ -30,7 +30,7 @@ struct AudioRoute: Sendable {
               let stored = try? JSONDecoder().decode(StoredResult.self, from: Data(text.utf8)) else {
             return ProblemResponse.make(.notReady("render '\(id)' is \(view.state.rawValue); its audio exists once it has succeeded"))
         }
-        results.touch(id)
+        results.markUsed(id)
         let path = folder + "/" + stored.file
         let tag = EntityTag(opaque: stored.sha256)
         var headers: HTTPFields = [.eTag: tag.header, .acceptRanges: "bytes", .contentType: stored.contentType,

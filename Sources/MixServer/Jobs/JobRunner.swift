@@ -17,6 +17,9 @@ final class JobRunner: Service, Sendable {
     let worker: String
     let budgetBytes: Int64
     let webhookSender: WebhookSender
+    /// Partial result folders older than this are a dead render's, swept at start: any age when this server is the
+    /// only one (SQLite), an hour when servers share the result folder (another's render may be writing).
+    let partialsSweepAge: Double
     let logger: Logger
     /// How long a claimed job stays this server's without a renewal (a dead server's jobs are claimed again after it).
     static let leaseSeconds: Double = 30
@@ -29,7 +32,8 @@ final class JobRunner: Service, Sendable {
     private let renderSeconds = Timer(label: "mixrender_render_seconds")
 
     init(service: RenderService, results: ResultStore, worker: String, budgetBytes: Int64, webhookSender: WebhookSender,
-         logger: Logger) {
+         partialsSweepAge: Double, logger: Logger) {
+        self.partialsSweepAge = partialsSweepAge
         self.service = service
         self.results = results
         self.worker = worker
@@ -40,7 +44,7 @@ final class JobRunner: Service, Sendable {
 
     func run() async throws {
         try? await service.store.requeue(worker: worker)   // a previous run of this server under the same name
-        results.sweepPartials()
+        _ = results.sweepPartials(olderThan: partialsSweepAge)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<max(1, service.limits.concurrentRenders) {

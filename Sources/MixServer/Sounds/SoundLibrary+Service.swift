@@ -57,7 +57,7 @@ extension ResultStore {
     }
 
     /// Marks the result used now (the budget evicts the least recently used); a failure only loses that mark.
-    func touch(_ id: String) { try? touch(id, now: Date()) }
+    func markUsed(_ id: String) { try? touch(id, now: Date()) }
 
     func commit(partial: String, id: String) throws {
         _ = try commit(partial, as: id)
