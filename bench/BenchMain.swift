@@ -73,6 +73,21 @@ enum BenchMain {
                     report.sections.append(try EncoderBench(runs: options.runs ?? 1, isQuick: options.isQuick).run())
                 case .cache:
                     report.sections.append(try CacheEntryBench(runs: options.runs ?? (options.isQuick ? 3 : 5), isQuick: options.isQuick).run())
+                case .serve:
+                    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mixrender").path
+                    let bench = ServeLoadBench(isQuick: options.isQuick, mixrender: options.mixrender ?? beside, progress: progress)
+                    let outcome = Locked<Result<(Section, Target), Error>?>(nil)
+                    let done = DispatchSemaphore(value: 0)
+                    Task {
+                        let result: Result<(Section, Target), Error>
+                        do { result = .success(try await bench.run()) } catch { result = .failure(error) }
+                        outcome.withLock { $0 = result }
+                        done.signal()
+                    }
+                    done.wait()
+                    let (section, target) = try outcome.withLock { $0 }!.get()
+                    report.sections.append(section)
+                    report.targets.append(target)
                 case .session:
                     let bench = SessionBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 3),
                                              seconds: options.isQuick ? 1200 : 1800, progress: progress)
@@ -111,7 +126,7 @@ enum BenchMain {
 }
 
 /// Progress messages on standard error.
-final class Progress {
+final class Progress: Sendable {
     let isEnabled: Bool
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant

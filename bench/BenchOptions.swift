@@ -6,7 +6,9 @@ struct BenchOptions {
     /// Print JSON instead of the table.
     var isJSON = false
     /// Sections to run (all by default).
-    var sections: Set<BenchSection> = Set(BenchSection.allCases)
+    var sections: Set<BenchSection> = Set(BenchSection.allCases).subtracting([.serve])
+    /// The `mixrender` the serve section starts; nil: the one beside the bench.
+    var mixrender: String?
     /// Counted runs per figure (after the warm-up); nil = the mode's default.
     var runs: Int?
     /// Length of the night mix in seconds; nil = 1800 (60 with --quick).
@@ -16,7 +18,7 @@ struct BenchOptions {
 
     static let usage = """
         usage: bench [--quick] [--json] [--only SECTION[,SECTION...]] [--runs N] [--night-seconds S]
-                     [--resampler NAME]
+                     [--resampler NAME] [--mixrender PATH]
 
           --quick           smoke run for CI: a few seconds in all
           --json            print the results as JSON instead of a table
@@ -25,6 +27,8 @@ struct BenchOptions {
                             the night mix renders 3 times, or 2 with --quick)
           --night-seconds S length of the night mix (default 1800, or 60 with --quick)
           --resampler NAME  the night mix's resampler (default: the presets' default, medium)
+          --mixrender PATH  the mixrender the serve section starts (default: the one beside bench; serve runs
+                            only when named in --only: 200 clients and 20 presets on loopback, 20 and 4 with --quick)
         """
 
     static func parse(_ arguments: [String]) throws -> BenchOptions {
@@ -53,6 +57,7 @@ struct BenchOptions {
             case "--night-seconds":
                 guard let s = Double(try value(argument)), s >= 1 else { throw UsageError(message: "--night-seconds needs a number >= 1") }
                 options.nightSeconds = s
+            case "--mixrender": options.mixrender = try value(argument)
             case "--resampler":
                 let name = try value(argument)
                 guard let quality = ResamplerChoice(rawValue: name) else { throw UsageError(message: "--resampler: unknown quality '\(name)'") }
@@ -67,6 +72,8 @@ struct BenchOptions {
 
 enum BenchSection: String, CaseIterable, Comparable {
     case mix, kernels, generators, resampler, transparency, preparation, vorbis, pipeline, shared, session, loudness, encoders, cache
+    /// The render server under load: only when asked (`--only serve`), as it needs the `mixrender` executable.
+    case serve
     static func < (a: BenchSection, b: BenchSection) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }

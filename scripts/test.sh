@@ -10,5 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/install-speech.sh
+# The render server's tests over PostgreSQL (two servers sharing one database) need a server: a local one, started
+# here (scripts/start-postgres.sh: the cluster Debian's postgresql package made, a role and a database for the tests).
+if [ -z "${MIXRENDER_TEST_POSTGRES_URL:-}" ]; then
+  if [ "$(id -u)" -eq 0 ]; then url=$(scripts/start-postgres.sh | tail -n 1); else url=$(sudo scripts/start-postgres.sh | tail -n 1); fi
+  export MIXRENDER_TEST_POSTGRES_URL="$url"
+fi
 swift build --build-tests -Xswiftc -O
 swift test --skip-build

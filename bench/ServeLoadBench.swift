@@ -1,0 +1,159 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `bench --only serve`: the render server under load, on loopback only. A real `mixrender serve` (a fresh state
+/// folder) gets `clients` concurrent clients submitting `presets` distinct presets (each preset by several clients)
+/// and polling each render until it ends. Measured: status calls' latency (p50, p99) while the renders saturate the
+/// cores; that every job rendered once (the server's `mixrender_renders_total`); that every download equals the
+/// CLI's render of the same preset byte for byte; and renders per minute beside `mixrender batch` of the same jobs
+/// with the same `--jobs`, in the same run.
+struct ServeLoadBench {
+    var isQuick: Bool
+    var mixrender: String
+    var progress: Progress
+
+    var clients: Int { isQuick ? 20 : 200 }
+    var presets: Int { isQuick ? 4 : 20 }
+    var seconds: Int { isQuick ? 5 : 60 }
+    var jobs: Int { ProcessInfo.processInfo.activeProcessorCount }
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    func preset(_ k: Int) -> String {
+        let colour = ["pink", "brown", "white"][k % 3]
+        return #"{"duration": \#(seconds), "output": {"sampleRate": 44100}, "tracks": [{"generator": {"type": "\#(colour)", "seed": \#(k + 1)}, "gainDb": -12}, {"generator": {"type": "brown", "seed": \#(k + 100)}, "gainDb": -18, "pan": 0.3}]}"#
+    }
+
+    func run() async throws -> (Section, Target) {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("mixrender-serve-bench-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        // The server, its token and port from what it prints.
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: mixrender)
+        server.arguments = ["serve", "--port", "0", "--state", folder.appendingPathComponent("state").path, "--jobs", String(jobs),
+                            "--jobs-per-token", "1000"]
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try server.run()
+        defer { if server.isRunning { server.terminate(); server.waitUntilExit() } }
+        var token = "", port = 0, text = ""
+        let handle = output.fileHandleForReading
+        while port == 0 {
+            let chunk = handle.availableData
+            guard !chunk.isEmpty else { throw Failure(description: "mixrender serve exited before listening") }
+            text += String(decoding: chunk, as: UTF8.self)
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("token: ") { token = String(line.dropFirst(7)) }
+                if let r = line.range(of: "listening on http://127.0.0.1:") { port = Int(line[r.upperBound...].prefix { $0.isNumber }) ?? 0 }
+            }
+        }
+        let base = "http://127.0.0.1:\(port)"
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = clients
+        configuration.timeoutIntervalForRequest = 600
+        let session = URLSession(configuration: configuration)
+
+        let serverToken = token
+        let call: @Sendable (String, String, Data?) async throws -> (Int, Data) = { method, path, body in
+            var request = URLRequest(url: URL(string: base + path)!)
+            request.httpMethod = method
+            request.setValue("Bearer \(serverToken)", forHTTPHeaderField: "Authorization")
+            if let body { request.httpBody = body; request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+            let (data, response) = try await session.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        }
+
+        // Every client submits its preset and polls it; status calls are timed.
+        progress.say("serve: \(clients) clients, \(presets) presets of \(seconds) s, --jobs \(jobs)")
+        let started = Date()
+        let outcome = try await withThrowingTaskGroup(of: (id: String, latencies: [Double]).self) { group in
+            for client in 0..<clients {
+                let body = Data(#"{"format": "flac", "preset": \#(preset(client % presets))}"#.utf8)
+                group.addTask {
+                    let (status, data) = try await call("POST", "/v1/renders", body)
+                    guard status == 202 || status == 200,
+                          let id = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String else {
+                        throw Failure(description: "submit answered \(status): \(String(decoding: data, as: UTF8.self))")
+                    }
+                    var latencies: [Double] = []
+                    while true {
+                        let t0 = Date()
+                        let (status, data) = try await call("GET", "/v1/renders/\(id)", nil)
+                        latencies.append(Date().timeIntervalSince(t0))
+                        let state = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["state"] as? String
+                        guard status == 200, let state else { throw Failure(description: "status answered \(status)") }
+                        if state == "succeeded" { return (id, latencies) }
+                        if state != "queued", state != "rendering" { throw Failure(description: "render \(id) \(state)") }
+                        try await Task.sleep(for: .milliseconds(200))
+                    }
+                }
+            }
+            var ids: Set<String> = [], latencies: [Double] = []
+            for try await result in group { ids.insert(result.id); latencies += result.latencies }
+            return (ids, latencies)
+        }
+        let serverSeconds = Date().timeIntervalSince(started)
+        guard outcome.0.count == presets else { throw Failure(description: "\(outcome.0.count) distinct ids for \(presets) presets") }
+        let (_, metricsData) = try await call("GET", "/metrics", nil)
+        let metrics = String(decoding: metricsData, as: UTF8.self)
+        let rendered = metrics.split(separator: "\n").first { $0.hasPrefix("mixrender_renders_total ") }
+            .flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+
+        // The same jobs with `mixrender batch --jobs N`, timed; its files are what the downloads must equal.
+        var lines: [String] = []
+        for k in 0..<presets {
+            let file = folder.appendingPathComponent("p\(k).json")
+            try Data(preset(k).utf8).write(to: file)
+            lines.append(#"{"preset": "p\#(k).json", "output": "out/p\#(k).flac"}"#)
+        }
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: folder.appendingPathComponent("jobs.jsonl"))
+        let batch = Process()
+        batch.executableURL = URL(fileURLWithPath: mixrender)
+        batch.arguments = ["batch", folder.appendingPathComponent("jobs.jsonl").path, "--jobs", String(jobs), "--quiet"]
+        batch.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        let batchStart = Date()
+        try batch.run()
+        batch.waitUntilExit()
+        let batchSeconds = Date().timeIntervalSince(batchStart)
+        guard batch.terminationStatus == 0 else { throw Failure(description: "mixrender batch failed (\(batch.terminationStatus))") }
+
+        var identical = 0
+        for k in 0..<presets {
+            let body = Data(#"{"format": "flac", "preset": \#(preset(k))}"#.utf8)
+            let (_, data) = try await call("POST", "/v1/renders", body)
+            guard let id = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String else { continue }
+            let (status, audio) = try await call("GET", "/v1/renders/\(id)/audio", nil)
+            let cli = try Data(contentsOf: folder.appendingPathComponent("out/p\(k).flac"))
+            if status == 200, audio == cli { identical += 1 }
+        }
+        kill(server.processIdentifier, SIGTERM)
+        server.waitUntilExit()
+
+        let sorted = outcome.1.sorted()
+        func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        var section = Section(id: "serve", title: "Render server under load (loopback, \(clients) clients, \(presets) presets of \(seconds) s, FLAC, --jobs \(jobs))",
+                              labels: ["what"], columns: [Column(key: "value", title: "value", format: .ratio)])
+        section.add(["status call p50 (ms)"], ["value": Spread([percentile(0.5) * 1000])])
+        section.add(["status call p99 (ms)"], ["value": Spread([percentile(0.99) * 1000])])
+        section.add(["status calls"], ["value": Spread([Double(sorted.count)])])
+        section.add(["renders (server's count; distinct jobs \(presets))"], ["value": Spread([Double(rendered)])])
+        section.add(["downloads equal to the CLI's render"], ["value": Spread([Double(identical)])])
+        section.add(["server renders per minute"], ["value": Spread([Double(presets) / serverSeconds * 60])])
+        section.add(["batch renders per minute"], ["value": Spread([Double(presets) / batchSeconds * 60])])
+        section.notes.append("Server: first submit to last render seen succeeded by its client (polling every 200 ms); batch: mixrender batch of the same \(presets) jobs with --jobs \(jobs), in the same run.")
+        guard rendered == presets, identical == presets else {
+            throw Failure(description: "rendered \(rendered) times and \(identical) downloads equal the CLI's, for \(presets) presets")
+        }
+        let ratio = batchSeconds / serverSeconds
+        let target = Target(name: "serve: renders per minute against batch", definition: "server renders/min ÷ batch renders/min, same jobs, same --jobs",
+                            value: Figure(Spread([ratio]), .ratio), threshold: 0.8, comparison: "atLeast", isMet: ratio >= 0.8,
+                            status: isQuick ? "indicative" : (ratio >= 0.8 ? "met" : "missed"),
+                            note: "every job rendered once; every download equal to the CLI's file")
+        return (section, target)
+    }
+}
