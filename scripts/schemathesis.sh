@@ -117,7 +117,7 @@ status=0
     "$venv/bin/schemathesis" --config-file "$config" run "$project/$schema" \
         --url "$url" \
         --header "Authorization: Bearer $token" \
-        --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+        --checks "${MIXRENDER_FUZZ_CHECKS:-not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance}" \
         --phases examples,coverage,fuzzing,stateful \
         --mode all \
         --max-time "$seconds" \

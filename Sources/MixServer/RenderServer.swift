@@ -32,15 +32,15 @@ public enum RenderServer {
             store = try SQLiteJobStore(folder: URL(fileURLWithPath: configuration.stateFolder))
         }
         try await store.migrate()
+        let results = try ResultStore(folder: configuration.resultsPath)
         let sounds = try SoundLibrary(uploadsFolder: configuration.soundsPath,
                                       folders: configuration.soundFolders.map { "\($0.key)=\($0.value)" }.sorted())
         // A partial upload in the uploads folder is a dead server's: this one has taken no request yet.
         _ = sounds.sweepPartialUploads(olderThan: configuration.databaseURL == nil ? 0 : 3600)
-        let results = try ResultStore(folder: configuration.resultsPath)
         let webhooks = try WebhookURLPolicy(allowing: configuration.webhookHosts)
         // Decoded sources shared by every render here, as a batch shares them; the budget bounds what stays held.
         let material = PreparedMaterial(budgetBytes: 512 << 20)
-        let service = RenderService(store: store, sounds: sounds, limits: configuration.limits, material: material,
+        let service = RenderService(store: store, results: results, sounds: sounds, limits: configuration.limits, material: material,
                                     live: LiveProgress(), wake: JobSignal(), webhooks: webhooks, logger: logger)
         let runner = JobRunner(service: service, results: results, worker: configuration.worker,
                                budgetBytes: configuration.storeBudgetBytes, webhookSender: WebhookSender(signer: signer),

@@ -278,6 +278,25 @@ import Testing
         if let id = first.object["id"] as? String { _ = try await server.request("DELETE", "/v1/renders/\(id)") }
     }
 
+    @Test func aResultEvictedByTheBudgetIsRenderedAgainWhenAskedAgain() async throws {
+        let server = try ServerProcess.start(arguments: ["--store-budget", "1K"])
+        defer { server.stop() }
+        let first = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(seed: 61), "format": "wav"])
+        let firstID = try #require(first.object["id"] as? String)
+        #expect(try await server.waitForRender(firstID).object["state"] as? String == "succeeded")
+        let second = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(seed: 62), "format": "wav"])
+        let secondID = try #require(second.object["id"] as? String)
+        #expect(try await server.waitForRender(secondID).object["state"] as? String == "succeeded")
+        // The second result pushed the first out (each is larger than the budget; the newest is kept while it is written).
+        let gone = try await server.request("GET", "/v1/renders/\(firstID)/audio")
+        #expect(gone.status == 409)
+        #expect((gone.object["detail"] as? String)?.contains("submit it again") == true)
+        let again = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(seed: 61), "format": "wav"])
+        #expect(again.status == 202)
+        #expect(try await server.waitForRender(firstID).object["state"] as? String == "succeeded")
+        #expect(try await server.request("GET", "/v1/renders/\(firstID)/audio").status == 200)
+    }
+
     @Test func operationsAnswerHealthReadinessMetricsTheDocumentAndThePage() async throws {
         let server = try ServerProcess.start()
         defer { server.stop() }

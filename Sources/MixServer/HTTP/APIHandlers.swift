@@ -125,7 +125,7 @@ struct APIHandlers: APIProtocol {
     func finishedFolder(_ id: String) async throws -> String {
         let view = try await service.view(id: id, token: try token)
         guard view.state == .succeeded, let folder = results.folder(of: id) else {
-            throw RenderProblem.notReady("render '\(id)' is \(view.state.rawValue); its files exist once it has succeeded")
+            throw RenderProblem.notReady(RenderService.notReadyReason(id: id, state: view.state))
         }
         results.markUsed(id)
         return folder

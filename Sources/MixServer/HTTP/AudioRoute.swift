@@ -28,7 +28,7 @@ struct AudioRoute: Sendable {
         }
         guard view.state == .succeeded, let folder = results.folder(of: id), let text = view.record.result,
               let stored = try? JSONDecoder().decode(StoredResult.self, from: Data(text.utf8)) else {
-            return ProblemResponse.make(.notReady("render '\(id)' is \(view.state.rawValue); its audio exists once it has succeeded"))
+            return ProblemResponse.make(.notReady(RenderService.notReadyReason(id: id, state: view.state)))
         }
         results.markUsed(id)
         let path = folder + "/" + stored.file

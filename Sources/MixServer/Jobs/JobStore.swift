@@ -81,6 +81,9 @@ struct NewJob: Sendable, Equatable {
     var request: String
     /// The render's length in seconds (known at submission: the preset was planned).
     var durationSeconds: Double
+    /// The result store no longer holds this render's files (the size budget evicted them): a job that succeeded
+    /// is queued again, as a failed one is.
+    var resultMissing = false
 }
 
 /// An owner of a job: a token (its id, not the token), and the webhook it asked for.

@@ -79,10 +79,12 @@ enum SubmitStep: Equatable {
     /// Queued, rendering or succeeded: leave the job as it is, add the owner.
     case keep
 
-    init(existing state: JobState?) {
+    /// `resultMissing`: the succeeded job's files are gone from the result store, so it renders again.
+    init(existing state: JobState?, resultMissing: Bool = false) {
         switch state {
         case nil: self = .create
         case .cancelled?, .failed?: self = .requeue
+        case .succeeded? where resultMissing: self = .requeue
         case .queued?, .rendering?, .succeeded?: self = .keep
         }
     }

@@ -128,7 +128,7 @@ final class PostgresJobStore: JobStore {
             let owned = try await connection.query("""
                 SELECT 1 FROM job_owners WHERE job_id = \(job.id) AND token = \(owner.token)
                 """, logger: logger).collect().isEmpty == false
-            let step = SubmitStep(existing: existing?.state)
+            let step = SubmitStep(existing: existing?.state, resultMissing: job.resultMissing)
             if !owned {
                 let tokenUnfinished = try await Self.count(connection, """
                     SELECT count(*) FROM jobs JOIN job_owners ON job_owners.job_id = jobs.id

@@ -113,7 +113,7 @@ final class SQLiteJobStore: JobStore {
             let existing = try Self.record(db, id: job.id)
             let owned = try Bool.fetchOne(db, sql: "SELECT 1 FROM job_owners WHERE job_id = ? AND token = ?",
                                           arguments: [job.id, owner.token]) != nil
-            let step = SubmitStep(existing: existing?.state)
+            let step = SubmitStep(existing: existing?.state, resultMissing: job.resultMissing)
             if !owned {
                 let tokenUnfinished = try Int.fetchOne(db, sql: """
                     SELECT count(*) FROM jobs JOIN job_owners ON job_owners.job_id = jobs.id

@@ -10,6 +10,7 @@ import MixRender
 /// submitted twice, or rendered after it was planned, says and decodes nothing again.
 final class RenderService: Sendable {
     let store: any JobStore
+    let results: ResultStore
     let sounds: SoundLibrary
     let limits: ServiceLimits
     let material: PreparedMaterial
@@ -18,9 +19,10 @@ final class RenderService: Sendable {
     let webhooks: WebhookURLPolicy
     let logger: Logger
 
-    init(store: any JobStore, sounds: SoundLibrary, limits: ServiceLimits, material: PreparedMaterial, live: LiveProgress,
+    init(store: any JobStore, results: ResultStore, sounds: SoundLibrary, limits: ServiceLimits, material: PreparedMaterial, live: LiveProgress,
          wake: JobSignal, webhooks: WebhookURLPolicy, logger: Logger) {
         self.store = store
+        self.results = results
         self.sounds = sounds
         self.limits = limits
         self.material = material
@@ -84,7 +86,8 @@ final class RenderService: Sendable {
         }
         let planned = try await plan(spec)
         let job = NewJob(id: planned.id, format: spec.format.fileExtension, name: spec.name,
-                         request: spec.document.json(.compact), durationSeconds: planned.render.durationSeconds)
+                         request: spec.document.json(.compact), durationSeconds: planned.render.durationSeconds,
+                         resultMissing: results.folder(of: planned.id) == nil)
         let outcome: SubmitOutcome
         do {
             outcome = try await store.submit(job, owner: JobOwner(token: token, webhookURL: webhookURL),
@@ -138,6 +141,13 @@ final class RenderService: Sendable {
         if view.record.state == .cancelled || view.record.state == .rendering { wake.cancelled(id) }
         logger.info("render cancelled by a token", metadata: ["job": "\(id)", "token": "\(token)"])
         return view
+    }
+
+    /// Why render `id`'s files cannot be served in `state` (409).
+    static func notReadyReason(id: String, state: JobState) -> String {
+        state == .succeeded
+            ? "render '\(id)' succeeded, but its files were removed to keep the results within the server's budget; submit it again to render it again"
+            : "render '\(id)' is \(state.rawValue); its files exist once it has succeeded"
     }
 
     /// Whether `id` has the shape of a render id: 64 lowercase hexadecimal digits.
