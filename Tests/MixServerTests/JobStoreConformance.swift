@@ -538,7 +538,8 @@ import Testing
         let location = try PostgresLocation(url: try postgresTestURL())
         let url = "postgres://\(location.username):wrong-password@\(location.host):\(location.port)/\(location.database)"
         let store = try PostgresJobStore(url: url, schema: "unused")
-        let started = ContinuousClock.now
+        // Reported as the server's refusal, not as the pool's retries running out (no timing is asserted: the
+        // machine may be loaded).
         do {
             try await store.migrate()
             Issue.record("migrate with a wrong password succeeded")
@@ -546,7 +547,6 @@ import Testing
             #expect("\(error)".contains("password authentication failed"), "\(error)")
             #expect(!"\(error)".contains("wrong-password"))
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
         try await store.close()
     }
 }

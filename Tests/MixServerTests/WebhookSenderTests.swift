@@ -94,7 +94,7 @@ import Testing
             return
         }
         #expect(reason == "no response within 1 s" || reason == "the call timed out")
-        #expect(elapsed >= 0.9 && elapsed < 5)
+        #expect(elapsed >= 0.9, "it waited for its timeout (no upper bound is asserted: the machine may be loaded)")
     }
 
     @Test func refusedConnectionMeansRetry() async throws {

@@ -78,6 +78,35 @@ import Testing
         #expect(leftovers.filter { $0.hasPrefix(".partial") }.isEmpty, "the dead server's partial folder is swept: \(leftovers)")
     }
 
+    @Test func aStoppedServerPutsItsRenderBackInTheQueueAndExitsCleanly() async throws {
+        let first = try ServerProcess.start()
+        let submitted = try await first.request("POST", "/v1/renders", json: ["preset": RenderServiceTests.longPreset(seed: 33, hours: 2), "format": "flac"])
+        let id = try #require(submitted.object["id"] as? String)
+        try await RenderServiceTests().waitUntilRendering(first, id)
+        let started = Date()
+        #expect(first.stop(seconds: 30) == 0, "SIGTERM: exit status 0")
+        #expect(Date().timeIntervalSince(started) < 30)
+        let second = try ServerProcess.start(state: first.state, arguments: ["--jobs", "1"], token: first.token)
+        defer { second.stop() }
+        let after = try await second.request("GET", "/v1/renders/\(id)")
+        #expect(["queued", "rendering"].contains(after.object["state"] as? String ?? ""), "\(after.object)")
+        _ = try await second.request("DELETE", "/v1/renders/\(id)")
+    }
+
+    @Test func aRenderPastTheTimeLimitFails() async throws {
+        let server = try ServerProcess.start(arguments: ["--job-time-limit", "1s"])
+        defer { server.stop() }
+        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": RenderServiceTests.longPreset(seed: 34, hours: 3), "format": "flac"])
+        let id = try #require(submitted.object["id"] as? String)
+        let done = try await server.waitForRender(id, seconds: 60)
+        #expect(done.object["state"] as? String == "failed")
+        let error = try #require(done.object["error"] as? [String: Any])
+        #expect((error["detail"] as? String)?.contains("longer than 1s") == true, "\(error)")
+        let results = server.state.appendingPathComponent("results")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? []
+        #expect(left.isEmpty, "nothing of it is kept: \(left)")
+    }
+
     @Test func twoServersOverOnePostgreSQLRenderEachJobOnce() async throws {
         let url = try #require(ProcessInfo.processInfo.environment["MIXRENDER_TEST_POSTGRES_URL"],
                                "set MIXRENDER_TEST_POSTGRES_URL (scripts/start-postgres.sh starts a server and prints it)")

@@ -278,6 +278,28 @@ import Testing
         if let id = first.object["id"] as? String { _ = try await server.request("DELETE", "/v1/renders/\(id)") }
     }
 
+    @Test func theQueueLengthAndTheUploadSizeAreLimits() async throws {
+        let server = try ServerProcess.start(arguments: ["--queue-length", "1", "--jobs", "1", "--max-upload", "1K"])
+        defer { server.stop() }
+        let rendering = try await server.request("POST", "/v1/renders", json: ["preset": Self.longPreset(seed: 71)])
+        let renderingID = try #require(rendering.object["id"] as? String)
+        try await waitUntilRendering(server, renderingID)
+        let queued = try await server.request("POST", "/v1/renders", json: ["preset": Self.longPreset(seed: 72)])
+        #expect(queued.status == 202)
+        let refused = try await server.request("POST", "/v1/renders", json: ["preset": Self.longPreset(seed: 73)])
+        #expect(refused.status == 429)
+        #expect((refused.object["detail"] as? String)?.contains("queue") == true)
+        #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1)
+        let big = Self.wavBytes(seconds: 1, sampleRate: 8000)
+        let hash = SHA256.hash(data: big).map { String(format: "%02x", $0) }.joined()
+        let upload = try await server.request("PUT", "/v1/sounds/\(hash)", body: big, headers: ["Content-Type": "application/octet-stream"])
+        #expect(upload.status == 413)
+        #expect(try await server.request("GET", "/v1/sounds/\(hash)").status == 404, "nothing of it is kept")
+        for reply in [rendering, queued] {
+            if let id = reply.object["id"] as? String { _ = try await server.request("DELETE", "/v1/renders/\(id)") }
+        }
+    }
+
     @Test func aResultEvictedByTheBudgetIsRenderedAgainWhenAskedAgain() async throws {
         let server = try ServerProcess.start(arguments: ["--store-budget", "1K"])
         defer { server.stop() }
