@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sudo=""; [[ "$(id -u)" == 0 ]] || sudo=sudo
 if ! command -v chromium >/dev/null; then
+    $sudo apt-get update
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 fi
 venv="${MIXRENDER_SERVE_VENV:-$PWD/.venv-serve}"
@@ -21,6 +22,7 @@ python=/usr/bin/python3
 [[ -x "$python" ]] || python="$(command -v python3)"
 if ! "$python" -c 'import venv, ensurepip' 2>/dev/null; then
     # Debian splits venv and ensurepip into python3-venv.
+    $sudo apt-get update
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-venv
 fi
 rm -rf "$venv"

@@ -132,6 +132,7 @@ def launch_chromium(profile):
     process = subprocess.Popen(
         [chromium, "--headless=new", "--remote-debugging-port=0", f"--user-data-dir={profile}", "--no-sandbox",
          "--no-first-run", "--no-default-browser-check", "--disable-gpu", "--disable-extensions",
+         "--disable-dev-shm-usage",  # a container's /dev/shm is often 64 MB: Chromium's shared memory in /tmp instead
          "--autoplay-policy=no-user-gesture-required", "--window-size=1280,1600", "about:blank"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     port_file = os.path.join(profile, "DevToolsActivePort")

@@ -60,6 +60,8 @@ public enum RenderServer {
         try handlers.registerHandlers(on: SelectiveTransport(router: router, servedElsewhere: ["GET /v1/renders/{id}/audio",
                                                                                                   "HEAD /v1/renders/{id}/audio"]),
                                       middlewares: [RequestErrorMiddleware()])
+        // Added after the routes, so it wraps only the router's answer to a request no route takes.
+        router.add(middleware: MethodNotAllowedMiddleware(routes: try RouteTable(of: handlers)))
 
         let host = configuration.host
         let app = Application(

@@ -193,7 +193,7 @@ struct APIHandlers: APIProtocol {
     }
 
     func getPresetSchema(_ input: Operations.getPresetSchema.Input) async throws -> Operations.getPresetSchema.Output {
-        .ok(.init(body: .application_schema_plus_json(try Self.object(fromText: PresetSchemaDocument.text))))
+        .ok(.init(body: .application_schema_plus_json(try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(try page.bytes(of: "preset.schema.json"))))))
     }
 
     // MARK: - Operations
@@ -251,10 +251,32 @@ struct APIHandlers: APIProtocol {
         overrides.loudnessTarget = request.overrides?.loudness
         overrides.truePeakDb = request.overrides?.truePeakDb
         overrides.loopable = request.overrides?.loopable ?? false
-        if let name = request.name, name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw RenderProblem.unprocessable(jsonPath: "name", reason: "a name cannot hold control characters")
+        if let name = request.name {
+            // The document's maxLength, which the generated code does not check.
+            if name.unicodeScalars.count > Self.longestName {
+                throw RenderProblem.badRequest("name: has \(name.unicodeScalars.count) characters; a name has at most \(Self.longestName)",
+                                               jsonPath: "name")
+            }
+            if !Self.isFitName(name) {
+                throw RenderProblem.unprocessable(jsonPath: "name", reason: "a name cannot hold control characters")
+            }
         }
-        return RenderSpec(preset: presetJSON, name: request.name ?? "preset", format: format, overrides: overrides)
+        return RenderSpec(preset: presetJSON, name: request.name ?? Self.ownName(of: presetJSON) ?? "preset", format: format, overrides: overrides)
+    }
+
+    /// The longest `name` a request may give (openapi.yaml's maxLength, in Unicode scalars as JSON Schema counts).
+    static let longestName = 200
+
+    static func isFitName(_ name: String) -> Bool {
+        !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// The preset's own `name`, when it has one that would do as the request's: what the report and the page's
+    /// download call a render the request did not name.
+    static func ownName(of preset: JSONValue) -> String? {
+        guard case .string(let name)? = preset["name"], !name.trimmingCharacters(in: .whitespaces).isEmpty,
+              name.unicodeScalars.count <= longestName, isFitName(name) else { return nil }
+        return name
     }
 
     /// A job as the API's `Render`, with its result's chapters and warnings.
@@ -303,10 +325,6 @@ struct APIHandlers: APIProtocol {
 
     static func object(fromFile path: String) throws -> OpenAPIObjectContainer {
         try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-
-    static func object(fromText text: String) throws -> OpenAPIObjectContainer {
-        try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(text.utf8))
     }
 }
 

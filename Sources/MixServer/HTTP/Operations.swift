@@ -31,8 +31,8 @@ struct MetricsEndpoint: Sendable {
     init(registry: PrometheusCollectorRegistry, store: any JobStore) {
         self.registry = registry
         self.store = store
-        queued = registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "mixrender", metricName: "jobs_queued", helpText: "Renders waiting in the queue (all servers)."))
-        rendering = registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "mixrender", metricName: "jobs_rendering", helpText: "Renders being rendered (all servers)."))
+        queued = registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "mixrender", metricName: "jobs_queued", unitName: "", helpText: "Renders waiting in the queue (all servers)."))
+        rendering = registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "mixrender", metricName: "jobs_rendering", unitName: "", helpText: "Renders being rendered (all servers)."))
     }
 
     func text() async -> String {
@@ -69,11 +69,6 @@ struct PageFiles: Sendable {
     }
 }
 
-/// The preset schema (docs/preset.schema.json), as the server's resources hold it.
-enum PresetSchemaDocument {
-    static var text: String { (try? PageFiles().bytes(of: "preset.schema.json")).map { String(decoding: $0, as: UTF8.self) } ?? "{}" }
-}
-
 /// A stored sound as the API's `Sound`: its hash, size, name and what it is (probed).
 enum SoundDescription {
     static func of(hash: String, in sounds: SoundLibrary) async throws -> Components.Schemas.Sound? {
@@ -91,11 +86,24 @@ enum SoundDescription {
 }
 
 /// The generated handlers' own failures (a body that does not decode, a wrong `Accept`, a missing parameter) as
-/// problems with a 4xx status, rather than the 500 the runtime would answer.
+/// problems with a 4xx status naming where, rather than the 500 the runtime would answer; and a null member of a
+/// JSON body refused, which the document does not allow but the generated decoder would read as absent.
 struct RequestErrorMiddleware: ServerMiddleware {
     func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
                    next: (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
         async throws -> (HTTPResponse, HTTPBody?) {
+        // A JSON body is kept, to say where it is wrong when it does not decode (BodyLimitMiddleware has bounded it).
+        var body = body
+        var bytes: [UInt8]?
+        if let given = body, Self.bodyType(of: operationID) != nil {
+            let collected = try await [UInt8](collecting: given, upTo: .max)
+            bytes = collected
+            body = HTTPBody(collected)
+            if let path = DecodingProblem.nullMember(in: collected) {
+                let reason = "must not be null (leave it out instead)"
+                return Self.response(RenderProblem(status: 400, title: "Bad request", detail: "\(path): \(reason)", jsonPath: path, reason: reason))
+            }
+        }
         do {
             var (response, responseBody) = try await next(request, body, metadata)
             // The runtime writes a header's string percent-encoded (`%2Fv1%2Frenders`); a Location is a URI reference.
@@ -105,11 +113,22 @@ struct RequestErrorMiddleware: ServerMiddleware {
             return (response, responseBody)
         } catch let error as ServerError {
             if let problem = error.underlyingError as? RenderProblem { return Self.response(problem) }
+            if let decoding = error.underlyingError as? DecodingError {
+                return Self.response(DecodingProblem.problem(decoding, body: bytes, decoding: Self.bodyType(of: operationID)))
+            }
             let reason = "\(error.underlyingError)".split(separator: "\n").first.map(String.init) ?? "malformed request"
             if "\(error.underlyingError)".contains("Accept") || "\(error.underlyingError)".contains("content type") {
                 return Self.response(RenderProblem(status: 406, title: "Not acceptable", detail: String(reason.prefix(300))))
             }
             return Self.response(.badRequest("the request does not fit the API (openapi.yaml): \(reason.prefix(300))"))
+        }
+    }
+
+    /// The type an operation's JSON body decodes to (openapi.yaml), for the operations that take one.
+    static func bodyType(of operationID: String) -> (any Decodable.Type)? {
+        switch operationID {
+        case "createRender", "validatePreset": return Components.Schemas.RenderRequest.self
+        default: return nil
         }
     }
 

@@ -68,7 +68,7 @@ final class JobRunner: Service, Sendable {
     func stop() {
         stopping.withLock { $0 = true }
         for task in running.withLock({ Array($0.values) }) { task.cancel() }
-        service.wake.wakeAll()
+        service.wake.stopWaiting()
     }
 
     var isStopping: Bool { stopping.withLock { $0 } }

@@ -11,55 +11,39 @@ final class LiveProgress: Sendable {
     var all: [String: JobProgress] { progress.withLock { $0 } }
 }
 
-/// Wakes the runner's workers when a job is queued (rather than at their next poll), and tells the runner which
-/// renders were cancelled here (rather than at their next lease renewal).
+/// Wakes the runner's workers when a job is queued here (within 50 ms, rather than at their next poll of the
+/// store), and tells the runner which renders were cancelled here (rather than at their next lease renewal).
 final class JobSignal: Sendable {
     private let state = Locked(State())
 
     private struct State {
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Signals not yet taken by a worker.
         var pending = 0
+        /// Set when the server stops: every wait returns at once.
+        var isStopping = false
         var cancelled: Set<String> = []
     }
 
     /// One waiting worker wakes (or the next to wait returns at once).
-    func signal() {
-        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
-            if state.waiters.isEmpty { state.pending += 1; return nil }
-            return state.waiters.removeFirst()
-        }
-        waiter?.resume()
-    }
+    func signal() { state.withLock { $0.pending += 1 } }
 
-    /// Waits for `signal`, or at most `seconds`.
+    /// Waits for `signal` (taking it), at most `seconds`, checking every 50 ms.
     func wait(seconds: Double) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [self] in
-                await withCheckedContinuation { continuation in
-                    let ready: Bool = state.withLock { state in
-                        if state.pending > 0 { state.pending -= 1; return true }
-                        state.waiters.append(continuation)
-                        return false
-                    }
-                    if ready { continuation.resume() }
-                }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            let woken = state.withLock { state -> Bool in
+                if state.isStopping { return true }
+                guard state.pending > 0 else { return false }
+                state.pending -= 1
+                return true
             }
-            group.addTask { try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) }
-            await group.next()
-            // The sleeper finished first: wake the waiter this task left (it resumes once, here or by a signal).
-            wakeAll()
-            group.cancelAll()
+            if woken || Task.isCancelled { return }
+            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 
-    /// Every waiting worker wakes (a timeout, or the server stopping).
-    func wakeAll() {
-        let waiters = state.withLock { state in
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
+    /// Every wait returns now and from now on (the server stopping).
+    func stopWaiting() { state.withLock { $0.isStopping = true } }
 
     /// Job `id` was cancelled through this server: its render here stops now.
     func cancelled(_ id: String) { _ = state.withLock { $0.cancelled.insert(id) } }

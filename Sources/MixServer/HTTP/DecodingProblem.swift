@@ -1,0 +1,134 @@
+import Foundation
+import MixRender
+
+/// A request the generated code could not decode, as a 400 problem naming where (`settings.sampleRate`) and why.
+///
+/// Foundation's decoder names the path of most faults but not of a number that does not fit its member (`44100.5`
+/// or `1e30` where the document says integer), nor of a syntax error: it says only that the data is not valid
+/// JSON. For those the body is read again: a syntax error is the project's JSON parser's (line and column), and a
+/// number that does not fit is found by decoding the body again with such numbers set to 0.
+enum DecodingProblem {
+    static func problem(_ error: DecodingError, body: [UInt8]?, decoding type: (any Decodable.Type)?) -> RenderProblem {
+        switch error {
+        case .typeMismatch(_, let context):
+            return located(context.codingPath, context.debugDescription)
+        case .valueNotFound(_, let context):
+            return located(context.codingPath, "must not be null (\(context.debugDescription))")
+        case .keyNotFound(let key, let context):
+            return located(context.codingPath + [key], "is required")
+        case .dataCorrupted(let context) where context.debugDescription.hasPrefix("Additional properties are disabled"):
+            return located(context.codingPath, "is not a member this request has (openapi.yaml)")
+        case .dataCorrupted(let context):
+            guard let body else { return located(context.codingPath, context.debugDescription) }
+            let value: JSONValue
+            do { value = try JSONValue.parse(body) } catch {
+                return .badRequest("the body is not JSON: \(error)")
+            }
+            guard context.codingPath.isEmpty, let type else { return located(context.codingPath, context.debugDescription) }
+            if let (path, number) = misfitNumber(in: value, decoding: type) {
+                let reason = number == number.rounded(.towardZero)
+                    ? "\(JSONValue.number(number).json(.compact)) is beyond the whole numbers this API takes (64 bits)"
+                    : "must be a whole number, not \(JSONValue.number(number).json(.compact))"
+                return RenderProblem(status: 400, title: "Bad request", detail: "\(path): \(reason)", jsonPath: path, reason: reason)
+            }
+            return located([], context.debugDescription)
+        @unknown default:
+            return .badRequest("the request does not fit the API (openapi.yaml): \(error)")
+        }
+    }
+
+    /// The first member of the request outside its free-form `preset` that is JSON null, with its path: the
+    /// document allows null nowhere there, but the generated decoder reads a null member as an absent one.
+    static func nullMember(in body: [UInt8]) -> String? {
+        guard case .object(let root)? = try? JSONValue.parse(body) else { return nil }
+        func firstNull(_ value: JSONValue, path: String) -> String? {
+            switch value {
+            case .null: return path
+            case .array(let elements):
+                for (index, element) in elements.enumerated() {
+                    if let found = firstNull(element, path: "\(path)[\(index)]") { return found }
+                }
+            case .object(let object):
+                for member in object.members {
+                    if let found = firstNull(member.value, path: "\(path).\(member.key)") { return found }
+                }
+            default: break
+            }
+            return nil
+        }
+        for member in root.members where member.key != "preset" {
+            if member.value == .null { return member.key }
+            if let found = firstNull(member.value, path: member.key) { return found }
+        }
+        return nil
+    }
+
+    private static func located(_ codingPath: [any CodingKey], _ reason: String) -> RenderProblem {
+        let path = codingPath.reduce(into: "") { path, key in
+            if let index = key.intValue { path += "[\(index)]" } else { path += path.isEmpty ? key.stringValue : "." + key.stringValue }
+        }
+        guard !path.isEmpty else { return .badRequest("the request does not fit the API (openapi.yaml): \(reason)") }
+        return RenderProblem(status: 400, title: "Bad request", detail: "\(path): \(reason)", jsonPath: path, reason: reason)
+    }
+
+    /// The first number in `value` (in document order) that is not a 64-bit whole number and that `type` fails
+    /// to decode without a path for, with its JSON path; nil when setting every such number to 0 does not help.
+    /// Found by bisection: a few decodes, however many numbers the body holds.
+    static func misfitNumber(in value: JSONValue, decoding type: any Decodable.Type) -> (path: String, number: Double)? {
+        var suspects: [(path: String, number: Double)] = []
+        collectSuspects(value, path: "", into: &suspects)
+        // failsKeeping(k): the first k suspects kept, the rest set to 0, decoding still fails for a number.
+        func failsKeeping(_ kept: Int) -> Bool {
+            var index = 0
+            let body = Data(zeroingSuspects(value, keeping: kept, index: &index).json(.compact).utf8)
+            do {
+                _ = try JSONDecoder().decode(type, from: body)
+                return false
+            } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+                return true
+            } catch {
+                return false
+            }
+        }
+        guard !suspects.isEmpty, !failsKeeping(0), failsKeeping(suspects.count) else { return nil }
+        // Find the least k for which failsKeeping(k) holds: the k-th suspect is a misfit.
+        var low = 0, high = suspects.count
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if failsKeeping(middle) { high = middle } else { low = middle }
+        }
+        return suspects[high - 1]
+    }
+
+    private static func isWhole64(_ number: Double) -> Bool {
+        number == number.rounded(.towardZero) && number >= -9.223372036854775808e18 && number < 9.223372036854775808e18
+    }
+
+    private static func collectSuspects(_ value: JSONValue, path: String, into suspects: inout [(path: String, number: Double)]) {
+        switch value {
+        case .number(let number) where !isWhole64(number): suspects.append((path, number))
+        case .array(let elements):
+            for (index, element) in elements.enumerated() { collectSuspects(element, path: "\(path)[\(index)]", into: &suspects) }
+        case .object(let object):
+            for member in object.members {
+                collectSuspects(member.value, path: path.isEmpty ? member.key : "\(path).\(member.key)", into: &suspects)
+            }
+        default: break
+        }
+    }
+
+    /// `value` with every suspect after the first `kept` (in `collectSuspects`' order) set to 0.
+    private static func zeroingSuspects(_ value: JSONValue, keeping kept: Int, index: inout Int) -> JSONValue {
+        switch value {
+        case .number(let number) where !isWhole64(number):
+            defer { index += 1 }
+            return index < kept ? value : .number(0)
+        case .array(let elements):
+            return .array(elements.map { zeroingSuspects($0, keeping: kept, index: &index) })
+        case .object(let object):
+            return .object(JSONObject(object.members.map { JSONValue.Member($0.key, zeroingSuspects($0.value, keeping: kept, index: &index)) }))
+        default:
+            return value
+        }
+    }
+}
