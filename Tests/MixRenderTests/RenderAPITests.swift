@@ -83,8 +83,9 @@ import Testing
     @Test func cancellingTheTaskLeavesNoFile() async throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        // Long enough that it cannot end before it is cancelled (ten minutes of audio).
-        let render = try PresetRender(json: Self.preset(seconds: 600))
+        // Long enough that it cannot end before it is cancelled, even on a loaded machine where this task wakes
+        // seconds after the first progress (six hours of audio; cancelled at its first block, it costs nothing).
+        let render = try PresetRender(json: Self.preset(seconds: 6 * 3600))
         let path = dir.appendingPathComponent("long.ogg").path
         let (progress, reporter) = AsyncStream.makeStream(of: RenderProgress.self)
         let task = Task { try await render.render(toFile: path, progress: reporter) }
