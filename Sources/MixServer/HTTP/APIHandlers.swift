@@ -287,9 +287,7 @@ struct APIHandlers: APIProtocol {
             format: Components.Schemas.Format(rawValue: record.format) ?? .m4a, name: record.name, createdAt: record.createdAt,
             startedAt: record.startedAt, finishedAt: view.state.isFinal ? (record.finishedAt ?? Date()) : nil,
             durationSeconds: record.durationSeconds,
-            links: .init(_self: "/v1/renders/\(record.id)", events: "/v1/renders/\(record.id)/events",
-                         audio: "/v1/renders/\(record.id)/audio", waveform: "/v1/renders/\(record.id)/waveform",
-                         timeline: "/v1/renders/\(record.id)/timeline", report: "/v1/renders/\(record.id)/report"))
+            links: RenderLinks(id: record.id).schema)
         switch view.state {
         case .rendering:
             if let progress = record.progress {

@@ -111,7 +111,7 @@ final class JobRunner: Service, Sendable {
             } catch is TimeLimitExceeded {
                 failuresCounter.increment()
                 let problem = RenderProblem(status: 500, title: "Render failed",
-                                            detail: "the render took longer than \(RenderService.words(seconds: service.limits.jobSeconds)), the most this server gives one")
+                                            detail: "the render took longer than \(TimeParser.string(fromSeconds: service.limits.jobSeconds)), the most this server gives one")
                 await finish(job, .failed(problem: problem.document.json(.compact)), logger: log)
                 log.warning("render stopped at its time limit")
             } catch is CancellationError {

@@ -62,7 +62,7 @@ final class RenderService: Sendable {
         }
         if render.durationSeconds > limits.maxDurationSeconds {
             let path = spec.overrides.durationSeconds != nil ? "overrides.durationSeconds" : "preset.duration"
-            throw .unprocessable(jsonPath: path, reason: "renders \(Self.words(seconds: render.durationSeconds)); this server renders at most \(Self.words(seconds: limits.maxDurationSeconds))")
+            throw .unprocessable(jsonPath: path, reason: "renders \(TimeParser.string(fromSeconds: render.durationSeconds)); this server renders at most \(TimeParser.string(fromSeconds: limits.maxDurationSeconds))")
         }
         if render.renderJob.preset.tracks.count > limits.maxTracks {
             throw .unprocessable(jsonPath: "preset.bed", reason: "brings the preset to \(render.renderJob.preset.tracks.count) tracks; this server renders at most \(limits.maxTracks)")
@@ -153,12 +153,6 @@ final class RenderService: Sendable {
     /// Whether `id` has the shape of a render id: 64 lowercase hexadecimal digits.
     static func isRenderID(_ id: String) -> Bool {
         id.utf8.count == 64 && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
-
-    static func words(seconds: Double) -> String {
-        if seconds >= 3600 { return String(format: "%.4gh", seconds / 3600) }
-        if seconds >= 60 { return String(format: "%.4gmin", seconds / 60) }
-        return String(format: "%.4gs", seconds)
     }
 }
 

@@ -58,10 +58,14 @@ enum WebhookPayload {
     }
 }
 
-/// Where a render's parts are, relative to the server's root.
+/// Where a render's parts are, relative to the server's root: the API's `links` and the webhook's.
 struct RenderLinks: Sendable {
     var id: String
     var base: String { "/v1/renders/\(id)" }
+    var schema: Components.Schemas.Links {
+        .init(_self: base, events: base + "/events", audio: base + "/audio", waveform: base + "/waveform",
+              timeline: base + "/timeline", report: base + "/report")
+    }
     var members: [JSONValue.Member] {
         [.init("self", .string(base)), .init("events", .string(base + "/events")), .init("audio", .string(base + "/audio")),
          .init("waveform", .string(base + "/waveform")), .init("timeline", .string(base + "/timeline")),
