@@ -325,20 +325,3 @@ struct APIHandlers: APIProtocol {
         try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }
-
-/// `result.json` as the API reads it back (`ResultDocument` writes it).
-struct StoredResult: Decodable {
-    struct Chapter: Decodable {
-        var name: String
-        var startSeconds: Double
-    }
-
-    var file: String
-    var bytes: Int
-    var sha256: String
-    var contentType: String
-    var integratedLoudness: Double?
-    var truePeakDb: Double?
-    var chapters: [Chapter]
-    var warnings: [String]
-}

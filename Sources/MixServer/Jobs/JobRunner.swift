@@ -198,9 +198,8 @@ final class JobRunner: Service, Sendable {
         for format in ["json", "png", "svg"] {
             _ = try await AudioAnalysis.waveform(ofFile: audio, writingTo: partial + "/waveform.\(format)")
         }
-        let result = ResultDocument(report: report, render: planned.render, format: spec.format,
-                                    fileName: ResultStore.audioFileName(format: spec.format), warnings: planned.warnings)
-        let text = result.value.json(.compact)
+        let text = StoredResult(report: report, render: planned.render, format: spec.format,
+                                fileName: ResultStore.audioFileName(format: spec.format), warnings: planned.warnings).json
         try text.write(toFile: partial + "/result.json", atomically: false, encoding: .utf8)
         try results.commit(partial: partial, id: job.id)
         committed = true

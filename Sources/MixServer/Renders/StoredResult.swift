@@ -2,29 +2,44 @@ import Foundation
 import MixRender
 
 /// What a finished render made, as the API's `Result` gives it and the store keeps it (`result.json` beside the
-/// audio): the file's name, size, SHA-256 and content type, its loudness, its chapters, what planning warned.
-struct ResultDocument: Sendable {
-    var value: JSONValue
+/// audio, and the job's `result`): the file's name, size, SHA-256 and content type, its loudness, its chapters,
+/// what planning warned. One type writes it and reads it back.
+struct StoredResult: Codable, Sendable {
+    struct Chapter: Codable, Sendable {
+        var name: String
+        var startSeconds: Double
+    }
+
+    var file: String
+    var bytes: Int
+    var sha256: String
+    var contentType: String
+    var integratedLoudness: Double?
+    var truePeakDb: Double?
+    var chapters: [Chapter]
+    var warnings: [String]
 
     init(report: RenderReport, render: PresetRender, format: OutputFileFormat, fileName: String, warnings: [String]) {
         let loudness = report.result.summary.loudness
-        let chapters: [JSONValue] = render.renderJob.chapters.map { mark in
-            .object(JSONObject([.init("name", .string(mark.name)),
-                                .init("startSeconds", .number((Double(mark.frame) / Double(mark.sampleRate) * 1000).rounded() / 1000))]))
+        func rounded(_ value: Double) -> Double? { value.isFinite ? (value * 100).rounded() / 100 : nil }
+        file = fileName
+        bytes = Int(report.result.outputBytes ?? 0)
+        sha256 = report.outputSHA256
+        contentType = Self.contentType(of: format)
+        integratedLoudness = rounded(loudness.integrated)
+        truePeakDb = rounded(loudness.truePeak)
+        chapters = render.renderJob.chapters.map { mark in
+            Chapter(name: mark.name, startSeconds: (Double(mark.frame) / Double(mark.sampleRate) * 1000).rounded() / 1000)
         }
-        value = .object(JSONObject([
-            .init("file", .string(fileName)),
-            .init("bytes", .number(Double(report.result.outputBytes ?? 0))),
-            .init("sha256", .string(report.outputSHA256)),
-            .init("contentType", .string(Self.contentType(of: format))),
-            .init("integratedLoudness", loudness.integrated.isFinite ? .number((loudness.integrated * 100).rounded() / 100) : .null),
-            .init("truePeakDb", loudness.truePeak.isFinite ? .number((loudness.truePeak * 100).rounded() / 100) : .null),
-            .init("chapters", .array(chapters)),
-            .init("warnings", .array(warnings.map { .string($0) })),
-        ]))
+        self.warnings = warnings
     }
 
-    init(value: JSONValue) { self.value = value }
+    /// The document as the store keeps it.
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+    }
 
     /// The MIME type of a file in `format` (what `GET .../audio` answers as `Content-Type`).
     static func contentType(of format: OutputFileFormat) -> String {
