@@ -71,6 +71,9 @@ enum BenchMain {
                     report.targets.append(target)
                 case .encoders:
                     report.sections.append(try EncoderBench(runs: options.runs ?? 1, isQuick: options.isQuick).run())
+                case .realism:
+                    report.sections.append(try RealismBench(isQuick: options.isQuick, files: options.files,
+                                                            recordings: options.recordings).run())
                 case .cache:
                     report.sections.append(try CacheEntryBench(runs: options.runs ?? (options.isQuick ? 3 : 5), isQuick: options.isQuick).run())
                 case .serve:

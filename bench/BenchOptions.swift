@@ -15,10 +15,14 @@ struct BenchOptions {
     var nightSeconds: Double?
     /// The night mix's resampler (pipeline, shared, loudness, session); nil = the preset default.
     var resampler: ResamplerChoice?
+    /// Files named on the command line (realism: a sound and its reference).
+    var files: [String] = []
+    /// A folder of recordings to set the generators beside (realism).
+    var recordings: String?
 
     static let usage = """
         usage: bench [--quick] [--json] [--only SECTION[,SECTION...]] [--runs N] [--night-seconds S]
-                     [--resampler NAME] [--mixrender PATH]
+                     [--resampler NAME] [--mixrender PATH] [--recordings DIR] [A B]
 
           --quick           smoke run for CI: a few seconds in all
           --json            print the results as JSON instead of a table
@@ -29,6 +33,9 @@ struct BenchOptions {
           --resampler NAME  the night mix's resampler (default: the presets' default, medium)
           --mixrender PATH  the mixrender the serve section starts (default: the one beside bench; serve runs
                             only when named in --only: 200 clients and 20 presets on loopback, 20 and 4 with --quick)
+          --recordings DIR  realism: set each generator beside its recording in DIR (../shared/audio/nature)
+          A B               realism: measure sound A beside reference B (any two audio files), e.g.
+                            bench --only realism rain.flac real-rain.ogg
         """
 
     static func parse(_ arguments: [String]) throws -> BenchOptions {
@@ -62,16 +69,22 @@ struct BenchOptions {
                 let name = try value(argument)
                 guard let quality = ResamplerChoice(rawValue: name) else { throw UsageError(message: "--resampler: unknown quality '\(name)'") }
                 options.resampler = quality
+            case "--recordings": options.recordings = try value(argument)
             case "-h", "--help": throw UsageError(message: nil)
-            default: throw UsageError(message: "unknown argument '\(argument)'")
+            default:
+                guard !argument.hasPrefix("-") else { throw UsageError(message: "unknown argument '\(argument)'") }
+                options.files.append(argument)
             }
+        }
+        if !options.files.isEmpty || options.recordings != nil, options.sections != [.realism] {
+            throw UsageError(message: "files and --recordings are for --only realism")
         }
         return options
     }
 }
 
 enum BenchSection: String, CaseIterable, Comparable {
-    case mix, kernels, generators, resampler, transparency, preparation, vorbis, pipeline, shared, session, loudness, encoders, cache
+    case mix, kernels, generators, realism, resampler, transparency, preparation, vorbis, pipeline, shared, session, loudness, encoders, cache
     /// The render server under load: only when asked (`--only serve`), as it needs the `mixrender` executable.
     case serve
     static func < (a: BenchSection, b: BenchSection) -> Bool {

@@ -40,8 +40,9 @@ extension CricketsKind {
         key.field("seed", seed)
     }
     public func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
-        CricketChorus(intensity: intensity, temperatureC: temperatureC, seed: seed,
-                      sampleRate: context.sampleRate, channelCount: context.channelCount)
+        DCBlocker(CricketChorus(intensity: intensity, temperatureC: temperatureC, seed: seed,
+                      sampleRate: context.sampleRate, channelCount: context.channelCount),
+                  sampleRate: context.sampleRate)
     }
 }
 

@@ -28,7 +28,8 @@ extension FireKind {
         key.field("seed", seed)
     }
     public func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
-        FireGenerator(intensity: intensity, seed: seed, sampleRate: context.sampleRate, channelCount: context.channelCount)
+        DCBlocker(FireGenerator(intensity: intensity, seed: seed, sampleRate: context.sampleRate, channelCount: context.channelCount),
+                  sampleRate: context.sampleRate)
     }
 }
 

@@ -42,8 +42,9 @@ extension RainKind {
         key.field("seed", seed)
     }
     public func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
-        RainGenerator(intensity: intensity, brightness: brightness, dropsPerSecond: dropsPerSecond,
-                      seed: seed, sampleRate: context.sampleRate, channelCount: context.channelCount)
+        DCBlocker(RainGenerator(intensity: intensity, brightness: brightness, dropsPerSecond: dropsPerSecond,
+                      seed: seed, sampleRate: context.sampleRate, channelCount: context.channelCount),
+                  sampleRate: context.sampleRate)
     }
 }
 

@@ -33,8 +33,9 @@ extension SurfKind {
         key.field("seed", seed)
     }
     public func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
-        SurfGenerator(intensity: intensity, periodSeconds: periodSeconds, seed: seed,
-                      sampleRate: context.sampleRate, channelCount: context.channelCount)
+        DCBlocker(SurfGenerator(intensity: intensity, periodSeconds: periodSeconds, seed: seed,
+                      sampleRate: context.sampleRate, channelCount: context.channelCount),
+                  sampleRate: context.sampleRate)
     }
 }
 

@@ -42,8 +42,9 @@ extension WindKind {
         key.field("seed", seed)
     }
     public func makeSource(_ context: RenderFormat, prepared: FrameSource?) throws -> FrameSource {
-        WindGenerator(intensity: intensity, gustiness: gustiness, whistle: whistle, seed: seed,
-                      sampleRate: context.sampleRate, channelCount: context.channelCount)
+        DCBlocker(WindGenerator(intensity: intensity, gustiness: gustiness, whistle: whistle, seed: seed,
+                      sampleRate: context.sampleRate, channelCount: context.channelCount),
+                  sampleRate: context.sampleRate)
     }
 }
 
