@@ -16,9 +16,9 @@ struct GeneratorBench {
                               labels: ["generator", "what"], columns: columns)
         let block = AudioBlock(channelCount: 2, capacity: blockFrames)
         let n = blockFrames
-        func add(_ name: String, _ what: String, _ make: () -> FrameSource, seek: Bool = false) {
+        func add(_ name: String, _ what: String, _ make: () -> FrameSource, seek: Bool = false, from seconds: Int64 = 3600) {
             let source = make()
-            var position: Int64 = seek ? 3600 * Int64(rate) : 0
+            var position: Int64 = seek ? seconds * Int64(rate) : 0
             let seconds = timing.measure {
                 try! source.render(into: block, offset: 0, count: n, at: position)
                 blackHole(block.channel(0)[0])
@@ -42,7 +42,22 @@ struct GeneratorBench {
         add("rain", "seek: each block 7 s on (its epoch's warm start)", { RainGenerator(intensity: 0.6, seed: 4, sampleRate: rate, channelCount: 2) }, seek: true)
         add("wind", "seek: each block 7 s on (its epoch's warm start)", { WindGenerator(intensity: 0.8, seed: 2, sampleRate: rate, channelCount: 2) }, seek: true)
         add("fire", "seek: each block 7 s on (0.1 s warm-up)", { FireGenerator(intensity: 0.5, seed: 3, sampleRate: rate, channelCount: 2) }, seek: true)
-        section.notes.append("ns/frame is per stereo frame of the block; a seek's figure includes the warm-up it runs first.")
+        // As a render makes them (wrapped in the DC blocker, whose seek renders the generator from up to 5 s before):
+        // a seek 10 seconds in against one 10 hours in.
+        let generators: [(String, () -> FrameSource)] = [
+            ("rain", { RainGenerator(intensity: 0.6, seed: 4, sampleRate: rate, channelCount: 2) }),
+            ("wind", { WindGenerator(intensity: 0.8, seed: 2, sampleRate: rate, channelCount: 2) }),
+            ("surf", { SurfGenerator(intensity: 0.7, periodSeconds: 9, seed: 2, sampleRate: rate, channelCount: 2) }),
+            ("fire", { FireGenerator(intensity: 0.5, seed: 3, sampleRate: rate, channelCount: 2) }),
+            ("crickets", { CricketChorus(intensity: 0.4, temperatureC: 22, seed: 5, sampleRate: rate, channelCount: 2) }),
+        ]
+        for (name, make) in generators {
+            add(name, "as rendered (DC blocker): rendered on", { DCBlocker(make(), sampleRate: rate) })
+            add(name, "as rendered: seek from 10 s, each block 7 s on", { DCBlocker(make(), sampleRate: rate) }, seek: true, from: 10)
+            add(name, "as rendered: seek from 10 h, each block 7 s on", { DCBlocker(make(), sampleRate: rate) }, seek: true, from: 36_000)
+        }
+        section.notes.append("ns/frame is per stereo frame of the block; a seek's figure includes the warm-up it runs first "
+                             + "(the DC blocker's: the generator from the start of its 4 s epoch, less a second).")
         return section
     }
 }

@@ -5,12 +5,12 @@
 /// otherwise sit at -60 dBFS; after this it sits below -100 (see the tests).
 ///
 /// Exact wherever rendering starts, as `WarmStart` makes the generators' own filters: time is cut into epochs of
-/// 8 s, and the filter's state at the start of epoch k is, by definition, the state reached from zero at
-/// k·8 s − 1 s (at frame 0 for the first epoch). Rendering on, a second state starts from zero 1 s before each
+/// 4 s, and the filter's state at the start of epoch k is, by definition, the state reached from zero at
+/// k·4 s − 1 s (at frame 0 for the first epoch). Rendering on, a second state starts from zero 1 s before each
 /// epoch's end and takes over there; after 1 s (31 time constants) the two differ by e^−31 of the signal,
 /// far below a Float's resolution, so nothing is heard at the joins. Unlike `WarmStart`, the second state runs
 /// over the samples already rendered, so the source is rendered once whatever the epochs; a seek renders the source
-/// from at most 9 s before the position, whatever the position.
+/// from at most 5 s before the position (3 s on average), whatever the position.
 ///
 /// Layout: the source, two states of 2 doubles per channel and a 1024-frame scratch block, allocated in `init`;
 /// `render` allocates nothing. Not thread-safe: one thread at a time, as its source.
@@ -37,7 +37,7 @@ public final class DCBlocker: FrameSource {
         self.source = source
         self.sampleRate = sampleRate
         let rate = Int64(sampleRate)
-        epochFrames = 8 * rate
+        epochFrames = 4 * rate
         warmUpFrames = rate
         r = _exp(-2 * Double.pi * DCBlocker.cornerHz / Double(sampleRate))
         state = Array(repeating: 0, count: 2 * source.channelCount)

@@ -7,30 +7,35 @@ public final class Radix2TestFFT: RealFFT {
     public let size: Int
     private var re: [Double]
     private var im: [Double]
+    /// cos and sin of −2πk/size for k < size/2, and each index's bit reversal, computed once.
+    private let cosines: [Double], sines: [Double], reversed: [Int]
 
     public init(size: Int) {
         precondition(size >= 2 && size & (size - 1) == 0)
         self.size = size
         re = [Double](repeating: 0, count: size)
         im = re
+        cosines = (0..<size / 2).map { cos(-2 * Double.pi * Double($0) / Double(size)) }
+        sines = (0..<size / 2).map { sin(-2 * Double.pi * Double($0) / Double(size)) }
+        var bits = 0
+        while 1 << bits < size { bits += 1 }
+        reversed = (0..<size).map { i in
+            var j = 0
+            for b in 0..<bits where i & (1 << b) != 0 { j |= 1 << (bits - 1 - b) }
+            return j
+        }
     }
 
     public func forward(_ input: UnsafePointer<Float>, real: UnsafeMutablePointer<Float>,
                         imaginary: UnsafeMutablePointer<Float>) {
         let n = size
-        var bits = 0
-        while 1 << bits < n { bits += 1 }
-        for i in 0..<n {
-            var j = 0
-            for b in 0..<bits where i & (1 << b) != 0 { j |= 1 << (bits - 1 - b) }
-            re[j] = Double(input[i]); im[j] = 0
-        }
+        for i in 0..<n { re[reversed[i]] = Double(input[i]); im[reversed[i]] = 0 }
         var length = 2
         while length <= n {
-            let angle = -2 * Double.pi / Double(length)
+            let step = n / length
             for start in stride(from: 0, to: n, by: length) {
                 for k in 0..<(length / 2) {
-                    let wr = cos(angle * Double(k)), wi = sin(angle * Double(k))
+                    let wr = cosines[k * step], wi = sines[k * step]
                     let a = start + k, b = a + length / 2
                     let tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr
                     re[b] = re[a] - tr; im[b] = im[a] - ti
