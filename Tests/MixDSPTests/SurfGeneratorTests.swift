@@ -6,78 +6,69 @@ import Foundation
 @Suite struct SurfGeneratorTests {
     static let rate = 48_000
 
-    func surf(_ intensity: Double = 1, period: Double = 9, seed: UInt64 = 2, channels: Int = 2) -> SurfGenerator {
+    func surf(_ intensity: Double = 1, period: Double = 3, seed: UInt64 = 2, channels: Int = 2) -> SurfGenerator {
         SurfGenerator(intensity: intensity, periodSeconds: period, seed: seed, sampleRate: Self.rate, channelCount: channels)
     }
 
-    /// Intensity 1 is −24 dBFS RMS within 1 dB over 10 minutes (both channels' power), for three seeds, and no
-    /// sample reaches 0 dBFS.
-    @Test(arguments: [1, 3, 4] as [UInt64])
-    func intensityOneIsAboutMinus24dBFS(seed: UInt64) throws {
-        let out = try GeneratorTesting.render(surf(seed: seed), frames: 600 * Self.rate)
+    /// Intensity 1 is −28 dBFS RMS within 1 dB over 5 minutes (both channels' power), for three seeds and two
+    /// periods, and no sample reaches 0 dBFS.
+    @Test(arguments: [(1, 3), (3, 3), (4, 10)] as [(UInt64, Double)])
+    func intensityOneIsAboutMinus28dBFS(seed: UInt64, period: Double) throws {
+        let out = try GeneratorTesting.render(surf(period: period, seed: seed), frames: 300 * Self.rate)
         let level = dB(((rms(out[0]) * rms(out[0]) + rms(out[1]) * rms(out[1])) / 2).squareRoot())
-        #expect(abs(level - -24) < 1, "seed \(seed): \(level) dBFS")
+        #expect(abs(level - -28) < 1, "seed \(seed): \(level) dBFS")
         #expect(max(peak(out[0]), peak(out[1])) < 1, "seed \(seed): peak \(max(peak(out[0]), peak(out[1])))")
     }
 
-    /// The level over time (RMS of quarter seconds, 10 minutes) has its strongest rhythm between 20 s and 3 s
-    /// at the swell period, within ±5 %, standing more than 40 times above the median of that band's power
-    /// spectrum; plain pink noise's envelope has no such line (under 20).
-    @Test(arguments: [6, 9, 14] as [Double])
-    func theLevelSwellsAtThePeriod(period: Double) throws {
-        let out = try GeneratorTesting.render(surf(0.7, period: period, seed: 5, channels: 1), frames: 600 * Self.rate)
-        let (found, prominence) = Self.strongestRhythm(ProceduralTesting.windowRMS(out[0], window: Self.rate / 4))
-        #expect(abs(found - period) <= 0.05 * period, "envelope period \(found) s for \(period) s")
-        #expect(prominence > 40, "the period's line stands \(prominence) times above the median")
-        let noise = try GeneratorTesting.render(NoiseGenerator(color: .pink, seed: 5, channelCount: 1), frames: 600 * Self.rate)
-        let (_, noiseProminence) = Self.strongestRhythm(ProceduralTesting.windowRMS(noise[0], window: Self.rate / 4))
-        #expect(noiseProminence < 20, "pink noise's envelope: \(noiseProminence)")
+    /// The shape measured for the recording of waves these statistics are set against (alarmclock_waves, an MP3
+    /// decoded at 24 kHz, 102.6 s, by `SoundStatisticsMeter`): octave bands 63 Hz to 8 kHz cut at 12 kHz, in dB
+    /// of their sum; centroid below 12 kHz; crest factor; 100 ms and 1 s level spreads (dB); onsets a second.
+    static let recordingBands = [-17.47, -13.63, -10.01, -8.17, -5.20, -5.92, -10.49, -14.09]
+    static let recordingCentroid = 2940.4, recordingCrest = 16.62, recordingSpread100ms = 2.75,
+               recordingSpread1s = 2.04, recordingOnsets = 1.033
+
+    /// At the beach's settings (intensity 0.8, a wave every 3 s), 60 s of each of three seeds at 48 kHz measure
+    /// like the recording (issue 25's targets): bands within ±4 dB of its shape, centroid within 20 %, crest
+    /// factor and level spreads within 35 %, onsets within 30 %, and the channels correlate below 0.5.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func measuresLikeARecordingOfWaves(seed: UInt64) throws {
+        let g = surf(0.8, period: 3, seed: seed)
+        let meter = SoundStatisticsMeter(sampleRate: Self.rate, channelCount: 2, fft: Radix2TestFFT(size: 4096))
+        try GeneratorTesting.stream(g, frames: 60 * Self.rate) { block, count in meter.add(block, count: count) }
+        let m = meter.finish()
+        let bands = m.octaveShape(upTo: 12_000)
+        for (k, reference) in Self.recordingBands.enumerated() {
+            #expect(abs(bands[k]! - reference) <= 4, "band \(SoundStatistics.octaveNames[k]): \(bands[k]!) dB for \(reference)")
+        }
+        func within(_ x: Double, _ y: Double, _ tolerance: Double) -> Bool { abs(x / y - 1) <= tolerance }
+        #expect(within(m.centroid(upTo: 12_000), Self.recordingCentroid, 0.2), "centroid \(m.centroid(upTo: 12_000))")
+        #expect(within(m.crestFactor, Self.recordingCrest, 0.35), "crest \(m.crestFactor)")
+        #expect(within(m.spread100ms, Self.recordingSpread100ms, 0.35), "100 ms spread \(m.spread100ms)")
+        #expect(within(m.spread1s, Self.recordingSpread1s, 0.35), "1 s spread \(m.spread1s)")
+        #expect(within(m.onsetsPerSecond, Self.recordingOnsets, 0.3), "onsets \(m.onsetsPerSecond)/s")
+        #expect(m.correlation < 0.5, "correlation \(m.correlation)")
     }
 
-    /// The period (s) of the strongest line of the power spectrum (a plain DFT) of `envelope` (4 values a second)
-    /// between 1/20 and 1/3 Hz, and its power over the median of that band.
-    static func strongestRhythm(_ envelope: [Double]) -> (period: Double, prominence: Double) {
-        let mean = envelope.reduce(0, +) / Double(envelope.count)
-        let n = envelope.count, seconds = Double(n) / 4
-        var powers: [(Double, Double)] = []
-        for k in Int((seconds / 20).rounded(.up))...Int(seconds / 3) {
-            var re = 0.0, im = 0.0
-            for (i, e) in envelope.enumerated() {
-                let angle = -2 * Double.pi * Double(k) * Double(i) / Double(n)
-                re += (e - mean) * cos(angle); im += (e - mean) * sin(angle)
-            }
-            powers.append((seconds / Double(k), re * re + im * im))
+    /// Breaks come a mean period apart (within 5 % over 400 waves), never closer than 0.3 P nor further than
+    /// 1.7 P, and most waves (over half) are followed by a sharp rise: 5 to 25 ms after the break at least 4 dB
+    /// over the 50 ms before it (the rest break into the loud foam of the wave before).
+    @Test(arguments: [3, 10] as [Double])
+    func wavesBreakAboutAPeriodApartWithSharpOnsets(period: Double) throws {
+        let g = surf(0.8, period: period, seed: 7, channels: 1)
+        let times = (0..<400).map { g.crest(Int64($0)).seconds }
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        let mean = gaps.reduce(0, +) / Double(gaps.count)
+        #expect(abs(mean / period - 1) < 0.05, "mean gap \(mean) s")
+        #expect(gaps.allSatisfy { $0 >= 0.3 * period - 1e-9 && $0 <= 1.7 * period + 1e-9 })
+        let waves = Int(60 / period)
+        let out = try GeneratorTesting.render(g, frames: Int((Double(waves) + 1) * period) * Self.rate)[0]
+        var sharp = 0
+        for k in 1..<waves {
+            let at = Int(times[k] * Double(Self.rate))
+            let after = rms(out[(at + Self.rate / 200)..<(at + Self.rate / 40)]), before = rms(out[(at - Self.rate / 20)..<at])
+            if dB(after) - dB(before) >= 4 { sharp += 1 }
         }
-        let best = powers.max { $0.1 < $1.1 }!
-        let median = powers.map(\.1).sorted()[powers.count / 2]
-        return (best.0, best.1 / median)
-    }
-
-    /// The filter opens on each crest: the quarter second around a crest is brighter (its first difference
-    /// larger against its level) than the quarter second 0.3 period before it, while the swell rears up: by
-    /// more than 1.5 times for at least 85 % of the swells of 10 minutes that come a full period (0.9 P or
-    /// more) after the one before (closer ones rear up in the previous wash's hiss), and by twice at the median.
-    @Test func theFilterOpensOnEachCrest() throws {
-        let period = 8.0
-        let g = surf(1, period: period, seed: 9, channels: 1)
-        let out = try GeneratorTesting.render(g, frames: 600 * Self.rate)[0]
-        func brightness(around seconds: Double) -> Double {
-            let mid = Int(seconds * Double(Self.rate)), half = Self.rate / 8
-            let x = out[(mid - half)..<(mid + half)]
-            let d = zip(x.dropFirst(), x).map { $0 - $1 }
-            return rms(d) / rms(x)
-        }
-        var ratios: [Double] = []
-        for k in 1..<74 {
-            let crest = g.crest(Int64(k)).seconds
-            guard crest - g.crest(Int64(k - 1)).seconds >= 0.9 * period else { continue }
-            ratios.append(brightness(around: crest) / brightness(around: crest - 0.3 * period))
-        }
-        ratios.sort()
-        let brighter = ratios.filter { $0 > 1.5 }.count
-        #expect(ratios.count >= 30)
-        #expect(Double(brighter) >= 0.85 * Double(ratios.count), "\(brighter) of \(ratios.count) crests are brighter than their rise")
-        #expect(ratios[ratios.count / 2] > 2, "median ratio \(ratios[ratios.count / 2])")
+        #expect(Double(sharp) > 0.5 * Double(waves - 1), "\(sharp) of \(waves - 1) breaks are sharp")
     }
 
     /// Half the intensity is 6 dB quieter, within 1.5 dB (2 minutes, the same seed): the docs' 20·log10 rule.
@@ -108,7 +99,7 @@ import Foundation
     /// Starting 8 hours in costs the warm-up, not the hours, and gives sound.
     @Test func startsEightHoursInWithSound() throws {
         let out = try GeneratorTesting.render(surf(seed: 1), at: 8 * 3600 * Int64(Self.rate), frames: 30 * Self.rate)
-        #expect(dB(rms(out[0])) > -30)
+        #expect(dB(rms(out[0])) > -34)
         #expect(out[0].allSatisfy { $0.isFinite && abs($0) < 1 })
     }
 }
