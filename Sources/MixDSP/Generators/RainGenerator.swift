@@ -1,24 +1,37 @@
-/// Rain from a seed: a bed of filtered noise and individual drops, each an impulse through a short resonant
-/// filter (a damped sinusoid), their density following the intensity; from light rain to a downpour.
+/// Rain from a seed: a dense hiss, many small drops (broadband clicks, a minority ringing as bubbles) and
+/// the larger drops' thudding splashes, their sizes drawn as in real rain and their number easing and swelling
+/// over seconds; from light rain to a downpour. Fitted to a binaural recording of heavy rain (see the tests).
 ///
 /// Model:
-///   bed: per channel its own counter-based white noise, through a high-pass at 350 Hz and a low-pass at
-///       1500·2^(3·brightness) Hz (two state-variable filters, Q 0.7), at 20·(1 − intensity) dB below its
-///       level at intensity 1;
-///   drops: a Poisson process of `dropsPerSecond` (default 4 + 396·intensity^1.5), laid out per 10 ms slot
-///       from a hash of (seed, slot), so any slot's drops are known without running from frame 0. Each drop
-///       is the impulse response of a two-pole resonator, a·r^n·sin(ωn + φ): 80% small drops at 1.8–6.5 kHz
-///       (×2^(brightness − ½)) decaying in 1.5–5 ms, 20% larger "plops" at 350–1200 Hz decaying in 4–10 ms;
-///       its level log-uniform over 30 dB, its onset phase φ in 0.2–1.3 rad (a tick), panned at random
-///       (equal-power, favouring the sides). A drop sounds until it is 60 dB down (at most 70 ms).
+///   drops: a Poisson process of `dropsPerSecond` (default 4 + 396·intensity^1.5) times the gust curve's power
+///       g(t)², laid out per 10 ms slot from a hash of (seed, slot), so any slot's drops are known without
+///       running from frame 0. Each drop's diameter is Marshall-Palmer-like, D = 0.5 mm + Exp(Λ) (at most
+///       5.5 mm), Λ = 4.1·R^-0.21 /mm for a rain rate R = 2·25^intensity mm/h: many small drops, few large.
+///   small drops (D < 1.5 mm): an impulse through a two-pole resonator, its first difference (so it sums to 0:
+///       no DC, no lows), amplitude ∝ D times a distance factor log-uniform over 20 dB, random polarity:
+///       75% clicks (2.5-7 kHz·2^(brightness − ½), Q 1-3: broadband), 25% Minnaert bubbles
+///       (1.5-12 kHz·2^(brightness − ½), Q 8-24). Panned at random, favouring the sides.
+///   splashes (D ≥ 1.5 mm: about 9% of the drops at intensity 0.6, ~17 a second): an envelope
+///       a·(e^(−n/τ) − e^(−n/τa)), τ 30-120 ms, τa 6 ms, a ∝ (min(D, 3 mm)/1.5 mm)^1.2 times a distance factor
+///       log-uniform over 12 dB, panned within the middle half, over the channel's impact noise (its own white
+///       noise through a band-pass at 578 Hz, Q 3, a low-pass at 434 Hz, Q 0.46, a soft knee x/√(1 + (x/c)²) at
+///       c = 2.5 × its RMS, so a splash's rare noise peaks are rounded as a struck surface's are, and a
+///       high-pass at 700 Hz, Q 1.07, which also removes what the knee adds low: a thud around 550 Hz) plus a
+///       little of the hiss (the spray).
+///   hiss: per channel its own white noise through a high-pass at 525 Hz (Q 0.7) and a low-pass at
+///       6.4 kHz·4^(brightness − ½) (Q 0.61), 20·(1 − intensity) dB below its level at intensity 1, times g(t).
+///   gust: g(t) = 10^(±0.6 dB/20) from a smooth random curve (`valueNoise`, knots 2.5 s apart), taken per slot
+///       and joined linearly: with the splashes' own randomness, the level moves over seconds as real rain's.
 ///   At intensity 1 (brightness ½, default density) the level is about -18 dBFS RMS; see the tests.
-/// The bed's filters run through `WarmStart` (epochs of 16 s, a warm-up of 1 s); a drop is always computed
-/// from its own onset, by the same recursion whether it is rendered or skipped over. So the output at any
-/// frame is the same whatever the block sizes and wherever rendering started, bit for bit; a seek costs at
-/// most 17 s of bed (about 10 ms) and 70 ms of drops.
+/// The two noises' filters run through `WarmStart` (epochs of 16 s, a warm-up of 1 s); a drop or a splash is
+/// always computed from its own onset, by the same recursion whether it is rendered or skipped over. So the
+/// output at any frame is the same whatever the block sizes and wherever rendering started, bit for bit; a
+/// seek costs at most 17 s of noise and 0.8 s of splashes, wherever it lands.
 ///
-/// Layout: the settings, the bed's filter state (4 doubles per channel, twice), a 1024-frame scratch block
-/// and a pool of 384 drops, allocated in `init`; `render` allocates nothing. Not thread-safe: one thread at a time.
+/// Layout: the settings, the filters' state (10 doubles per channel, twice), a 1024-frame block of the two
+/// noises and one of the splashes' envelopes (left, right), a pool of 240 drops and one of 3936 splashes
+/// (room for every drop of the slots a drop or a splash can last), allocated in `init`; `render` allocates
+/// nothing. Not thread-safe: one thread at a time.
 public final class RainGenerator: FrameSource {
     public let intensity: Double
     public let brightness: Double
@@ -33,14 +46,26 @@ public final class RainGenerator: FrameSource {
     /// The default density for an intensity: a few drops a second at 0, 400 at 1.
     public static func defaultDropsPerSecond(intensity: Double) -> Double { 4 + 396 * _pow(min(max(intensity, 0), 1), 1.5) }
 
-    // Levels, measured (see the tests): the bed alone at intensity 1 is about -19.5 dBFS RMS, the default
-    // drops at intensity 1 about -23.3 dBFS, together about -18 dBFS.
-    static let bedScale = 0.442
-    static let dropScale = 0.40
+    // Levels, measured (see the tests): with these the default rain at intensity 1 is about -18 dBFS RMS,
+    // the splashes' thud about 10 dB over the hiss, spray and drops (the recording's balance).
+    static let hissScale = 0.0350
+    static let impactScale = 3.449
+    static let sprayScale = 0.0375
+    static let dropScale = 0.0375
+    // The model's figures (see the doc comment); fitted to the recording at intensity 0.6.
+    static let splashDiameter = 1.5, largestDiameter = 5.5, loudestDiameter = 3.0
+    static let gustDecibels = 0.6, gustPeriod = 2.5
+    static let splashTau = 0.03...0.12, splashRange = 12.0, splashExponent = 1.2, splashWidth = 0.5
+    static let attackSeconds = 0.006
+    static let impactKnee = 2.5
+    static let bubbleShare = 0.25, dropRange = 20.0
+    static let clickHz = 2500.0, clickSpan = 2.8, bubbleHz = 1500.0, bubbleSpan = 8.0
 
-    static let stateSize = 4
+    static let stateSize = 10
     static let maximumDropsPerSlot = 48
-    static let maximumDropSeconds = 0.07
+    static let maximumDropSeconds = 0.03
+    static let maximumSplashSeconds = 0.8
+    static let chunk = 1024
 
     /// One drop sounding: its complex phasor z (the output is its imaginary part), the rotation that
     /// advances it a frame, its channel gains, and the frame it has reached and the one it ends at.
@@ -51,17 +76,36 @@ public final class RainGenerator: FrameSource {
         var next: Int64, end: Int64
     }
 
+    /// One splash sounding: its envelope and the factor that advances it a frame, its channel gains, and the
+    /// frame it has reached and the one it ends at.
+    struct Splash {
+        var level: Double, decay: Double
+        var rise: Double, riseDecay: Double
+        var left: Double, right: Double
+        var next: Int64, end: Int64
+    }
+
     private var warm: WarmStart
-    private let noiseSeed: UInt64, dropSeed: UInt64
-    private let highPass: SVF, lowPass: SVF
-    private let bedGain: Double
-    private let slotFrames: Int64, maximumDropFrames: Int64
+    private let noiseSeed: UInt64, impactSeed: UInt64, dropSeed: UInt64, gustSeed: UInt64
+    private let hissHigh: SVF, hissLow: SVF, bodyHigh: SVF, bodyBand: SVF, bodyLow: SVF
+    private let hissGain: Double, bodyGain: Double, sprayGain: Double, dropGain: Double
+    private let lambda: Double
+    /// 1/c² for the impact noise's soft knee c = `impactKnee` × its RMS (the white noise's RMS after the
+    /// band-pass and the low-pass: 0.02168 at 44.1 kHz, ∝ 1/√rate).
+    private let kneeScale: Double
+    private let slotFrames: Int64, maximumDropFrames: Int64, maximumSplashFrames: Int64
     private let perFrameRate: Double
+    private let noise: AudioBlock
+    private let envelopes: UnsafeMutablePointer<Double>      // 2 × chunk: left, right
     private let drops: UnsafeMutablePointer<Drop>
     private let dropCapacity: Int
     private var dropCount = 0
-    /// The frame after the last one whose drops were rendered; nil when the pool must be rebuilt.
+    private let splashes: UnsafeMutablePointer<Splash>
+    private let splashCapacity: Int
+    private var splashCount = 0
+    /// The frame after the last one whose drops (splashes) were rendered; nil when the pool must be rebuilt.
     private var nextDropPosition: Int64?
+    private var nextSplashPosition: Int64?
 
     public init(intensity: Double, brightness: Double = 0.5, dropsPerSecond: Double? = nil, seed: UInt64,
                 sampleRate: Int, channelCount: Int) {
@@ -76,78 +120,238 @@ public final class RainGenerator: FrameSource {
         let rate = Double(sampleRate)
         noiseSeed = SeededRandom.bits(seed: seed, stream: 1, index: 0x5241_494E)        // "RAIN"
         dropSeed = SeededRandom.bits(seed: seed, stream: 2, index: 0x4452_4F50)         // "DROP"
-        highPass = SVF(cutoffHz: 350, q: 0.7, sampleRate: rate)
-        lowPass = SVF(cutoffHz: 1500 * _pow(2, 3 * self.brightness), q: 0.7, sampleRate: rate)
-        bedGain = RainGenerator.bedScale * gain(fromDecibels: -20 * (1 - i))
+        impactSeed = SeededRandom.bits(seed: seed, stream: 3, index: 0x5448_5544)       // "THUD"
+        gustSeed = SeededRandom.bits(seed: seed, stream: 4, index: 0x4755_5354)         // "GUST"
+        hissHigh = SVF(cutoffHz: 525, q: 0.7, sampleRate: rate)
+        hissLow = SVF(cutoffHz: 6386 * _pow(4, self.brightness - 0.5), q: 0.61, sampleRate: rate)
+        bodyHigh = SVF(cutoffHz: 700, q: 1.07, sampleRate: rate)
+        bodyBand = SVF(cutoffHz: 578, q: 3, sampleRate: rate)
+        bodyLow = SVF(cutoffHz: 434, q: 0.46, sampleRate: rate)
+        hissGain = RainGenerator.hissScale * gain(fromDecibels: -20 * (1 - i))
+        bodyGain = RainGenerator.impactScale
+        sprayGain = RainGenerator.sprayScale
+        dropGain = RainGenerator.dropScale
+        let knee = RainGenerator.impactKnee * 0.02168 * (44_100 / rate).squareRoot()
+        kneeScale = 1 / (knee * knee)
+        let rainRate = 2 * _pow(25, i)
+        lambda = 4.1 * _pow(rainRate, -0.21)
         slotFrames = Int64(max(1, sampleRate / 100))
         maximumDropFrames = Int64((RainGenerator.maximumDropSeconds * rate).rounded(.up))
+        maximumSplashFrames = Int64((RainGenerator.maximumSplashSeconds * rate).rounded(.up))
         perFrameRate = self.dropsPerSecond / rate
         dropCapacity = Int((maximumDropFrames + slotFrames - 1) / slotFrames + 2) * RainGenerator.maximumDropsPerSlot
         drops = .allocate(capacity: dropCapacity)
+        splashCapacity = Int((maximumSplashFrames + slotFrames - 1) / slotFrames + 2) * RainGenerator.maximumDropsPerSlot
+        splashes = .allocate(capacity: splashCapacity)
+        envelopes = .allocate(capacity: 2 * RainGenerator.chunk)
+        noise = AudioBlock(channelCount: 2 * channelCount, capacity: RainGenerator.chunk)
         warm = WarmStart(stateSize: channelCount * RainGenerator.stateSize, epochFrames: Int64(sampleRate) * 16,
-                         warmUpFrames: Int64(sampleRate), channelCount: channelCount)
+                         warmUpFrames: Int64(sampleRate), channelCount: 2 * channelCount)
     }
 
-    deinit { drops.deallocate() }
+    deinit { drops.deallocate(); splashes.deallocate(); envelopes.deallocate() }
 
     public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
-        warm.render(into: block, offset: offset, count: count, at: position) { s, from, n, out, at in
-            self.bed(s, from: from, count: n, into: out, offset: at)
+        var done = 0
+        while done < count {
+            let n = min(count - done, RainGenerator.chunk)
+            let pos = position + Int64(done)
+            warm.render(into: noise, offset: 0, count: n, at: pos) { s, from, n, out, at in
+                self.noises(s, from: from, count: n, into: out, offset: at)
+            }
+            splashEnvelopes(count: n, at: pos)
+            mix(into: block, offset: offset + done, count: n, at: pos)
+            addDrops(into: block, offset: offset + done, count: n, at: pos)
+            done += n
         }
-        addDrops(into: block, offset: offset, count: count, at: position)
     }
 
-    /// The bed: frames [from, from + count) of each channel's noise through the two filters.
-    private func bed(_ s: UnsafeMutablePointer<Double>, from: Int64, count: Int, into block: AudioBlock, offset: Int) {
+    /// The gust curve's gain at the start of `slot` (a pure function of the slot).
+    @inline(__always) private func gust(_ slot: Int64) -> Double {
+        let t = Double(max(slot, 0) * slotFrames) / Double(sampleRate)
+        return gain(fromDecibels: RainGenerator.gustDecibels * (2 * valueNoise(seed: gustSeed, seconds: t, period: RainGenerator.gustPeriod) - 1))
+    }
+
+    /// Writes the output: hiss · gain · g(t) + (impact noise + spray) · the splashes' envelope.
+    private func mix(into block: AudioBlock, offset: Int, count: Int, at position: Int64) {
+        let end = position + Int64(count)
+        var slot = WarmStart.floorDiv(position, slotFrames)
+        var g0 = gust(slot)
+        let inverse = 1 / Double(slotFrames)
+        var p = position
+        while p < end {
+            let slotStart = slot * slotFrames
+            let stop = min(end, slotStart + slotFrames)
+            let g1 = gust(slot + 1)
+            let a = Int(p - position), b = Int(stop - position)
+            for ch in 0..<channelCount {
+                let out = block.channel(ch).baseAddress! + offset
+                let hiss = noise.channel(ch).baseAddress!, body = noise.channel(channelCount + ch).baseAddress!
+                let env = envelopes + (ch & 1) * RainGenerator.chunk
+                let e: Double = channelCount == 1 ? 0.707_106_781_186_547_5 : 1
+                for j in a..<b {
+                    let g = g0 + (g1 - g0) * (Double(position + Int64(j) - slotStart) * inverse)
+                    let h = Double(hiss[j])
+                    out[j] = Float(h * hissGain * g + (Double(body[j]) * bodyGain + h * sprayGain) * env[j] * e)
+                }
+            }
+            p = stop
+            slot += 1
+            g0 = g1
+        }
+    }
+
+    /// The noises: frames [from, from + count) of each channel's hiss (into channel ch) and impact noise
+    /// (into channel channelCount + ch), unscaled.
+    private func noises(_ s: UnsafeMutablePointer<Double>, from: Int64, count: Int, into block: AudioBlock, offset: Int) {
         for ch in 0..<channelCount {
-            let out = block.channel(ch).baseAddress! + offset
+            let hissOut = block.channel(ch).baseAddress! + offset
+            let bodyOut = block.channel(channelCount + ch).baseAddress! + offset
             let st = s + ch * RainGenerator.stateSize
             var (h1, h2, l1, l2) = (st[0], st[1], st[2], st[3])
+            var (b1, b2, c1, c2, d1, d2) = (st[4], st[5], st[6], st[7], st[8], st[9])
             for j in 0..<count {
                 let x = NoiseGenerator.white(seed: noiseSeed, frame: from + Int64(j), channel: ch)
-                let (band, low) = highPass.tick(x, &h1, &h2)
-                let high = x - highPass.k * band - low
-                out[j] = Float(lowPass.tick(high, &l1, &l2).low * bedGain)
+                let (hb, hl) = hissHigh.tick(x, &h1, &h2)
+                hissOut[j] = Float(hissLow.tick(x - hissHigh.k * hb - hl, &l1, &l2).low)
+                let y = NoiseGenerator.white(seed: impactSeed, frame: from + Int64(j), channel: ch)
+                let band = bodyBand.tick(y, &c1, &c2).band * bodyBand.k
+                let low = bodyLow.tick(band, &d1, &d2).low
+                let thud = low / (1 + low * low * kneeScale).squareRoot()      // rounds the rare peaks
+                let (bb, bl) = bodyHigh.tick(thud, &b1, &b2)                   // and removes what that adds low
+                bodyOut[j] = Float(thud - bodyHigh.k * bb - bl)
             }
             (st[0], st[1], st[2], st[3]) = (h1, h2, l1, l2)
+            (st[4], st[5], st[6], st[7], st[8], st[9]) = (b1, b2, c1, c2, d1, d2)
         }
     }
 
     /// Calls `body` with each drop of slot `slot` in onset order (the slot's Poisson process, its gaps
-    /// drawn from the hash of (seed, slot, index)), with its onset frame.
+    /// drawn from the hash of (seed, slot, index)): its onset frame, its index and its diameter in mm.
     @inline(__always)
-    private func forEachDrop(inSlot slot: Int64, _ body: (Drop) -> Void) {
-        guard perFrameRate > 0 else { return }
+    private func forEachDrop(inSlot slot: Int64, _ body: (Int64, Int, Double) -> Void) {
+        let rate = perFrameRate * { $0 * $0 }(gust(slot))
+        guard rate > 0 else { return }
         let slotStart = slot * slotFrames
         var t = Double(slotStart)
         for m in 0..<RainGenerator.maximumDropsPerSlot {
             let u = SeededRandom.unit(SeededRandom.bits(seed: dropSeed, stream: UInt64(4 * m), index: slot))
-            t += -Double.log(1 - u) / perFrameRate              // exponential gap: a Poisson process
+            t += -Double.log(1 - u) / rate                     // exponential gap: a Poisson process
             let onset = Int64(t.rounded(.down))                // the floor: slots before frame 0 too
             guard onset < slotStart + slotFrames else { return }
-            body(makeDrop(onset: onset, slot: slot, index: m))
+            let v = SeededRandom.unit(SeededRandom.bits(seed: dropSeed, stream: UInt64(4 * m + 3), index: slot))
+            body(onset, m, min(0.5 - Double.log(1 - v) / lambda, RainGenerator.largestDiameter))   // Marshall-Palmer: exponential in D
         }
     }
 
-    private func makeDrop(onset: Int64, slot: Int64, index m: Int) -> Drop {
+    private func makeDrop(onset: Int64, slot: Int64, index m: Int, diameter: Double) -> Drop {
         let a = SeededRandom.bits(seed: dropSeed, stream: UInt64(4 * m + 1), index: slot)
         let b = SeededRandom.bits(seed: dropSeed, stream: UInt64(4 * m + 2), index: slot)
         let u1 = SeededRandom.unit(a), u2 = SeededRandom.unit(a << 26 | a >> 38), u3 = SeededRandom.unit(b), u4 = SeededRandom.unit(b << 26 | b >> 38)
-        let isPlop = (a & 0xFF) < 51                             // about 20%
+        let isBubble = Double(a & 0xFFFF) < RainGenerator.bubbleShare * 65536
         let rate = Double(sampleRate)
-        let hz = isPlop ? 350 * _pow(1200.0 / 350, u1) : 1800 * _pow(6500.0 / 1800, u1) * _pow(2, brightness - 0.5)
-        let tau = (isPlop ? 0.004 + 0.006 * u2 : 0.0015 + 0.0035 * u2) * rate
-        let level = RainGenerator.dropScale * gain(fromDecibels: -30 * u3)
-        let phase = 0.2 + 1.1 * SeededRandom.unit(b & 0xFFFF_FFFF | (b >> 40) << 32)
-        // Pan: 0 (left) ... π/2 (right), equal power, pushed towards the sides (u → 4u³ below ½) so the
+        let tilt = _pow(2, brightness - 0.5)
+        let hz = (isBubble ? RainGenerator.bubbleHz * _pow(RainGenerator.bubbleSpan, u1)
+                             : RainGenerator.clickHz * _pow(RainGenerator.clickSpan, u1)) * tilt
+        let cycles = isBubble ? 8 + 16 * u2 : 1 + 2 * u2
+        let omega = 2 * Double.pi * min(hz, 0.45 * rate) / rate
+        let tau = max(cycles / Double.pi / min(hz, 0.45 * rate) * rate, 0.5)     // Q = π·cycles: τ = Q/(π f)
+        let level = dropGain * diameter * gain(fromDecibels: -RainGenerator.dropRange * u3) * ((b >> 20) & 1 == 0 ? 1 : -1)
+                // Pan: 0 (left) ... π/2 (right), equal power, pushed towards the sides (u → 4u³ below ½) so the
         // channels stay decorrelated even where drops are louder than the bed.
         let side = u4 < 0.5 ? 4 * u4 * u4 * u4 : 1 - 4 * (1 - u4) * (1 - u4) * (1 - u4)
         let angle = side * 0.5 * Double.pi
-        let omega = 2 * Double.pi * min(hz, 0.45 * rate) / rate
         let r = _exp(-1 / tau)
         let life = min(Int64((6.9 * tau).rounded(.up)), maximumDropFrames)
-        return Drop(re: level * _cos(phase), im: level * _sin(phase), rotRe: r * _cos(omega), rotIm: r * _sin(omega),
+        // z0 = level·(1 − rot)/|1 − rot|: the waveform sums to 0 (the first difference of a damped sine), so a
+        // click has no DC and no lows.
+        let (rotRe, rotIm) = (r * _cos(omega), r * _sin(omega))
+        let (dRe, dIm) = (1 - rotRe, -rotIm)
+        let norm = level / (dRe * dRe + dIm * dIm).squareRoot()
+        return Drop(re: norm * dRe, im: norm * dIm, rotRe: rotRe, rotIm: rotIm,
                     left: _cos(angle), right: _sin(angle), next: onset, end: onset + life)
+    }
+
+    private func makeSplash(onset: Int64, slot: Int64, index m: Int, diameter: Double) -> Splash {
+        let a = SeededRandom.bits(seed: dropSeed, stream: UInt64(4 * m + 1), index: slot)
+        let b = SeededRandom.bits(seed: dropSeed, stream: UInt64(4 * m + 2), index: slot)
+        let u2 = SeededRandom.unit(a << 26 | a >> 38), u3 = SeededRandom.unit(b), u4 = SeededRandom.unit(b << 26 | b >> 38)
+        let size = min(diameter, RainGenerator.loudestDiameter) / RainGenerator.splashDiameter   // loudness saturates
+        let level = _pow(size, RainGenerator.splashExponent) * gain(fromDecibels: -RainGenerator.splashRange * u3)
+        let tau = (RainGenerator.splashTau.lowerBound + (RainGenerator.splashTau.upperBound - RainGenerator.splashTau.lowerBound) * u2) * Double(sampleRate)
+        let angle = (0.5 + RainGenerator.splashWidth * (u4 - 0.5)) * 0.5 * Double.pi
+        let life = min(Int64((6.9 * tau).rounded(.up)), maximumSplashFrames)
+        // The envelope a·(e^(−n/τ) − e^(−n/τa)), τa = 3 ms: a thud's rise, and no step to spread the impact
+        // noise's spectrum down to the lows.
+        return Splash(level: level, decay: _exp(-1 / tau), rise: level, riseDecay: _exp(-1 / (RainGenerator.attackSeconds * Double(sampleRate))),
+                      left: _cos(angle), right: _sin(angle),
+                      next: onset, end: onset + life)
+    }
+
+    /// Adds splash `s`'s envelope from `s.next` to `min(s.end, end)` into `envelopes` (whose frame 0 is at
+    /// `origin`), or only advances it when `write` is false.
+    @inline(__always)
+    private func play(_ s: inout Splash, until end: Int64, write: Bool, origin: Int64) {
+        let stop = min(s.end, end)
+        guard s.next < stop else { return }
+        var e = s.level, f = s.rise
+        let d = s.decay, fd = s.riseDecay
+        let n = Int(stop - s.next)
+        if write {
+            let first = Int(s.next - origin)
+            let l = envelopes + first, r = envelopes + RainGenerator.chunk + first
+            for j in 0..<n {
+                l[j] += (e - f) * s.left
+                r[j] += (e - f) * s.right
+                e *= d
+                f *= fd
+            }
+        } else {
+            for _ in 0..<n { e *= d; f *= fd }
+        }
+        s.level = e
+        s.rise = f
+        s.next = stop
+    }
+
+    /// The splashes' envelopes over frames [position, position + count) into `envelopes`.
+    private func splashEnvelopes(count: Int, at position: Int64) {
+        for j in 0..<(2 * RainGenerator.chunk) { envelopes[j] = 0 }
+        let end = position + Int64(count)
+        if nextSplashPosition != position {
+            // Rebuild the pool: the splashes started in the last 0.8 s that still sound, each run from its onset.
+            splashCount = 0
+            let first = WarmStart.floorDiv(position - maximumSplashFrames, slotFrames)
+            let last = WarmStart.floorDiv(position - 1, slotFrames)
+            if first <= last {
+                for slot in first...last {
+                    forEachDrop(inSlot: slot) { onset, m, diameter in
+                        guard diameter >= RainGenerator.splashDiameter else { return }
+                        var s = makeSplash(onset: onset, slot: slot, index: m, diameter: diameter)
+                        guard s.next < position && s.end > position && splashCount < splashCapacity else { return }
+                        play(&s, until: position, write: false, origin: 0)
+                        splashes[splashCount] = s
+                        splashCount += 1
+                    }
+                }
+            }
+        }
+        var kept = 0
+        for k in 0..<splashCount {
+            var s = splashes[k]
+            play(&s, until: end, write: true, origin: position)
+            if s.end > end { splashes[kept] = s; kept += 1 }
+        }
+        splashCount = kept
+        for slot in WarmStart.floorDiv(position, slotFrames)...WarmStart.floorDiv(end - 1, slotFrames) {
+            forEachDrop(inSlot: slot) { onset, m, diameter in
+                guard diameter >= RainGenerator.splashDiameter, onset >= position && onset < end else { return }
+                var s = makeSplash(onset: onset, slot: slot, index: m, diameter: diameter)
+                play(&s, until: end, write: true, origin: position)
+                if s.end > end && splashCount < splashCapacity { splashes[splashCount] = s; splashCount += 1 }
+            }
+        }
+        nextSplashPosition = end
     }
 
     /// Adds drop `d`'s frames from `d.next` to `min(d.end, end)` into the block (whose frame 0 is at `origin`),
@@ -185,15 +389,16 @@ public final class RainGenerator: FrameSource {
     private func addDrops(into block: AudioBlock, offset: Int, count: Int, at position: Int64) {
         let end = position + Int64(count)
         if nextDropPosition != position {
-            // Rebuild the pool: the drops started in the last 70 ms that still sound, each run from its onset.
+            // Rebuild the pool: the drops started in the last 30 ms that still sound, each run from its onset.
             dropCount = 0
             let first = WarmStart.floorDiv(position - maximumDropFrames, slotFrames)
             let last = WarmStart.floorDiv(position - 1, slotFrames)
             if first <= last {
                 for slot in first...last {
-                    forEachDrop(inSlot: slot) { d in
+                    forEachDrop(inSlot: slot) { onset, m, diameter in
+                        guard diameter < RainGenerator.splashDiameter else { return }
+                        var d = makeDrop(onset: onset, slot: slot, index: m, diameter: diameter)
                         guard d.next < position && d.end > position && dropCount < dropCapacity else { return }
-                        var d = d
                         play(&d, until: position, into: nil, offset: 0, origin: 0)
                         drops[dropCount] = d
                         dropCount += 1
@@ -211,9 +416,9 @@ public final class RainGenerator: FrameSource {
         dropCount = kept
         // The drops starting in this block, in onset order.
         for slot in WarmStart.floorDiv(position, slotFrames)...WarmStart.floorDiv(end - 1, slotFrames) {
-            forEachDrop(inSlot: slot) { d in
-                guard d.next >= position && d.next < end else { return }
-                var d = d
+            forEachDrop(inSlot: slot) { onset, m, diameter in
+                guard diameter < RainGenerator.splashDiameter, onset >= position && onset < end else { return }
+                var d = makeDrop(onset: onset, slot: slot, index: m, diameter: diameter)
                 play(&d, until: end, into: block, offset: offset, origin: position)
                 if d.end > end && dropCount < dropCapacity { drops[dropCount] = d; dropCount += 1 }
             }

@@ -1,7 +1,7 @@
 import MixDSP
 
 /// `"rain": {"intensity": 0.6, "seed": 4}`: endless procedural rain from a seed, made as it is rendered
-/// (`RainGenerator` in MixDSP): a bed of filtered noise and drops whose density follows the intensity.
+/// (`RainGenerator` in MixDSP): a hiss, clicking drops and splashing large ones, their number and size following the intensity.
 /// See README.md beside this file.
 ///
 /// A value of three `Double`s, an optional `Double` and a seed; allocates nothing. `Sendable`, safe to share.
@@ -23,10 +23,10 @@ public struct RainKind: DeclaredSourceKind, EndlessGeneratorKind {
     }
 
     static var settings: DeclaredSettings<RainKind> {
-        DeclaredSettings(description: "Endless procedural rain: a filtered-noise bed and resonant drops.", defaults: RainKind(), settings: [
-            .number("intensity", \.intensity, in: 0...1, "0 (a few drops, quiet bed) to 1 (downpour, about -18 dBFS RMS)."),
+        DeclaredSettings(description: "Endless procedural rain: a hiss, clicking drops and splashing large ones.", defaults: RainKind(), settings: [
+            .number("intensity", \.intensity, in: 0...1, "0 (a few drops on a quiet hiss, about -59 dBFS RMS) to 1 (a downpour, about -18 dBFS RMS)."),
             .seed(\.seed, "The same seed gives the same sound."),
-            .number("brightness", \.brightness, in: 0...1, "0 (dull, bed low-passed at 1.5 kHz) to 1 (bright, 12 kHz); drops' pitch follows."),
+            .number("brightness", \.brightness, in: 0...1, "0 (dull, the hiss low-passed at 3.2 kHz) to 1 (bright, 12.8 kHz); the clicks' pitch follows."),
             .number("dropsPerSecond", \.dropsPerSecond, in: 0...RainGenerator.maximumDropsPerSecond, "Drop density; default 4 + 396 * intensity^1.5."),
         ])
     }
