@@ -1,6 +1,6 @@
 import MixDSP
 
-/// `"fire": {"intensity": 0.5, "seed": 3}`: an endless wood fire (roar, hiss, crackles and pops), made as it
+/// `"fire": {"intensity": 0.5, "seed": 3}`: an endless wood fire (roar, hiss, sparse sharp crackles and pops), made as it
 /// is rendered (`FireGenerator` in MixDSP). See README.md beside this file.
 ///
 /// A value of a `Double` and a seed; allocates nothing. `Sendable`, safe to share.
@@ -14,7 +14,7 @@ public struct FireKind: DeclaredSourceKind, EndlessGeneratorKind {
 
     static var settings: DeclaredSettings<FireKind> {
         DeclaredSettings(description: "An endless crackling wood fire, made from a seed.", defaults: FireKind(), settings: [
-            .number("intensity", \.intensity, in: 0...1, "0 to 1: how big the fire is (roar level, about -18 dBFS RMS at 1, and how often it crackles and pops)."),
+            .number("intensity", \.intensity, in: 0...1, "0 to 1: how big the fire is (about -36 dBFS RMS at 1, its crackles' peaks below full scale, and how often it crackles and pops)."),
             .seed(\.seed, "Whole number: the same seed gives the same sound, another seed another."),
         ])
     }
