@@ -33,12 +33,12 @@ struct GeneratorBench {
         add("rain", "intensity 0.6 (188 drops/s)") { RainGenerator(intensity: 0.6, seed: 4, sampleRate: rate, channelCount: 2) }
         add("rain", "intensity 1 (400 drops/s)") { RainGenerator(intensity: 1, seed: 4, sampleRate: rate, channelCount: 2) }
         add("wind", "intensity 0.8") { WindGenerator(intensity: 0.8, seed: 2, sampleRate: rate, channelCount: 2) }
-        add("surf", "intensity 0.7, period 9 s") { SurfGenerator(intensity: 0.7, periodSeconds: 9, seed: 2, sampleRate: rate, channelCount: 2) }
+        add("surf", "intensity 0.7, period 3 s") { SurfGenerator(intensity: 0.7, periodSeconds: 3, seed: 2, sampleRate: rate, channelCount: 2) }
         add("fire", "intensity 0.5") { FireGenerator(intensity: 0.5, seed: 3, sampleRate: rate, channelCount: 2) }
         add("fire", "intensity 1") { FireGenerator(intensity: 1, seed: 3, sampleRate: rate, channelCount: 2) }
         add("crickets", "intensity 0.4 (6 crickets), 22 °C") { CricketChorus(intensity: 0.4, temperatureC: 22, seed: 5, sampleRate: rate, channelCount: 2) }
         add("crickets", "intensity 1 (12 crickets), 35 °C") { CricketChorus(intensity: 1, temperatureC: 35, seed: 5, sampleRate: rate, channelCount: 2) }
-        add("surf", "seek: each block 7 s on (0.1 s warm-up)", { SurfGenerator(intensity: 0.7, periodSeconds: 9, seed: 2, sampleRate: rate, channelCount: 2) }, seek: true)
+        add("surf", "seek: each block 7 s on (0.1 s warm-up)", { SurfGenerator(intensity: 0.7, periodSeconds: 3, seed: 2, sampleRate: rate, channelCount: 2) }, seek: true)
         add("rain", "seek: each block 7 s on (its epoch's warm start)", { RainGenerator(intensity: 0.6, seed: 4, sampleRate: rate, channelCount: 2) }, seek: true)
         add("wind", "seek: each block 7 s on (its epoch's warm start)", { WindGenerator(intensity: 0.8, seed: 2, sampleRate: rate, channelCount: 2) }, seek: true)
         add("fire", "seek: each block 7 s on (0.1 s warm-up)", { FireGenerator(intensity: 0.5, seed: 3, sampleRate: rate, channelCount: 2) }, seek: true)
@@ -47,7 +47,7 @@ struct GeneratorBench {
         let generators: [(String, () -> FrameSource)] = [
             ("rain", { RainGenerator(intensity: 0.6, seed: 4, sampleRate: rate, channelCount: 2) }),
             ("wind", { WindGenerator(intensity: 0.8, seed: 2, sampleRate: rate, channelCount: 2) }),
-            ("surf", { SurfGenerator(intensity: 0.7, periodSeconds: 9, seed: 2, sampleRate: rate, channelCount: 2) }),
+            ("surf", { SurfGenerator(intensity: 0.7, periodSeconds: 3, seed: 2, sampleRate: rate, channelCount: 2) }),
             ("fire", { FireGenerator(intensity: 0.5, seed: 3, sampleRate: rate, channelCount: 2) }),
             ("crickets", { CricketChorus(intensity: 0.4, temperatureC: 22, seed: 5, sampleRate: rate, channelCount: 2) }),
         ]

@@ -29,8 +29,8 @@ struct RealismBench {
         Pairing(name: "fire", settings: "intensity 0.55, seed 71", recording: "blanket_fireplace.ogg") {
             FireGenerator(intensity: 0.55, seed: 71, sampleRate: $0, channelCount: 2)
         },
-        Pairing(name: "surf", settings: "intensity 0.8, period 10 s, seed 61", recording: "alarmclock_waves.mp3") {
-            SurfGenerator(intensity: 0.8, periodSeconds: 10, seed: 61, sampleRate: $0, channelCount: 2)
+        Pairing(name: "surf", settings: "intensity 0.8, period 3 s, seed 61", recording: "alarmclock_waves.mp3") {
+            SurfGenerator(intensity: 0.8, periodSeconds: 3, seed: 61, sampleRate: $0, channelCount: 2)
         },
         Pairing(name: "wind", settings: "intensity 0.5, gustiness 0.6, seed 23", recording: "blanket_wind.ogg") {
             WindGenerator(intensity: 0.5, gustiness: 0.6, seed: 23, sampleRate: $0, channelCount: 2)

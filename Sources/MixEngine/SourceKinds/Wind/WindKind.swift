@@ -1,8 +1,8 @@
 import MixDSP
 
 /// `"wind": {"intensity": 0.8, "seed": 2}`: endless procedural wind from a seed, made as it is rendered
-/// (`WindGenerator` in MixDSP): noise through a moving resonant band-pass, with gusts and, at high
-/// intensity, a whistle. See README.md beside this file.
+/// (`WindGenerator` in MixDSP): dark noise through moving low-passes and a rumble, with slow deep gusts and, at
+/// high intensity, a whistle. See README.md beside this file.
 ///
 /// A value of two `Double`s, an optional `Double` and a seed; allocates nothing. `Sendable`, safe to share.
 public struct WindKind: DeclaredSourceKind, EndlessGeneratorKind {
@@ -23,10 +23,10 @@ public struct WindKind: DeclaredSourceKind, EndlessGeneratorKind {
     }
 
     static var settings: DeclaredSettings<WindKind> {
-        DeclaredSettings(description: "Endless procedural wind: noise through a moving resonant band-pass, with gusts and a whistle.", defaults: WindKind(), settings: [
+        DeclaredSettings(description: "Endless procedural wind: dark noise through moving low-passes, a rumble, gusts and a whistle.", defaults: WindKind(), settings: [
             .number("intensity", \.intensity, in: 0...1, "0 (a low breeze, 12 dB quieter) to 1 (a strong wind, about -18 dBFS RMS)."),
             .seed(\.seed, "The same seed gives the same sound."),
-            .number("gustiness", \.gustiness, in: 0...1, "How far gusts swing level (up to 20 dB) and brightness (up to 1.6 octaves)."),
+            .number("gustiness", \.gustiness, in: 0...1, "How far gusts swing level (up to 28 dB) and brightness (up to 0.8 octave)."),
             .number("whistle", \.whistle, in: 0...1, "Level of the whistle in gusts; default 0 up to intensity 0.6, rising to 1 at intensity 1."),
         ])
     }
