@@ -84,7 +84,7 @@ enum GoldenCatalog {
         preset("storm", "thunder", start: 160, end: 161.5, sampleRate: 12_000,
                guards: "heavy rain and gusting wind, and the first distant-thunder event (160.2 s), its gain and pan drawn from the seed"),
         preset("beach", "waves", start: 90, end: 91.5, sampleRate: 12_000,
-               guards: "procedural surf (10 s period) under its drift, a sea breeze"),
+               guards: "procedural surf (waves about 3 s apart) under its drift, a sea breeze"),
         preset("campfire", "crackle", start: 30, end: 31,
                guards: "the fire generator's roar, crackles and pops; crickets chirping at 24 °C"),
         preset("garden", "joins", start: 10, end: 11.5, sampleRate: 12_000,
