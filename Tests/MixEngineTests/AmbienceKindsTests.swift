@@ -25,7 +25,7 @@ import TestSupport
     }
 
     @Test func emptySettingsTakeTheDefaults() throws {
-        #expect(try Self.kind(Self.preset(#""surf": {}"#)) as? SurfKind == SurfKind(intensity: 0.6, periodSeconds: 9, seed: 1))
+        #expect(try Self.kind(Self.preset(#""surf": {}"#)) as? SurfKind == SurfKind(intensity: 0.6, periodSeconds: 3, seed: 1))
         #expect(try Self.kind(Self.preset(#""fire": {}"#)) as? FireKind == FireKind(intensity: 0.5, seed: 1))
         #expect(try Self.kind(Self.preset(#""crickets": {}"#)) as? CricketsKind == CricketsKind(intensity: 0.4, temperatureC: 22, seed: 1))
         #expect(try Self.kind(Self.preset(#""surf": {"intensity": 0.7, "periodSeconds": 12, "seed": 2}"#)) as? SurfKind
@@ -41,7 +41,7 @@ import TestSupport
         let json = Self.preset(source, extra: #", "start": "1s""#)
         let full = try Self.render(json)
         #expect(full.channels[0][..<48_000].allSatisfy { $0 == 0 })
-        #expect(dB(rms(full.channels[0][48_000...])) > -45, "\(source) sounds")
+        #expect(dB(rms(full.channels[0][48_000...])) > -60, "\(source) sounds")   // fire is the quietest: -42 dBFS at 0.5
         for range: Range<Int64> in [48_000..<96_000, 100_001..<200_003, 239_000..<288_000] {
             let part = try Self.render(json, range: range)
             for c in 0..<2 {
@@ -60,7 +60,7 @@ import TestSupport
                 return "no error"
             } catch { return "\(error)" }
         }
-        #expect(error(Self.preset(#""surf": {"periodSeconds": 20}"#)).hasSuffix("tracks[0].surf.periodSeconds: 20 is out of range; expected 6...14"))
+        #expect(error(Self.preset(#""surf": {"periodSeconds": 20}"#)).hasSuffix("tracks[0].surf.periodSeconds: 20 is out of range; expected 2...14"))
         #expect(error(Self.preset(#""surf": {"intensity": 1.5}"#)).hasSuffix("tracks[0].surf.intensity: 1.5 is out of range; expected 0...1"))
         #expect(error(Self.preset(#""fire": {"seed": -1}"#)).contains("tracks[0].fire.seed:"))
         #expect(error(Self.preset(#""fire": {"crackle": 1}"#)).contains("tracks[0].fire: unknown key 'crackle'"))
