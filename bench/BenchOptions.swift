@@ -79,6 +79,9 @@ struct BenchOptions {
         if !options.files.isEmpty || options.recordings != nil, options.sections != [.realism] {
             throw UsageError(message: "files and --recordings are for --only realism")
         }
+        if options.files.count != 0 && options.files.count != 2 || options.files.count == 2 && options.recordings != nil {
+            throw UsageError(message: "realism: give two files (a sound and its reference), or --recordings DIR, or neither")
+        }
         return options
     }
 }

@@ -51,7 +51,7 @@ struct RealismBench {
             section.notes.append("reference: \(files[1])")
             return section
         }
-        guard files.isEmpty else { throw UsageError(message: "realism: give two files (a sound and its reference), or none") }
+        precondition(files.isEmpty, "BenchOptions.parse allows two files or none")
         let seconds = isQuick ? 10.0 : 60.0
         for pairing in Self.pairings {
             if let recordings, !pairing.recording.isEmpty {
