@@ -122,7 +122,9 @@ import Testing
     @Test func eventsStreamProgressAndEndWithTheFinalState() async throws {
         let server = try ServerProcess.start()
         defer { server.stop() }
-        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(seed: 4, seconds: 20), "format": "ogg"])
+        // Five minutes of Ogg (a few seconds' work): long enough to be caught rendering, so that the stream has more
+        // than the final state (20 s once finished before a loaded CI machine opened the stream).
+        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(seed: 4, seconds: 300), "format": "ogg"])
         let id = try #require(submitted.object["id"] as? String)
         let events = try await server.request("GET", "/v1/renders/\(id)/events")
         #expect(events.status == 200)
