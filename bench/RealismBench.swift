@@ -98,10 +98,7 @@ struct RealismBench {
         while true {
             let n = try reader.read(into: buffer, frames: frames)
             guard n > 0 else { break }
-            for c in 0..<channels {
-                let out = block.channel(c).baseAddress!
-                for j in 0..<n { out[j] = buffer[j * channels + c] }
-            }
+            Kernels.deinterleave(buffer, channelCount: channels, count: n, into: block)
             meter.add(block, count: n)
         }
         return meter.finish()

@@ -22,10 +22,7 @@ import Testing
 
     /// The generator's statistics over `seconds` at the presets' intensity (0.55 unless told).
     func statistics(seed: UInt64, intensity: Double = 0.55, seconds: Int = 60) throws -> SoundStatistics {
-        let source = fire(intensity, seed: seed)
-        let meter = SoundStatisticsMeter(sampleRate: Self.rate, channelCount: 2, fft: Radix2TestFFT(size: 4096))
-        try GeneratorTesting.stream(source, frames: seconds * Self.rate) { block, n in meter.add(block, count: n) }
-        return meter.finish()
+        try ProceduralTesting.statistics(fire(intensity, seed: seed), sampleRate: Self.rate, frames: seconds * Self.rate)
     }
 
     func expectShapeNearRecording(_ s: SoundStatistics, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {

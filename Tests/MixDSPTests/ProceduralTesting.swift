@@ -64,6 +64,20 @@ enum ProceduralTesting {
         return ab / (aa * bb).squareRoot()
     }
 
+    /// `SoundStatistics` of `frames` frames of `source` from frame 0 (issue 25's measures; the tests' FFT).
+    static func statistics(_ source: FrameSource, sampleRate: Int, frames: Int) throws -> SoundStatistics {
+        let meter = SoundStatisticsMeter(sampleRate: sampleRate, channelCount: source.channelCount, fft: Radix2TestFFT(size: 4096))
+        try GeneratorTesting.stream(source, frames: frames) { block, n in meter.add(block, count: n) }
+        return meter.finish()
+    }
+
+    /// `SoundStatistics` of rendered channels.
+    static func statistics(_ channels: [[Float]], sampleRate: Int) throws -> SoundStatistics {
+        let audio = AudioBlock(channelCount: channels.count, capacity: channels[0].count)
+        for (c, x) in channels.enumerated() { audio.channel(c).baseAddress!.update(from: x, count: x.count) }
+        return try statistics(MemorySource(audio: audio, length: channels[0].count), sampleRate: sampleRate, frames: channels[0].count)
+    }
+
     /// Peak over RMS, in dB.
     static func crestFactor(_ x: [Float]) -> Double { dB(Double(peak(x)) / rms(x)) }
 }

@@ -131,12 +131,7 @@ enum SoundscapeMeasures {
     static let recordingOnsets = 3.548
 
     func statistics(_ source: RainGenerator, seconds: Double) throws -> SoundStatistics {
-        let meter = SoundStatisticsMeter(sampleRate: source.sampleRate, channelCount: source.channelCount,
-                                         fft: Radix2TestFFT(size: 4096))
-        try GeneratorTesting.stream(source, frames: Int(seconds * Double(source.sampleRate))) { block, n in
-            meter.add(block, count: n)
-        }
-        return meter.finish()
+        try ProceduralTesting.statistics(source, sampleRate: source.sampleRate, frames: Int(seconds * Double(source.sampleRate)))
     }
 
     /// At intensity 0.6, brightness ½ the rain measures like the recording (issue 25's targets), for three seeds

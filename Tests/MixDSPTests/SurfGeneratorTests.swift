@@ -33,9 +33,7 @@ import Foundation
     @Test(arguments: [1, 2, 3] as [UInt64])
     func measuresLikeARecordingOfWaves(seed: UInt64) throws {
         let g = surf(0.8, period: 3, seed: seed)
-        let meter = SoundStatisticsMeter(sampleRate: Self.rate, channelCount: 2, fft: Radix2TestFFT(size: 4096))
-        try GeneratorTesting.stream(g, frames: 60 * Self.rate) { block, count in meter.add(block, count: count) }
-        let m = meter.finish()
+        let m = try ProceduralTesting.statistics(g, sampleRate: Self.rate, frames: 60 * Self.rate)
         let bands = m.octaveShape(upTo: 12_000)
         for (k, reference) in Self.recordingBands.enumerated() {
             #expect(abs(bands[k]! - reference) <= 4, "band \(SoundStatistics.octaveNames[k]): \(bands[k]!) dB for \(reference)")

@@ -83,23 +83,14 @@ import Testing
     /// The whistle adds its tone in the gusts: the same wind has more in the whistle's octaves (1 to 4 kHz) with it.
     @Test func whistleAddsEnergyInGusts() throws {
         let rate = 48_000
-        let plain = WindGeneratorTests.statistics(try GeneratorTesting.render(wind(1, channels: 1, whistle: 0), frames: 60 * rate), rate: rate)
-        let whistling = WindGeneratorTests.statistics(try GeneratorTesting.render(wind(1, channels: 1, whistle: 1), frames: 60 * rate), rate: rate)
+        let plain = try WindGeneratorTests.statistics(GeneratorTesting.render(wind(1, channels: 1, whistle: 0), frames: 60 * rate), rate: rate)
+        let whistling = try WindGeneratorTests.statistics(GeneratorTesting.render(wind(1, channels: 1, whistle: 1), frames: 60 * rate), rate: rate)
         let gain = dB((whistling.power(from: 900, to: 4000) / plain.power(from: 900, to: 4000)).squareRoot())
         #expect(gain > 3, "the whistle adds \(gain) dB at 0.9 to 4 kHz")
     }
 
-    static func statistics(_ out: [[Float]], rate: Int) -> SoundStatistics {
-        let meter = SoundStatisticsMeter(sampleRate: rate, channelCount: out.count, fft: Radix2TestFFT(size: 4096))
-        let block = AudioBlock(channelCount: out.count, capacity: 4096)
-        var i = 0
-        while i < out[0].count {
-            let n = min(4096, out[0].count - i)
-            for c in 0..<out.count { for j in 0..<n { block.channel(c)[j] = out[c][i + j] } }
-            meter.add(block, count: n)
-            i += n
-        }
-        return meter.finish()
+    static func statistics(_ out: [[Float]], rate: Int) throws -> SoundStatistics {
+        try ProceduralTesting.statistics(out, sampleRate: rate)
     }
 
     /// The recording blanket_wind.wav (44.1 kHz, 14.8 s; not in the project) measured by `SoundStatisticsMeter`:
@@ -114,7 +105,7 @@ import Testing
     @Test(arguments: [(1, 48_000), (2, 48_000), (3, 48_000), (2, 44_100)] as [(UInt64, Int)])
     func nightPresetMeasuresLikeTheRecording(seed: UInt64, rate: Int) throws {
         let out = try GeneratorTesting.render(wind(0.5, seed: seed, rate: rate, gustiness: 0.6), frames: 60 * rate)
-        let s = WindGeneratorTests.statistics(out, rate: rate)
+        let s = try WindGeneratorTests.statistics(out, rate: rate)
         let shape = s.octaveShape(upTo: 22_050)
         for (k, reference) in WindGeneratorTests.recordedShape.enumerated() {
             #expect(abs(shape[k]! - reference) <= 4, "seed \(seed) at \(rate): band \(SoundStatistics.octaveNames[k]) \(shape[k]!) dB, recorded \(reference)")
