@@ -17,7 +17,17 @@ enum Printout {
             "size      \(result.outputBytes.map(bytes) ?? "streamed")",
             "peak      \(db(s.peakDb)) dBFS, RMS \(db(s.rmsDb)) dBFS",
         ]
-        lines.append("loudness  \(lufs(s.loudness.integrated)) LUFS integrated, range \(db(s.loudness.range)) LU, true peak \(db(s.loudness.truePeak)) dBTP")
+        // What the file holds first: a lossy file decoded; then what the encoder was given, when that differs.
+        let heard = result.outputLoudness
+        func levels(_ l: LoudnessMeasurement) -> String {
+            "\(lufs(l.integrated)) LUFS integrated, range \(db(l.range)) LU, true peak \(db(l.truePeak)) dBTP"
+        }
+        if result.fileLoudness != nil {
+            lines.append("loudness  \(levels(heard)) (the file, decoded)")
+            lines.append("          \(levels(s.loudness)) (the render, before encoding)")
+        } else {
+            lines.append("loudness  \(levels(heard))" + (result.isStream && !result.output.settings.format.isPCM ? " (before encoding)" : ""))
+        }
         if let n = result.normalisation {
             var line = "normalise target \(lufs(n.targetLUFS)) LUFS under \(db(n.truePeakDb)) dBTP: the mix measured \(lufs(n.measuredLUFS)) LUFS, "
                 + "gain \(String(format: "%+.1f", n.gainDb)) dB"
@@ -25,10 +35,12 @@ enum Printout {
                 line += "; the limiter took \(String(format: "%.1f", n.limiterLossLU)) LU, made up by \(n.measuringPasses - 2) more pass\(n.measuringPasses == 3 ? "" : "es")"
             }
             line += " (\(n.measuringPasses) measuring pass\(n.measuringPasses == 1 ? "" : "es"), \(String(format: "%.2f", n.seconds)) s)"
-            if let encoded = n.encodedLUFS {
-                line += n.encoderCorrectionDb != 0
-                    ? "; the encoder moved it by \(String(format: "%+.1f", -n.encoderCorrectionDb)) LU, so it was written again: \(lufs(encoded)) LUFS decoded"
-                    : "; \(lufs(encoded)) LUFS decoded"
+            if n.rewrites > 0, let encoded = n.encodedLUFS, let peak = n.encodedTruePeakDb {
+                var what: [String] = []
+                if n.encoderCorrectionDb != 0 { what.append("its loudness by \(String(format: "%+.1f", -n.encoderCorrectionDb)) LU") }
+                if n.encoderCeilingCorrectionDb > 0 { what.append("its true peak over the ceiling") }
+                line += "; the encoder moved \(what.joined(separator: " and ")), so it was written again \(n.rewrites == 1 ? "once" : "\(n.rewrites) times")"
+                    + " (limiter ceiling \(db(n.limiterCeilingDb ?? n.truePeakDb)) dBTP): \(lufs(encoded)) LUFS, \(db(peak)) dBTP decoded"
             }
             lines.append(line)
         }

@@ -22,7 +22,7 @@ import Testing
         let job = try RenderJob(presetPath: try folder.write("mix.json", Self.mix))
         #expect(Self.steps(try job.outputPlan(to: .file(path: folder.path("a.wav")))) == ["TagWriting", "CommitStep"])
         #expect(Self.steps(try job.outputPlan(to: .file(path: folder.path("a.ogg"))))
-                == ["EncodedLoudnessCorrection", "TagWriting", "CommitStep"], "a lossy file normalised is measured once written")
+                == ["EncodedFileCorrection", "TagWriting", "CommitStep"], "a lossy file is measured once written")
         #expect(Self.steps(try job.outputPlan(to: .file(path: folder.path("a.caf")))) == ["CommitStep"], "CAF's tags are libsndfile's")
         let stream = try job.outputPlan(to: .stream(descriptor: 1, format: .flac, name: "standard output"))
         #expect(stream.finishing.isEmpty && !stream.settings.tagsWrittenAfterwards && stream.settings.tagRoomBytes == 0)

@@ -5,7 +5,7 @@ import MixIO
 /// (the planner never renders): the gain of each track that gives a `loudness` (`applyTrackLoudness`, from what the
 /// planner recorded in `RenderPlan.trackLoudness`), the master gain that normalises the render
 /// (`normalisation`, `Normalisation`'s measuring passes), and a written file's loudness once decoded
-/// (`encodedLoudness`, for the finishing step that corrects a lossy encoder, `EncodedLoudnessCorrection`).
+/// (`decodedLoudness`, for the finishing step that measures and corrects a lossy file, `EncodedFileCorrection`).
 ///
 /// A value: the preset's path (what errors name); allocates nothing itself. Each call renders on the calling
 /// thread (the normalisation's passes on every core); `Sendable`, safe to share.
@@ -131,8 +131,8 @@ public struct LoudnessMeasuring: Sendable {
         return ContentHash.of(what + "\n" + text)
     }
 
-    /// The integrated loudness of the file at `path`, decoded (without the true peak, which it does not need).
-    public func encodedLoudness(ofFile path: String) throws -> Double {
-        try LoudnessMeter.measure(path: path, truePeak: false).integrated
+    /// The loudness, range and true peak of the file at `path`, decoded: what a player will play.
+    public func decodedLoudness(ofFile path: String) throws -> LoudnessMeasurement {
+        try LoudnessMeter.measure(path: path, truePeak: true)
     }
 }

@@ -17,10 +17,18 @@ public struct NormalisationOutcome: Sendable, Equatable {
     /// The output's integrated loudness the last measuring pass found (the measure, before the limiter,
     /// plus the gain, when the limiter cannot act).
     public var expectedLUFS: Double
-    /// For a lossy format, the written file's loudness once decoded, and the gain added (or taken) when the
-    /// encoder moved it by more than the tolerance and the file was written again (0 otherwise).
+    /// For a lossy format, the written file's loudness and true peak once decoded, and the gain added (or taken)
+    /// when the encoder moved its loudness by more than the tolerance and the file was written again (0 otherwise).
     public var encodedLUFS: Double?
+    public var encodedTruePeakDb: Double?
     public var encoderCorrectionDb: Double = 0
+    /// The limiter's ceiling the file was written with, in dBTP: the policy's ceiling less the detector's margin, and
+    /// less the encoder's overshoot when the decoded file's true peak stood over the ceiling; nil for a lossless file.
+    public var limiterCeilingDb: Double?
+    /// How far the limiter's ceiling was lowered because the decoded file's true peak stood over the ceiling (0 otherwise).
+    public var encoderCeilingCorrectionDb = 0.0
+    /// How many times the lossy file was written again to correct its loudness or true peak (`EncodedFileCorrection`).
+    public var rewrites = 0
     /// Measuring passes run before the write (the first measures the mix; each further one checks the
     /// limiter's effect and corrects the gain).
     public var measuringPasses: Int
@@ -131,6 +139,13 @@ public enum Normalisation {
 }
 
 extension RenderPlan {
+    /// The plan with its limiter's ceiling at `db`.
+    public func withLimiterCeiling(db: Double) -> RenderPlan {
+        var plan = self
+        plan.limiter.ceilingDb = db
+        return plan
+    }
+
     /// The plan with `db` more gain on the master bus, before the limiter.
     public func withMasterGain(db: Double) -> RenderPlan {
         var plan = self

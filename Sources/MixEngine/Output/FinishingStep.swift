@@ -1,7 +1,7 @@
 import MixIO
 
 /// One thing done to a rendered file after the block loop and before it is renamed into place: the encoded
-/// loudness corrected (`EncodedLoudnessCorrection`), the tags written (`TagWriting`), the rename (`CommitStep`).
+/// file measured and corrected (`EncodedFileCorrection`), the tags written (`TagWriting`), the rename (`CommitStep`).
 /// `OutputPlan.finishing` lists them in the order they run; `RenderJob.render` runs the list, and a new step
 /// (a checksum, an upload) goes into that list, not into `render`.
 ///
@@ -23,18 +23,21 @@ public struct FinishingContext {
     public internal(set) var file: AtomicOutputFile
     public internal(set) var summary: RenderSummary
     public var normalisation: NormalisationOutcome?
+    /// What a lossy file holds, decoded and measured (`EncodedFileCorrection`); nil for a lossless file, which holds
+    /// what the render measured (`summary.loudness`).
+    public var fileLoudness: LoudnessMeasurement?
     /// Whether sinks other than the file listened to the render (a waveform recorder): they cannot hear it twice,
     /// so the file is not written again.
     public let hasOtherSinks: Bool
     /// The file's size once committed.
     public internal(set) var committedBytes: Int64?
-    let write: (_ gainDb: Double, _ file: AtomicOutputFile) throws -> RenderSummary
+    let write: (_ gainDb: Double, _ limiterCeilingDb: Double, _ file: AtomicOutputFile) throws -> RenderSummary
 
-    /// Discards the temporary file and renders the plan again into a new one, at master gain `gainDb` (only the
-    /// file listens this time).
-    public mutating func rewrite(gainDb: Double) throws {
+    /// Discards the temporary file and renders the plan again into a new one, at master gain `gainDb` and with the
+    /// limiter's ceiling at `limiterCeilingDb` (only the file listens this time).
+    public mutating func rewrite(gainDb: Double, limiterCeilingDb: Double) throws {
         file.discard()
         file = try AtomicOutputFile(destination: file.destination)
-        summary = try write(gainDb, file)
+        summary = try write(gainDb, limiterCeilingDb, file)
     }
 }

@@ -65,11 +65,11 @@ public struct OutputPlan: Sendable {
         }
     }
 
-    /// The finishing steps of a file in `settings`' format: a lossy file normalised to a loudness is decoded and
-    /// measured (and perhaps written again); a format with tags gets them; the file is renamed into place last.
+    /// The finishing steps of a file in `settings`' format: a lossy file is decoded and measured (and, normalised to a
+    /// loudness, perhaps written again); a format with tags gets them; the file is renamed into place last.
     static func finishingSteps(settings: OutputSettings, loudness: LoudnessSpec?) -> [any FinishingStep] {
         var steps: [any FinishingStep] = []
-        if loudness != nil && !settings.format.isPCM { steps.append(EncodedLoudnessCorrection()) }
+        if !settings.format.isPCM { steps.append(EncodedFileCorrection()) }
         if FileTags.canWrite(settings.format) && !settings.wavNeedsRF64 { steps.append(TagWriting()) }
         steps.append(CommitStep())
         return steps

@@ -9,7 +9,7 @@ struct TagWriting: FinishingStep {
         let settings = context.output.settings, chapters = context.output.chapters
         let destination = context.file.destination, temporaryPath = context.file.temporaryPath
         let frameCount = context.summary.frameCount
-        var fields = settings.tagFields.comments + ReplayGain.comments(context.summary.loudness, format: settings.format)
+        var fields = settings.tagFields.comments + ReplayGain.comments(context.fileLoudness ?? context.summary.loudness, format: settings.format)
         var id3Chapters: [ChapterMark]?
         if settings.format.carriesVorbisComments {
             fields += Chapters.comments(chapters)

@@ -8,6 +8,11 @@ public struct RenderResult: Sendable {
     public var summary: RenderSummary
     /// What normalising to a loudness did, when the preset or the command line asked for it.
     public var normalisation: NormalisationOutcome?
+    /// What a lossy file holds, decoded and measured; nil for a lossless file (it holds what `summary.loudness`
+    /// measured) and for a stream (never measured afterwards).
+    public var fileLoudness: LoudnessMeasurement?
+    /// What the output holds: the decoded file's measure when there is one, else the render's.
+    public var outputLoudness: LoudnessMeasurement { fileLoudness ?? summary.loudness }
     /// The file written, or the name of the stream (`render(toStream:)`).
     public var outputPath: String
     /// The file's size; nil for a stream, whose bytes went to its reader.
@@ -222,21 +227,21 @@ public struct RenderJob: Sendable {
             let writer = try AudioFileWriter.open(fileDescriptor: descriptor, settings: output.settings, displayPath: name)
             let summary = try Renderer(plan: plan.withMasterGain(db: gainDb), blockFrames: blockFrames)
                 .render(to: writer, range: range, material: material, taps: taps, loop: plan.loop, progress: progress)
-            return RenderResult(summary: summary, normalisation: normalisation, outputPath: name, outputBytes: nil, output: output)
+            return RenderResult(summary: summary, normalisation: normalisation, fileLoudness: nil, outputPath: name, outputBytes: nil, output: output)
         case .file(let path):
             let file = try AtomicOutputFile(destination: path)
-            let write = { (gainDb: Double, file: AtomicOutputFile, taps: [RenderTap]) throws -> RenderSummary in
-                try self.write(plan.withMasterGain(db: gainDb), to: file, settings: output.settings, blockFrames: blockFrames,
-                               taps: taps, material: material, progress: progress)
+            let write = { (gainDb: Double, ceilingDb: Double, file: AtomicOutputFile, taps: [RenderTap]) throws -> RenderSummary in
+                try self.write(plan.withMasterGain(db: gainDb).withLimiterCeiling(db: ceilingDb), to: file, settings: output.settings,
+                               blockFrames: blockFrames, taps: taps, material: material, progress: progress)
             }
             var context: FinishingContext?
             do {
-                context = FinishingContext(job: self, output: output, file: file, summary: try write(gainDb, file, taps),
+                context = FinishingContext(job: self, output: output, file: file, summary: try write(gainDb, plan.limiter.ceilingDb, file, taps),
                                            normalisation: normalisation, hasOtherSinks: !taps.isEmpty,
-                                           write: { try write($0, $1, []) })
+                                           write: { try write($0, $1, $2, []) })
                 for step in output.finishing { try step.finish(&context!) }
-                return RenderResult(summary: context!.summary, normalisation: context!.normalisation, outputPath: path,
-                                    outputBytes: context!.committedBytes ?? 0, output: output)
+                return RenderResult(summary: context!.summary, normalisation: context!.normalisation, fileLoudness: context!.fileLoudness,
+                                    outputPath: path, outputBytes: context!.committedBytes ?? 0, output: output)
             } catch {
                 context?.file.discard()   // the file written again, if it was
                 file.discard()

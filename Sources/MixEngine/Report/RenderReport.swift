@@ -84,7 +84,11 @@ public struct RenderReport: Sendable {
                 "limiterLossLU": .rounded(n.limiterLossLU),
                 "expectedLUFS": .rounded(n.expectedLUFS),
                 "encodedLUFS": n.encodedLUFS.map { .rounded($0) } ?? .null,
+                "encodedTruePeakDbTP": n.encodedTruePeakDb.map { .rounded($0) } ?? .null,
                 "encoderCorrectionDb": .rounded(n.encoderCorrectionDb),
+                "limiterCeilingDbTP": n.limiterCeilingDb.map { .rounded($0) } ?? .null,
+                "encoderCeilingCorrectionDb": .rounded(n.encoderCeilingCorrectionDb),
+                "rewrites": .integer(n.rewrites),
                 "measuringPasses": .integer(n.measuringPasses),
             ])
         } ?? .null
@@ -100,6 +104,7 @@ public struct RenderReport: Sendable {
             "clippedSamples": .integer(s.clippedSamples),
             "limiter": .object(["maxGainReductionDb": .rounded(s.maxGainReductionDb), "limitedSeconds": .rounded(s.limitedSeconds)]),
             "normalisation": normalisation,
+            "file": Self.fileLevels(result),
         ])
         let timings: JSONValue = .object([
             "normalise": result.normalisation.map { Self.time($0.seconds, $0.cpuSeconds) } ?? .null,
@@ -121,6 +126,23 @@ public struct RenderReport: Sendable {
             "levels": levels,
             "timings": timings,
             "warnings": .array(job.plan.warnings.map { .string($0) }),
+        ])
+    }
+
+    /// What the output holds, the levels a back end stores: the decoded file's for a lossy file, the render's (the
+    /// same samples) for a lossless one; null for a lossy stream, which is never measured after it is written.
+    static func fileLevels(_ result: RenderResult) -> JSONValue {
+        let measuredFrom: String
+        if result.fileLoudness != nil { measuredFrom = "decoded" }
+        else if result.output.settings.format.isPCM { measuredFrom = "render" }
+        else { return .null }
+        let l = result.outputLoudness
+        return .object([
+            "integratedLUFS": .rounded(l.integrated),
+            "loudnessRangeLU": .rounded(l.range),
+            "truePeakDbTP": .rounded(l.truePeak),
+            "samplePeakDbFS": .rounded(l.samplePeak),
+            "measuredFrom": .string(measuredFrom),
         ])
     }
 

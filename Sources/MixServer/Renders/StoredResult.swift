@@ -20,7 +20,7 @@ struct StoredResult: Codable, Sendable {
     var warnings: [String]
 
     init(report: RenderReport, render: PresetRender, format: OutputFileFormat, fileName: String, warnings: [String]) {
-        let loudness = report.result.summary.loudness
+        let loudness = report.result.outputLoudness   // what the file holds (decoded, for a lossy one)
         func rounded(_ value: Double) -> Double? { value.isFinite ? (value * 100).rounded() / 100 : nil }
         file = fileName
         bytes = Int(report.result.outputBytes ?? 0)
