@@ -61,19 +61,16 @@ public final class GatedLoudness {
             let a2: Double = (1 - kq + kk) / a0
             highPass = (1, -2, 1, a1, a2)
         }
+        weights = ChannelLayout.loudnessWeights(channelCount: channelCount)
         let pairs = (channelCount + 1) / 2
         state = [SIMD4<Double>](repeating: .zero, count: 2 * pairs)
         hopSums = [SIMD2<Double>](repeating: .zero, count: pairs)
     }
 
-    /// BS.1770's channel weights: 1 for left, right and centre, 0 for the LFE (the fourth), 1.41 for the surrounds.
-    private func weight(_ channel: Int) -> Double {
-        switch channel {
-        case 3: return 0
-        case 4, 5: return 1.41
-        default: return 1
-        }
-    }
+    /// BS.1770's channel weights, by where `ChannelLayout` places each channel: 1 at the front, 0 for the LFE,
+    /// 1.41 for the surrounds.
+    private let weights: [Double]
+    private func weight(_ channel: Int) -> Double { weights[channel] }
 
     /// Adds frames `[offset, offset + count)` of a planar block.
     public func add(_ block: AudioBlock, offset: Int, count: Int) {
@@ -150,17 +147,12 @@ public final class GatedLoudness {
     public var momentaryMax: Double { Self.lufs(Self.windows(hopPowers, length: 4).max() ?? 0) }
     public var shortTermMax: Double { Self.lufs(Self.windows(hopPowers, length: 30).max() ?? 0) }
 
-    /// Loudness range (EBU Tech 3342), in LU: the spread between the 10th and 95th percentiles of the short-term
-    /// loudness, after the absolute gate (-70 LUFS) and a relative one 20 LU under their power mean. 0 when there
-    /// is too little to measure.
+    /// Loudness range (EBU Tech 3342, `LoudnessRange`), in LU, of the short-term loudness every 100 ms once the
+    /// first 3 s have passed. 0 when there is too little to measure.
     public var range: Double {
-        let absolute = Self.windows(hopPowers, length: 30).filter { Self.lufs($0) > -70 }
-        guard !absolute.isEmpty else { return 0 }
-        let threshold = Self.lufs(absolute.reduce(0, +) / Double(absolute.count)) - 20
-        let gated = absolute.map(Self.lufs).filter { $0 > threshold }.sorted()
-        guard gated.count > 1 else { return 0 }
-        func percentile(_ p: Double) -> Double { gated[Int((p * Double(gated.count - 1)).rounded())] }
-        return percentile(0.95) - percentile(0.10)
+        var range = LoudnessRange()
+        for power in Self.windows(hopPowers, length: 30) { range.add(power: power) }
+        return range.value
     }
 
     static func lufs(_ power: Double) -> Double { power > 0 ? -0.691 + 10 * _log10(power) : -.infinity }

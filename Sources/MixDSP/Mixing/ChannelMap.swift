@@ -2,10 +2,10 @@
 ///
 /// - 1 channel: to both sides, at unity.
 /// - 2 channels: left to left, right to right (to mono: the average of the two).
-/// - 3 or more: folded to stereo with ITU-R BS.775 downmix coefficients, in WAV channel order
-///   (L R C LFE Ls Rs ...): the centre (channel 3) goes to both sides at -3 dB, the LFE (channel 4
-///   of 6 or more) is dropped, further channels alternate left, right at -3 dB. Quad (4 channels)
-///   is L R Ls Rs. To mono: the stereo fold, averaged.
+/// - 3 or more: laid out by `ChannelLayout` (WAV order by count: 3.0, quad, 5.0, 5.1, 6.1, 7.1), the rule the
+///   loudness meters follow too, and folded to stereo with ITU-R BS.775 downmix coefficients: the centre and
+///   back centre to both sides at -3 dB, every other channel to its side at -3 dB, the LFE dropped.
+///   To mono: the stereo fold, averaged.
 ///
 /// A value: two counts and the coefficient matrix as nested arrays, allocated in `init`; `apply`
 /// allocates nothing. `Sendable`, safe to share.
@@ -31,20 +31,20 @@ public struct ChannelMap: Sendable, Equatable {
 
     static let minus3dB: Float = 0.70710678
 
+    /// The fold of `n` channels laid out by `ChannelLayout` to stereo: the front left and right at unity, a channel
+    /// on one side to that side at -3 dB, one in the middle (centre, back centre) to both at -3 dB, the LFE dropped.
     static func stereoFold(_ n: Int) -> [[Float]] {
         if n == 1 { return [[1], [1]] }
         var left = [Float](repeating: 0, count: n), right = left
-        left[0] = 1; right[1] = 1
-        if n == 4 {                                   // quad: L R Ls Rs
-            left[2] = minus3dB; right[3] = minus3dB
-            return [left, right]
-        }
-        if n >= 3 { left[2] = minus3dB; right[2] = minus3dB }   // centre to both sides
-        var toLeft = true
-        for k in 3..<max(n, 3) {
-            if k == 3 && n >= 6 { continue }          // LFE dropped
-            if toLeft { left[k] = minus3dB } else { right[k] = minus3dB }
-            toLeft.toggle()
+        for (k, speaker) in ChannelLayout.speakers(channelCount: n).enumerated() where !speaker.isLFE {
+            switch speaker {
+            case .left: left[k] = 1
+            case .right: right[k] = 1
+            default:
+                if speaker.azimuth > 0 && speaker.azimuth < 180 { left[k] = minus3dB }
+                else if speaker.azimuth < 0 { right[k] = minus3dB }
+                else { left[k] = minus3dB; right[k] = minus3dB }
+            }
         }
         return [left, right]
     }

@@ -6,7 +6,7 @@ import MixDSP
 public struct LoudnessMeasurement: Sendable, Equatable {
     /// Integrated (gated) loudness in LUFS; -infinity for silence or audio too short to gate (under 400 ms).
     public var integrated: Double
-    /// Loudness range (EBU Tech 3342) in LU; 0 when there is too little to measure.
+    /// Loudness range (EBU Tech 3342, short-term loudness every 100 ms) in LU; 0 when there is too little to measure.
     public var range: Double
     /// True peak in dBTP (4x oversampled, BS.1770-4 annex 2, as libebur128 does it); -infinity for silence.
     public var truePeak: Double
@@ -32,53 +32,80 @@ public struct LoudnessMeasurement: Sendable, Equatable {
     }
 }
 
-/// Measures loudness with libebur128 (EBU R128 / ITU-R BS.1770-4): integrated loudness, loudness range,
-/// true and sample peak, and the momentary and short-term maxima.
+/// Measures loudness with libebur128 (EBU R128 / ITU-R BS.1770-4): integrated loudness, true and sample peak, the
+/// momentary and short-term maxima; and the loudness range (EBU Tech 3342) from libebur128's short-term loudness
+/// read every 100 ms (`LoudnessRange`: libebur128's own range takes one value a second, where Tech 3342 asks for ten).
 ///
-/// Channels are weighted as BS.1770 says for their position: the first two are left and right, the third
-/// centre, the fourth unused (LFE), the fifth and sixth the surrounds; a mono signal is one channel, as
-/// played from one loudspeaker (libebur128's default).
+/// Channels are weighted as BS.1770 says for where `ChannelLayout` places them (the rule mixrender's downmix
+/// follows: 5.1 is L R C LFE Ls Rs, 7.1 L R C LFE Lb Rb Ls Rs, ...); a mono signal is one channel, as played from
+/// one loudspeaker. A signal below 44.1 kHz is measured resampled to 48 kHz (`LoudnessResampler`), where BS.1770's
+/// filters are its own and the true peak is read at 192 kHz; its sample peak is its own samples'.
 ///
-/// Layout: an opaque libebur128 state in histogram mode (its memory does not grow with the programme's
-/// length: 8 hours take what 8 seconds take), a scratch buffer for interleaving planar blocks, and the
-/// running maxima. `init` allocates; `add` allocates nothing. Not thread-safe: one thread at a time;
-/// separate meters may run on separate threads.
+/// Layout: an opaque libebur128 state in histogram mode (its memory does not grow with the programme's length:
+/// 8 hours take what 8 seconds take), a `LoudnessRange` histogram, a scratch buffer for interleaving planar
+/// blocks, a resampler below 44.1 kHz, and the running maxima. `init` allocates; `add` allocates nothing. Not
+/// thread-safe: one thread at a time; separate meters may run on separate threads.
 public final class LoudnessMeter {
     public let channelCount: Int
+    /// The signal's rate, and the rate it is measured at (48 kHz below 44.1 kHz, else the same).
     public let sampleRate: Int
+    public let measuringRate: Int
     private let state: UnsafeMutablePointer<ebur128_state>
-    /// Frames between two readings of the momentary and short-term loudness: 100 ms, as EBU Tech 3341 asks.
-    private let hop: Int
+    private let resampler: LoudnessResampler?
+    /// Frames between two readings of the momentary loudness, 10 ms, and of the short-term loudness, ten of those
+    /// (100 ms, as EBU Tech 3342 asks). Tech 3341's case 13 (400 ms bursts 20 ms apart) needs the momentary maximum
+    /// read that finely: read every 100 ms it misses a burst's peak by up to 0.58 LU.
+    private let readingFrames: Int
     private var sinceReading = 0
+    private var readings = 0
     private var momentaryMax = -Double.infinity
     private var shortTermMax = -Double.infinity
+    private var range = LoudnessRange()
+    /// The input's own sample peak, when it is resampled (libebur128 sees only the resampled signal).
+    private var inputSamplePeak: Float = 0
     private let scratch: UnsafeMutablePointer<Float>
     private static let scratchFrames = 4096
+    private let isTruePeak: Bool
 
-    /// Calls `ebur128_init` with integrated loudness, range, sample and true peak, in histogram mode.
-    /// `truePeak: false` leaves out the 4x oversampling (about three times faster) and reports the true
-    /// peak as the sample peak.
+    /// Calls `ebur128_init` with integrated and short-term loudness, sample and true peak, in histogram mode, and
+    /// `ebur128_set_channel` for each channel's weight. `truePeak: false` leaves out the 4x oversampling (about three
+    /// times faster) and reports the true peak as the sample peak.
     public init(channelCount: Int, sampleRate: Int, truePeak: Bool = true) throws {
         guard (1...64).contains(channelCount), (8...768_000).contains(sampleRate) else {
             throw AudioIOError(path: "", function: "ebur128_init",
                                reason: "\(channelCount) channels at \(sampleRate) Hz cannot be measured",
                                operation: "create a loudness meter")
         }
+        let measuringRate = LoudnessResampler.measuringRate(for: sampleRate)
         let peakMode = truePeak ? EBUR128_MODE_TRUE_PEAK.rawValue : EBUR128_MODE_SAMPLE_PEAK.rawValue
-        let mode = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | peakMode | EBUR128_MODE_HISTOGRAM.rawValue
-        guard let state = ebur128_init(UInt32(channelCount), UInt(sampleRate), Int32(mode)) else {
+        let mode = EBUR128_MODE_I.rawValue | EBUR128_MODE_S.rawValue | peakMode | EBUR128_MODE_HISTOGRAM.rawValue
+        guard let state = ebur128_init(UInt32(channelCount), UInt(measuringRate), Int32(mode)) else {
             throw AudioIOError(path: "", function: "ebur128_init", reason: "out of memory",
                                operation: "create a loudness meter")
         }
+        // Each channel weighted for where ChannelLayout places it: libebur128 weighs LEFT and CENTER 1,
+        // LEFT_SURROUND 1.41, UNUSED 0.
+        if channelCount > 1 {
+            for (c, weight) in ChannelLayout.loudnessWeights(channelCount: channelCount).enumerated() {
+                let type = weight == 0 ? EBUR128_UNUSED : weight > 1 ? EBUR128_LEFT_SURROUND : EBUR128_CENTER
+                _ = ebur128_set_channel(state, UInt32(c), Int32(type.rawValue))
+            }
+        }
         self.channelCount = channelCount
         self.sampleRate = sampleRate
+        self.measuringRate = measuringRate
         self.state = state
-        hop = max(1, sampleRate / 10)
-        self.isTruePeak = truePeak
+        readingFrames = max(1, measuringRate / 100)
+        isTruePeak = truePeak
+        do {
+            resampler = measuringRate == sampleRate ? nil : try LoudnessResampler(channelCount: channelCount, inputRate: sampleRate)
+        } catch {
+            var pointer: UnsafeMutablePointer<ebur128_state>? = state
+            ebur128_destroy(&pointer)
+            throw error
+        }
         scratch = .allocate(capacity: Self.scratchFrames * channelCount)
     }
-
-    private let isTruePeak: Bool
 
     /// Calls `ebur128_destroy`.
     deinit {
@@ -87,12 +114,24 @@ public final class LoudnessMeter {
         scratch.deallocate()
     }
 
-    /// Adds interleaved frames (`ebur128_add_frames_float`), reading the momentary and short-term
-    /// loudness at every 100 ms boundary.
+    /// Adds interleaved frames at the signal's rate (resampled to the measuring rate first, when they differ).
     public func add(interleaved: UnsafePointer<Float>, frames: Int) throws {
+        guard let resampler else { return try measure(interleaved, frames: frames) }
+        for i in 0..<frames * channelCount { inputSamplePeak = max(inputSamplePeak, abs(interleaved[i])) }
+        try resampler.process(interleaved, frames: frames) { try measure($0, frames: $1) }
+    }
+
+    /// Ends the signal: a resampler's last frames are measured. `measurement` calls it; adding after it is an error.
+    public func finish() throws {
+        try resampler?.finish { try measure($0, frames: $1) }
+    }
+
+    /// Adds frames at the measuring rate (`ebur128_add_frames_float`), reading the momentary loudness every 10 ms
+    /// once 400 ms are in, and the short-term loudness every 100 ms.
+    private func measure(_ interleaved: UnsafePointer<Float>, frames: Int) throws {
         var done = 0
         while done < frames {
-            let run = min(frames - done, hop - sinceReading)
+            let run = min(frames - done, readingFrames - sinceReading)
             let code = ebur128_add_frames_float(state, interleaved + done * channelCount, run)
             guard code == EBUR128_SUCCESS.rawValue else {
                 throw AudioIOError(path: "", function: "ebur128_add_frames_float", reason: "error \(code)",
@@ -100,14 +139,24 @@ public final class LoudnessMeter {
             }
             done += run
             sinceReading += run
-            if sinceReading == hop {
+            if sinceReading == readingFrames {
                 sinceReading = 0
+                readings += 1
                 var value = 0.0
-                if ebur128_loudness_momentary(state, &value) == EBUR128_SUCCESS.rawValue { momentaryMax = max(momentaryMax, value) }
-                if ebur128_loudness_shortterm(state, &value) == EBUR128_SUCCESS.rawValue { shortTermMax = max(shortTermMax, value) }
+                if readings >= 40, ebur128_loudness_momentary(state, &value) == EBUR128_SUCCESS.rawValue {
+                    momentaryMax = max(momentaryMax, value)
+                }
+                if readings % 10 == 0, ebur128_loudness_shortterm(state, &value) == EBUR128_SUCCESS.rawValue {
+                    shortTermMax = max(shortTermMax, value)
+                    if readings >= 300 { range.add(lufs: value) }   // a whole 3 s window behind it
+                }
             }
         }
     }
+
+    /// The loudest momentary and short-term loudness so far, in LUFS, without ending the signal (a meter that
+    /// follows a live signal shows them as it goes); a resampled signal's last few milliseconds are not in yet.
+    public var maximaSoFar: (momentary: Double, shortTerm: Double) { (momentaryMax, shortTermMax) }
 
     /// Adds frames `[offset, offset + count)` of a planar block, interleaving them through a scratch buffer.
     public func add(_ block: AudioBlock, offset: Int, count: Int) throws {
@@ -124,19 +173,22 @@ public final class LoudnessMeter {
         }
     }
 
-    /// What has been measured so far (`ebur128_loudness_global`, `_range`, `_true_peak`, `_sample_peak`).
+    /// What has been measured (`ebur128_loudness_global`, `_true_peak`, `_sample_peak`, and the range); ends the
+    /// signal (`finish`) first.
     public var measurement: LoudnessMeasurement {
-        var integrated = -Double.infinity, range = 0.0
+        try? finish()
+        var integrated = -Double.infinity
         if ebur128_loudness_global(state, &integrated) != EBUR128_SUCCESS.rawValue || !integrated.isFinite { integrated = -.infinity }
-        if ebur128_loudness_range(state, &range) != EBUR128_SUCCESS.rawValue || !range.isFinite { range = 0 }
         var truePeak = 0.0, samplePeak = 0.0
         for c in 0..<channelCount {
             var value = 0.0
             if isTruePeak, ebur128_true_peak(state, UInt32(c), &value) == EBUR128_SUCCESS.rawValue { truePeak = max(truePeak, value) }
             if ebur128_sample_peak(state, UInt32(c), &value) == EBUR128_SUCCESS.rawValue { samplePeak = max(samplePeak, value) }
         }
+        if resampler != nil { samplePeak = Double(inputSamplePeak) }
         if !isTruePeak { truePeak = samplePeak }
-        return LoudnessMeasurement(integrated: integrated, range: range, truePeak: decibels(fromGain: truePeak),
+        truePeak = max(truePeak, samplePeak)
+        return LoudnessMeasurement(integrated: integrated, range: range.value, truePeak: decibels(fromGain: truePeak),
                                    samplePeak: decibels(fromGain: samplePeak),
                                    momentaryMax: momentaryMax.isFinite ? momentaryMax : -.infinity,
                                    shortTermMax: shortTermMax.isFinite ? shortTermMax : -.infinity)
