@@ -32,5 +32,8 @@ import MixDSP
         let h: Float = 0.70710678
         #expect(ChannelMap(inputCount: 4, outputCount: 2).coefficients == [[1, 0, h, 0], [0, 1, 0, h]])
         #expect(ChannelMap(inputCount: 3, outputCount: 2).coefficients == [[1, 0, h], [0, 1, h]])
+        // 6.1 (L R C LFE Cs Ls Rs): the back centre to both sides; 7.1 (L R C LFE Lb Rb Ls Rs): each to its side.
+        #expect(ChannelMap(inputCount: 7, outputCount: 2).coefficients == [[1, 0, h, 0, h, h, 0], [0, 1, h, 0, h, 0, h]])
+        #expect(ChannelMap(inputCount: 8, outputCount: 2).coefficients == [[1, 0, h, 0, h, 0, h, 0], [0, 1, h, 0, 0, h, 0, h]])
     }
 }

@@ -127,7 +127,7 @@ public final class LoudnessMeter {
     }
 
     /// Adds frames at the measuring rate (`ebur128_add_frames_float`), reading the momentary loudness every 10 ms
-    /// once 400 ms are in, and the short-term loudness every 100 ms.
+    /// and the short-term loudness every 100 ms; the range takes the short-term values once 3 s are in.
     private func measure(_ interleaved: UnsafePointer<Float>, frames: Int) throws {
         var done = 0
         while done < frames {
@@ -143,7 +143,8 @@ public final class LoudnessMeter {
                 sinceReading = 0
                 readings += 1
                 var value = 0.0
-                if readings >= 40, ebur128_loudness_momentary(state, &value) == EBUR128_SUCCESS.rawValue {
+                // From the start, as libebur128 reads them: a sound shorter than the window reads as that window.
+                if ebur128_loudness_momentary(state, &value) == EBUR128_SUCCESS.rawValue {
                     momentaryMax = max(momentaryMax, value)
                 }
                 if readings % 10 == 0, ebur128_loudness_shortterm(state, &value) == EBUR128_SUCCESS.rawValue {
