@@ -30,12 +30,21 @@ public final class GatedLoudness {
     /// The weighted sum of squares of every completed hop, and the frames in them.
     private var allEnergy = 0.0
     private var allFrames = 0
+    /// The momentary loudness is read every 10 ms (a tenth of a hop: Tech 3341's case 13, 400 ms bursts 20 ms
+    /// apart, is read up to 0.58 LU low every 100 ms): the weighted energy and frames of the last 40 tenths, a ring,
+    /// and their sums; the hop's energy at its last tenth; and the loudest 400 ms so far, as a power.
+    private var tenthEnergies = [Double](repeating: 0, count: 40)
+    private var tenthFrames = [Int](repeating: 0, count: 40)
+    private var tenthIndex = 0, tenthsSeen = 0
+    private var windowEnergy = 0.0, windowFrames = 0
+    private var energyAtLastTenth = 0.0, framesAtLastTenth = 0, tenthInHop = 0
+    private var loudestMomentaryPower = 0.0
 
     public init(channelCount: Int, sampleRate: Int) {
         precondition(channelCount > 0 && sampleRate > 0)
         self.channelCount = channelCount
         self.sampleRate = sampleRate
-        hop = max(1, sampleRate / 10)
+        hop = max(10, sampleRate / 10)
         let fs = Double(sampleRate)
         // Stage 1: the head's high shelf, +4 dB above about 1.7 kHz.
         do {
@@ -77,7 +86,8 @@ public final class GatedLoudness {
         precondition(block.channelCount == channelCount, "the block's channels must match the meter's")
         var done = 0
         while done < count {
-            let run = min(count - done, hop - inHop)
+            let nextTenth = (tenthInHop + 1) * hop / 10   // the tenths end at k hop / 10 frames into the hop
+            let run = min(count - done, nextTenth - inHop)
             for pair in 0..<hopSums.count {
                 let left = block.channel(2 * pair).baseAddress! + offset + done
                 let right = 2 * pair + 1 < channelCount ? block.channel(2 * pair + 1).baseAddress! + offset + done : nil
@@ -85,7 +95,36 @@ public final class GatedLoudness {
             }
             done += run
             inHop += run
+            if inHop >= nextTenth { endTenth() }
             if inHop == hop { endHop() }
+        }
+    }
+
+    /// The weighted energy of the hop so far.
+    private var hopEnergy: Double {
+        var energy = 0.0
+        for pair in 0..<hopSums.count {
+            energy += weight(2 * pair) * hopSums[pair][0]
+            if 2 * pair + 1 < channelCount { energy += weight(2 * pair + 1) * hopSums[pair][1] }
+        }
+        return energy
+    }
+
+    /// A tenth of a hop ends: the 400 ms window moves on by it, and its momentary loudness is read.
+    private func endTenth() {
+        let energy = hopEnergy, frames = inHop
+        let tenth = energy - energyAtLastTenth, tenthLength = frames - framesAtLastTenth
+        tenthInHop += 1
+        (energyAtLastTenth, framesAtLastTenth) = (energy, frames)
+        if tenthInHop == 10 { (energyAtLastTenth, framesAtLastTenth, tenthInHop) = (0, 0, 0) }
+        windowEnergy += tenth - tenthEnergies[tenthIndex]
+        windowFrames += tenthLength - tenthFrames[tenthIndex]
+        tenthEnergies[tenthIndex] = tenth
+        tenthFrames[tenthIndex] = tenthLength
+        tenthIndex = (tenthIndex + 1) % tenthEnergies.count
+        tenthsSeen += 1
+        if tenthsSeen >= tenthEnergies.count, windowFrames > 0 {
+            loudestMomentaryPower = max(loudestMomentaryPower, max(0, windowEnergy) / Double(windowFrames))
         }
     }
 
@@ -143,8 +182,9 @@ public final class GatedLoudness {
     /// Every complete block's weighted mean square, in order.
     public var blockPowers: [Double] { Self.windows(hopPowers, length: 4) }
 
-    /// The loudest momentary (400 ms) and short-term (3 s) loudness, in LUFS; -infinity when shorter.
-    public var momentaryMax: Double { Self.lufs(Self.windows(hopPowers, length: 4).max() ?? 0) }
+    /// The loudest momentary (400 ms, read every 10 ms) and short-term (3 s, every 100 ms) loudness, in LUFS;
+    /// -infinity when shorter.
+    public var momentaryMax: Double { Self.lufs(loudestMomentaryPower) }
     public var shortTermMax: Double { Self.lufs(Self.windows(hopPowers, length: 30).max() ?? 0) }
 
     /// Loudness range (EBU Tech 3342, `LoudnessRange`), in LU, of the short-term loudness every 100 ms once the
