@@ -6,6 +6,7 @@ import MixIO
 // the cache key, the speech helper's entry point, the terminal and the file system as the commands need them.
 // These names are `package`: the CLI reaches them through this library alone, other packages never see them.
 
+package typealias Analyzer = MixEngine.Analyzer
 package typealias AtomicOutputFile = MixIO.AtomicOutputFile
 package typealias AudioEncoder = MixDSP.AudioEncoder
 package typealias AudioIOError = MixIO.AudioIOError

@@ -31,11 +31,7 @@ struct BatchCommand: ParsableCommand {
     @Option(name: .customLong("cache-mb"), parsing: .unconditional, help: "MiB of prepared sounds held in memory, by running jobs and between them; a job waits for room, or runs alone (default 1024).")
     var cacheMB = 1024
 
-    @Option(help: "A folder that keeps prepared sounds between batches and processes (made if missing; safe to share).")
-    var cacheDir: String?
-
-    @Option(name: .customLong("cache-dir-mb"), parsing: .unconditional, help: "MiB the --cache-dir folder's entries may take on disk; least recently used go first (default 4096).")
-    var cacheDirMB = 4096
+    @OptionGroup var cache: CacheDirOptions
 
     @Option(help: "The results file, JSON Lines, one line per job as it ends (default: beside the job list, .results.jsonl).")
     var results: String?
@@ -53,7 +49,6 @@ struct BatchCommand: ParsableCommand {
         try InterruptCleanup.install()   // Ctrl-C removes every job's temporary output and exits 130
         guard cacheMB >= 0 && cacheMB <= 1 << 24 else { throw CLIError("--cache-mb must be between 0 and \(1 << 24)") }
         if let workers, !(1...256).contains(workers) { throw CLIError("--jobs must be between 1 and 256") }
-        guard cacheDirMB >= 1 && cacheDirMB <= 1 << 30 else { throw CLIError("--cache-dir-mb must be between 1 and \(1 << 30)") }
         let defaults = try overrides.resolved()
 
         // The job list: everything wrong with it is found before any job runs.
@@ -88,7 +83,7 @@ struct BatchCommand: ParsableCommand {
         // another file written, however spelled: checked before the results file is made or any job runs.
         try BatchJobList.checkFiles(all, jobList: jobList, results: resultsFile,
                                     resultsRole: results != nil ? "\(setting: .results)" : "the results file")
-        let store = try cacheDir.map { try MaterialStore(folder: $0, budgetBytes: Int64(cacheDirMB) << 20) }
+        let store = try cache.store()
         let material = PreparedMaterial(budgetBytes: cacheMB << 20, store: store)
         _ = try AtomicOutputFile.check(destination: resultsFile)
         let writer = try LineFile(path: resultsFile)

@@ -34,7 +34,12 @@ enum Printout {
             if n.limiterLossLU > 0.05 {
                 line += "; the limiter took \(String(format: "%.1f", n.limiterLossLU)) LU, made up by \(n.measuringPasses - 2) more pass\(n.measuringPasses == 3 ? "" : "es")"
             }
-            line += " (\(n.measuringPasses) measuring pass\(n.measuringPasses == 1 ? "" : "es"), \(String(format: "%.2f", n.seconds)) s)"
+            let passes = "\(n.measuringPasses) measuring pass\(n.measuringPasses == 1 ? "" : "es")"
+            switch n.reusedFrom {
+            case nil: line += " (\(passes), \(String(format: "%.2f", n.seconds)) s)"
+            case .process?: line += " (measured before by this process: \(passes))"
+            case .cacheFolder?: line += " (measured before, read from the cache folder: \(passes))"
+            }
             if n.rewrites > 0, let encoded = n.encodedLUFS, let peak = n.encodedTruePeakDb {
                 var what: [String] = []
                 if n.encoderCorrectionDb != 0 { what.append("its loudness by \(String(format: "%+.1f", -n.encoderCorrectionDb)) LU") }

@@ -36,6 +36,8 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Also write a report as JSON once the render succeeds: inputs and output with SHA-256, levels, timings, the cache key (docs/report.md).")
     var report: String?
 
+    @OptionGroup var cache: CacheDirOptions
+
     func validate() throws {
         guard blockFrames > 0 && blockFrames <= 1 << 20 else {
             throw CLIError("--block-frames must be between 1 and 1048576")
@@ -72,7 +74,9 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         try InterruptCleanup.install()   // Ctrl-C removes the temporary output file and exits 130
         let stream = try streamFormat()
-        let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
+        // With --cache-dir, prepared sounds, syntheses and loudness measurements come from the folder when there.
+        let material = PreparedMaterial(store: try cache.store())
+        let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved(), analyzer: Analyzer(material: material))
         // A bad extension or format is found before rendering, and what the output cannot keep is said then.
         let outputPlan = try job.outputPlan(to: stream.map { .stream(descriptor: Terminal.standardOutput, format: $0, name: "standard output") }
                                             ?? .file(path: output))
@@ -100,8 +104,13 @@ struct RenderCommand: ParsableCommand {
             reportInputs = try RenderReport.Inputs(job: job, output: output)
         }
         let taps = recorder.map { [$0.renderTap(channelCount: job.plan.channelCount, blockFrames: blockFrames)] } ?? []
-        let result = try job.render(outputPlan, blockFrames: blockFrames, taps: taps) { bar.update($0) }
+        let result = try job.render(outputPlan, blockFrames: blockFrames, taps: taps, material: material) { bar.update($0) }
         bar.finish()
+        if !quiet {
+            // A damaged cache entry was made again; the render is what it would have been without the folder.
+            let problems = material.damagedEntries + material.storeProblems.prefix(1)
+            for line in problems { FileHandle.standardError.write("warning: \(line)\n".data(using: .utf8)!) }
+        }
         let waveforms = try recorder?.writeOutputs() ?? []
         if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }
         if let report, let inputs = reportInputs {

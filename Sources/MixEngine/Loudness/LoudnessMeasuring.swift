@@ -36,7 +36,7 @@ public struct LoudnessMeasuring: Sendable {
     /// track's loudness in the mix (that track's measure plus its gain, itself set by its own `loudness` if it has
     /// one). Errors name the track's JSON path.
     /// With `cache` (a `PreparedMaterial`'s `measurements`), a track measured before, alone and over the same window
-    /// of the same render, is not measured again.
+    /// of the same render, is not measured again (nor, with the cache's store, one another process measured).
     public func applyTrackLoudness(to plan: inout RenderPlan, cache: MeasurementCache? = nil) throws {
         let named = plan.trackLoudness
         plan.trackLoudness = []
@@ -99,25 +99,41 @@ public struct LoudnessMeasuring: Sendable {
 
     /// The master gain that brings `plan` to `spec`'s loudness, found by measuring passes before anything is
     /// encoded (they share `material`; `Normalisation.find`). `failure` words a target that cannot be reached.
-    /// Found before for the same render (in `material.measurements`), it is not measured again: the outcome is the
-    /// one found then, its `seconds` and `cpuSeconds` zero (no pass ran).
+    /// Found before for the same render (in `material.measurements`, or in its store, the `--cache-dir` folder, where
+    /// another process put it), it is not measured again: the outcome is the one found then, its `seconds` and
+    /// `cpuSeconds` zero (no pass ran) and `reusedFrom` saying where it was found. One read from the folder is taken
+    /// only if it is one this spec could have found (`NormalisationOutcome.refusal(for:)`).
     public func normalisation(of plan: RenderPlan, to spec: LoudnessSpec, material: PreparedMaterial, blockFrames: Int,
                               failure: (String) -> EngineError) throws -> NormalisationOutcome {
         let what = "normalisation to \(spec.targetLUFS) LUFS, true peak \(spec.truePeakDb) dB, at most +\(spec.maximumGainDb) dB"
-        var (outcome, wasMeasured) = try Self.measured(what, of: plan, range: 0..<plan.frameCount, files: plan.sourceFiles,
-                                                       in: material.measurements) {
+        var (outcome, reusedFrom) = try Self.measured(what, of: plan, range: 0..<plan.frameCount, files: plan.sourceFiles,
+                                                      in: material.measurements, check: { $0.refusal(for: spec) }) {
             try Normalisation.find(plan: plan, spec: spec, material: material, blockFrames: blockFrames, failure: failure)
         }
-        if !wasMeasured { (outcome.seconds, outcome.cpuSeconds) = (0, 0) }
+        if reusedFrom != nil { (outcome.seconds, outcome.cpuSeconds) = (0, 0) }
+        outcome.reusedFrom = reusedFrom
         return outcome
     }
 
-    /// `measure()`'s value, or the one `cache` kept for the same measurement (`what`) of the same render, and whether
-    /// `measure` ran: it always runs without a cache, or when the plan has no measurement key.
-    private static func measured<T: Sendable>(_ what: String, of plan: RenderPlan, range: Range<Int64>, files: [String: AudioFileInfo],
-                                              in cache: MeasurementCache?, _ measure: () throws -> T) rethrows -> (value: T, wasMeasured: Bool) {
-        guard let cache, let key = measurementKey(what, of: plan, range: range, files: files) else { return (try measure(), true) }
-        return try cache.value(key, measure: measure)
+    /// `measure()`'s value, or the one `cache` kept for the same measurement (`what`) of the same render, and where
+    /// that was found (nil: `measure` ran): it always runs without a cache, or when the plan has no measurement key.
+    /// With the cache's store, the folder is looked in under the stored key (`storedKey`), and what is measured kept there.
+    private static func measured<T: StoredMeasurement>(_ what: String, of plan: RenderPlan, range: Range<Int64>, files: [String: AudioFileInfo],
+                                                       in cache: MeasurementCache?, check: (T) -> String? = { _ in nil },
+                                                       _ measure: () throws -> T) rethrows -> (value: T, reusedFrom: MeasurementCache.Place?) {
+        guard let cache, let key = measurementKey(what, of: plan, range: range, files: files) else { return (try measure(), nil) }
+        return try cache.value(key, what: what, storedKey: { storedKey(what, of: plan, range: range, files: files, cache: cache) },
+                               check: check, measure: measure)
+    }
+
+    /// The key a measurement is kept under in the cache folder: `measurementKey`'s, with each source file standing
+    /// for itself by its content (SHA-256, hashed once per cache) rather than its place on disk, so that another
+    /// machine sharing the folder, whose copy of the file has another inode, finds it. nil when a file cannot be read.
+    static func storedKey(_ what: String, of plan: RenderPlan, range: Range<Int64>, files: [String: AudioFileInfo],
+                          cache: MeasurementCache) -> String? {
+        guard let digests = cache.digests(of: files),
+              let text = try? CacheKey.audioText(plan: plan, range: range, digests: digests) else { return nil }
+        return ContentHash.of("measurement " + what + "\n" + text)
     }
 
     /// What decides measuring `range` of `plan`: `what` is measured, and the render key's text of that range

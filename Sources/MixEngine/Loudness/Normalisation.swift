@@ -36,6 +36,58 @@ public struct NormalisationOutcome: Sendable, Equatable {
     public var seconds: Double
     /// The CPU seconds they took, on every core (`CPUClock.process`).
     public var cpuSeconds: Double = 0
+    /// Where the outcome was found when this render ran no measuring pass (`seconds` 0): an earlier render in this
+    /// process, or the `--cache-dir` folder; nil when this render measured it.
+    public var reusedFrom: MeasurementCache.Place? = nil
+}
+
+/// What `Normalisation.find` found is kept in the cache folder: the numbers it measured and the gain, not what
+/// later steps add (the encoded file's loudness) nor the time it took.
+extension NormalisationOutcome: StoredMeasurement {
+    var storedValue: JSONValue {
+        .object(["targetLUFS": .number(targetLUFS), "truePeakDbTP": .number(truePeakDb), "measuredLUFS": .number(measuredLUFS),
+                 "gainDb": .number(gainDb), "limiterLossLU": .number(limiterLossLU), "expectedLUFS": .number(expectedLUFS),
+                 "measuringPasses": .number(Double(measuringPasses))])
+    }
+
+    /// Reads the numbers back: each present, finite and within what a meter or the policy allows (a policy's
+    /// own limits are checked by `refusal(for:)`).
+    init(stored: JSONValue) throws {
+        guard case .object = stored else { throw MaterialStore.Refusal("holds no normalisation") }
+        func number(_ name: String, in range: ClosedRange<Double>) throws -> Double {
+            try StoredNumbers.number(stored[name], name, in: range)
+        }
+        self.init(targetLUFS: try number("targetLUFS", in: LoudnessSpec.targets),
+                  truePeakDb: try number("truePeakDbTP", in: LoudnessSpec.ceilings),
+                  measuredLUFS: try number("measuredLUFS", in: StoredNumbers.loudness),
+                  gainDb: try number("gainDb", in: -300...LoudnessSpec.maximumGains.upperBound),
+                  limiterLossLU: try number("limiterLossLU", in: 0...StoredNumbers.loudness.upperBound - StoredNumbers.loudness.lowerBound),
+                  expectedLUFS: try number("expectedLUFS", in: StoredNumbers.loudness),
+                  encodedLUFS: nil,
+                  measuringPasses: try StoredNumbers.integer(stored["measuringPasses"], "measuringPasses",
+                                                             in: 1...(Normalisation.maximumCorrections + 2)),
+                  seconds: 0)
+    }
+
+    /// Why this outcome, read back, is not one normalising to `spec` could have found (nil when it could be): another
+    /// target or ceiling, a gain past the policy's most or under what the measure asks, an output further under
+    /// the target than `Normalisation` lets pass.
+    func refusal(for spec: LoudnessSpec) -> String? {
+        let f = { (x: Double) in String(format1: x) }
+        if targetLUFS != spec.targetLUFS || truePeakDb != spec.truePeakDb {
+            return "is a normalisation to \(f(targetLUFS)) LUFS under \(f(truePeakDb)) dBTP, not \(f(spec.targetLUFS)) under \(f(spec.truePeakDb))"
+        }
+        if gainDb > spec.maximumGainDb + 1e-9 {
+            return "says a gain of +\(f(gainDb)) dB, more than the +\(f(spec.maximumGainDb)) dB allowed"
+        }
+        if gainDb < targetLUFS - measuredLUFS - 1e-9 {
+            return "says a gain of \(f(gainDb)) dB, less than the \(f(targetLUFS - measuredLUFS)) dB its measure asks"
+        }
+        if targetLUFS - expectedLUFS > Normalisation.maximumShortfallLU {
+            return "says the output stays \(f(targetLUFS - expectedLUFS)) LU under its target"
+        }
+        return nil
+    }
 }
 
 /// Finds the master gain that brings a plan to a loudness target under a true-peak ceiling, offline and

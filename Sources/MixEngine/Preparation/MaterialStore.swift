@@ -1,6 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import MixIO
 
-/// Prepared material kept on disk between processes (`mixrender batch --cache-dir`): a later batch, or another
+/// Prepared material kept on disk between processes (`mixrender batch --cache-dir`, `mixrender render --cache-dir`): a later batch, or another
 /// process sharing the folder, reads the decoded and resampled audio instead of making it again.
 ///
 /// An entry is found by what the audio depends on (`MaterialRequest.storeDescription`: the source's content
@@ -21,6 +24,14 @@ import MixIO
 /// is removed meanwhile keeps reading the file it opened (Linux frees it at its last close), and one that
 /// finds it gone makes the audio again. An entry larger than the whole budget is not kept.
 ///
+/// **Measurements.** A loudness measurement (a normalisation's outcome, a track's loudness) is kept too, as a small
+/// JSON file `<key>.measure.json` (`measurement(for:read:)`, `storeMeasurement`): the key is the measurement's
+/// (`LoudnessMeasuring`: what was measured and the render key's text of the measured range, files by content), the
+/// file names it and the measurement in words, and holds the numbers. It is read under the same rule: at most
+/// `measurementBytes`, a regular file and not a link, parsed by the engine's own `JSONParser`, its key checked and its
+/// numbers checked by the caller's `read`; a bad one is removed and reported as `DamagedEntry`, and measured again.
+/// Measurements are entries like the audio: written whole and renamed into place, counted in the budget, trimmed.
+///
 /// Layout: the folder's path and the budget. `Sendable`; its methods may be called from several threads (and
 /// processes) at once.
 public final class MaterialStore: Sendable {
@@ -33,8 +44,20 @@ public final class MaterialStore: Sendable {
     public struct DamagedEntry: Error, Sendable, CustomStringConvertible {
         public var path: String
         public var reason: String
-        public var description: String { "cache entry '\(path)' \(reason); removed" }
+        /// False when it could not be removed (a folder where an entry should be is left to the folder's owner).
+        public var wasRemoved = true
+        public var description: String { "cache entry '\(path)' \(reason); " + (wasRemoved ? "removed" : "could not be removed") }
     }
+
+    /// Why a measurement read back is refused (`measurement(for:read:)`'s `read` throws it): one phrase, such as
+    /// "says a gain of +90 dB, more than the +30 dB allowed". A value of one string; `Sendable`.
+    public struct Refusal: Error, Sendable {
+        public var reason: String
+        public init(_ reason: String) { self.reason = reason }
+    }
+
+    /// The most a measurement's file may hold: a few numbers and a line of words.
+    public static let measurementBytes = 4096
 
     /// Uses `folder`, making it (and missing parents) when it does not exist, and trims it to `budgetBytes`.
     /// Errors are `EngineError.setting(.cacheDir)`.
@@ -102,6 +125,66 @@ public final class MaterialStore: Sendable {
         try trim()
     }
 
+    /// The measurement's file for `key` (64 lowercase hex digits, a SHA-256).
+    public func measurementPath(for key: String) -> String {
+        folder + "/" + key + Self.measurementSuffix
+    }
+
+    static let measurementSuffix = ".measure.json"
+
+    /// The measurement kept for `key`, as `read` makes it from the document's `value`, or nil when there is none.
+    /// The file is read only when it is a regular file (not a link, a folder or a FIFO) of at most
+    /// `measurementBytes`, parsed by `JSONParser`, and must be an object naming `key`; `read` checks the value
+    /// (its types, that its numbers are finite and in range) and throws a `Refusal` for one it will not take.
+    /// A file that fails any of this is removed and reported by throwing `DamagedEntry`; a read that fails for
+    /// another reason (permission) throws its error, naming the file. A good file's modification time is set to
+    /// now (the budget's least-recently-used order).
+    public func measurement<T>(for key: String, read: (JSONValue) throws -> T) throws -> T? {
+        let file = measurementPath(for: key)
+        func damaged(_ reason: String) -> DamagedEntry {
+            DamagedEntry(path: file, reason: reason, wasRemoved: remove(file))
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.readDocument(path: file, maximumBytes: Self.measurementBytes, followsLinks: false, touches: true)
+        } catch let error as AudioIOError {
+            switch error.code {
+            case ENOENT?: return nil
+            case ELOOP?: throw damaged("is a symbolic link, not a cache entry")
+            case EISDIR?: throw damaged("is a folder, not a cache entry")
+            case EINVAL?: throw damaged("is not a regular file")
+            case EFBIG?: throw damaged("is longer than \(Self.measurementBytes) bytes, more than any measurement")
+            default: throw error
+            }
+        }
+        // Nothing of the file's text is repeated in a reason: it may hold anything.
+        guard let document = try? JSONParser.parse(bytes) else { throw damaged("is not a measurement (not JSON)") }
+        guard case .object = document else { throw damaged("is not a measurement (not a JSON object)") }
+        guard case .string(let claimed)? = document["key"], claimed == key else {
+            throw damaged("belongs to another measurement (the key in it is not this one's)")
+        }
+        guard let value = document["value"] else { throw damaged("holds no measurement") }
+        do {
+            return try read(value)
+        } catch let refusal as Refusal {
+            throw damaged(refusal.reason)
+        } catch {
+            throw damaged("holds a measurement that cannot be read")
+        }
+    }
+
+    /// Keeps `value` as the measurement for `key`, described as `what` (a line for a person looking), replacing what
+    /// was there: written under a temporary name and renamed into place, then the folder is trimmed to its budget.
+    public func storeMeasurement(_ value: JSONValue, for key: String, what: String) throws {
+        let document: JSONValue = .object(["measurement": .string(what), "key": .string(key), "value": value])
+        let text = document.document(.readable)
+        guard text.utf8.count <= Self.measurementBytes else {
+            throw EngineError.setting(.cacheDir, reason: "a measurement of \(text.utf8.count) bytes is more than \(Self.measurementBytes)")
+        }
+        try document.write(to: measurementPath(for: key), style: .readable)
+        try trim()
+    }
+
     /// Removes the least recently used entries (by modification time, oldest first) until the entries take
     /// at most `budgetBytes`, under the folder's lock. Returns how many it removed. Only files named as entries
     /// are counted or removed.
@@ -114,7 +197,7 @@ public final class MaterialStore: Sendable {
             for name in try FileSystem.folderEntries(folder) where Self.isEntryName(name) {
                 let file = folder + "/" + name
                 guard let id = FileSystem.identity(of: file), id.kind == .regular else { continue }
-                let note = FileSystem.identity(of: String(file.dropLast(4)) + ".txt")?.size ?? 0
+                let note = name.hasSuffix(".f32") ? FileSystem.identity(of: String(file.dropLast(4)) + ".txt")?.size ?? 0 : 0
                 entries.append((file, id.size + note, id.modified))
                 total += id.size + note
             }
@@ -129,16 +212,20 @@ public final class MaterialStore: Sendable {
         }
     }
 
-    /// Whether `name` is an entry's file name: 64 lowercase hex digits and `.f32`.
+    /// Whether `name` is an entry's file name: 64 lowercase hex digits and `.f32` (audio) or `.measure.json`.
     static func isEntryName(_ name: String) -> Bool {
         let utf8 = Array(name.utf8)
-        guard utf8.count == 68, name.hasSuffix(".f32") else { return false }
+        guard (utf8.count == 68 && name.hasSuffix(".f32")) || (utf8.count == 64 + measurementSuffix.utf8.count && name.hasSuffix(measurementSuffix))
+        else { return false }
         return utf8[0..<64].allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
-    /// Removes an entry and its note; one already gone (another process removed it) is fine.
-    private func remove(_ file: String) {
-        try? FileSystem.removeFile(file)
-        try? FileSystem.removeFile(String(file.dropLast(4)) + ".txt")
+    /// Removes an entry and an audio entry's note; one already gone (another process removed it) is fine.
+    /// Returns false when the entry is still there (a folder in its place).
+    @discardableResult
+    private func remove(_ file: String) -> Bool {
+        let removed = (try? FileSystem.removeFile(file)) != nil
+        if file.hasSuffix(".f32") { try? FileSystem.removeFile(String(file.dropLast(4)) + ".txt") }
+        return removed || FileSystem.identity(of: file) == nil
     }
 }

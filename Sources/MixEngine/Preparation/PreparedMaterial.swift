@@ -24,6 +24,7 @@ import MixIO
 /// **A store.** With a `MaterialStore` (a folder shared between processes), material is read from it when
 /// there, and what is made is written to it, so a later process skips decoding and resampling. An entry that
 /// fails the store's checks is removed, made again from its source, and named in one line in `damagedEntries`.
+/// Loudness measurements are kept in the same store (`measurements`, `MeasurementCache`).
 ///
 /// Making is on every core (longest first); a call whose material is all here returns at once. Thread-safe:
 /// `prepare`, `lease` and `source` may be called from several threads; entries are immutable once made, and
@@ -41,8 +42,8 @@ public final class PreparedMaterial: @unchecked Sendable {
     public let store: MaterialStore?
     /// What analyses measured (utterances), kept for every render given this object (`Analyzer(material:)`).
     public let analyses = AnalysisCache()
-    /// What measuring renders found (tracks' loudness, normalisations), kept by measurement key.
-    public let measurements = MeasurementCache()
+    /// What measuring renders found (tracks' loudness, normalisations), kept by measurement key (and in `store`).
+    public let measurements: MeasurementCache
 
     private struct Entry {
         var source: SharedSource
@@ -71,6 +72,7 @@ public final class PreparedMaterial: @unchecked Sendable {
     public init(budgetBytes: Int = .max, store: MaterialStore? = nil) {
         self.budgetBytes = max(0, budgetBytes)
         self.store = store
+        measurements = MeasurementCache(store: store)
     }
 
     /// What one `prepare` or `lease` did.
@@ -146,12 +148,12 @@ public final class PreparedMaterial: @unchecked Sendable {
     public var heldBytes: Int { state.withLock { $0.bytes } }
     public var releasedCount: Int { state.withLock { $0.released } }
 
-    /// Why the store could not be written, one line each (the render goes on without it).
-    public var storeProblems: [String] { state.withLock { $0.storeProblems } }
+    /// Why the store could not be written, one line each (the render goes on without it); its measurements' too.
+    public var storeProblems: [String] { state.withLock { $0.storeProblems } + measurements.storeProblems }
 
     /// The store's entries that failed their checks, one line each (naming the file, what was wrong, and the
-    /// source the material was made again from).
-    public var damagedEntries: [String] { state.withLock { $0.damagedEntries } }
+    /// source the material was made again from, or the measurement made again); its measurements' too.
+    public var damagedEntries: [String] { state.withLock { $0.damagedEntries } + measurements.damagedEntries }
 
     /// How many `lease` calls are waiting for the budget now.
     public var waitingCount: Int { state.withLock { $0.waiting } }

@@ -90,6 +90,7 @@ public struct RenderReport: Sendable {
                 "encoderCeilingCorrectionDb": .rounded(n.encoderCeilingCorrectionDb),
                 "rewrites": .integer(n.rewrites),
                 "measuringPasses": .integer(n.measuringPasses),
+                "reusedFrom": n.reusedFrom.map { .string($0.rawValue) } ?? .null,
             ])
         } ?? .null
         let levels: JSONValue = .object([

@@ -97,9 +97,12 @@ public enum FileSystem {
     /// `/dev/zero` is never read; a file longer than `maximumBytes` (by its size, and by what a read gives)
     /// is refused before it is held. Errors name the path: `read` with `EISDIR` for a folder, `EINVAL` ("not a
     /// regular file") for a device, a FIFO or a socket, `EFBIG` for a file too long (see `cause`).
-    public static func readDocument(path: String, maximumBytes: Int) throws -> [UInt8] {
+    /// A cache's entry is read with `followsLinks` false (`O_NOFOLLOW`: a symbolic link at `path` is `open`'s
+    /// `ELOOP`, never what it points to) and `touches` (a file read whole has its modification time set to now,
+    /// `futimens`, the order a cache's least recently used are found in).
+    public static func readDocument(path: String, maximumBytes: Int, followsLinks: Bool = true, touches: Bool = false) throws -> [UInt8] {
         let operation = "read"
-        let fd = try LibC.open(path, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC, operation: operation)
+        let fd = try LibC.open(path, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followsLinks ? 0 : O_NOFOLLOW), operation: operation)
         var isOpen = true
         defer { if isOpen { try? LibC.close(fd, path: path, operation: operation) } }
         let status = FileIdentity(try LibC.fstat(fd, path: path, operation: operation))
@@ -128,6 +131,7 @@ public enum FileSystem {
         }
         guard used <= maximumBytes else { throw tooLong }
         bytes.removeSubrange(used...)
+        if touches { try? LibC.touch(fd, path: path, operation: operation) }
         isOpen = false
         try LibC.close(fd, path: path, operation: operation)
         return bytes
