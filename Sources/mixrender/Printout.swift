@@ -43,9 +43,11 @@ enum Printout {
             if n.rewrites > 0, let encoded = n.encodedLUFS, let peak = n.encodedTruePeakDb {
                 var what: [String] = []
                 if n.encoderCorrectionDb != 0 { what.append("its loudness by \(String(format: "%+.1f", -n.encoderCorrectionDb)) LU") }
-                if n.encoderCeilingCorrectionDb > 0 { what.append("its true peak over the ceiling") }
+                if n.encoderCeilingCorrectionDb > 0 || n.encoderTurnDownDb > 0 { what.append("its true peak over the ceiling") }
                 line += "; the encoder moved \(what.joined(separator: " and ")), so it was written again \(n.rewrites == 1 ? "once" : "\(n.rewrites) times")"
-                    + " (limiter ceiling \(db(n.limiterCeilingDb ?? n.truePeakDb)) dBTP): \(lufs(encoded)) LUFS, \(db(peak)) dBTP decoded"
+                    + " (limiter ceiling \(db(n.limiterCeilingDb ?? n.truePeakDb)) dBTP"
+                    + (n.encoderTurnDownDb > 0 ? ", then turned down \(String(format: "%.1f", n.encoderTurnDownDb)) dB as its peaks kept over it" : "")
+                    + "): \(lufs(encoded)) LUFS, \(db(peak)) dBTP decoded"
             }
             lines.append(line)
         }

@@ -27,6 +27,9 @@ public struct NormalisationOutcome: Sendable, Equatable {
     public var limiterCeilingDb: Double?
     /// How far the limiter's ceiling was lowered because the decoded file's true peak stood over the ceiling (0 otherwise).
     public var encoderCeilingCorrectionDb = 0.0
+    /// How far the whole output was turned down on the last rewrite because the encoder's peaks still stood over the
+    /// ceiling (0 otherwise): the file holds its true peak and falls short of the target loudness by about as much.
+    public var encoderTurnDownDb = 0.0
     /// How many times the lossy file was written again to correct its loudness or true peak (`EncodedFileCorrection`).
     public var rewrites = 0
     /// Measuring passes run before the write (the first measures the mix; each further one checks the

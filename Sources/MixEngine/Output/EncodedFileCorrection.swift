@@ -9,49 +9,98 @@ import MixIO
 /// -1.5 dBTP: AAC -1.3, Vorbis -1.2, MP3 -0.92, Opus -0.7 dBTP). So while the decoded file misses its loudness by more
 /// than the tolerance (`Normalisation.toleranceLU`) or its true peak stands over the ceiling, it is written again (at
 /// most `maximumRewrites` times) with the loudness's difference added to the gain and the limiter's ceiling lowered by
-/// the overshoot (and `ceilingMarginDb`); it is measured again each time. Not when other sinks have already been fed
-/// (they cannot hear it twice), nor past the policy's maximum gain. A window (`--start`/`--end`) has its true peak
-/// corrected but not its loudness, which is the whole render's, not the window's.
-/// Records the measures and corrections in the normalisation outcome. A value with no state; allocates what the
-/// decode needs.
+/// the overshoot (and `ceilingMarginDb`); it is measured again each time. The last write allowed is for the true peak
+/// only: if the file still stands over the ceiling, it is turned down (gain and ceiling by the overshoot and
+/// `turnDownMarginDb`; the loudness falls short by as much, reported as `encoderTurnDownDb`).
+///
+/// An encoder's peaks are not a smooth function of its input: on a sharp transient (fire's crackles in MP3) the
+/// error it adds hardly shrinks with the peak, and a small change to the signal can move the decoded peak by half a
+/// decibel either way. So the best write is kept: the one under the ceiling nearest the target loudness, or failing
+/// that the one least over. Renders and encoders are deterministic, so when a later write came out worse, the best
+/// one is made again exactly (one more write).
+///
+/// Not when other sinks have already been fed (they cannot hear the render twice), nor past the policy's maximum
+/// gain. A window (`--start`/`--end`) has its true peak corrected but not its loudness, which is the whole render's,
+/// not the window's. Records the measures and corrections in the normalisation outcome. A value with no state;
+/// allocates what the decode needs.
 struct EncodedFileCorrection: FinishingStep {
-    /// How many more times a file may be written.
+    /// How many more times a file may be written to correct it (and once more to make the best of them again).
     static let maximumRewrites = 3
     /// How far under the ceiling a rewrite aims the decoded true peak, so that the encoder's small changes from one
     /// encode to the next do not leave it over again.
     static let ceilingMarginDb = 0.1
+    /// The margin of the last write's turn-down.
+    static let turnDownMarginDb = 0.3
+
+    /// One write: its settings, what its file measured, and the outcome as it then stood.
+    struct Attempt {
+        var outcome: NormalisationOutcome
+        var ceilingDb: Double
+        var file: LoudnessMeasurement
+
+        /// Whether this write is better than `other`: under the ceiling beats over it; under it, nearer the target;
+        /// over it, less over.
+        func isBetter(than other: Attempt, spec: LoudnessSpec) -> Bool {
+            let over = file.truePeak - spec.truePeakDb, otherOver = other.file.truePeak - spec.truePeakDb
+            if (over > 0) != (otherOver > 0) { return over <= 0 }
+            if over > 0 { return over < otherOver }
+            return abs(file.integrated - spec.targetLUFS) < abs(other.file.integrated - spec.targetLUFS)
+        }
+    }
 
     func finish(_ context: inout FinishingContext) throws {
         let measuring = context.job.measuring
-        var file = try measuring.decodedLoudness(ofFile: context.file.temporaryPath)
-        context.fileLoudness = file
+        let first = try measuring.decodedLoudness(ofFile: context.file.temporaryPath)
+        context.fileLoudness = first
         guard var n = context.normalisation, let spec = context.output.loudness else { return }
         let correctsLoudness = context.job.window == nil
-        var ceilingDb = context.job.plan.limiter.ceilingDb
-        n.limiterCeilingDb = ceilingDb
-        for _ in 0..<Self.maximumRewrites {
-            n.encodedLUFS = file.integrated
-            n.encodedTruePeakDb = file.truePeak
-            let shortfall = correctsLoudness && file.integrated.isFinite ? n.targetLUFS - file.integrated : 0
+        n.limiterCeilingDb = context.job.plan.limiter.ceilingDb
+        var current = Attempt(outcome: n, ceilingDb: context.job.plan.limiter.ceilingDb, file: first)
+        current.outcome.encodedLUFS = first.integrated
+        current.outcome.encodedTruePeakDb = first.truePeak
+        var best = current
+        for attempt in 0..<Self.maximumRewrites {
+            var next = current
+            let file = current.file
+            let shortfall = correctsLoudness && file.integrated.isFinite ? spec.targetLUFS - file.integrated : 0
             let overshoot = file.truePeak - spec.truePeakDb
-            let fixesLoudness = abs(shortfall) > Normalisation.toleranceLU && n.gainDb + shortfall <= spec.maximumGainDb
-            guard (fixesLoudness || overshoot > 0), !context.hasOtherSinks else { break }
-            if fixesLoudness {
-                n.encoderCorrectionDb += shortfall
-                n.gainDb += shortfall
+            let fixesLoudness = abs(shortfall) > Normalisation.toleranceLU && next.outcome.gainDb + shortfall <= spec.maximumGainDb
+            let isLast = attempt == Self.maximumRewrites - 1
+            // The last write is for the true peak only: a write for the loudness alone could push it over again.
+            guard (fixesLoudness && !isLast) || overshoot > 0, !context.hasOtherSinks else { break }
+            if overshoot > 0 && isLast {
+                let down = overshoot + Self.turnDownMarginDb
+                next.outcome.gainDb -= down
+                next.ceilingDb -= down
+                next.outcome.encoderTurnDownDb = down
+            } else {
+                if fixesLoudness {
+                    next.outcome.encoderCorrectionDb += shortfall
+                    next.outcome.gainDb += shortfall
+                }
+                if overshoot > 0 {
+                    next.ceilingDb -= overshoot + Self.ceilingMarginDb
+                    next.outcome.encoderCeilingCorrectionDb += overshoot + Self.ceilingMarginDb
+                }
             }
-            if overshoot > 0 {
-                ceilingDb -= overshoot + Self.ceilingMarginDb
-                n.encoderCeilingCorrectionDb += overshoot + Self.ceilingMarginDb
-                n.limiterCeilingDb = ceilingDb
-            }
-            n.rewrites += 1
-            try context.rewrite(gainDb: n.gainDb, limiterCeilingDb: ceilingDb)
-            file = try measuring.decodedLoudness(ofFile: context.file.temporaryPath)
-            context.fileLoudness = file
+            next.outcome.rewrites += 1
+            next.outcome.limiterCeilingDb = next.ceilingDb
+            try context.rewrite(gainDb: next.outcome.gainDb, limiterCeilingDb: next.ceilingDb)
+            next.file = try measuring.decodedLoudness(ofFile: context.file.temporaryPath)
+            next.outcome.encodedLUFS = next.file.integrated
+            next.outcome.encodedTruePeakDb = next.file.truePeak
+            current = next
+            if current.isBetter(than: best, spec: spec) { best = current }
         }
-        n.encodedLUFS = file.integrated
-        n.encodedTruePeakDb = file.truePeak
-        context.normalisation = n
+        if best.outcome.rewrites != current.outcome.rewrites {
+            // A later write came out worse: the best one, made again (the same samples, so the same bytes).
+            try context.rewrite(gainDb: best.outcome.gainDb, limiterCeilingDb: best.ceilingDb)
+            best.file = try measuring.decodedLoudness(ofFile: context.file.temporaryPath)
+            best.outcome.encodedLUFS = best.file.integrated
+            best.outcome.encodedTruePeakDb = best.file.truePeak
+            best.outcome.rewrites = current.outcome.rewrites + 1
+        }
+        context.fileLoudness = best.file
+        context.normalisation = best.outcome
     }
 }

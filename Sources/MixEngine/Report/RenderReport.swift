@@ -88,6 +88,7 @@ public struct RenderReport: Sendable {
                 "encoderCorrectionDb": .rounded(n.encoderCorrectionDb),
                 "limiterCeilingDbTP": n.limiterCeilingDb.map { .rounded($0) } ?? .null,
                 "encoderCeilingCorrectionDb": .rounded(n.encoderCeilingCorrectionDb),
+                "encoderTurnDownDb": .rounded(n.encoderTurnDownDb),
                 "rewrites": .integer(n.rewrites),
                 "measuringPasses": .integer(n.measuringPasses),
                 "reusedFrom": n.reusedFrom.map { .string($0.rawValue) } ?? .null,
