@@ -108,13 +108,13 @@ import Testing
         #expect(decoded.truePeak <= -0.9, "\(format): \(decoded.truePeak) dBTP decoded")
         let line = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("loudness  ") })
         let shown = try #require(Double(line.dropFirst(10).prefix { $0 != " " }))
-        #expect(abs(shown - decoded.integrated) <= 0.051, "\(format): the summary shows \(line), the file holds \(decoded.integrated)")
+        #expect(abs(shown - decoded.integrated) <= 0.1, "\(format): the summary shows \(line), the file holds \(decoded.integrated)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
         let file = try #require((document["levels"] as? [String: Any])?["file"] as? [String: Any])
         #expect(file["measuredFrom"] as? String == (format.isPCM ? "render" : "decoded"))
-        // A lossy file's figures are the decoded file's, measured by the same meter; a lossless one's are the render's
-        // own meter's, whose true-peak detector reads within 0.1 dB of libebur128's.
-        #expect(abs((file["truePeakDbTP"] as? Double ?? 0) - decoded.truePeak) <= (format.isPCM ? 0.1 : 0.01), "\(file)")
+        // The file's figures are the render's own meter's (on the decoded file for a lossy one), whose true-peak
+        // detector reads within 0.1 dB of libebur128's.
+        #expect(abs((file["truePeakDbTP"] as? Double ?? 0) - decoded.truePeak) <= 0.1, "\(file)")
     }
 
     /// The example presets that can be shortened, brought to -16 LUFS from the command line.
@@ -225,9 +225,10 @@ import Testing
         #expect(tags["REPLAYGAIN_TRACK_GAIN"] == nil)
         let q78 = try #require(tags["R128_TRACK_GAIN"].flatMap(Int.init))
         // The gain is the decoded file's (what a player plays): the sine is -23 LUFS, and Opus moves it a little
-        // (a gain of about 0, within 0.2 dB); to the decoded file's loudness, within one step of 1/256 dB.
+        // (a gain of about 0, within 0.2 dB); to the decoded file's loudness as libebur128 reads it, within the
+        // 0.06 LU the two meters agree to (16 steps of 1/256 dB).
         let decoded = try LoudnessMeter.measure(path: s.path("out.opus")).integrated
-        #expect(abs(q78) <= 52 && abs(Double(q78) - (-23 - decoded) * 256) <= 1, "\(q78), the file \(decoded) LUFS")
+        #expect(abs(q78) <= 52 && abs(Double(q78) - (-23 - decoded) * 256) <= 16, "\(q78), the file \(decoded) LUFS")
         #expect(try CLI.run(["info", s.path("out.opus")]).stdout.contains("R128_TRACK_GAIN \(q78)"))
     }
 }
