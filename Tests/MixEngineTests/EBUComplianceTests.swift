@@ -1,7 +1,7 @@
 import DSPTestSupport
 import Foundation
 import MixDSP
-@testable import MixEngine
+import MixEngine
 import MixIO
 import Testing
 

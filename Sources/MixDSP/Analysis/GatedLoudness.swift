@@ -79,7 +79,6 @@ public final class GatedLoudness {
     /// BS.1770's channel weights, by where `ChannelLayout` places each channel: 1 at the front, 0 for the LFE,
     /// 1.41 for the surrounds.
     private let weights: [Double]
-    private func weight(_ channel: Int) -> Double { weights[channel] }
 
     /// Adds frames `[offset, offset + count)` of a planar block.
     public func add(_ block: AudioBlock, offset: Int, count: Int) {
@@ -104,8 +103,8 @@ public final class GatedLoudness {
     private var hopEnergy: Double {
         var energy = 0.0
         for pair in 0..<hopSums.count {
-            energy += weight(2 * pair) * hopSums[pair][0]
-            if 2 * pair + 1 < channelCount { energy += weight(2 * pair + 1) * hopSums[pair][1] }
+            energy += weights[2 * pair] * hopSums[pair][0]
+            if 2 * pair + 1 < channelCount { energy += weights[2 * pair + 1] * hopSums[pair][1] }
         }
         return energy
     }
@@ -152,17 +151,12 @@ public final class GatedLoudness {
     }
 
     private func endHop() {
-        var power = 0.0
-        for pair in 0..<hopSums.count {
-            power += weight(2 * pair) * hopSums[pair][0]
-            if 2 * pair + 1 < channelCount { power += weight(2 * pair + 1) * hopSums[pair][1] }
-            hopSums[pair] = .zero
-        }
-        allEnergy += power
+        let energy = hopEnergy
+        for pair in 0..<hopSums.count { hopSums[pair] = .zero }
+        allEnergy += energy
         allFrames += hop
-        power /= Double(hop)
         inHop = 0
-        hopPowers.append(power)
+        hopPowers.append(energy / Double(hop))
     }
 
     /// The mean power of every window of `length` hops, one per hop: 4 for the 400 ms gating blocks (and the
@@ -208,11 +202,7 @@ public final class GatedLoudness {
     /// The K-weighted loudness of everything added, without gates (as a momentary reading over the whole
     /// programme): for a sound shorter than one 400 ms block, which has no integrated loudness.
     public var ungated: Double {
-        var energy = allEnergy
-        for pair in 0..<hopSums.count {
-            energy += weight(2 * pair) * hopSums[pair][0]
-            if 2 * pair + 1 < channelCount { energy += weight(2 * pair + 1) * hopSums[pair][1] }
-        }
+        let energy = allEnergy + hopEnergy
         let frames = allFrames + inHop
         return frames > 0 && energy > 0 ? -0.691 + 10 * _log10(energy / Double(frames)) : -.infinity
     }
