@@ -74,6 +74,12 @@ enum BenchMain {
                 case .realism:
                     report.sections.append(try RealismBench(isQuick: options.isQuick, files: options.files,
                                                             recordings: options.recordings).run())
+                case .window:
+                    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mixrender").path
+                    let (section, target) = try WindowBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 5),
+                                                            mixrender: options.mixrender ?? beside, progress: progress).run()
+                    report.sections.append(section)
+                    report.targets.append(target)
                 case .cache:
                     report.sections.append(try CacheEntryBench(runs: options.runs ?? (options.isQuick ? 3 : 5), isQuick: options.isQuick).run())
                 case .serve:

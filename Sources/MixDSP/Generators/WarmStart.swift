@@ -50,21 +50,27 @@ struct SVF {
 /// the warm-up is one second). A seek runs at most `epochFrames + warmUpFrames` frames, whatever the
 /// position; contiguous rendering costs `warmUpFrames / epochFrames` more for the shadow.
 ///
+/// Epoch 0 is warmed up over the frames before 0 (the generator's input is defined there) unless
+/// `startsFromSilence`: then its state is zero at frame 0, as a generator that has always started there had it.
+///
 /// Layout: two state arrays of `stateSize` doubles and a scratch block; allocates them in `init`,
 /// nothing while rendering. Not thread-safe: one thread at a time.
 struct WarmStart {
     let epochFrames: Int64
     let warmUpFrames: Int64
+    /// Whether epoch 0 starts from a zero state at frame 0 rather than warmed up over the frames before it.
+    let startsFromSilence: Bool
     private(set) var state: [Double]
     private var shadow: [Double]
     private let scratch: AudioBlock
     /// The frame after the last one rendered; nil before the first render (or after a seek is needed).
     private var nextPosition: Int64?
 
-    init(stateSize: Int, epochFrames: Int64, warmUpFrames: Int64, channelCount: Int) {
+    init(stateSize: Int, epochFrames: Int64, warmUpFrames: Int64, channelCount: Int, startsFromSilence: Bool = false) {
         precondition(warmUpFrames > 0 && warmUpFrames < epochFrames)
         self.epochFrames = epochFrames
         self.warmUpFrames = warmUpFrames
+        self.startsFromSilence = startsFromSilence
         state = Array(repeating: 0, count: stateSize)
         shadow = Array(repeating: 0, count: stateSize)
         scratch = AudioBlock(channelCount: channelCount, capacity: 1024)
@@ -105,8 +111,9 @@ struct WarmStart {
         let epochStart = WarmStart.floorDiv(position, epochFrames) * epochFrames
         for i in state.indices { state[i] = 0 }
         let scratch = self.scratch
+        let warmedFrom = startsFromSilence && epochStart == 0 ? 0 : epochStart - warmUpFrames
         state.withUnsafeMutableBufferPointer { s in
-            WarmStart.runSilently(s.baseAddress!, from: epochStart - warmUpFrames, to: position, scratch, run)
+            WarmStart.runSilently(s.baseAddress!, from: warmedFrom, to: position, scratch, run)
         }
         let nextWarmStart = epochStart + epochFrames - warmUpFrames
         if position > nextWarmStart {
