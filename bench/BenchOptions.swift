@@ -30,7 +30,7 @@ struct BenchOptions {
           --runs N          counted runs per figure, after one warm-up (default 7, or 3 with --quick;
                             the night mix renders 3 times, or 2 with --quick)
           --night-seconds S length of the night mix (default 1800, or 60 with --quick)
-          --resampler NAME  the night mix's resampler (default: the presets' default, medium)
+          --resampler NAME  the night mix's resampler (default: the presets' default, soxr-hq)
           --mixrender PATH  the mixrender the serve section starts (default: the one beside bench; serve runs
                             only when named in --only: 200 clients and 20 presets on loopback, 20 and 4 with --quick)
           --recordings DIR  realism: set each generator beside its recording in DIR (../shared/audio/nature)

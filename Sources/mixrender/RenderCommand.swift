@@ -141,7 +141,7 @@ struct OverrideOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Bitrate in kbit/s instead of a quality: MP3 constant bitrate (32 to 320 at 32 kHz and up), Opus target (6 to 256 per channel).")
     var bitrate: Int?
 
-    @Option(help: "SampleRateResampler: best, medium or fast (libsamplerate), soxr-hq or soxr-vhq (libsoxr).")
+    @Option(help: "Resampler for sources at another rate: soxr-hq (the default) or soxr-vhq (libsoxr), best, medium or fast (libsamplerate).")
     var resampler: String?
 
     @Option(parsing: .unconditional, help: "Normalise to this integrated loudness, in LUFS (EBU R128; -70 to 0, e.g. -16).")

@@ -87,7 +87,7 @@ import Testing
         ("a frequency", "\"frequencyHz\": 200", "\"frequencyHz\": 201"),
         ("the length", "\"duration\": 90", "\"duration\": 91"),
         ("the rate", "\"sampleRate\": 48000", "\"sampleRate\": 44100"),
-        ("the resampler (to libsoxr)", "\"sampleRate\": 48000 }", "\"sampleRate\": 48000, \"resampler\": \"soxr-hq\" }"),
+        ("the resampler (to libsamplerate)", "\"sampleRate\": 48000 }", "\"sampleRate\": 48000, \"resampler\": \"medium\" }"),
         ("the resampler (a libsoxr one)", "\"sampleRate\": 48000 }", "\"sampleRate\": 48000, \"resampler\": \"soxr-vhq\" }"),
     ])
     func anyChangeToTheMixChangesTheKey(what: String, from: String, to: String) throws {

@@ -19,7 +19,7 @@
 #   OUT         where outputs, the generated preset and the timings go (default: a new folder in /tmp)
 #   MIX_RESAMPLER  mixrender's output.resampler in the preset (default soxr-hq: libsoxr's HQ recipe, the
 #               very resampler SoX runs here with `rate -h`; FFmpeg runs its own swr at its defaults;
-#               medium, the presets' default, gives the figures of earlier runs)
+#               soxr-hq is the presets' default since 0.15.0; medium, the default before, gives the figures of earlier runs)
 # Needs sox, ffmpeg, hyperfine and python3 (for the comparison only: mixrender itself needs none of them).
 set -euo pipefail
 SECS=${1:-1800}

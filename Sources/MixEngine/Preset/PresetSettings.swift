@@ -24,7 +24,7 @@ extension OutputSpec {
             .number("quality", \.quality, .quality, "Ogg Vorbis, MP3 and Opus quality, 0 to 1 (Vorbis: 0.4 is about 92 kbit/s, 0.7 about 150; MP3: LAME's variable bitrate V(10 - 10 x quality); Opus: a target of 6 (0) through 48 (0.5) to 256 (1) kbit/s per channel)."),
             .number("bitrate", \.bitrateKbps, .bitrate, "Bitrate in kbit/s instead of quality: MP3's constant bitrate (32 to 320 at 32 to 48 kHz, 8 to 160 at 16 to 24 kHz, 8 to 64 below, from MPEG's table) or Opus's target (6 to 256 per channel). Not for Ogg Vorbis; ignored by the lossless formats. Not together with quality."),
             .inTemplate("bitDepth", read: { cursor, output, reader in output.sampleFormat = try reader.sampleFormat(cursor) }),
-            .choice("resampler", \.resampler, what: "resampler", "Sample-rate converter: best, medium (as clean as best, flat past 19.8 kHz, three times faster) or fast (libsamplerate); soxr-hq or soxr-vhq (libsoxr, linear phase, faster)."),
+            .choice("resampler", \.resampler, what: "resampler", "Sample-rate converter: soxr-hq (the default: libsoxr's HQ recipe, as SoX's rate -h, linear phase, flat to 91 % of the lower Nyquist frequency, and the fastest) or soxr-vhq (its VHQ recipe); best, medium or fast (libsamplerate's sinc converters)."),
             .inTemplate("tags", read: { cursor, output, reader in
                 output.tags = try reader.tags(cursor)
                 if case .object(let members) = cursor.value {
