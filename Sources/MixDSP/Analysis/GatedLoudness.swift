@@ -10,8 +10,11 @@
 /// It also gives the loudness range and the momentary and short-term maxima, for the render summary.
 ///
 /// Layout: the filter's coefficients and state (two stages, two `SIMD2<Double>` each), the running sums of
-/// the current 100 ms hop, and the list of hop powers (one `Double` per 100 ms: 288 KB for 8 hours). `add` allocates only when that list grows. Not thread-safe: one thread at a time;
-/// measure parts of a render on separate threads with separate meters and `integrated(combining:)`.
+/// the current 100 ms hop, the last 30 hops' powers (a ring: a 400 ms block is four hops, a 3 s short-term window
+/// thirty), and the gates' histograms (`LoudnessGate`, `LoudnessRange`: 160 KB, made in `init`). Memory does not
+/// grow with the programme's length: 8 hours take what 8 seconds take. `add` allocates nothing. Not thread-safe:
+/// one thread at a time; measure parts of a render on separate threads with separate meters and
+/// `integrated(combining:)`.
 public final class GatedLoudness {
     public let channelCount: Int
     public let sampleRate: Int
@@ -24,9 +27,18 @@ public final class GatedLoudness {
     /// Per channel pair, the sum of squares of the current hop so far.
     private var hopSums: [SIMD2<Double>]
     private var inHop = 0
-    /// Every complete 100 ms hop's weighted mean square, in order (a 400 ms block is four hops, a 3 s
-    /// short-term window thirty).
-    public private(set) var hopPowers: [Double] = []
+    /// The last 30 complete hops' weighted mean squares, a ring (the oldest at `hopsSeen % 30`), and how many
+    /// hops have ended.
+    private var recentHops = [Double](repeating: 0, count: 30)
+    private var hopsSeen = 0
+    /// The running sums of the last 4 hops' powers (a gating block) and the last 30 (a short-term window), kept
+    /// the way a sliding window is summed: the first ones added, then each new hop added and the one leaving taken off.
+    private var blockSum = 0.0, shortTermSum = 0.0
+    /// The blocks so far, gated (`LoudnessGate`); the short-term values for the loudness range; the loudest
+    /// short-term window's power.
+    private var gate = LoudnessGate()
+    private var shortTerms = LoudnessRange()
+    private var loudestShortTermPower = 0.0
     /// The weighted sum of squares of every completed hop, and the frames in them.
     private var allEnergy = 0.0
     private var allFrames = 0
@@ -156,48 +168,43 @@ public final class GatedLoudness {
         allEnergy += energy
         allFrames += hop
         inHop = 0
-        hopPowers.append(energy / Double(hop))
-    }
-
-    /// The mean power of every window of `length` hops, one per hop: 4 for the 400 ms gating blocks (and the
-    /// momentary loudness), 30 for the 3 s short-term loudness.
-    public static func windows(_ hops: [Double], length: Int) -> [Double] {
-        guard hops.count >= length else { return [] }
-        var sum = hops[0..<length].reduce(0, +)
-        var result = [sum / Double(length)]
-        result.reserveCapacity(hops.count - length + 1)
-        for i in length..<hops.count {
-            sum += hops[i] - hops[i - length]
-            result.append(max(0, sum) / Double(length))
+        let power = energy / Double(hop)
+        let slot = hopsSeen % recentHops.count
+        // The hop that leaves the 4-hop block and the one that leaves the 30-hop window (the ring holds 30).
+        let leavingBlock = recentHops[(hopsSeen + recentHops.count - 4) % recentHops.count]
+        let leavingWindow = recentHops[slot]
+        recentHops[slot] = power
+        hopsSeen += 1
+        blockSum = hopsSeen <= 4 ? blockSum + power : blockSum + (power - leavingBlock)
+        shortTermSum = hopsSeen <= 30 ? shortTermSum + power : shortTermSum + (power - leavingWindow)
+        if hopsSeen >= 4 { gate.add(power: hopsSeen == 4 ? blockSum / 4 : max(0, blockSum) / 4) }
+        if hopsSeen >= 30 {
+            let shortTerm = hopsSeen == 30 ? shortTermSum / 30 : max(0, shortTermSum) / 30
+            shortTerms.add(power: shortTerm)
+            loudestShortTermPower = max(loudestShortTermPower, shortTerm)
         }
-        return result
     }
-
-    /// Every complete block's weighted mean square, in order.
-    public var blockPowers: [Double] { Self.windows(hopPowers, length: 4) }
 
     /// The loudest momentary (400 ms, read every 10 ms) and short-term (3 s, every 100 ms) loudness, in LUFS;
     /// -infinity when shorter.
     public var momentaryMax: Double { Self.lufs(loudestMomentaryPower) }
-    public var shortTermMax: Double { Self.lufs(Self.windows(hopPowers, length: 30).max() ?? 0) }
+    public var shortTermMax: Double { Self.lufs(loudestShortTermPower) }
 
     /// Loudness range (EBU Tech 3342, `LoudnessRange`), in LU, of the short-term loudness every 100 ms once the
     /// first 3 s have passed. 0 when there is too little to measure.
-    public var range: Double {
-        var range = LoudnessRange()
-        for power in Self.windows(hopPowers, length: 30) { range.add(power: power) }
-        return range.value
-    }
+    public var range: Double { shortTerms.value }
 
     static func lufs(_ power: Double) -> Double { power > 0 ? -0.691 + 10 * _log10(power) : -.infinity }
 
     /// Integrated loudness in LUFS of the blocks of several meters taken as one programme (parts of one
     /// render): -infinity when no block passes the absolute gate.
     public static func integrated(combining meters: [GatedLoudness]) -> Double {
-        integrated(blockPowers: meters.flatMap(\.blockPowers))
+        var gate = LoudnessGate()
+        for meter in meters { gate.add(meter.gate) }
+        return gate.integrated
     }
 
-    public var integrated: Double { Self.integrated(blockPowers: blockPowers) }
+    public var integrated: Double { gate.integrated }
 
     /// The K-weighted loudness of everything added, without gates (as a momentary reading over the whole
     /// programme): for a sound shorter than one 400 ms block, which has no integrated loudness.
@@ -205,15 +212,5 @@ public final class GatedLoudness {
         let energy = allEnergy + hopEnergy
         let frames = allFrames + inHop
         return frames > 0 && energy > 0 ? -0.691 + 10 * _log10(energy / Double(frames)) : -.infinity
-    }
-
-    /// BS.1770-4's gating over block powers (weighted mean squares).
-    public static func integrated(blockPowers: [Double]) -> Double {
-        let absolute = blockPowers.filter { lufs($0) > -70 }
-        guard !absolute.isEmpty else { return -.infinity }
-        let threshold = lufs(absolute.reduce(0, +) / Double(absolute.count)) - 10
-        let relative = absolute.filter { lufs($0) > threshold }
-        guard !relative.isEmpty else { return -.infinity }
-        return lufs(relative.reduce(0, +) / Double(relative.count))
     }
 }
