@@ -88,7 +88,7 @@ struct RealismBench {
 
     /// A whole file's measures, decoded as `mixrender waveform` decodes it.
     static func measure(file path: String) throws -> SoundStatistics {
-        let reader = try AudioFile.open(path: path, purpose: .analysis)
+        let reader = try AudioFile.open(path: path, purpose: .wholeFile)
         let channels = reader.channelCount
         let meter = SoundStatisticsMeter(sampleRate: reader.sampleRate, channelCount: channels, fft: FFTWRealFFT(size: 4096))
         let frames = 16_384

@@ -28,7 +28,7 @@ struct VorbisDecodeBench {
         let decoders: [(String, () throws -> any AudioFileReader)] = [
             ("libsndfile (libvorbis)", { try SoundFileReader(path: path) }),
             ("FFmpeg (counting pass at open)", { try FFmpegFileReader(path: path) }),
-            ("FFmpeg, info from libsndfile (waveform)", { try AudioFile.open(path: path, purpose: .analysis) }),
+            ("FFmpeg, info from libsndfile (waveform)", { try AudioFile.open(path: path, purpose: .wholeFile) }),
         ]
         // Runs alternate the decoders, after one warm-up each.
         var times = [[(open: Double, wall: Double)]](repeating: [], count: decoders.count)
@@ -47,7 +47,7 @@ struct VorbisDecodeBench {
             "pink noise at 0.5, written by SoundFileWriter at Vorbis quality 0.4 (\(fixed(made, 1)) s); each decoder reads "
                 + "\(WaveformBlock.frames)-frame blocks to the end; runs alternate the decoders, one thread.",
             "open = opening alone: libsndfile reads the headers and the last page's granule position; FFmpeg's counting "
-                + "pass decodes the whole file once for its exact length; the waveform's way (AudioFile.open(path:purpose: .analysis)) "
+                + "pass decodes the whole file once for its exact length; the waveform's way (AudioFile.open(path:purpose: .wholeFile)) "
                 + "opens with libsndfile for the info, then decodes with FFmpeg.",
             "samples: libsndfile \(frames.sndfile) frames, FFmpeg \(frames.ffmpeg); max |difference| \(difference) "
                 + "(\(difference <= Self.sameWithin ? "within" : "BEYOND") one 16-bit step, 2^-15, the waveform golden's tolerance).",

@@ -4,7 +4,7 @@ import MixEngine
 import MixIO
 
 /// Fuzz target: `AudioFile.open`. The first byte picks the file's extension (readers and libsndfile look at
-/// it: its low 7 bits) and what it is opened for (its high bit: playback, or analysis, where FFmpeg decodes
+/// it: its low 7 bits) and what it is opened for (its high bit: playback, or read whole, where FFmpeg decodes
 /// Ogg Vorbis); the rest is written to a file of that name, opened, read to the end in blocks, and seeked (start,
 /// middle, last frame, end, past the end) and read again. Reading stops after a few million samples, so that a
 /// small file claiming hours does not take the run's time. Then the engine plans it as a looped source at
@@ -19,7 +19,7 @@ import MixIO
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let path = Scratch.folder + "/input." + Scratch.extensions[Int(data[0] & 0x7F) % Scratch.extensions.count]
-    let purpose: AudioFile.Purpose = data[0] & 0x80 == 0 ? .playback : .analysis
+    let purpose: AudioFile.Purpose = data[0] & 0x80 == 0 ? .playback : .wholeFile
     Scratch.write(path, UnsafeRawBufferPointer(start: data + 1, count: size - 1))
     do {
         let reader = try AudioFile.open(path: path, purpose: purpose)

@@ -167,9 +167,9 @@ import Testing
         }
     }
 
-    /// For analysis, Ogg Vorbis is decoded by FFmpeg with libsndfile's info: the length is what FFmpeg
+    /// Read whole, Ogg Vorbis is decoded by FFmpeg with libsndfile's info: the length is what FFmpeg
     /// reads, and the samples are libsndfile's within one 16-bit step (measured: about 1e-7).
-    @Test func oggVorbisForAnalysisIsDecodedByFFmpeg() throws {
+    @Test func oggVorbisReadWholeIsDecodedByFFmpeg() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("noise.ogg")
         let frames = 100_000
@@ -180,7 +180,7 @@ import Testing
         try forEachBlock(of: samples, channels: 2) { try writer.write(interleaved: $0, frames: $1) }
         try writer.finish()
 
-        let analysis = try AudioFile.open(path: path, purpose: .analysis)
+        let analysis = try AudioFile.open(path: path, purpose: .wholeFile)
         let playback = try AudioFile.open(path: path)
         #expect(analysis is FFmpegFileReader && playback is SoundFileReader)
         #expect(analysis.info == playback.info)
@@ -189,7 +189,7 @@ import Testing
         #expect(fromFFmpeg.count == fromSndfile.count)
         let difference = zip(fromFFmpeg, fromSndfile).map { abs($0 - $1) }.max() ?? 0
         #expect(difference <= 0x1p-15, "max difference \(difference)")
-        #expect(try AudioFile.open(path: FFmpegFixtures.memo.path, purpose: .analysis) is FFmpegFileReader)
+        #expect(try AudioFile.open(path: FFmpegFixtures.memo.path, purpose: .wholeFile) is FFmpegFileReader)
     }
 
     /// libsndfile still reads what it knows: FFmpeg is only the fallback.

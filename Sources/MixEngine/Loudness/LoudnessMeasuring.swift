@@ -151,7 +151,7 @@ public struct LoudnessMeasuring: Sendable {
     /// render's own meter (`LoudnessTap`), which passes the same EBU compliance cases as libebur128 and reads the
     /// true peak about twenty times faster: with libebur128's, a five-minute Ogg took 1.9 s more to finish.
     public func decodedLoudness(ofFile path: String) throws -> LoudnessMeasurement {
-        let reader = try AudioFile.open(path: path, purpose: .analysis)
+        let reader = try AudioFile.open(path: path, purpose: .wholeFile)
         let tap = LoudnessTap(channelCount: reader.channelCount, sampleRate: reader.sampleRate)
         let frames = 8192
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frames * reader.channelCount)

@@ -28,7 +28,7 @@ public final class WaveformJob {
         } else if let problem = options.problem {
             throw problem
         }
-        reader = try AudioFile.open(path: inputPath, purpose: .analysis)
+        reader = try AudioFile.open(path: inputPath, purpose: .wholeFile)
         info = reader.info
         guard info.frameCount > 0 else {
             throw EngineError.input(path: inputPath, reason: "the file holds no audio (0 frames)")

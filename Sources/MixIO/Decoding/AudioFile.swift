@@ -38,18 +38,19 @@ public enum AudioFile {
 
     /// What a file is opened for, where two decoders read its format.
     public enum Purpose: Sendable {
-        /// Renders: libsndfile for everything it reads, so that renders and their goldens stay as they are.
+        /// Streamed as it plays, with seeks anywhere: libsndfile for everything it reads.
         case playback
-        /// Analysis that reads the whole file once (waveforms): the fastest decoder that gives the same samples.
-        case analysis
+        /// Read whole, once, from the start (waveforms, loudness, loops and one-shots prepared in memory): the
+        /// fastest decoder that gives the same samples.
+        case wholeFile
     }
 
-    /// Opens `path` for `purpose`. For analysis, Ogg Vorbis is decoded by FFmpeg, with libsndfile's info
-    /// (its exact length, names and tags): 2.9x faster here than libvorbis through libsndfile, and the same
-    /// samples within 1.1e-7 (`swift run -c release bench --only vorbis`). Everything else as `open(path:)`.
+    /// Opens `path` for `purpose`. Read whole, Ogg Vorbis is decoded by FFmpeg, with libsndfile's info (its exact
+    /// length, names and tags): 2.9x faster here than libvorbis through libsndfile, and the same samples within
+    /// 1.1e-7 (`swift run -c release bench --only vorbis`). Everything else as `open(path:)`.
     public static func open(path: String, purpose: Purpose) throws -> any AudioFileReader {
         let reader = try open(path: path)
-        guard purpose == .analysis, reader.info.commentFormat == .oggVorbis, reader is SoundFileReader else { return reader }
+        guard purpose == .wholeFile, reader.info.commentFormat == .oggVorbis, reader is SoundFileReader else { return reader }
         return try FFmpegFileReader(path: path, knownInfo: reader.info)
     }
 }

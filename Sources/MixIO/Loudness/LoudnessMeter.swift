@@ -197,7 +197,7 @@ public final class LoudnessMeter {
 
     /// Measures a whole file: decodes it (`AudioFile.open` for analysis: the fastest decoder) and adds every frame.
     public static func measure(path: String, truePeak: Bool = true) throws -> LoudnessMeasurement {
-        let reader = try AudioFile.open(path: path, purpose: .analysis)
+        let reader = try AudioFile.open(path: path, purpose: .wholeFile)
         let meter: LoudnessMeter
         do {
             meter = try LoudnessMeter(channelCount: reader.channelCount, sampleRate: reader.sampleRate, truePeak: truePeak)
