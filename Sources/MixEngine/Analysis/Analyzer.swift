@@ -74,7 +74,7 @@ public struct Analyzer: Sendable {
             }
             let (request, info) = decodes[k - firstDecode]
             return .decoded(request.key, Result {
-                let (audio, length) = try LoopMaterial.load(decoder: AudioFile.open(path: info.path, purpose: .wholeFile), outputRate: format.sampleRate,
+                let (audio, length) = try LoopMaterial.load(decoder: AudioFile.open(path: info.path), outputRate: format.sampleRate,
                                                             outputChannels: format.channelCount, isCircular: request.key.isCircular,
                                                             makeConverter: format.makeConverter)
                 return PreparedAudio(audio: audio, length: length)

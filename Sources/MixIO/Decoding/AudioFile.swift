@@ -40,8 +40,10 @@ public enum AudioFile {
     public enum Purpose: Sendable {
         /// Streamed as it plays, with seeks anywhere: libsndfile for everything it reads.
         case playback
-        /// Read whole, once, from the start (waveforms, loudness, loops and one-shots prepared in memory): the
-        /// fastest decoder that gives the same samples.
+        /// Read whole, once, from the start (waveforms, loudness measurements): the fastest decoder that gives the
+        /// same samples. Loops and one-shots prepared in memory keep libsndfile: on the peers' night mix FFmpeg's
+        /// Vorbis decoder saved 3 % of the CPU and no wall time (preparing runs on every core), and raised the
+        /// peak by 7 MiB.
         case wholeFile
     }
 

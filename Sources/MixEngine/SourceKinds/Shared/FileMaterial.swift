@@ -60,7 +60,7 @@ struct PreparedFile: EventMaterial, MaterialRequest {
     }
 
     func decode(_ context: RenderFormat) throws -> PreparedAudio {
-        let (audio, length) = try LoopMaterial.load(decoder: AudioFile.open(path: file.path, purpose: .wholeFile), outputRate: context.sampleRate,
+        let (audio, length) = try LoopMaterial.load(decoder: AudioFile.open(path: file.path), outputRate: context.sampleRate,
                                                     outputChannels: context.channelCount, isCircular: seam != nil,
                                                     makeConverter: context.makeConverter)
         return PreparedAudio(audio: audio, length: length)
