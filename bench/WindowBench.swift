@@ -53,8 +53,8 @@ struct WindowBench {
             var earlyTimes: [Double] = [], lateTimes: [Double] = [], ratios: [Double] = []
             for round in 0...runs {   // round 0 is a warm-up
                 progress.say("window: \(name), round \(round)/\(runs)")
-                let a = try time { try Renderer(plan: job.plan).render(to: ChecksumEncoder(channelCount: 2), range: early) }
-                let b = try time { try Renderer(plan: job.plan).render(to: ChecksumEncoder(channelCount: 2), range: late) }
+                let a = try Timing.seconds { _ = try Renderer(plan: job.plan).render(to: ChecksumEncoder(channelCount: 2), range: early) }
+                let b = try Timing.seconds { _ = try Renderer(plan: job.plan).render(to: ChecksumEncoder(channelCount: 2), range: late) }
                 guard round > 0 else { continue }
                 earlyTimes.append(a); lateTimes.append(b); ratios.append(b / a)
             }
@@ -97,18 +97,10 @@ struct WindowBench {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: mixrender)
         process.arguments = arguments
-        let clock = ContinuousClock(), start = clock.now
-        try process.run()
-        process.waitUntilExit()
+        let seconds = try Timing.seconds { try process.run(); process.waitUntilExit() }
         guard process.terminationStatus == 0 else {
             throw BenchError(message: "window: mixrender \(arguments.joined(separator: " ")) failed with status \(process.terminationStatus)")
         }
-        return (clock.now - start).seconds
-    }
-
-    private func time(_ body: () throws -> RenderSummary) throws -> Double {
-        let clock = ContinuousClock(), start = clock.now
-        _ = try body()
-        return (clock.now - start).seconds
+        return seconds
     }
 }

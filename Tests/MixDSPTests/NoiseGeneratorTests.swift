@@ -42,28 +42,6 @@ import DSPTestSupport
 /// Pink and brown noise reach any frame at a cost independent of its position, with the samples a render from
 /// the start gives there.
 @Suite struct NoiseGeneratorSeekTests {
-    /// The pink and brown filters run from frame 0 with no epochs, as the noise was made before it could seek:
-    /// the reference the epochs must not change.
-    static func fromTheStart(_ color: NoiseGenerator.Color, seed: UInt64, channel c: Int, frames: Int) -> [Float] {
-        var s = [Double](repeating: 0, count: 7)
-        var out = [Float](repeating: 0, count: frames)
-        for i in 0..<frames {
-            let w = NoiseGenerator.white(seed: seed, frame: Int64(i), channel: c)
-            if color == .pink {
-                s[0] = 0.99886 * s[0] + w * 0.0555179; s[1] = 0.99332 * s[1] + w * 0.0750759
-                s[2] = 0.96900 * s[2] + w * 0.1538520; s[3] = 0.86650 * s[3] + w * 0.3104856
-                s[4] = 0.55000 * s[4] + w * 0.5329522; s[5] = -0.7616 * s[5] - w * 0.0168980
-                let pink = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + w * 0.5362
-                s[6] = w * 0.115926
-                out[i] = Float(pink * NoiseGenerator.pinkScale)
-            } else {
-                s[0] = (s[0] + 0.02 * w) / 1.02
-                out[i] = Float(s[0] * NoiseGenerator.brownScale)
-            }
-        }
-        return out
-    }
-
     /// Four epochs rendered in blocks (the shadow state taking over at each boundary) against the filters run
     /// straight from frame 0: the same to within one rounding of a Float (the states differ by e^-37 of their size).
     @Test(arguments: [NoiseGenerator.Color.pink, .brown])
@@ -71,8 +49,12 @@ import DSPTestSupport
         let frames = Int(4 * NoiseGenerator.epochFrames + 1000)
         let g = NoiseGenerator(color: color, seed: 5, channelCount: 2)
         let rendered = try NoiseGeneratorTests().render(g, frames: frames, block: 4096)
+        // `ReferenceNoise` (DSPTestSupport) runs the filters straight on from frame 0, as the noise was made before it
+        // could seek.
+        let straight = AudioBlock(channelCount: 2, capacity: frames)
+        ReferenceNoise(color: color, seed: 5, channelCount: 2).generate(into: straight, count: frames)
         for c in 0..<2 {
-            let reference = Self.fromTheStart(color, seed: 5, channel: c, frames: frames)
+            let reference = straight.channel(c)
             var worst: Float = 0, differing = 0
             for i in 0..<frames {
                 let d = abs(rendered.channel(c)[i] - reference[i])

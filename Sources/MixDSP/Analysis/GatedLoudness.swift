@@ -11,7 +11,7 @@
 ///
 /// Layout: the filter's coefficients and state (two stages, two `SIMD2<Double>` each), the running sums of
 /// the current 100 ms hop, the last 30 hops' powers (a ring: a 400 ms block is four hops, a 3 s short-term window
-/// thirty), and the gates' histograms (`LoudnessGate`, `LoudnessRange`: 160 KB, made in `init`). Memory does not
+/// thirty), and the gates' histograms (`LoudnessGate`, `LoudnessRange`: 240 KB, made in `init`). Memory does not
 /// grow with the programme's length: 8 hours take what 8 seconds take. `add` allocates nothing. Not thread-safe:
 /// one thread at a time; measure parts of a render on separate threads with separate meters and
 /// `integrated(combining:)`.
@@ -31,8 +31,8 @@ public final class GatedLoudness {
     /// hops have ended.
     private var recentHops = [Double](repeating: 0, count: 30)
     private var hopsSeen = 0
-    /// The running sums of the last 4 hops' powers (a gating block) and the last 30 (a short-term window), kept
-    /// the way a sliding window is summed: the first ones added, then each new hop added and the one leaving taken off.
+    /// The running sums of the last 4 hops' powers (a gating block) and the last 30 (a short-term window): each new
+    /// hop added and the one leaving taken off.
     private var blockSum = 0.0, shortTermSum = 0.0
     /// The blocks so far, gated (`LoudnessGate`); the short-term values for the loudness range; the loudest
     /// short-term window's power.
@@ -175,11 +175,12 @@ public final class GatedLoudness {
         let leavingWindow = recentHops[slot]
         recentHops[slot] = power
         hopsSeen += 1
-        blockSum = hopsSeen <= 4 ? blockSum + power : blockSum + (power - leavingBlock)
-        shortTermSum = hopsSeen <= 30 ? shortTermSum + power : shortTermSum + (power - leavingWindow)
-        if hopsSeen >= 4 { gate.add(power: hopsSeen == 4 ? blockSum / 4 : max(0, blockSum) / 4) }
+        // Until a window is full the hop leaving it is the ring's initial zero, so one rule serves from the start.
+        blockSum += power - leavingBlock
+        shortTermSum += power - leavingWindow
+        if hopsSeen >= 4 { gate.add(power: max(0, blockSum) / 4) }
         if hopsSeen >= 30 {
-            let shortTerm = hopsSeen == 30 ? shortTermSum / 30 : max(0, shortTermSum) / 30
+            let shortTerm = max(0, shortTermSum) / 30
             shortTerms.add(power: shortTerm)
             loudestShortTermPower = max(loudestShortTermPower, shortTerm)
         }
@@ -194,7 +195,7 @@ public final class GatedLoudness {
     /// first 3 s have passed. 0 when there is too little to measure.
     public var range: Double { shortTerms.value }
 
-    static func lufs(_ power: Double) -> Double { power > 0 ? -0.691 + 10 * _log10(power) : -.infinity }
+    static func lufs(_ power: Double) -> Double { LoudnessHistogram.lufs(power: power) }
 
     /// Integrated loudness in LUFS of the blocks of several meters taken as one programme (parts of one
     /// render): -infinity when no block passes the absolute gate.

@@ -9,43 +9,29 @@
 /// value is added only once a whole 3 s window stands behind it: a reading over a window not yet filled would
 /// count the silence before the programme.
 ///
-/// Layout: a histogram of the values above the absolute gate, in bins of 0.01 LU from -70 to +30 LUFS (10,000
-/// `Int32`s, 40 KB, made in `init`), and the running sum of their powers; memory does not grow with the
-/// programme's length (8 hours take what 8 seconds take), and the percentiles it gives are within 0.01 LU of a
-/// sort's. `add` allocates nothing. A value type with copy-on-write storage; not shared between threads while
-/// it is being added to.
+/// Layout: one `LoudnessHistogram` of the values (120 KB, made in `init`), the same storage `LoudnessGate` keeps
+/// blocks in; memory does not grow with the programme's length (8 hours take what 8 seconds take), and the
+/// percentiles it gives are within 0.01 LU of a sort's. `add` allocates nothing. A value type with copy-on-write
+/// storage; not shared between threads while it is being added to.
 public struct LoudnessRange: Sendable {
-    static let lowest = -70.0, highest = 30.0, binsPerLU = 100.0
-    private var bins: [Int32]
-    private var count = 0
-    private var powerSum = 0.0
+    private var values = LoudnessHistogram()
 
-    public init() {
-        bins = [Int32](repeating: 0, count: Int((Self.highest - Self.lowest) * Self.binsPerLU))
-    }
+    public init() {}
 
     /// Adds one short-term loudness value, in LUFS (those at or under the absolute gate, -infinity too, count for nothing).
     public mutating func add(lufs value: Double) {
-        guard value > Self.lowest, value.isFinite else { return }
-        let bin = min(bins.count - 1, Int((value - Self.lowest) * Self.binsPerLU))
-        bins[bin] &+= 1
-        count += 1
-        powerSum += Self.power(lufs: value)
+        values.add(lufs: value, power: LoudnessHistogram.power(lufs: value))
     }
 
     /// Adds a short-term window's weighted mean square (the BS.1770 power: `-0.691 + 10 log10(power)` LUFS).
     public mutating func add(power: Double) {
-        add(lufs: power > 0 ? -0.691 + 10 * _log10(power) : -.infinity)
+        add(lufs: LoudnessHistogram.lufs(power: power))
     }
-
-    static func power(lufs: Double) -> Double { _pow(10, (lufs + 0.691) / 10) }
 
     /// The range in LU; 0 when fewer than two values pass the gates.
     public var value: Double {
-        guard count > 0 else { return 0 }
-        let threshold = -0.691 + 10 * _log10(powerSum / Double(count)) - 20
-        // Bins wholly above the relative gate; the bin the threshold falls in counts when its centre is above.
-        let first = max(0, Int(((threshold - Self.lowest) * Self.binsPerLU).rounded()))
+        guard let first = values.firstBin(gatedBelowMeanBy: 20) else { return 0 }
+        let bins = values.counts
         var gated = 0
         for b in first..<bins.count { gated += Int(bins[b]) }
         guard gated > 1 else { return 0 }
@@ -55,9 +41,9 @@ public struct LoudnessRange: Sendable {
             var seen = 0
             for b in first..<bins.count {
                 seen += Int(bins[b])
-                if seen > rank { return Self.lowest + (Double(b) + 0.5) / Self.binsPerLU }
+                if seen > rank { return LoudnessHistogram.centre(ofBin: b) }
             }
-            return Self.highest
+            return LoudnessHistogram.highest
         }
         return percentile(0.95) - percentile(0.10)
     }
