@@ -61,8 +61,9 @@ let package = Package(
                        providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CEspeakNG", path: "Sources/CEspeakNG", pkgConfig: "espeak-ng",
                        providers: [.apt(["libespeak-ng-dev", "espeak-ng-data"])]),
-        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat libavcodec libavutil",
-                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        // FFmpeg's headers only: its libraries are opened when a file first needs them (shim.h), not linked.
+        // Debian's libavformat-dev, libavcodec-dev and libavutil-dev put the headers on the default include path.
+        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg"),
         // TagLib is C++ and its C binding cannot write arbitrary comments: a small C++ shim with a C face.
         // Its headers include one another with quotes, so <taglib/...> needs no include flags.
         .target(name: "CTagLibShim", path: "Sources/CTagLibShim",

@@ -320,17 +320,18 @@ enum ChapterProbe {
     }
 
     static func chapters(_ path: String) throws -> [Chapter] {
+        try FFmpeg.load(for: path)
         var format: UnsafeMutablePointer<AVFormatContext>?
-        let opened = avformat_open_input(&format, path, nil, nil)
+        let opened = FFmpeg.av.avformat_open_input(&format, path, nil, nil)
         guard opened >= 0, let context = format else { throw FFmpeg.error(path, "avformat_open_input", code: opened) }
-        defer { avformat_close_input(&format) }
+        defer { FFmpeg.av.avformat_close_input(&format) }
         // It also sets the end of a chapter whose container gives none (Nero `chpl`): the next start, or the file's end.
-        let found = avformat_find_stream_info(context, nil)
+        let found = FFmpeg.av.avformat_find_stream_info(context, nil)
         guard found >= 0 else { throw FFmpeg.error(path, "avformat_find_stream_info", code: found) }
         return (0..<Int(context.pointee.nb_chapters)).map { i in
             let chapter = context.pointee.chapters[i]!.pointee
             let base = Double(chapter.time_base.num) / Double(chapter.time_base.den)
-            let title = av_dict_get(chapter.metadata, "title", nil, 0).map { String(cString: $0.pointee.value) } ?? ""
+            let title = FFmpeg.av.av_dict_get(chapter.metadata, "title", nil, 0).map { String(cString: $0.pointee.value) } ?? ""
             return Chapter(title: title, start: Double(chapter.start) * base, end: Double(chapter.end) * base)
         }
     }

@@ -1,10 +1,15 @@
 import CFFmpeg
 import Glibc
 
-/// What `FFmpegDecoder` and `FFmpegFileReader` share about FFmpeg's libraries: silencing their log,
-/// their error codes and messages, and human names for what they find.
+/// What `FFmpegDecoder`, `FFmpegFileReader`, `FFmpegFileWriter` and `MP4Chapters` share about FFmpeg's
+/// libraries: loading them, silencing their log, their error codes and messages, and human names for what
+/// they find.
 ///
-/// No state of its own but the log switch, set once per process: any thread may call these at once.
+/// FFmpeg is not linked but opened the first time a file needs it (`load(for:)`, `cffmpeg_load` in the
+/// shim): a render that reads and writes no file through FFmpeg never maps its libraries, about 21 MB of
+/// resident memory. Every FFmpeg call goes through `av`, the functions looked up then.
+///
+/// No state of its own but the loaded functions, set once per process: any thread may call these at once.
 enum FFmpeg {
     /// `AVERROR_EOF`, `AVERROR(EAGAIN)`, ...: macros Swift does not import, given by the shim.
     static let endOfFile = cffmpeg_error_eof()
@@ -16,18 +21,41 @@ enum FFmpeg {
     /// `AV_NOPTS_VALUE`: a frame or packet without a timestamp.
     static let noTimestamp = Int64.min
 
-    /// Calls `av_log_set_level(AV_LOG_QUIET)` the first time any thread calls it (a `static let` is
-    /// initialised once, thread-safely): FFmpeg otherwise prints its notes on stderr. mixrender reports
-    /// FFmpeg's failures in its own errors; the log is process-wide, so nothing else here uses it.
-    static func silenceLog() { _ = logSilenced }
-    private static let logSilenced: Void = av_log_set_level(AV_LOG_QUIET)
+    /// Loads FFmpeg's libraries the first time any thread calls it (a `static let` is initialised once,
+    /// thread-safely) and sets their log to `AV_LOG_QUIET`: FFmpeg otherwise prints its notes on stderr.
+    /// mixrender reports FFmpeg's failures in its own errors; the log is process-wide, so nothing else here
+    /// uses it. Throws, naming `path` and the operation, when the libraries cannot be loaded.
+    static func load(for path: String, operation: String = "open") throws {
+        switch loaded {
+        case .success: return
+        case .failure(let reason):
+            throw AudioIOError(path: path, function: "dlopen", reason: "FFmpeg's libraries could not be loaded (\(reason)); "
+                               + "install libavformat and libavcodec (Debian: the libavformat-dev and libavcodec-dev packages)",
+                               operation: operation)
+        }
+    }
+
+    /// FFmpeg's functions. Only after `load(for:)` succeeded: every way into FFmpeg starts with it.
+    static var av: CFFmpegLibrary {
+        guard case .success(let library) = loaded else { preconditionFailure("FFmpeg.load(for:) is called before any FFmpeg call") }
+        return library
+    }
+
+    private struct LoadFailure: Error { var reason: String }
+
+    private static let loaded: Result<CFFmpegLibrary, LoadFailure> = {
+        var message = [CChar](repeating: 0, count: 512)
+        guard let library = cffmpeg_load(&message, message.count) else { return .failure(LoadFailure(reason: String(cString: message))) }
+        library.pointee.av_log_set_level(AV_LOG_QUIET)
+        return .success(library.pointee)
+    }()
 
     /// Calls `av_strerror` for an FFmpeg error code and makes the message read like libsndfile's
     /// ("Invalid data found when processing input" -> "invalid data found when processing input").
     /// Allocates the string.
     static func reason(forCode code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
-        guard av_strerror(code, &buffer, buffer.count) == 0 else { return "error \(code)" }
+        guard av.av_strerror(code, &buffer, buffer.count) == 0 else { return "error \(code)" }
         let message = String(cString: buffer)
         guard let first = message.first else { return "error \(code)" }
         return first.lowercased() + message.dropFirst()
@@ -64,9 +92,14 @@ enum FFmpeg {
         case AV_CODEC_ID_AC3: return "AC-3"
         case AV_CODEC_ID_EAC3: return "E-AC-3"
         default:
-            guard let descriptor = avcodec_descriptor_get(codec) else { return String(cString: avcodec_get_name(codec)) }
+            guard let descriptor = av.avcodec_descriptor_get(codec) else { return codecName(codec) }
             return String(cString: descriptor.pointee.long_name ?? descriptor.pointee.name)
         }
+    }
+
+    /// FFmpeg's short name for an encoding (`avcodec_get_name`: "aac", "opus", "unknown_codec").
+    static func codecName(_ codec: AVCodecID) -> String {
+        av.avcodec_get_name(codec).map { String(cString: $0) } ?? "unknown_codec"
     }
 
     private static func containerName(_ container: UnsafePointer<AVInputFormat>, path: String) -> String {

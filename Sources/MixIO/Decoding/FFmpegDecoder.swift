@@ -30,7 +30,7 @@ final class FFmpegDecoder {
     /// `avcodec_parameters_to_context`, `avcodec_open2`). A file FFmpeg cannot open for any reason but
     /// reaching it is "not an audio format mixrender can read": FFmpeg is the last reader `AudioFile.open` tries.
     init(path: String) throws {
-        FFmpeg.silenceLog()
+        try FFmpeg.load(for: path)
         // Locals until everything is open: a failure frees what was made (deinit runs only after init).
         var format: UnsafeMutablePointer<AVFormatContext>?
         var codec: UnsafeMutablePointer<AVCodecContext>?
@@ -40,18 +40,18 @@ final class FFmpegDecoder {
         let bound = ReadBound()
         defer {
             if !isOpen {
-                av_frame_free(&frame)
-                av_packet_free(&packet)
-                avcodec_free_context(&codec)
-                avformat_close_input(&format)
+                FFmpeg.av.av_frame_free(&frame)
+                FFmpeg.av.av_packet_free(&packet)
+                FFmpeg.av.avcodec_free_context(&codec)
+                FFmpeg.av.avformat_close_input(&format)
             }
             withExtendedLifetime(bound) {}
         }
-        format = avformat_alloc_context()
+        format = FFmpeg.av.avformat_alloc_context()
         guard let made = format else { throw AudioIOError(path: path, function: "avformat_alloc_context", reason: "out of memory") }
         bound.install(in: made)
         bound.limit = ReadBound.openSpan
-        let opened = avformat_open_input(&format, path, nil, nil)
+        let opened = FFmpeg.av.avformat_open_input(&format, path, nil, nil)
         guard opened >= 0, let format else {
             if bound.isTripped { throw bound.failure(path: path, function: "avformat_open_input") }
             // Failing to reach the file keeps FFmpeg's reason; anything else (invalid data, or the MPEG
@@ -61,18 +61,18 @@ final class FFmpegDecoder {
             throw AudioIOError(path: path, function: "avformat_open_input", reason: "not an audio format mixrender can read")
         }
         bound.limit = bound.position + ReadBound.span
-        let found = avformat_find_stream_info(format, nil)
+        let found = FFmpeg.av.avformat_find_stream_info(format, nil)
         // FFmpeg takes an interrupted read as the end of the file: the probe's result is then incomplete.
         if bound.isTripped { throw bound.failure(path: path, function: "avformat_find_stream_info") }
         guard found >= 0 else { throw FFmpeg.error(path, "avformat_find_stream_info", code: found) }
 
         var decoder: UnsafePointer<AVCodec>?
-        let index = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
+        let index = FFmpeg.av.av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
         if index == FFmpeg.streamNotFound {
             throw AudioIOError(path: path, function: "av_find_best_stream", reason: "has no audio stream")
         }
         if index == FFmpeg.decoderNotFound, let audio = Self.firstAudioStream(format) {
-            let name = String(cString: avcodec_get_name(audio.pointee.codecpar.pointee.codec_id))
+            let name = FFmpeg.codecName(audio.pointee.codecpar.pointee.codec_id)
             throw AudioIOError(path: path, function: "av_find_best_stream",
                                reason: "FFmpeg has no decoder for its audio encoding (\(name))")
         }
@@ -83,17 +83,17 @@ final class FFmpegDecoder {
             format.pointee.streams[i]?.pointee.discard = AVDISCARD_ALL
         }
 
-        codec = avcodec_alloc_context3(decoder)
-        packet = av_packet_alloc()
-        frame = av_frame_alloc()
+        codec = FFmpeg.av.avcodec_alloc_context3(decoder)
+        packet = FFmpeg.av.av_packet_alloc()
+        frame = FFmpeg.av.av_frame_alloc()
         guard let codec, let packet, let frame else {
             throw AudioIOError(path: path, function: "avcodec_alloc_context3", reason: "out of memory")
         }
-        let copied = avcodec_parameters_to_context(codec, stream.pointee.codecpar)
+        let copied = FFmpeg.av.avcodec_parameters_to_context(codec, stream.pointee.codecpar)
         guard copied >= 0 else { throw FFmpeg.error(path, "avcodec_parameters_to_context", code: copied) }
         // Frame timestamps in the stream's time base, moved past the samples the decoder skips (priming).
         codec.pointee.pkt_timebase = stream.pointee.time_base
-        let started = avcodec_open2(codec, decoder, nil)
+        let started = FFmpeg.av.avcodec_open2(codec, decoder, nil)
         guard started >= 0 else { throw FFmpeg.error(path, "avcodec_open2", code: started) }
 
         self.path = path
@@ -113,10 +113,10 @@ final class FFmpegDecoder {
         var packet: UnsafeMutablePointer<AVPacket>? = packet
         var codec: UnsafeMutablePointer<AVCodecContext>? = codec
         var format: UnsafeMutablePointer<AVFormatContext>? = format
-        av_frame_free(&frame)
-        av_packet_free(&packet)
-        avcodec_free_context(&codec)
-        avformat_close_input(&format)
+        FFmpeg.av.av_frame_free(&frame)
+        FFmpeg.av.av_packet_free(&packet)
+        FFmpeg.av.avcodec_free_context(&codec)
+        FFmpeg.av.avformat_close_input(&format)
     }
 
     /// The stream's encoding, as the container declares it.
@@ -128,7 +128,7 @@ final class FFmpegDecoder {
     /// as FFmpeg's own tools do; any other failure throws. Frames may hold 0 samples.
     func nextFrame() throws -> Bool {
         while true {
-            let received = avcodec_receive_frame(codec, frame)
+            let received = FFmpeg.av.avcodec_receive_frame(codec, frame)
             if received >= 0 { return true }
             if received == FFmpeg.endOfFile { return false }
             if received == FFmpeg.invalidData { continue }
@@ -144,17 +144,17 @@ final class FFmpegDecoder {
     private func sendPacket() throws {
         while true {
             bound.limit = bound.position + ReadBound.span
-            let read = av_read_frame(format, packet)
+            let read = FFmpeg.av.av_read_frame(format, packet)
             if bound.isTripped { throw bound.failure(path: path, function: "av_read_frame") }
             if read == FFmpeg.endOfFile {
-                avcodec_send_packet(codec, nil)
+                _ = FFmpeg.av.avcodec_send_packet(codec, nil)
                 isInputFinished = true
                 return
             }
             guard read >= 0 else { throw FFmpeg.error(path, "av_read_frame", code: read, operation: "read") }
-            defer { av_packet_unref(packet) }
+            defer { FFmpeg.av.av_packet_unref(packet) }
             guard packet.pointee.stream_index == stream.pointee.index else { continue }
-            let sent = avcodec_send_packet(codec, packet)
+            let sent = FFmpeg.av.avcodec_send_packet(codec, packet)
             if sent >= 0 || sent == FFmpeg.invalidData { return }
             throw FFmpeg.error(path, "avcodec_send_packet", code: sent, operation: "decode")
         }
@@ -165,10 +165,10 @@ final class FFmpegDecoder {
     /// Where decoding resumes is known only from the frames' timestamps.
     func seek(toTimestamp timestamp: Int64) throws {
         bound.limit = bound.position + ReadBound.span
-        let moved = av_seek_frame(format, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD)
+        let moved = FFmpeg.av.av_seek_frame(format, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD)
         if bound.isTripped { throw bound.failure(path: path, function: "av_seek_frame") }
         guard moved >= 0 else { throw FFmpeg.error(path, "av_seek_frame", code: moved, operation: "seek in") }
-        avcodec_flush_buffers(codec)
+        FFmpeg.av.avcodec_flush_buffers(codec)
         isInputFinished = false
     }
 

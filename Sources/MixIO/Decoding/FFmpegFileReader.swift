@@ -179,12 +179,12 @@ public final class FFmpegFileReader: AudioFileReader {
         let timeBase = decoder.stream.pointee.time_base
         let sample = AVRational(num: 1, den: Int32(info.sampleRate))
         let landing = target - Self.seekPreroll
-        try decoder.seek(toTimestamp: firstTimestamp + av_rescale_q(landing, sample, timeBase))
+        try decoder.seek(toTimestamp: firstTimestamp + FFmpeg.av.av_rescale_q(landing, sample, timeBase))
         pendingCount = 0
         while try decoder.nextFrame() {
             let timestamp = decoder.frame.pointee.best_effort_timestamp
             guard timestamp != FFmpeg.noTimestamp else { continue }
-            position = av_rescale_q(timestamp - firstTimestamp, timeBase, sample)
+            position = FFmpeg.av.av_rescale_q(timestamp - firstTimestamp, timeBase, sample)
             guard position <= landing else { return false }
             try Self.checkShape(of: decoder, rate: info.sampleRate, channels: info.channelCount, at: position, operation: "seek in")
             pendingOffset = 0
@@ -202,7 +202,7 @@ public final class FFmpegFileReader: AudioFileReader {
         guard String(cString: decoder.format.pointee.iformat.pointee.name) == "mov,mp4,m4a,3gp,3g2,mj2",
               stream.duration > 0, stream.duration != FFmpeg.noTimestamp, timeBase.num > 0, rate > 0,
               Int64(timeBase.den) % (Int64(timeBase.num) * Int64(rate)) == 0 else { return nil }
-        return av_rescale_q(stream.duration, timeBase, AVRational(num: 1, den: Int32(rate)))
+        return FFmpeg.av.av_rescale_q(stream.duration, timeBase, AVRational(num: 1, den: Int32(rate)))
     }
 
     /// Encodings whose packets decode exactly once the one before them has been decoded: transform codecs
@@ -212,7 +212,7 @@ public final class FFmpegFileReader: AudioFileReader {
         case AV_CODEC_ID_AAC, AV_CODEC_ID_MP3, AV_CODEC_ID_MP2, AV_CODEC_ID_VORBIS, AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3:
             return true
         default:
-            guard let descriptor = avcodec_descriptor_get(codec) else { return false }
+            guard let descriptor = FFmpeg.av.avcodec_descriptor_get(codec) else { return false }
             return descriptor.pointee.props & AV_CODEC_PROP_INTRA_ONLY != 0
         }
     }
@@ -233,7 +233,7 @@ public final class FFmpegFileReader: AudioFileReader {
     /// Calls `av_dict_get` on the file's metadata, then the stream's (Ogg keeps its comments there).
     private static func tag(_ key: String, _ decoder: FFmpegDecoder) -> String? {
         for dictionary in [decoder.format.pointee.metadata, decoder.stream.pointee.metadata] {
-            if let entry = av_dict_get(dictionary, key, nil, 0), let value = entry.pointee.value {
+            if let entry = FFmpeg.av.av_dict_get(dictionary, key, nil, 0), let value = entry.pointee.value {
                 return String(cString: value)
             }
         }

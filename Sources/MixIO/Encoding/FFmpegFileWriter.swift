@@ -57,7 +57,7 @@ public final class FFmpegFileWriter: AudioEncoder {
     /// with `ipod`, `avio_open`) and writes the header (`avformat_write_header`, with the tags and chapters).
     public init(path: String, settings: OutputSettings, displayPath: String? = nil,
                 chapters: [ChapterMark] = []) throws {
-        FFmpeg.silenceLog()
+        try FFmpeg.load(for: displayPath ?? path, operation: "create")
         let name = displayPath ?? path
         if let problem = Self.validate(settings: settings) {
             throw AudioIOError(path: name, function: "", reason: problem, operation: "create")
@@ -73,70 +73,70 @@ public final class FFmpegFileWriter: AudioEncoder {
         var isOpen = false
         defer {
             if !isOpen {
-                av_packet_free(&packet)
-                av_frame_free(&frame)
-                avcodec_free_context(&codec)
+                FFmpeg.av.av_packet_free(&packet)
+                FFmpeg.av.av_frame_free(&frame)
+                FFmpeg.av.avcodec_free_context(&codec)
                 Self.close(format)
             }
         }
         func failure(_ function: String, _ code: Int32) -> AudioIOError {
             FFmpeg.error(name, function, code: code, operation: "create")
         }
-        guard let encoder = avcodec_find_encoder_by_name("aac") else {
+        guard let encoder = FFmpeg.av.avcodec_find_encoder_by_name("aac") else {
             throw AudioIOError(path: name, function: "avcodec_find_encoder_by_name", reason: "this FFmpeg has no AAC encoder",
                                operation: "create")
         }
-        let made = avformat_alloc_output_context2(&format, nil, "ipod", path)
+        let made = FFmpeg.av.avformat_alloc_output_context2(&format, nil, "ipod", path)
         guard made >= 0, let format else { throw failure("avformat_alloc_output_context2", made) }
-        codec = avcodec_alloc_context3(encoder)
-        frame = av_frame_alloc()
-        packet = av_packet_alloc()
-        guard let codec, let frame, let packet, let stream = avformat_new_stream(format, nil) else {
+        codec = FFmpeg.av.avcodec_alloc_context3(encoder)
+        frame = FFmpeg.av.av_frame_alloc()
+        packet = FFmpeg.av.av_packet_alloc()
+        guard let codec, let frame, let packet, let stream = FFmpeg.av.avformat_new_stream(format, nil) else {
             throw AudioIOError(path: name, function: "avcodec_alloc_context3", reason: "out of memory", operation: "create")
         }
 
         let rate = Int32(settings.sampleRate)
         codec.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
         codec.pointee.sample_rate = rate
-        av_channel_layout_default(&codec.pointee.ch_layout, Int32(settings.channelCount))
+        FFmpeg.av.av_channel_layout_default(&codec.pointee.ch_layout, Int32(settings.channelCount))
         codec.pointee.bit_rate = Int64(bitrateKbps) * 1000
         codec.pointee.profile = FF_PROFILE_AAC_LOW
         codec.pointee.time_base = AVRational(num: 1, den: rate)
         if format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
             codec.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
         }
-        let opened = avcodec_open2(codec, encoder, nil)
+        let opened = FFmpeg.av.avcodec_open2(codec, encoder, nil)
         guard opened >= 0 else { throw failure("avcodec_open2", opened) }
-        let copied = avcodec_parameters_from_context(stream.pointee.codecpar, codec)
+        let copied = FFmpeg.av.avcodec_parameters_from_context(stream.pointee.codecpar, codec)
         guard copied >= 0 else { throw failure("avcodec_parameters_from_context", copied) }
         stream.pointee.time_base = codec.pointee.time_base
 
         frame.pointee.nb_samples = Int32(Self.blockFrames)
         frame.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
         frame.pointee.sample_rate = rate
-        let layout = av_channel_layout_copy(&frame.pointee.ch_layout, &codec.pointee.ch_layout)
+        let layout = FFmpeg.av.av_channel_layout_copy(&frame.pointee.ch_layout, &codec.pointee.ch_layout)
         guard layout >= 0 else { throw failure("av_channel_layout_copy", layout) }
-        let buffered = av_frame_get_buffer(frame, 0)
+        let buffered = FFmpeg.av.av_frame_get_buffer(frame, 0)
         guard buffered >= 0 else { throw failure("av_frame_get_buffer", buffered) }
 
         for (key, text) in [("title", settings.title), ("artist", settings.artist), ("comment", settings.comment)] {
             guard let text else { continue }
-            let set = av_dict_set(&format.pointee.metadata, key, text, 0)
+            let set = FFmpeg.av.av_dict_set(&format.pointee.metadata, key, text, 0)
             guard set >= 0 else { throw failure("av_dict_set", set) }
         }
         try Self.addChapters(chapters, frameCount: settings.expectedFrameCount ?? 0, rate: rate, to: format, failure: failure)
 
-        let created = avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
+        let created = FFmpeg.av.avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
         guard created >= 0 else { throw failure("avio_open", created) }
         // The movie's time scale is the sample rate, so that the edit list's duration counts frames exactly
         // (FFmpeg's default, 1000, would round the end to the millisecond).
         var options: OpaquePointer?
-        defer { av_dict_free(&options) }
-        av_dict_set(&options, "movflags", "+faststart", 0)
-        av_dict_set(&options, "movie_timescale", String(settings.sampleRate), 0)
-        let written = avformat_write_header(format, &options)
+        defer { FFmpeg.av.av_dict_free(&options) }
+        _ = FFmpeg.av.av_dict_set(&options, "movflags", "+faststart", 0)
+        _ = FFmpeg.av.av_dict_set(&options, "movie_timescale", String(settings.sampleRate), 0)
+        let written = FFmpeg.av.avformat_write_header(format, &options)
         guard written >= 0 else { throw failure("avformat_write_header", written) }
-        if let ignored = av_dict_get(options, "", nil, AV_DICT_IGNORE_SUFFIX) {
+        if let ignored = FFmpeg.av.av_dict_get(options, "", nil, AV_DICT_IGNORE_SUFFIX) {
             throw AudioIOError(path: name, function: "avformat_write_header",
                                reason: "the MP4 muxer does not know the option '\(String(cString: ignored.pointee.key))'",
                                operation: "create")
@@ -162,9 +162,9 @@ public final class FFmpegFileWriter: AudioEncoder {
         var frame: UnsafeMutablePointer<AVFrame>? = frame
         var packet: UnsafeMutablePointer<AVPacket>? = packet
         var codec: UnsafeMutablePointer<AVCodecContext>? = codec
-        av_frame_free(&frame)
-        av_packet_free(&packet)
-        avcodec_free_context(&codec)
+        FFmpeg.av.av_frame_free(&frame)
+        FFmpeg.av.av_packet_free(&packet)
+        FFmpeg.av.avcodec_free_context(&codec)
         Self.close(format)
     }
 
@@ -182,7 +182,7 @@ public final class FFmpegFileWriter: AudioEncoder {
         while done < frames {
             if filled == 0 {
                 // The encoder may still hold the block sent last (it does not here; FFmpeg's contract allows it).
-                let writable = av_frame_make_writable(frame)
+                let writable = FFmpeg.av.av_frame_make_writable(frame)
                 guard writable >= 0 else { throw FFmpeg.error(displayPath, "av_frame_make_writable", code: writable, operation: "write") }
             }
             let count = min(Self.blockFrames - filled, frames - done)
@@ -205,16 +205,16 @@ public final class FFmpegFileWriter: AudioEncoder {
         guard !isFinished else { return }
         isFinished = true
         if filled > 0 { try sendBlock(operation: "finish") }
-        let flushed = avcodec_send_frame(codec, nil)
+        let flushed = FFmpeg.av.avcodec_send_frame(codec, nil)
         guard flushed >= 0 else { throw FFmpeg.error(displayPath, "avcodec_send_frame", code: flushed, operation: "finish") }
         try drain(operation: "finish")
         if !chapters.isEmpty, let expected = settings.expectedFrameCount, framesWritten != expected {
             throw AudioIOError(path: displayPath, function: "", reason: "\(framesWritten) frames were written, not the "
                                + "\(expected) its chapters were laid out for", operation: "finish")
         }
-        let trailer = av_write_trailer(format)
+        let trailer = FFmpeg.av.av_write_trailer(format)
         guard trailer >= 0 else { throw FFmpeg.error(displayPath, "av_write_trailer", code: trailer, operation: "finish") }
-        let closed = avio_closep(&format.pointee.pb)
+        let closed = FFmpeg.av.avio_closep(&format.pointee.pb)
         guard closed >= 0 else { throw FFmpeg.error(displayPath, "avio_closep", code: closed, operation: "finish") }
     }
 
@@ -222,7 +222,7 @@ public final class FFmpegFileWriter: AudioEncoder {
     private func sendBlock(operation: String) throws {
         frame.pointee.nb_samples = Int32(filled)
         frame.pointee.pts = framesSent
-        let sent = avcodec_send_frame(codec, frame)
+        let sent = FFmpeg.av.avcodec_send_frame(codec, frame)
         // Restored for `av_frame_make_writable`, which sizes a new buffer by it.
         frame.pointee.nb_samples = Int32(Self.blockFrames)
         guard sent >= 0 else { throw FFmpeg.error(displayPath, "avcodec_send_frame", code: sent, operation: operation) }
@@ -234,12 +234,12 @@ public final class FFmpegFileWriter: AudioEncoder {
     /// Muxes every packet the encoder has ready, with timestamps moved to the stream's time base.
     private func drain(operation: String) throws {
         while true {
-            let received = avcodec_receive_packet(codec, packet)
+            let received = FFmpeg.av.avcodec_receive_packet(codec, packet)
             if received == FFmpeg.tryAgain || received == FFmpeg.endOfFile { return }
             guard received >= 0 else { throw FFmpeg.error(displayPath, "avcodec_receive_packet", code: received, operation: operation) }
             packet.pointee.stream_index = stream.pointee.index
-            av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
-            let muxed = av_interleaved_write_frame(format, packet)  // takes the packet's reference
+            FFmpeg.av.av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
+            let muxed = FFmpeg.av.av_interleaved_write_frame(format, packet)  // takes the packet's reference
             guard muxed >= 0 else { throw FFmpeg.error(displayPath, "av_interleaved_write_frame", code: muxed, operation: operation) }
         }
     }
@@ -320,10 +320,10 @@ public final class FFmpegFileWriter: AudioEncoder {
                                     failure: (String, Int32) -> AudioIOError) throws {
         guard !chapters.isEmpty else { return }
         let pointerSize = MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride
-        guard let list = av_mallocz(chapters.count * pointerSize) else { throw failure("av_mallocz", -ENOMEM) }
+        guard let list = FFmpeg.av.av_mallocz(chapters.count * pointerSize) else { throw failure("av_mallocz", -ENOMEM) }
         format.pointee.chapters = list.bindMemory(to: UnsafeMutablePointer<AVChapter>?.self, capacity: chapters.count)
         for (i, mark) in chapters.enumerated() {
-            guard let raw = av_mallocz(MemoryLayout<AVChapter>.stride) else { throw failure("av_mallocz", -ENOMEM) }
+            guard let raw = FFmpeg.av.av_mallocz(MemoryLayout<AVChapter>.stride) else { throw failure("av_mallocz", -ENOMEM) }
             let chapter = raw.bindMemory(to: AVChapter.self, capacity: 1)
             format.pointee.chapters[i] = chapter
             format.pointee.nb_chapters = UInt32(i + 1)  // from here avformat_free_context frees it
@@ -331,7 +331,7 @@ public final class FFmpegFileWriter: AudioEncoder {
             chapter.pointee.time_base = AVRational(num: 1, den: rate)
             chapter.pointee.start = mark.frame
             chapter.pointee.end = i + 1 < chapters.count ? chapters[i + 1].frame : frameCount
-            let set = av_dict_set(&chapter.pointee.metadata, "title", mark.name, 0)
+            let set = FFmpeg.av.av_dict_set(&chapter.pointee.metadata, "title", mark.name, 0)
             guard set >= 0 else { throw failure("av_dict_set", set) }
         }
     }
@@ -339,7 +339,7 @@ public final class FFmpegFileWriter: AudioEncoder {
     /// Closes the output file if it is open (`avio_closep`) and frees the muxer (`avformat_free_context`).
     private static func close(_ format: UnsafeMutablePointer<AVFormatContext>?) {
         guard let format else { return }
-        if format.pointee.pb != nil { avio_closep(&format.pointee.pb) }
-        avformat_free_context(format)
+        if format.pointee.pb != nil { _ = FFmpeg.av.avio_closep(&format.pointee.pb) }
+        FFmpeg.av.avformat_free_context(format)
     }
 }

@@ -6,20 +6,20 @@ import CFFmpeg
 /// No state; `read` opens the file, reads its chapters and closes it. Safe from several threads at once.
 enum MP4Chapters {
     static func read(path: String) throws -> [ChapterMark] {
-        FFmpeg.silenceLog()
+        try FFmpeg.load(for: path, operation: "read the chapters of")
         var format: UnsafeMutablePointer<AVFormatContext>?
-        let opened = avformat_open_input(&format, path, nil, nil)
+        let opened = FFmpeg.av.avformat_open_input(&format, path, nil, nil)
         guard opened >= 0, let context = format else { throw FFmpeg.error(path, "avformat_open_input", code: opened, operation: "read the chapters of") }
-        defer { avformat_close_input(&format) }
+        defer { FFmpeg.av.avformat_close_input(&format) }
         // It also sets the end of a chapter whose container gives none (Nero `chpl`): the next start, or the file's end.
-        let found = avformat_find_stream_info(context, nil)
+        let found = FFmpeg.av.avformat_find_stream_info(context, nil)
         guard found >= 0 else { throw FFmpeg.error(path, "avformat_find_stream_info", code: found, operation: "read the chapters of") }
         return (0..<Int(context.pointee.nb_chapters)).map { i in
             let chapter = context.pointee.chapters[i]!.pointee
             func milliseconds(_ t: Int64) -> Int64 {
                 Int64(UInt32(clamping: (Int64(1000) * t * Int64(chapter.time_base.num) + Int64(chapter.time_base.den) / 2) / Int64(chapter.time_base.den)))
             }
-            let title = av_dict_get(chapter.metadata, "title", nil, 0).map { String(cString: $0.pointee.value) } ?? ""
+            let title = FFmpeg.av.av_dict_get(chapter.metadata, "title", nil, 0).map { String(cString: $0.pointee.value) } ?? ""
             return ChapterMark(name: title, frame: milliseconds(chapter.start), end: milliseconds(chapter.end), sampleRate: 1000)
         }
     }
