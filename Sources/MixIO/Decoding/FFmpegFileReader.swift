@@ -269,7 +269,17 @@ public final class FFmpegFileReader: AudioFileReader {
                               _ toFloat: (Sample) -> Float) {
         let channels = info.channelCount
         let planes = decoder.frame.pointee.extended_data!
-        if planar {
+        if planar, channels <= 2 {
+            // Mono and stereo, the common cases, in loops the compiler vectorises (the general one strides by a
+            // run-time channel count); for FFmpeg's planar float Vorbis and AAC this was 6 % of a waveform's CPU.
+            let left = UnsafeRawPointer(planes[0]!).assumingMemoryBound(to: Sample.self) + pendingOffset
+            if channels == 1 {
+                for i in 0..<count { output[i] = toFloat(left[i]) }
+            } else {
+                let right = UnsafeRawPointer(planes[1]!).assumingMemoryBound(to: Sample.self) + pendingOffset
+                for i in 0..<count { output[2 * i] = toFloat(left[i]); output[2 * i + 1] = toFloat(right[i]) }
+            }
+        } else if planar {
             for c in 0..<channels {
                 let plane = UnsafeRawPointer(planes[c]!).assumingMemoryBound(to: Sample.self) + pendingOffset
                 for i in 0..<count { output[i * channels + c] = toFloat(plane[i]) }
