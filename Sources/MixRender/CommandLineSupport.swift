@@ -30,6 +30,7 @@ package typealias Locked = MixIO.Locked
 package typealias LoudnessScan = MixEngine.LoudnessScan
 package typealias MaterialStore = MixEngine.MaterialStore
 package typealias MixrenderVersion = MixEngine.MixrenderVersion
+package typealias NameSuggestion = MixEngine.NameSuggestion
 package typealias PreparedMaterial = MixEngine.PreparedMaterial
 package typealias PrintableText = MixEngine.PrintableText
 package typealias RenderJob = MixEngine.RenderJob

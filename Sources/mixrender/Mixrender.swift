@@ -30,6 +30,16 @@ struct Mixrender: ParsableCommand {
     /// command (a command that failed already reports that too).
     static func main() {
         SpeechHelperLocation.servesSpeechHelper()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // Bare `mixrender` shows what it can do, rather than "Missing expected argument '<preset>'".
+        if arguments.isEmpty {
+            print(helpMessage())
+            return
+        }
+        if let first = arguments.first, let message = misspeltCommand(first) {
+            FileHandle.standardError.write("Error: \(message)\n".data(using: .utf8)!)
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             do {
@@ -49,6 +59,27 @@ struct Mixrender: ParsableCommand {
             FileHandle.standardError.write(((first.hasPrefix("Error: ") ? first : "Error: " + first) + "\n").data(using: .utf8)!)
             Foundation.exit(code.rawValue)
         }
+    }
+
+    /// The commands a user may type (the hidden speech helper is not one of them).
+    static var commandNames: [String] {
+        var names = ["help"]
+        for command in configuration.subcommands where command.configuration.shouldDisplay {
+            if let name = command.configuration.commandName { names.append(name) }
+        }
+        return names
+    }
+
+    /// The error for a first argument that is neither a command nor a preset but reads like a misspelt command
+    /// (`mixrender valdate mix.json` would otherwise render a preset named "valdate" and ask for `--output`); nil
+    /// for anything else: an option, a command, a path (it holds a `/` or a `.`, or names an existing file),
+    /// or a word close to no command, which the render then reports as a missing preset.
+    static func misspeltCommand(_ word: String) -> String? {
+        guard !word.hasPrefix("-"), !commandNames.contains(word), !word.contains("/"), !word.contains("."),
+              !FileManager.default.fileExists(atPath: word),
+              let meant = NameSuggestion.closest(to: word, among: commandNames) else { return nil }
+        return "'\(PrintableText.escaped(word))' is neither a command nor a preset file; did you mean 'mixrender \(meant)'? "
+            + "(mixrender --help lists the commands)"
     }
 
     /// Standard output's error once flushed (`Terminal.flushStandardOutput`), worded for the command line; nil

@@ -1,11 +1,11 @@
 /// "Did you mean ...?" for misspelt keys and names.
-enum NameSuggestion {
+package enum NameSuggestion {
     /// The candidate `name` was most likely meant to be, or nil if none is close.
     ///
     /// Case, `_`, `-` and spaces are ignored (`fade_in` -> `fadeIn`, `scurve` -> `sCurve`), a unit suffix
     /// may be left out (`gain` -> `gainDb`), one name may start with the other (`fastest` -> `fast`), and up to
     /// a third of the letters may be wrong, missing, extra or swapped (`gian` -> `gainDb`, `logarithmc` -> `logarithmic`).
-    static func closest(to name: String, among candidates: [String]) -> String? {
+    package static func closest(to name: String, among candidates: [String]) -> String? {
         let wanted = normalized(name)
         guard !wanted.isEmpty else { return nil }
         var best: (candidate: String, distance: Int)?
