@@ -86,6 +86,11 @@ enum BenchMain {
                                                               mixrender: options.mixrender ?? beside, progress: progress).run()
                     report.sections.append(section)
                     report.targets.append(target)
+                case .memory:
+                    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mixrender").path
+                    let (section, target) = try MemoryBench(isQuick: options.isQuick, mixrender: options.mixrender ?? beside, progress: progress).run()
+                    report.sections.append(section)
+                    report.targets.append(target)
                 case .cache:
                     report.sections.append(try CacheEntryBench(runs: options.runs ?? (options.isQuick ? 3 : 5), isQuick: options.isQuick).run())
                 case .serve:
