@@ -20,7 +20,7 @@ public enum PresetLoader {
     public static func load(path: String, overrides: RenderOverrides = RenderOverrides()) throws -> Preset {
         try overrides.check()
         var preset = try load(path: path, overrides: overrides, bedChain: [])
-        preset.warnings = try overrides.merge(into: &preset, file: path)
+        preset.warnings += try overrides.merge(into: &preset, file: path)
         return preset
     }
 
@@ -66,7 +66,7 @@ public enum PresetLoader {
                              overrides: RenderOverrides = RenderOverrides()) throws -> Preset {
         try overrides.check()
         var preset = try parse(bytes, file: file, baseDirectory: baseDirectory, overrides: overrides, bedChain: [])
-        preset.warnings = try overrides.merge(into: &preset, file: file)
+        preset.warnings += try overrides.merge(into: &preset, file: file)
         return preset
     }
 
@@ -78,7 +78,7 @@ public enum PresetLoader {
         try overrides.check()
         var preset = try read(document, file: file, baseDirectory: baseDirectory, overrides: overrides, bedChain: [],
                               sources: sources)
-        preset.warnings = try overrides.merge(into: &preset, file: file)
+        preset.warnings += try overrides.merge(into: &preset, file: file)
         return preset
     }
 

@@ -77,7 +77,8 @@ struct PresetReader {
             : try document.required("duration", hint: "the length of the render, e.g. \"8h\"").time(allowingZero: false)
         let duration = overrides.durationSeconds ?? written
         let output = try document["output"].map(output) ?? OutputSpec()
-        let master = try document["master"].map { try self.master($0, duration: duration) } ?? MasterSpec()
+        var fittedFades: [String] = []
+        let master = try document["master"].map { try self.master($0, duration: duration, written: written, fitted: &fittedFades) } ?? MasterSpec()
         var reader = self
         reader.voice = try document["voice"].map(voice)
         let voice = reader.voice
@@ -94,7 +95,7 @@ struct PresetReader {
                 let bed = tracks.isEmpty ? "" : " with the bed's \(tracks.count)"
                 throw tracksCursor.error("\(tracks.count + trackCursors.count) tracks\(bed); a preset has at most \(Self.maximumTracks)")
             }
-            tracks += try trackCursors.map { try reader.track($0, duration: duration, isSession: isSession) }
+            tracks += try trackCursors.map { try reader.track($0, duration: duration, isSession: isSession, warnings: &fittedFades) }
         } else if !isSession {
             _ = try document.required("tracks", hint: "a list of at least one track")
         }
@@ -111,6 +112,7 @@ struct PresetReader {
         // Chapters are marks at the output rate, which is final here (an override's rate stands in for the document's).
         preset.chapters = try document["chapters"].map { try chapters($0, duration: duration, sampleRate: overrides.sampleRate ?? output.sampleRate) }
         preset.durationIsOverride = overrides.durationSeconds != nil
+        preset.warnings += fittedFades
         return preset
     }
 
@@ -218,12 +220,26 @@ struct PresetReader {
     // MARK: - Master
 
     /// `master`, read from its declaration (`MasterSpec.settings`); its fades must fit in the render unless it loops.
-    func master(_ cursor: JSONCursor, duration: Double?) throws -> MasterSpec {
-        let master = try MasterSpec.settings.read(cursor, reader: self)
-        if let duration, !overrides.loopable {
-            try checkFadesFit(master.fadeIn, master.fadeOut, in: duration, what: "the render (\(TimeParser.string(fromSeconds: duration)))",
-                              object: try cursor.object(allowing: Keys.master))
+    ///
+    /// A length given by the caller (`--duration`, an app's sleep timer) is not the preset's to contradict: fades
+    /// that fit the preset's own `duration` (`written`) but not the caller's are fitted to it in proportion
+    /// (`fitFades`), and `fitted` gets the line that says so. Fades that do not fit the preset's own length are its own
+    /// contradiction, an error as ever; so are fades too long for a caller's length when the preset gives none
+    /// (a session that lasts as long as its voice), as there is no length to be in proportion to.
+    func master(_ cursor: JSONCursor, duration: Double?, written: Double?, fitted: inout [String]) throws -> MasterSpec {
+        var master = try MasterSpec.settings.read(cursor, reader: self)
+        guard let duration, !overrides.loopable else { return master }
+        let object = try cursor.object(allowing: Keys.master)
+        let t = TimeParser.string(fromSeconds:)
+        if let written, overrides.durationSeconds != nil {
+            try checkFadesFit(master.fadeIn, master.fadeOut, in: written, what: "the preset's duration (\(t(written)))", object: object)
         }
+        if let written {
+            if let warning = fitFades(&master.fadeIn, &master.fadeOut, in: duration, proportionalTo: written, path: "master", file: cursor.file) {
+                fitted.append(warning)
+            }
+        }
+        try checkFadesFit(master.fadeIn, master.fadeOut, in: duration, what: "the render (\(t(duration)))", object: object)
         return master
     }
 
@@ -261,10 +277,36 @@ struct PresetReader {
         }
     }
 
+    /// Fits fades into `span`, the time they have at the length the caller asked for instead of the preset's
+    /// own, when they do not fit it; returns the one-line warning that says so (the file, the fades' JSON paths
+    /// under `path`, their lengths before and after), or nil when nothing changed (no length override, or fades
+    /// that fit as they are). With `writtenSpan` (the master's: the preset's own length) both are scaled by `span /
+    /// writtenSpan`, keeping the programme's shape (a 20 min fade-out of an hour becomes 40 s of a 2 min
+    /// preview); without it (a track's) they are scaled just enough to fit, so a track that swells in slowly
+    /// still swells over what is left of the render.
+    func fitFades(_ fadeIn: inout FadeSpec?, _ fadeOut: inout FadeSpec?, in span: Double, proportionalTo writtenSpan: Double? = nil,
+                  path: String, file: String) -> String? {
+        let total = (fadeIn?.seconds ?? 0) + (fadeOut?.seconds ?? 0)
+        guard overrides.durationSeconds != nil, total > span, span > 0 else { return nil }
+        let t = TimeParser.string(fromSeconds:)
+        let before = [("\(path).fadeIn", fadeIn), ("\(path).fadeOut", fadeOut)].compactMap { name, fade in fade.map { (name, $0.seconds) } }
+        let scale = writtenSpan.map { min(span / $0, span / total) } ?? span / total
+        fadeIn?.seconds *= scale
+        fadeOut?.seconds *= scale
+        let after = [fadeIn, fadeOut].compactMap { $0.map { t($0.seconds) } }
+        let how = writtenSpan.map { "in proportion to the \(t(span)) asked for instead of \(t($0))" } ?? "to the \(t(span)) left at the length asked for"
+        return "\(file): \(before.map(\.0).joined(separator: " and ")) (\(before.map { t($0.1) }.joined(separator: " and "))) "
+            + "\(before.count == 1 ? "does" : "do") not fit the render: shortened \(how), to \(after.joined(separator: " and "))"
+    }
+
     // MARK: - Tracks
 
     /// A track; `duration` is the render's length when it is known before planning (a session's may not be).
-    func track(_ cursor: JSONCursor, duration: Double?, isSession: Bool = false) throws -> TrackSpec {
+    ///
+    /// With a length given by the caller, the fades of a track that plays to the end of the render are fitted to
+    /// it as the master's are (`fitFades`, the warning appended to `warnings`).
+    func track(_ cursor: JSONCursor, duration: Double?, isSession: Bool = false,
+               warnings: inout [String]) throws -> TrackSpec {
         let object = try cursor.object(allowing: Keys.track)
         let t = TimeParser.string(fromSeconds:)
 
@@ -304,6 +346,9 @@ struct PresetReader {
                               what: "the track (\(t(span)) from start to end)", object: object)
         } else if isGenerator || track.loop != nil, let duration {
             let span = duration - track.startSeconds
+            if let fitted = fitFades(&track.fadeIn, &track.fadeOut, in: span, path: cursor.path, file: cursor.file) {
+                warnings.append(fitted)
+            }
             try checkFadesFit(track.fadeIn, track.fadeOut, in: span,
                               what: "the track (\(t(span)) from its start to the end of the render)", object: object)
         }
