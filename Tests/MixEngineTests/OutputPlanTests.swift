@@ -90,11 +90,14 @@ import Testing
         #expect(preset.output.loudness?.truePeakDb == -2 && preset.output.loudness?.targetLUFS == -20)
         #expect(preset.master.fadeIn == nil && preset.master.fadeOut == nil && preset.output.loopable != nil)
         #expect(preset.warnings == ["\(path): master.fadeIn, master.fadeOut: left out, since this render was made loopable on the command line: a loop fades nowhere (the player's timer does)"])
-        // The 7 s of fades need not fit 6 s when a loop leaves them out; without it the length is checked as the document's.
+        // The 7 s of fades need not fit 6 s when a loop leaves them out; without it they are fitted to the length in
+        // proportion to the document's 20 s (FadeFittingTests), with a warning.
         var loopOf6 = RenderOverrides(durationSeconds: 6)
         loopOf6.loopable = true
         #expect(try PresetLoader.load(path: path, overrides: loopOf6).durationSeconds == 6)
-        #expect(throws: EngineError.self) { try PresetLoader.load(path: path, overrides: RenderOverrides(durationSeconds: 6)) }
+        let fitted = try PresetLoader.load(path: path, overrides: RenderOverrides(durationSeconds: 6))
+        #expect(abs(fitted.master.fadeIn!.seconds - 0.6) < 1e-12 && abs(fitted.master.fadeOut!.seconds - 1.5) < 1e-12)
+        #expect(fitted.warnings.count == 1)
         #expect(throws: EngineError.setting(.duration, reason: "must be longer than 0")) {
             try PresetLoader.load(path: path, overrides: RenderOverrides(durationSeconds: 0))
         }

@@ -91,8 +91,9 @@ import Testing
     @Test func theFullExampleUsesEveryTrackFeature() throws {
         let blocks = Self.jsonBlocks(in: try Self.reference())
         let full = try #require(blocks.max { $0.text.count < $1.text.count })
-        // `bitrate` excludes `quality`, and `loopable` a master fade, which the full example shows; each has its own example.
-        let elsewhere = Set(Self.sessionRootKeys + ["during", "duck", "bitrate", "loopable"] + SourceKinds.keys.filter { !["file", "generator", "playlist", "tone"].contains($0) })
+        // `bitrate` excludes `quality`, `loopable` a master fade and `volume` a track's `gainDb`, which the full example
+        // shows; each has its own example or row.
+        let elsewhere = Set(Self.sessionRootKeys + ["during", "duck", "bitrate", "loopable", "volume"] + SourceKinds.keys.filter { !["file", "generator", "playlist", "tone"].contains($0) })
         for key in PresetReader.Keys.root + PresetReader.Keys.output + PresetReader.Keys.loudness + PresetReader.Keys.master + PresetReader.Keys.limiter
             + PresetReader.Keys.track + PresetReader.Keys.tags + PresetReader.Keys.envelopePoint + ["crossfade", "seed", "files"]
             where !elsewhere.contains(key) {
@@ -132,7 +133,7 @@ import Testing
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg"}, {"file": "b.ogg", "fadeIn": {"duration": 5, "curve": "cubic"}}]}"#,
          "presets/night.json: tracks[1].fadeIn.curve: unknown curve 'cubic'; expected one of linear, equalPower, sCurve, logarithmic, exponential"),
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg", "gian": -6}]}"#,
-         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, rain, wind, surf, fire, crickets, events, resequence, gainDb, loudness, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck, drift"),
+         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb' or 'volume'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, rain, wind, surf, fire, crickets, events, resequence, gainDb, volume, loudness, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck, drift"),
         (#"{"tracks": [{"file": "a.ogg"}]}"#,
          #"presets/night.json: missing required key 'duration' (the length of the render, e.g. "8h")"#),
         ("{\n  \"duration\": \"8h\",\n  \"tracks\": [1, 2,, 3]\n}",

@@ -294,9 +294,9 @@ import Testing
 
     @Test func unknownTrackKey() {
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "gian": -6}"#), path: "tracks[0]",
-                         "unknown key 'gian' (did you mean 'gainDb'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, rain, wind, surf, fire, crickets, events, resequence, gainDb, loudness, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck, drift")
+                         "unknown key 'gian' (did you mean 'gainDb' or 'volume'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, rain, wind, surf, fire, crickets, events, resequence, gainDb, volume, loudness, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck, drift")
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "fade_in": 5}"#), path: "tracks[0]", "(did you mean 'fadeIn'?)")
-        Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "volume": 5}"#), path: "tracks[0]", "unknown key 'volume'; expected one of")
+        Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "tempo": 5}"#), path: "tracks[0]", "unknown key 'tempo'; expected one of")
         Self.expectError(Self.preset(extra: #""master": {"limiter": {"ceiling": -1}}"#), path: "master.limiter",
                          "unknown key 'ceiling' (did you mean 'ceilingDb'?)")
         Self.expectError(Self.preset(tracks: #"{"generator": {"type": "pink", "colour": "x"}}"#), path: "tracks[0].generator",

@@ -37,8 +37,9 @@ struct JSONCursor {
         guard case .object(let members) = value else { throw mismatch("an object") }
         for key in members.keys.sorted() where !allowed.contains(key) {
             var message = "unknown key \(JSONValue.quote(key))"
-            if let suggestion = NameSuggestion.closest(to: key, among: allowed) {
-                message += " (did you mean '\(suggestion)'?)"
+            let suggestions = NameSuggestion.suggestions(for: key, among: allowed)
+            if !suggestions.isEmpty {
+                message += " (did you mean " + suggestions.map { "'\($0)'" }.joined(separator: " or ") + "?)"
             }
             message += "; expected one of " + allowed.joined(separator: ", ")
             throw error(message)

@@ -1,5 +1,19 @@
 /// "Did you mean ...?" for misspelt keys and names.
 package enum NameSuggestion {
+    /// Keys that set one thing in different ways: a near miss of one names them all.
+    static let alternatives: [[String]] = [["gainDb", "volume"]]
+    /// Words that are far from a key's spelling but mean it.
+    static let synonyms: [String: String] = ["level": "volume", "amplitude": "volume", "vol": "volume", "gain": "gainDb"]
+
+    /// What `name` was most likely meant to be among `candidates`: the closest candidate, or all of its alternatives
+    /// that are candidates too (`gain` -> `gainDb` or `volume`); empty if none is close.
+    package static func suggestions(for name: String, among candidates: [String]) -> [String] {
+        let meant = synonyms[name.lowercased()].flatMap { candidates.contains($0) ? $0 : nil } ?? closest(to: name, among: candidates)
+        guard let meant else { return [] }
+        let group = alternatives.first { $0.contains(meant) }?.filter(candidates.contains) ?? []
+        return group.count > 1 ? group : [meant]
+    }
+
     /// The candidate `name` was most likely meant to be, or nil if none is close.
     ///
     /// Case, `_`, `-` and spaces are ignored (`fade_in` -> `fadeIn`, `scurve` -> `sCurve`), a unit suffix

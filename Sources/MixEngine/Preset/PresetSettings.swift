@@ -96,6 +96,15 @@ extension TrackSpec {
     static var settings: DeclaredSettings<TrackSpec> {
         DeclaredSettings(description: "One track: exactly one source and how it plays.", defaults: TrackSpec(source: .file(path: "")), settings: [
             .number("gainDb", \.gainDb, in: -96...24, "Track gain in dB."),
+            // An app's volume slider, as AVAudioPlayer's `volume`: a linear amplitude, read into the same gain.
+            .custom("volume", schema: { _ in
+                .object(["description": .string("Track volume instead of gainDb: a linear amplitude from 0 (silent) to 1 (as the source is), "
+                                                 + "as an app's slider and AVAudioPlayer's volume are; 0.5 is -6.02 dB."),
+                         "type": .string("number"), "minimum": .number(0), "maximum": .number(1)])
+            }, read: { cursor, track, _ in
+                let volume = try cursor.number(in: 0...1)
+                track.gainDb = decibels(fromGain: volume)   // 0 is -infinity: silent
+            }),
             .inTemplate("loudness", read: { cursor, track, _ in
                 if case .number = cursor.value {
                     track.loudness = .absolute(try NumberLimit.loudnessTarget.read(cursor))
@@ -118,8 +127,9 @@ extension TrackSpec {
             .flag("duck", \.ducks, "false keeps the track at its level when voices speak."),
             .inTemplate("drift", read: { cursor, track, reader in track.drift = try reader.drift(cursor) }),
         ], finish: { object, _ in
-            if object.has("gainDb"), let loudness = object["loudness"] {
-                throw loudness.error("a track sets its level by 'loudness' or by 'gainDb', not both")
+            let levels = ["gainDb", "volume", "loudness"].filter(object.has)
+            if levels.count > 1, let second = object[levels[1]] {
+                throw second.error("a track sets its level by one of 'gainDb', 'volume' and 'loudness'; it gives both '\(levels[0])' and '\(levels[1])'")
             }
         })
     }
