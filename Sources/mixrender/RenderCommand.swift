@@ -33,8 +33,11 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Also write the timeline as JSON: sections, spoken segments, ducking, schedules, breathing phases.")
     var timeline: String?
 
-    @Option(help: "Also write a report as JSON once the render succeeds: inputs and output with SHA-256, levels, timings, the cache key (docs/report.md).")
+    @Option(help: "Also write a report as JSON once the render succeeds: inputs and output with SHA-256, levels, timings, the cache key (docs/report.md); - writes it to standard output, and the summary to standard error.")
     var report: String?
+
+    /// `--report -`: the report goes to standard output.
+    private var reportsToStandardOutput: Bool { report == "-" }
 
     @OptionGroup var cache: CacheDirOptions
 
@@ -94,13 +97,13 @@ struct RenderCommand: ParsableCommand {
         if stream == nil { writes.append((output, "the output")) }
         writes += (recorder?.plan.destinations ?? []).map { ($0, EngineReason(stringLiteral: "--waveform")) }
         if let timeline { writes.append((timeline, "--timeline")) }
-        if let report { writes.append((report, "--report")) }
+        if let report, !reportsToStandardOutput { writes.append((report, "--report")) }
         try job.checkWrites(writes)
         if let timeline { _ = try AtomicOutputFile.check(destination: timeline) }
         // The report's inputs are hashed before rendering: an unreadable source stops the render before it starts.
         var reportInputs: RenderReport.Inputs?
         if let report {
-            _ = try AtomicOutputFile.check(destination: report)
+            if !reportsToStandardOutput { _ = try AtomicOutputFile.check(destination: report) }
             reportInputs = try RenderReport.Inputs(job: job, output: output)
         }
         let taps = recorder.map { [$0.renderTap(channelCount: job.plan.channelCount, blockFrames: blockFrames)] } ?? []
@@ -114,14 +117,15 @@ struct RenderCommand: ParsableCommand {
         let waveforms = try recorder?.writeOutputs() ?? []
         if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }
         if let report, let inputs = reportInputs {
-            try RenderReport(job: job, result: result, inputs: inputs).write(to: report)
+            let document = try RenderReport(job: job, result: result, inputs: inputs)
+            if reportsToStandardOutput { print(document.text) } else { try document.write(to: report) }
         }
         if !quiet {
             var lines = [Printout.summary(result, job: job)] + waveforms.map { "waveform  \($0)" }
             if let timeline { lines.append("timeline  \(timeline)") }
-            if let report { lines.append("report    \(report)") }
-            // With the audio on standard output, the summary goes to standard error.
-            if stream != nil { FileHandle.standardError.write((lines.joined(separator: "\n") + "\n").data(using: .utf8)!) }
+            if let report, !reportsToStandardOutput { lines.append("report    \(report)") }
+            // With the audio or the report on standard output, the summary goes to standard error.
+            if stream != nil || reportsToStandardOutput { FileHandle.standardError.write((lines.joined(separator: "\n") + "\n").data(using: .utf8)!) }
             else { print(lines.joined(separator: "\n")) }
         }
     }

@@ -133,6 +133,28 @@ import Testing
         return problems
     }
 
+    /// `--report -` (issue 28): the report on standard output, the same document a file gets but for the run's
+    /// timings, the summary on standard error, and no file named "-".
+    @Test func aReportOnStandardOutput() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("p.json", #"{ "duration": 2, "output": { "sampleRate": 8000 }, "tracks": [ { "tone": { "frequencyHz": 440 }, "volume": 0.5 } ] }"#)
+        let run = try CLI.run([preset, "-o", "out.flac", "--report", "-"], in: s.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        let onStdout = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(run.stderr.hasPrefix("wrote     out.flac\n") && !run.stderr.contains("report "), "\(run.stderr)")
+        #expect(s.contents == ["out.flac", "p.json"])
+        let file = try CLI.run([preset, "-o", "again.flac", "--report", "report.json", "-q"], in: s.url)
+        #expect(file.status == 0, "\(file.stderr)")
+        let inFile = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: s.url.appendingPathComponent("report.json"))) as? [String: Any])
+        #expect(Set(onStdout.keys) == Set(inFile.keys))
+        #expect(onStdout["cacheKey"] as? String == inFile["cacheKey"] as? String)
+        let sha = { (d: [String: Any]) in (d["output"] as? [String: Any])?["sha256"] as? String }
+        #expect(sha(onStdout) != nil && sha(onStdout) == sha(inFile))
+        // Audio and report cannot share standard output.
+        let both = try CLI.run([preset, "-o", "-", "--format", "flac", "--report", "-"], in: s.url)
+        #expect(both.status != 0 && both.stderr.contains("--report"), "\(both.stderr)")
+    }
+
     @Test func aRealReportValidatesAgainstTheSchema() throws {
         let (s, preset) = try session()
         // Normalised, so the normalisation object is there too.

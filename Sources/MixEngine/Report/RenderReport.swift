@@ -152,6 +152,9 @@ public struct RenderReport: Sendable {
     public func write(to path: String) throws {
         try value.write(to: path, style: .readable)
     }
+
+    /// The document as `write(to:)` lays it out, for standard output (`--report -`).
+    public var text: String { value.json(.readable) }
 }
 
 extension RenderReport {
