@@ -11,9 +11,38 @@ struct ValidateCommand: ParsableCommand {
 
     @OptionGroup var overrides: OverrideOptions
 
+    @Option(help: "Also check that the render can be written in this format, as a render checks it before it starts (rates, bitrates, channels and tags the encoder takes): \(OutputFileFormat.extensionList()). Give it more than once for several.")
+    var format: [String] = []
+
+    @Option(help: "Also write the timeline as JSON, as render --timeline does: sections, spoken segments, ducking, schedules, breathing phases.")
+    var timeline: String?
+
     func run() throws {
+        let formats = try format.map { name -> OutputFileFormat in
+            guard let f = OutputFileFormat.named(name) else {
+                throw CLIError("--format: unknown format '\(name)'; expected \(OutputFileFormat.extensionList())")
+            }
+            return f
+        }
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
-        Printout.warn(job.plan.warnings)
-        print(Printout.validation(job))
+        if let timeline {
+            try job.checkWrites([(timeline, "--timeline")])
+            _ = try AtomicOutputFile.check(destination: timeline)
+        }
+        var warnings = job.plan.warnings
+        for format in formats {
+            do {
+                warnings += try job.check(format: format, name: format.fileExtension)
+            } catch EngineError.output(_, let reason) {
+                // Named as the option that asked for the check: "--format ogg: Ogg Vorbis takes a quality, ...".
+                throw EngineError.setting(.format, reason: EngineReason(parts: [.text("\(format.fileExtension): ")] + reason.parts))
+            }
+        }
+        Printout.warn(warnings)
+        if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }
+        var lines = [Printout.validation(job)]
+        if !formats.isEmpty { lines.append("formats   " + formats.map { ".\($0.fileExtension)" }.joined(separator: ", ") + ": OK") }
+        if let timeline { lines.append("timeline  \(PrintableText.escaped(timeline))") }
+        print(lines.joined(separator: "\n"))
     }
 }

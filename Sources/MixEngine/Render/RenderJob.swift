@@ -193,6 +193,15 @@ public struct RenderJob: Sendable {
         try OutputPlan(job: self, destination: destination)
     }
 
+    /// Checks that this render can be written as `format` (`validate --format`): the encoder's limits (its rates,
+    /// bitrates and channels), the format's tag limits and binaural beats' bitrate, as a render to such a file
+    /// checks them before it starts, with `name` standing for the file in errors. Returns what the format
+    /// cannot keep (tags, chapters, ReplayGain), one warning each. Writes nothing.
+    public func check(format: OutputFileFormat, name: String) throws -> [String] {
+        let settings = try OutputPlan.checkedSettings(job: self, format: format, name: name)
+        return OutputPlan.fileWarnings(job: self, settings: settings)
+    }
+
     /// Renders to `path` through a temporary file beside it, renamed into place when complete
     /// (`outputPlan(to: .file(path:))`, then `render(_:)`).
     public func render(to path: String, blockFrames: Int = 4096, taps: [RenderTap] = [], material: PreparedMaterial? = nil,
