@@ -19,6 +19,7 @@ package typealias CacheKey = MixEngine.CacheKey
 package typealias ChapterMark = MixIO.ChapterMark
 package typealias Chapters = MixEngine.Chapters
 package typealias FileAccess = MixEngine.FileAccess
+package typealias FileDescription = MixEngine.FileDescription
 package typealias FileSystem = MixIO.FileSystem
 package typealias FileTags = MixIO.FileTags
 package typealias InputFile = MixEngine.InputFile

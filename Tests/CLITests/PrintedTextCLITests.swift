@@ -59,3 +59,31 @@ import Testing
         #expect(PrintableText.escaped("a\nb\u{7F}\u{85}\u{2028}") == "a\\nb\\u{7F}\\u{85}\\u{2028}")
     }
 }
+
+/// `info --json` (issue 28): the same facts as the text, as JSON for back ends; an unreadable file is an "error"
+/// member and a failed exit, the others still described.
+@Suite struct InfoJSONCLITests {
+    @Test func infoAsJSON() throws {
+        let s = try TemporaryFolder()
+        let json = #"{ "name": "Chaptered", "duration": 4, "output": { "sampleRate": 8000, "tags": { "title": "calm\nline", "artist": ["A", "B"], "mood": "soft" } }, "chapters": [ { "name": "One", "at": 0 }, { "name": "Two", "at": "2s" } ], "tracks": [ { "tone": { "frequencyHz": 440 }, "volume": 0.25 } ] }"#
+        let preset = try s.write("p.json", json)
+        for format in ["flac", "mp3"] {
+            let path = s.path("out.\(format)")
+            try #require(try CLI.run([preset, "-o", path, "-q"]).status == 0)
+            let run = try CLI.run(["info", "--json", path, s.path("missing.ogg")])
+            #expect(run.status == 1 && run.stderr.isEmpty, "\(run.stderr)")
+            let files = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+            #expect(files.count == 2)
+            let file = files[0]
+            #expect(file["file"] as? String == path && file["sampleRate"] as? Int == 8000 && file["channels"] as? Int == 2)
+            #expect(file["frames"] as? Int == 32000 && file["durationSeconds"] as? Double == 4)
+            let tags = try #require(file["tags"] as? [String: Any])
+            #expect(tags.first { $0.key.uppercased() == "TITLE" }?.value as? String == "calm\nline", "\(tags)")
+            let chapters = try #require(file["chapters"] as? [[String: Any]])
+            #expect(chapters.map { $0["name"] as? String } == ["One", "Two"], "\(format): \(chapters)")
+            #expect(chapters.map { $0["startSeconds"] as? Double } == [0, 2], "\(format): \(chapters)")
+            #expect(!tags.keys.contains { $0.uppercased().hasPrefix("CHAPTER0") })
+            #expect((files[1]["error"] as? String)?.contains("missing.ogg") == true && files[1]["file"] as? String == s.path("missing.ogg"))
+        }
+    }
+}
