@@ -45,6 +45,7 @@ package typealias TagFields = MixIO.TagFields
 package typealias Terminal = MixIO.Terminal
 package typealias TimeParser = MixEngine.TimeParser
 package typealias TimelineJSON = MixEngine.TimelineJSON
+package typealias ValidationJSON = MixEngine.ValidationJSON
 package typealias WaveformColor = MixEngine.WaveformColor
 package typealias WaveformColumnStore = MixEngine.WaveformColumnStore
 package typealias WaveformImageStyle = MixEngine.WaveformImageStyle

@@ -17,6 +17,9 @@ struct ValidateCommand: ParsableCommand {
     @Option(help: "Also write the timeline as JSON, as render --timeline does: sections, spoken segments, ducking, schedules, breathing phases.")
     var timeline: String?
 
+    @Flag(help: "Print the result as JSON for a back end (length, rate, channels, tracks, formats checked, warnings and the timeline); an invalid preset is still a one-line error on standard error and a failed exit.")
+    var json = false
+
     func run() throws {
         let formats = try format.map { name -> OutputFileFormat in
             guard let f = OutputFileFormat.named(name) else {
@@ -38,8 +41,12 @@ struct ValidateCommand: ParsableCommand {
                 throw EngineError.setting(.format, reason: EngineReason(parts: [.text("\(format.fileExtension): ")] + reason.parts))
             }
         }
-        Printout.warn(warnings)
         if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }
+        if json {
+            print(ValidationJSON.document(job, formats: formats.map(\.fileExtension), warnings: warnings), terminator: "")
+            return
+        }
+        Printout.warn(warnings)
         var lines = [Printout.validation(job)]
         if !formats.isEmpty { lines.append("formats   " + formats.map { ".\($0.fileExtension)" }.joined(separator: ", ") + ": OK") }
         if let timeline { lines.append("timeline  \(PrintableText.escaped(timeline))") }

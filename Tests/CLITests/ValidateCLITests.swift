@@ -27,6 +27,22 @@ import Testing
         #expect(unknown.status != 0 && unknown.stderr.hasPrefix("Error: --format: unknown format 'aac'; expected "), "\(unknown.stderr)")
     }
 
+    /// `validate --json`: what the text says, as JSON, with the warnings in it (here the fades fitted to --duration).
+    @Test func validationAsJSON() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("p.json", #"{ "duration": "1h", "output": { "sampleRate": 8000 }, "master": { "fadeOut": "20m" }, "tracks": [ { "generator": { "type": "pink" }, "start": "30s" } ] }"#)
+        let run = try CLI.run(["validate", "--json", preset, "--duration", "2m", "--format", "flac"])
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        let value = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(value["ok"] as? Bool == true && value["sampleRate"] as? Int == 8000 && value["channels"] as? Int == 2)
+        #expect((value["duration"] as? [String: Any])?["frame"] as? Int == 960_000)
+        let tracks = try #require(value["tracks"] as? [[String: Any]])
+        #expect(tracks.count == 1 && (tracks[0]["start"] as? [String: Any])?["seconds"] as? Double == 30 && tracks[0]["events"] as? Int == 1)
+        #expect(value["formats"] as? [String] == ["flac"])
+        #expect((value["warnings"] as? [String])?.first?.contains("master.fadeOut (20m) does not fit the render") == true, "\(value)")
+        #expect(value["timeline"] is [String: Any])
+    }
+
     @Test func theTimelineIsWrittenWithoutRendering() throws {
         let s = try TemporaryFolder()
         let preset = try s.write("p.json", Self.preset22k)
