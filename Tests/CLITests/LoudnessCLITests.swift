@@ -200,7 +200,7 @@ import Testing
         let s = try TemporaryFolder()
         _ = try s.wav("silence.wav", rate: 48_000, frames: 3 * 48_000) { _, _ in 0 }
         let cases: [(String, String)] = [
-            (#"{ "tone": { "frequencyHz": 440 }, "gainDb": -6, "loudness": -30 }"#, "tracks[0].loudness: a track sets its level by 'loudness' or by 'gainDb', not both"),
+            (#"{ "tone": { "frequencyHz": 440 }, "gainDb": -6, "loudness": -30 }"#, "tracks[0].loudness: a track sets its level by one of 'gainDb', 'volume' and 'loudness'; it gives both 'gainDb' and 'loudness'"),
             (#"{ "file": "silence.wav", "loop": true, "loudness": -30 }"#, "tracks[0].loudness: the track is silent where it is measured"),
             (#"{ "tone": { "frequencyHz": 440 }, "loudness": { "track": "rain" } }"#, "tracks[0].loudness.track: no other track is named 'rain'"),
             (#"{ "tone": { "frequencyHz": 440 }, "loudness": 3 }"#, "tracks[0].loudness: 3 is out of range"),
