@@ -14,8 +14,15 @@ enum ProcessMemory {
         (try? FileSystem.writeFile(path: "/proc/self/clear_refs", bytes: [UInt8(ascii: "5")], mustExist: true)) != nil
     }
 
-    private static func status(_ key: String) -> Double {
-        guard let bytes = try? FileSystem.readDocument(path: "/proc/self/status", maximumBytes: 1 << 20) else { return .nan }
+    /// VmHWM of another process, in MiB; 0 when it cannot be read (the process has exited, or not yet exec'd
+    /// into a program of its own).
+    static func peakMiB(ofProcess pid: Int32) -> Double {
+        let value = status("VmHWM:", path: "/proc/\(pid)/status")
+        return value.isNaN ? 0 : value
+    }
+
+    private static func status(_ key: String, path: String = "/proc/self/status") -> Double {
+        guard let bytes = try? FileSystem.readDocument(path: path, maximumBytes: 1 << 20) else { return .nan }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(key) {
             let kib = line.dropFirst(key.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Double($0) } ?? .nan
             return kib / 1024
