@@ -28,6 +28,9 @@ enum BenchMain {
         var report = BenchReport(date: today(), mode: options.isQuick ? "quick" : "full", machine: .current(),
                                  build: buildDescription())
         let progress = Progress(isEnabled: !options.isJSON || Terminal.isTerminal(Terminal.standardError))
+        // The mixrender the whole-command sections run: --mixrender, or the one built beside the bench.
+        let mixrender = options.mixrender
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mixrender").path
         do {
             for section in options.sections.sorted() {
                 progress.say("running \(section.rawValue) ...")
@@ -75,27 +78,23 @@ enum BenchMain {
                     report.sections.append(try RealismBench(isQuick: options.isQuick, files: options.files,
                                                             recordings: options.recordings).run())
                 case .window:
-                    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mixrender").path
                     let (section, target) = try WindowBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 5),
-                                                            mixrender: options.mixrender ?? beside, progress: progress).run()
+                                                            mixrender: mixrender, progress: progress).run()
                     report.sections.append(section)
                     report.targets.append(target)
                 case .waveform:
-                    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mixrender").path
                     let (section, target) = try WaveformBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 3),
-                                                              mixrender: options.mixrender ?? beside, progress: progress).run()
+                                                              mixrender: mixrender, progress: progress).run()
                     report.sections.append(section)
                     report.targets.append(target)
                 case .memory:
-                    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mixrender").path
-                    let (section, target) = try MemoryBench(isQuick: options.isQuick, mixrender: options.mixrender ?? beside, progress: progress).run()
+                    let (section, target) = try MemoryBench(isQuick: options.isQuick, mixrender: mixrender, progress: progress).run()
                     report.sections.append(section)
                     report.targets.append(target)
                 case .cache:
                     report.sections.append(try CacheEntryBench(runs: options.runs ?? (options.isQuick ? 3 : 5), isQuick: options.isQuick).run())
                 case .serve:
-                    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mixrender").path
-                    let bench = ServeLoadBench(isQuick: options.isQuick, mixrender: options.mixrender ?? beside, progress: progress)
+                    let bench = ServeLoadBench(isQuick: options.isQuick, mixrender: mixrender, progress: progress)
                     let outcome = Locked<Result<(Section, Target), Error>?>(nil)
                     let done = DispatchSemaphore(value: 0)
                     Task {

@@ -93,14 +93,5 @@ struct WindowBench {
     }
 
     /// Runs mixrender with `arguments` and returns its wall time.
-    private func command(_ arguments: [String]) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: mixrender)
-        process.arguments = arguments
-        let seconds = try Timing.seconds { try process.run(); process.waitUntilExit() }
-        guard process.terminationStatus == 0 else {
-            throw BenchError(message: "window: mixrender \(arguments.joined(separator: " ")) failed with status \(process.terminationStatus)")
-        }
-        return seconds
-    }
+    private func command(_ arguments: [String]) throws -> Double { try ChildProcess.run(mixrender, arguments).seconds }
 }

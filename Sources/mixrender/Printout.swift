@@ -125,7 +125,7 @@ enum Printout {
         let shownElsewhere = ["REPLAYGAIN_", "R128_", "INFO:"]
         for (key, value) in comments where !TagFields.knownKeys.contains(key.uppercased())
             && !shownElsewhere.contains(where: { key.uppercased().hasPrefix($0) })
-            && !(key.uppercased().hasPrefix("CHAPTER") && key.dropFirst(7).first?.isNumber == true) {
+            && !ChapterMark.isCommentKey(key) {
             lines.append("tag       \(key.uppercased())=\(value)")
         }
         let replayGain = Dictionary(comments.map { ($0.key.uppercased(), $0.value) }, uniquingKeysWith: { first, _ in first })

@@ -9,7 +9,7 @@ package enum FileDescription {
     package static func json(_ info: AudioFileInfo, comments: [(key: String, value: String)], chapters: [ChapterMark]) -> JSONValue {
         // A key given more than once (two ARTIST comments) is one member whose value is the list, in the file's order.
         var keys: [String] = [], values: [String: [String]] = [:]
-        for (key, value) in comments where !(key.uppercased().hasPrefix("CHAPTER") && key.dropFirst(7).first?.isNumber == true) {
+        for (key, value) in comments where !ChapterMark.isCommentKey(key) {
             if values[key] == nil { keys.append(key) }
             values[key, default: []].append(value)
         }

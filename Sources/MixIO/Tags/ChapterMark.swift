@@ -19,6 +19,12 @@ public struct ChapterMark: Sendable, Equatable {
     public var end: Int64?
     public var sampleRate: Int
 
+    /// Whether a Vorbis comment's key is one of a chapter mark's (`CHAPTER001`, `CHAPTER001NAME`, any case):
+    /// written from chapters, read back into them, never shown or taken as a free-form tag.
+    public static func isCommentKey(_ key: String) -> Bool {
+        key.uppercased().hasPrefix("CHAPTER") && key.dropFirst(7).first?.isNumber == true
+    }
+
     public init(name: String, frame: Int64, end: Int64? = nil, sampleRate: Int) {
         self.name = name
         self.frame = frame

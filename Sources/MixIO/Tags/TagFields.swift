@@ -72,7 +72,7 @@ public struct TagFields: Sendable, Equatable {
         if upper.hasPrefix("REPLAYGAIN_") || upper.hasPrefix("R128_") {
             return "ReplayGain tags are written by mixrender from the render's loudness (output.loudness, --loudness)"
         }
-        if upper.hasPrefix("CHAPTER"), upper.dropFirst(7).first?.isNumber == true {
+        if ChapterMark.isCommentKey(key) {
             return "chapter marks are written by mixrender from 'chapters' or a session's sections"
         }
         if upper.hasPrefix("MIXRENDER_") {
