@@ -28,8 +28,17 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
     public static let opusRates = [8000, 12000, 16000, 24000, 48000]
 
     /// Every extension, for messages: "ogg, flac, wav, mp3, opus, caf, aiff or m4a" (".ogg, .flac, ..." with a dot).
-    public static func extensionList(dotted: Bool = false) -> String {
-        let names = allCases.map { (dotted ? "." : "") + $0.fileExtension }
+    /// Every help text and message that lists formats takes its list from here, so none can leave one out
+    /// (`FormatListTests` checks the help texts and the docs' tables against `allCases`).
+    public static func extensionList(dotted: Bool = false) -> String { list(allCases, dotted: dotted) }
+
+    /// The lossless formats, which `join` takes: "wav, flac, aiff or caf" (with dots when `dotted`).
+    public static func losslessList(dotted: Bool = false) -> String { list(allCases.filter(\.isPCM), dotted: dotted) }
+
+    /// `formats`' extensions as an English list: "ogg, flac or wav".
+    static func list(_ formats: [OutputFileFormat], dotted: Bool) -> String {
+        let names = formats.map { (dotted ? "." : "") + $0.fileExtension }
+        guard names.count > 1 else { return names.first ?? "" }
         return names.dropLast().joined(separator: ", ") + " or " + names.last!
     }
 
@@ -76,8 +85,7 @@ public enum OutputFileFormat: String, Sendable, CaseIterable {
 
     /// The formats a pipe takes, for messages: "ogg, flac, mp3 or opus".
     public static var streamableList: String {
-        let names = allCases.filter(\.canStream).map(\.fileExtension)
-        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+        list(allCases.filter(\.canStream), dotted: false)
     }
 
     /// The format a name given on the command line (`--format`) stands for: an extension (`ogg`, `oga`, `aif`...,

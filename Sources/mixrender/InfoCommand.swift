@@ -7,7 +7,7 @@ struct InfoCommand: ParsableCommand {
         commandName: "info",
         abstract: "Print the format, rate, channels, duration, tags and chapters of audio files.")
 
-    @Argument(help: "Audio files.")
+    @Argument(help: "Audio files: \(OutputFileFormat.extensionList(dotted: true)), or anything else FFmpeg reads.")
     var files: [String]
 
     @Flag(help: "Print a JSON array, one object per file: format, rate, channels, frames, duration, every tag, chapters, warnings (an unreadable file gets an \"error\").")

@@ -12,7 +12,7 @@ struct JoinCommand: ParsableCommand {
             refused: each carries its own encoder delay and padding.
             """)
 
-    @Argument(help: "The parts, in order (.wav, .flac, .aiff or .caf).")
+    @Argument(help: "The parts, in order (\(OutputFileFormat.losslessList(dotted: true))).")
     var parts: [String] = []
 
     @Option(name: .shortAndLong, help: "The output file; its extension picks the format (.wav, .flac, .aiff or .caf).")

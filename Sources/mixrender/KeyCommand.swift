@@ -16,7 +16,7 @@ struct KeyCommand: ParsableCommand {
 
     @OptionGroup var overrides: OverrideOptions
 
-    @Option(help: "The output format (ogg, flac, wav, mp3, opus, caf or aiff, as the output's extension): print the file key.")
+    @Option(help: "The output format (\(OutputFileFormat.extensionList()), as the output's extension): print the file key.")
     var format: String?
 
     @Flag(help: .hidden)

@@ -8,7 +8,7 @@ struct LoudnessCommand: ParsableCommand {
         abstract: "Measure audio files' loudness (EBU R128): integrated, range, true and sample peak, momentary and short-term maxima.",
         discussion: "Files are measured in parallel, one per core. Silence reads -inf.")
 
-    @Argument(help: "Audio files.")
+    @Argument(help: "Audio files: \(OutputFileFormat.extensionList(dotted: true)), or anything else FFmpeg reads.")
     var files: [String]
 
     @Flag(help: "Print a JSON array, one object per file (an unreadable file gets an \"error\").")

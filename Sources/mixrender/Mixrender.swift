@@ -8,19 +8,27 @@ struct Mixrender: ParsableCommand {
         commandName: "mixrender",
         abstract: "Render relaxation and sleep mixes from JSON presets, and inspect audio files.",
         discussion: """
-            mixrender presets/night.json -o night.ogg        render a mix
-            mixrender validate presets/night.json            check a preset, render nothing
-            mixrender info rain.ogg                          what a file is
-            mixrender loudness rain.ogg                      its loudness (EBU R128)
-            mixrender key presets/night.json                 its cache key, without rendering
-            mixrender batch jobs.jsonl --jobs 2              many renders, sharing their sounds
-            mixrender join a.flac b.flac -o whole.flac       join parts rendered with --start/--end
-            mixrender voices                                 the voices a session may name
-            mixrender serve                                  the render service (HTTP API and a page, docs/serve.md)
+            mixrender presets/night.json -o night.m4a      render a mix (AAC, for an iPhone)
+            mixrender presets/sleep-hypnosis.json -o s.m4a render a session, with chapters
+            mixrender validate presets/night.json          check a preset, render nothing
+            mixrender waveform night.m4a -o night.png      a waveform preview (.png, .json)
+            mixrender info night.m4a                       what a file is
+            mixrender loudness night.m4a                   its loudness (EBU R128)
+            mixrender key presets/night.json               a render's cache key
+            mixrender batch presets/jobs.jsonl             many renders, sharing sounds
+            mixrender join a.flac b.flac -o whole.flac     join windows (--start/--end)
+            mixrender presets                              the presets that ship
+            mixrender kinds                                the sounds a track may play
+            mixrender voices                               the voices a session may name
+            mixrender serve                                the render service (HTTP)
+
+            Formats: \(OutputFileFormat.extensionList(dotted: true)), from the
+            output's extension. Docs: README.md and docs/ in mixrender's folder.
             """,
         version: MixrenderVersion.string,
         subcommands: [RenderCommand.self, ValidateCommand.self, InfoCommand.self, LoudnessCommand.self, WaveformCommand.self,
-                      KeyCommand.self, BatchCommand.self, MergeResultsCommand.self, JoinCommand.self, VoicesCommand.self, ServeCommand.self,
+                      KeyCommand.self, BatchCommand.self, MergeResultsCommand.self, JoinCommand.self, PresetsCommand.self, KindsCommand.self,
+                      VoicesCommand.self, ServeCommand.self,
                       SpeechHelperCommand.self],
         defaultSubcommand: RenderCommand.self)
 

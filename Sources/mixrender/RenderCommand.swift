@@ -5,7 +5,7 @@ import MixRender
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a preset to an audio file (.ogg, .flac, .wav, .mp3, .opus, .caf or .aiff).")
+        abstract: "Render a preset to an audio file (\(OutputFileFormat.extensionList(dotted: true))).")
 
     @Argument(help: "The preset (JSON).")
     var preset: String
@@ -13,7 +13,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The output file; its extension picks the format. '-' writes the encoded stream to standard output (with --format).")
     var output: String
 
-    @Option(help: "The format of the stream with -o -: ogg, opus, mp3 or flac (formats that never seek back). With a file, it must match the extension.")
+    @Option(help: "The format of the stream with -o -: \(OutputFileFormat.streamableList) (formats that never seek back). With a file, it must match the extension.")
     var format: String?
 
     @OptionGroup var overrides: OverrideOptions

@@ -15,7 +15,7 @@ struct WaveformCommand: ParsableCommand {
             See docs/waveform.md for the formats and formulas.
             """)
 
-    @Argument(help: "The audio file (WAV, AIFF, FLAC, Ogg Vorbis, Opus, MP3).")
+    @Argument(help: "The audio file: \(OutputFileFormat.extensionList(dotted: true)), or anything else FFmpeg reads.")
     var input: String
 
     @Option(name: .shortAndLong, help: "The output: .json, .dat, .png or .svg. Without it, a preview is printed.")

@@ -1,4 +1,5 @@
 import MixDSP
+import MixIO
 
 /// The preset's own objects whose settings are declared as the kinds' are (`DeclaredSettings`): `output` (with its
 /// `loudness`) and `master` (with its `limiter`). The preset reader reads them from these declarations, and
@@ -8,7 +9,7 @@ extension OutputSpec {
     static var settings: DeclaredSettings<OutputSpec> {
         let t = TimeParser.string(fromSeconds:)
         let loop = OutputSpec.defaultLoopCrossfade
-        return DeclaredSettings(description: "How the audio is written; the container follows the output file's extension (.ogg, .flac, .wav, .mp3, .opus, .caf, .aiff, .m4a).",
+        return DeclaredSettings(description: "How the audio is written; the container follows the output file's extension (\(OutputFileFormat.extensionList(dotted: true))).",
                             defaults: OutputSpec(), settings: [
             .number("sampleRate", \.sampleRate, .sampleRate, "Output sample rate in Hz; sources at other rates are resampled."),
             .custom("channels", schema: { defaults in

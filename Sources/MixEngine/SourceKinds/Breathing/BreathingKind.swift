@@ -55,11 +55,12 @@ public struct BreathingKind: DeclaredSourceKind {
         DeclaredSettings(description: "A breathing pacer.", defaults: BreathingKind(pattern: patterns[0].name, seconds: patterns[0].seconds), settings: [
             .custom("pattern", required: "'4-7-8', 'box', 'coherent' or {\"inhale\": 4, \"hold\": 7, \"exhale\": 8}",
                     schema: { _ in
-                .object(["oneOf": .array([.object(["enum": .array(patterns.map { .string($0.name) })]), .declared(##"{"type": "object", "additionalProperties": false, "required": ["inhale", "exhale"], "properties": {"inhale": {"$ref": "#/$defs/positiveTime"}, "hold": {"$ref": "#/$defs/time"}, "exhale": {"$ref": "#/$defs/positiveTime"}, "rest": {"$ref": "#/$defs/time"}}}"##)])])
+                .object(["description": .string("A named pattern, or the phases' lengths: {\"inhale\", \"hold\", \"exhale\", \"rest\"}."),
+                         "oneOf": .array([.object(["enum": .array(patterns.map { .string($0.name) })]), .declared(##"{"type": "object", "additionalProperties": false, "required": ["inhale", "exhale"], "properties": {"inhale": {"$ref": "#/$defs/positiveTime"}, "hold": {"$ref": "#/$defs/time"}, "exhale": {"$ref": "#/$defs/positiveTime"}, "rest": {"$ref": "#/$defs/time"}}}"##)])])
             }, read: { cursor, kind, _ in kind = try pattern(cursor) }),
-            .custom("cycles", schema: { _ in .object(["type": .string("integer"), "minimum": .number(1), "maximum": .number(100_000)]) },
+            .custom("cycles", schema: { _ in .object(["description": .string("How many breaths; default: as many as the track lasts."), "type": .string("integer"), "minimum": .number(1), "maximum": .number(100_000)]) },
                     read: { cursor, kind, _ in kind.cycles = Int(try cursor.integer(in: 1...100_000)) }),
-            .choice("sound", \.sound, what: "sound"),
+            .choice("sound", \.sound, what: "sound", "What paces the breath: a tone that swells and glides, a swell of the bed, or nothing (cues only)."),
             .number("pitchHz", \.pitchHz, in: 40...2000, "The tone's pitch in Hz (\"sound\": \"tone\")."),
             .number("glide", \.glideSemitones, in: -12...12, "How far the tone's pitch glides with the breath, in semitones (\"sound\": \"tone\")."),
             .custom("swellDb", schema: { defaults in
@@ -110,7 +111,8 @@ public struct BreathingKind: DeclaredSourceKind {
         """#)
         guard case .array(var forms)? = schema["oneOf"], forms.count == 2 else { return schema }
         forms[1] = forms[1].addingProperties(SchemaValue.speechSettingsReferences)
-        return .object(["oneOf": .array(forms)])
+        return .object(["description": .string("Spoken cues (\"breathe in\", \"hold\", \"breathe out\") for the first breaths: true, or {\"cycles\", the words, and speech settings}."),
+                        "oneOf": .array(forms)])
     }
 
     /// A named pattern, or `{"inhale": 4, "hold": 7, "exhale": 8, "rest": 0}`: the kind with that pattern.

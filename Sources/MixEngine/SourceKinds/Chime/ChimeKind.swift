@@ -53,7 +53,7 @@ public struct ChimeKind: DeclaredSourceKind, WordReadableSourceKind {
         func perSound(_ value: (Sound) -> String) -> String { Sound.allCases.map { "\(value($0)) (\($0.rawValue))" }.joined(separator: ", ") }
         return DeclaredSettings(description: "A synthesised bell or rising tone.", defaults: ChimeKind(sound: .bell), settings: [
             .custom("sound", required: words.map { "\"\($0)\"" }.joined(separator: " or "), schema: { _ in
-                .object(["enum": .array(Sound.allCases.map { .string($0.rawValue) })])
+                .object(["description": .string("Which chime: a struck bell, or a rising glide."), "enum": .array(Sound.allCases.map { .string($0.rawValue) })])
             }, read: { cursor, kind, _ in kind = ChimeKind(sound: try cursor.choice("chime", Sound.allCases.map { ($0.rawValue, $0) })) }),
             .custom("pitchHz", schema: { _ in
                 .object(["description": .string("The bell's fundamental or the rise's first pitch, in Hz; default \(perSound { JSONValue.format($0.defaultPitchHz) })."),

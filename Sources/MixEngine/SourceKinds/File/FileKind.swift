@@ -15,7 +15,7 @@ public struct FileKind: DeclaredSourceKind {
 
     /// Its settings: one path, resolved against the preset's folder.
     static var settings: DeclaredSettings<FileKind> {
-        DeclaredSettings(value: .path(key, \.path), defaults: FileKind(path: ""))
+        DeclaredSettings(value: .path(key, \.path, "A recording (anything mixrender reads: WAV, FLAC, Ogg, MP3, M4A, ...), played once from its start, or looped with a crossfaded seam when the track has loop; relative to the preset's folder."), defaults: FileKind(path: ""))
     }
 
     /// The file probed; when it loops, decoded too if it may be shorter than twice the crossfade (`shortLoopSeam`).

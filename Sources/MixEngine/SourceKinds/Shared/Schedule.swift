@@ -44,7 +44,8 @@ extension ScheduleSpec {
     static func carrier<Kind>(_ path: WritableKeyPath<Kind, Double>, tone: String, what: String) -> DeclaredSetting<Kind> {
         let range = "\(JSONValue.format(carrierRange.lowerBound)) to \(JSONValue.format(carrierRange.upperBound)) Hz"
         return .custom("carrierHz", required: "\(tone), \(range), e.g. 200", schema: { _ in
-            .object(["type": .string("number"), "minimum": .number(carrierRange.lowerBound), "maximum": .number(carrierRange.upperBound)])
+            .object(["description": .string("The carrier in Hz: \(tone)."), "type": .string("number"),
+                     "minimum": .number(carrierRange.lowerBound), "maximum": .number(carrierRange.upperBound)])
         }, read: { cursor, kind, _ in
             let carrier = try cursor.number(in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
             guard carrierRange.contains(carrier) else {
@@ -59,16 +60,20 @@ extension ScheduleSpec {
     static func rate<Kind>(_ valueKey: String, _ path: WritableKeyPath<Kind, ScheduleSpec>, below carrier: KeyPath<Kind, Double>,
                            example: String) -> [DeclaredSetting<Kind>] {
         let rateSchema = SchemaValue.object(["type": .string("number"), "exclusiveMinimum": .number(0), "maximum": .number(carrierRange.upperBound)])
+        let constant = rateSchema.setting("description", to: .string("The rate in Hz, the same all through (below the carrier); or a schedule."))
         let pointSchema = SchemaValue.object([
             "type": .string("object"), "additionalProperties": .bool(false), "required": .array([.string("at"), .string(valueKey)]),
             "properties": .object(["at": .object(["$ref": .string("#/$defs/timelinePoint")]), valueKey: rateSchema,
                                    "curve": .object(["$ref": .string("#/$defs/curve")])]),
         ])
         return [
-            .custom(valueKey, schema: { _ in rateSchema }, read: { cursor, kind, _ in
+            .custom(valueKey, schema: { _ in constant }, read: { cursor, kind, _ in
                 kind[keyPath: path] = .constant(try rate(cursor, below: kind[keyPath: carrier]))
             }),
-            .custom("schedule", schema: { _ in .object(["type": .string("array"), "minItems": .number(1), "items": pointSchema]) },
+            .custom("schedule", schema: { _ in
+                .object(["description": .string("Instead of \(valueKey): points [{\"at\": a time, \"\(valueKey)\": Hz, \"curve\": ...}], the rate moving from each to the next."),
+                         "type": .string("array"), "minItems": .number(1), "items": pointSchema])
+            },
                     read: { list, kind, _ in
                 let elements = try list.array()
                 guard !elements.isEmpty else { throw list.error("a schedule needs at least one point") }

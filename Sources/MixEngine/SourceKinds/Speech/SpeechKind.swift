@@ -36,7 +36,10 @@ public struct SpeechKind: DeclaredSourceKind {
 
     /// The text to say at `key`: plain, or SSML markup within the subset mixrender takes (`PresetReader.checkSSML`).
     private static func text(_ key: String, isMarkup: Bool) -> DeclaredSetting<SpeechKind> {
-        .custom(key, schema: { _ in .object(["type": .string("string"), "minLength": .number(1)]) }, read: { cursor, kind, reader in
+        .custom(key, schema: { _ in
+            .object(["description": .string(isMarkup ? "What to say, as SSML (<speak>, <break time=\"2s\"/>, <prosody rate>, <emphasis>, <say-as>, <sub>); instead of text." : "What to say, as plain text; instead of ssml."),
+                     "type": .string("string"), "minLength": .number(1)])
+        }, read: { cursor, kind, reader in
             let text = try cursor.nonEmptyString()
             guard !text.utf8.contains(0) else { throw cursor.error("text cannot contain a NUL character (\\u0000)") }
             if isMarkup { try reader.checkSSML(text, at: cursor) }

@@ -27,7 +27,7 @@ public struct ToneKind: DeclaredSourceKind {
     static var settings: DeclaredSettings<ToneKind> {
         DeclaredSettings(description: "An endless sine or triangle wave at -18 dBFS RMS, computed from the absolute frame position.",
                      defaults: ToneKind(frequencyHz: 0), settings: [
-            .choice("waveform", \.waveform, what: "waveform"),
+            .choice("waveform", \.waveform, what: "waveform", "The wave's shape: a pure sine, or a triangle with odd harmonics."),
             .positiveNumber("frequencyHz", \.frequencyHz, upTo: maximumFrequencyHz, required: "the tone's frequency in Hz, e.g. 200",
                             "Frequency in Hz; also below half the output rate."),
             .custom("phase", schema: { defaults in
