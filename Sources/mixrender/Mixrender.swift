@@ -8,7 +8,7 @@ struct Mixrender: ParsableCommand {
         commandName: "mixrender",
         abstract: "Render relaxation and sleep mixes from JSON presets, and inspect audio files.",
         discussion: """
-            mixrender presets/night.json -o night.m4a      render a mix (AAC, for an iPhone)
+            mixrender presets/night.json -o night.m4a      render a mix, as AAC
             mixrender presets/sleep-hypnosis.json -o s.m4a render a session, with chapters
             mixrender validate presets/night.json          check a preset, render nothing
             mixrender waveform night.m4a -o night.png      a waveform preview (.png, .json)
