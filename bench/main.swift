@@ -1,3 +1,3 @@
-// `swift run -c release bench [--quick] [--json]`: see BenchOptions.usage and the README's Performance section.
+// `swift run -c release bench [--quick] [--json]`: see BenchOptions.usage and docs/performance.md.
 
 BenchMain.main(Array(CommandLine.arguments.dropFirst()))

@@ -119,7 +119,9 @@ enum Printout {
         // (not chapter marks, ReplayGain or a WAV's RIFF INFO copies, shown below or not at all); chapters one line each.
         for known in TagFields.knownKeys {
             for (key, value) in comments where key.uppercased() == known {
-                lines.append(known.lowercased().padding(toLength: 10, withPad: " ", startingAt: 0) + value)
+                // The label's column is 10 wide, as the lines above; a longer label (tracknumber) keeps a space.
+                let label = known.lowercased()
+                lines.append(label.padding(toLength: max(10, label.count + 1), withPad: " ", startingAt: 0) + value)
             }
         }
         let shownElsewhere = ["REPLAYGAIN_", "R128_", "INFO:"]

@@ -93,6 +93,16 @@ import Testing
     }
 
     /// A partial render carries the chapters in its range, relative to its start.
+    /// A known key longer than info's 10-column labels keeps a space before its value ("tracknumbe3" before).
+    @Test func aLongTagLabelIsSetApartFromItsValue() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("p.json", #"{ "duration": 1, "output": { "sampleRate": 8000, "tags": { "tracknumber": "3", "title": "T" } }, "tracks": [ { "tone": { "frequencyHz": 440 } } ] }"#)
+        #expect(try CLI.run([preset, "-o", s.path("out.flac"), "-q"]).status == 0)
+        let info = try CLI.run(["info", s.path("out.flac")])
+        let lines = info.stdout.split(separator: "\n").map { String($0) }
+        #expect(lines.contains("tracknumber 3") && lines.contains("title     T"), "\(info.stdout)")
+    }
+
     @Test func aPartialRenderCarriesTheChaptersInItsRange() throws {
         let s = try TemporaryFolder()
         let preset = try s.write("p.json", Self.preset)

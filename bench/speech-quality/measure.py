@@ -1,4 +1,4 @@
-"""Intelligibility and naturalness of mixrender's voices, measured by independent models (bench/README.md,
+"""Intelligibility and naturalness of mixrender's voices, measured by independent models (docs/performance.md,
 "Speech quality"): PocketSphinx's word error rate (its US English model, inside the pocketsphinx wheel) and
 DNSMOS's MOS estimates (speechmos, its ONNX models inside the wheel), on sentences written for this bench.
 
