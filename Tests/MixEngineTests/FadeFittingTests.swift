@@ -4,7 +4,8 @@ import Testing
 
 /// A length given by the caller (`--duration`: an app's sleep timer, a batch of previews) fits the fades to it
 /// (issue 28): the master's in proportion to the preset's own length, a track's just enough to fit what is left,
-/// each with one warning naming the fades. A preset that contradicts itself stays an error.
+/// each with one warning naming the fades; a track that starts after a shorter length is left out (the plan warns that
+/// it will not sound). A preset that contradicts itself stays an error.
 @Suite struct FadeFittingTests {
     static let night = #"""
         { "duration": "1h", "master": { "fadeIn": "20s", "fadeOut": { "duration": "20m", "curve": "exponential" } },
@@ -38,6 +39,22 @@ import Testing
             #expect(preset.tracks[1].fadeIn!.seconds == 120)
             #expect(preset.warnings.isEmpty, "\(preset.warnings)")
         }
+    }
+
+    /// A track starting at or after a shorter length given by the caller is left out, with a warning, fades and all
+    /// (its own preset says when it starts, which a sleep timer cannot know); the tracks before it play as written.
+    @Test func aTrackStartingAfterAShorterLengthIsLeftOut() throws {
+        let preset = try Self.load(Self.night, duration: 45)
+        #expect(preset.tracks.count == 2 && preset.tracks[1].fadeIn!.seconds == 120, "read as written; the plan leaves it out")
+        let job = try RenderJob(preset: try JSONValue.parse(Array(Self.night.utf8)), name: "night.json",
+                                overrides: RenderOverrides(durationSeconds: 45))
+        #expect(job.plan.tracks.count == 1)
+        #expect(job.plan.warnings.contains { $0.contains("tracks[1]") && $0.contains("starts at or after the end of the render; it will not sound") },
+                "\(job.plan.warnings)")
+        // Without an override, the same start is the preset contradicting its own duration.
+        let own = #"{ "duration": "1m", "tracks": [ { "generator": { "type": "pink" } }, { "generator": { "type": "brown" }, "start": "1m" } ] }"#
+        #expect(throws: EngineError.self) { try Self.load(own, duration: nil) }
+        #expect(try Self.load(own, duration: 30).tracks.count == 2)
     }
 
     @Test func aPresetThatContradictsItselfIsStillAnError() throws {

@@ -322,7 +322,11 @@ struct PresetReader {
         track = try TrackSpec.settings.read(object, over: track, reader: self)
         let isGenerator = kind.isEndless
 
-        if let start = object["start"], let duration, track.startSeconds >= duration {
+        // A track that starts at or after the end contradicts the preset's own length; a length the caller gives (an
+        // app's sleep timer) may simply be shorter than the programme, so such a track is left out: the planner
+        // warns that it will not sound.
+        let startsAfterTheEnd = duration.map { track.startSeconds >= $0 } ?? false
+        if let start = object["start"], let duration, startsAfterTheEnd, overrides.durationSeconds == nil {
             throw start.error("starts at \(t(track.startSeconds)), not before the end of the render (\(t(duration)))")
         }
         if let end = object["end"], let seconds = track.endSeconds, seconds <= track.startSeconds {
@@ -344,7 +348,7 @@ struct PresetReader {
             let span = end - track.startSeconds
             try checkFadesFit(track.fadeIn, track.fadeOut, in: span,
                               what: "the track (\(t(span)) from start to end)", object: object)
-        } else if isGenerator || track.loop != nil, let duration {
+        } else if isGenerator || track.loop != nil, let duration, !startsAfterTheEnd {
             let span = duration - track.startSeconds
             if let fitted = fitFades(&track.fadeIn, &track.fadeOut, in: span, path: cursor.path, file: cursor.file) {
                 warnings.append(fitted)
