@@ -39,8 +39,7 @@ struct BatchCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Render only slice I of N of the job list (1/4 ... 4/4), or 'slurm' for this Slurm array task's slice.")
     var shard: String?
 
-    @Flag(help: "Show progress even when stderr is not a terminal.")
-    var progress = false
+    @OptionGroup var progress: ProgressOptions
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
@@ -90,7 +89,7 @@ struct BatchCommand: ParsableCommand {
 
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let runner = BatchRunner(jobs: jobs, workers: workers ?? cores, material: material)
-        let line = BatchLine(isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
+        let line = BatchLine(style: progress.style(quiet: quiet))
         if !quiet && slice.count > 1 {
             FileHandle.standardError.write("shard \(slice): jobs \(jobs.first.map { $0.index + 1 } ?? 0)-\(jobs.last.map { $0.index + 1 } ?? 0) of \(all.count)\n".data(using: .utf8)!)
         }
@@ -170,19 +169,32 @@ struct MergeResultsCommand: ParsableCommand {
     }
 }
 
-/// The batch's one progress line on stderr: jobs done of total, failed, speed, time left.
+/// The batch's one progress line on stderr: jobs done of total, failed, speed, time left; or, with `--progress json`,
+/// the same as JSON lines (at most four a second, and the last when the batch ends):
+/// `{"done":3,"total":8,"failed":0,"running":2,"speed":412.5,"remaining":6.2}` (`remaining` null until known), and
+/// the lines printed above the bar as `{"message":"..."}`.
 /// `@unchecked Sendable`, and safe: the runner calls `draw` and `print` from its workers one at a time, under its
 /// lock (`BatchRunner.run`), and `finish` after they have ended, so no two threads touch `drawn` or `last` at once.
 final class BatchLine: @unchecked Sendable {
-    private let isEnabled: Bool
+    private let style: ProgressOptions.Style?
     private var drawn = false
     private var last = ContinuousClock.now
 
-    init(isEnabled: Bool) { self.isEnabled = isEnabled }
+    init(style: ProgressOptions.Style?) { self.style = style }
 
     func draw(_ p: BatchProgress, force: Bool = false) {
-        guard isEnabled, force || ContinuousClock.now - last >= .milliseconds(100) else { return }
+        guard let style, force || ContinuousClock.now - last >= .milliseconds(style == .json ? 250 : 100) else { return }
         last = ContinuousClock.now
+        if style == .json {
+            let line = JSONValue.object(JSONObject([
+                JSONValue.Member("done", .number(Double(p.done))), JSONValue.Member("total", .number(Double(p.total))),
+                JSONValue.Member("failed", .number(Double(p.failed))), JSONValue.Member("running", .number(Double(p.running))),
+                JSONValue.Member("speed", .number((p.realtime * 10).rounded() / 10)),
+                JSONValue.Member("remaining", p.secondsLeft.map { .number(($0 * 1000).rounded() / 1000) } ?? .null),
+            ]))
+            FileHandle.standardError.write((line.json(.compact) + "\n").data(using: .utf8)!)
+            return
+        }
         let left = p.secondsLeft.map { Printout.clock($0) + " left" } ?? ""
         let text = String(format: "\r[batch] %d/%d done, %d failed, %d running  %6.0fx realtime  %@ ", p.done, p.total, p.failed, p.running,
                           p.realtime, left)
@@ -190,14 +202,19 @@ final class BatchLine: @unchecked Sendable {
         drawn = true
     }
 
-    /// A line of its own above the progress line.
+    /// A line of its own above the progress line (a JSON line `{"message": text}` with `--progress json`).
     func print(_ text: String) {
-        let clear = isEnabled && drawn ? "\r\u{1B}[K" : ""
+        if style == .json {
+            let line = JSONValue.object(JSONObject([JSONValue.Member("message", .string(text))]))
+            FileHandle.standardError.write((line.json(.compact) + "\n").data(using: .utf8)!)
+            return
+        }
+        let clear = style == .bar && drawn ? "\r\u{1B}[K" : ""
         FileHandle.standardError.write((clear + text + "\n").data(using: .utf8)!)
     }
 
     func finish() {
-        guard isEnabled && drawn else { return }
+        guard style == .bar && drawn else { return }
         FileHandle.standardError.write("\r\u{1B}[K".data(using: .utf8)!)
     }
 }

@@ -49,7 +49,7 @@ struct Mixrender: ParsableCommand {
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(ProgressOptions.normalised(arguments))
             do {
                 try command.run()
             } catch {

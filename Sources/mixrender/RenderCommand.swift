@@ -18,8 +18,7 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var overrides: OverrideOptions
 
-    @Flag(help: "Show progress even when stderr is not a terminal.")
-    var progress = false
+    @OptionGroup var progress: ProgressOptions
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
@@ -86,7 +85,7 @@ struct RenderCommand: ParsableCommand {
         if !quiet { Printout.warn(job.plan.warnings + outputPlan.warnings) }
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
-                              isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
+                              style: progress.style(quiet: quiet))
         // The waveform's files are known before rendering (one per level); it is written after the audio.
         let recorder = try waveform.map {
             WaveformRecorder(plan: try WaveformPlan(output: $0, options: WaveformOptions(), sampleRate: job.plan.sampleRate,

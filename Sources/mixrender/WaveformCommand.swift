@@ -58,8 +58,7 @@ struct WaveformCommand: ParsableCommand {
     @Flag(help: "Draw a spectrogram (log frequency, 20 Hz to Nyquist) instead of a waveform; needs a .png output.")
     var spectrogram = false
 
-    @Flag(help: "Show progress even when stderr is not a terminal.")
-    var progress = false
+    @OptionGroup var progress: ProgressOptions
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
@@ -71,7 +70,7 @@ struct WaveformCommand: ParsableCommand {
         let job = try WaveformJob(inputPath: input, outputPath: output, options: options, previewWidth: previewWidth)
         if !quiet { Printout.warn(job.info.warnings.map { "\(input): \($0)" }) }
         let bar = ProgressBar(totalFrames: job.info.frameCount, sampleRate: job.info.sampleRate,
-                              isEnabled: !quiet && (progress || Terminal.isTerminal(Terminal.standardError)))
+                              style: progress.style(quiet: quiet))
         let recorder = try job.run { bar.update($0) }
         bar.finish()
         if quiet { return }
