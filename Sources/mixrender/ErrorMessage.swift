@@ -22,6 +22,7 @@ enum ErrorMessage {
         case .bits: return "--bits"
         case .height: return "--height"
         case .amplitudeScale: return "--amplitude-scale"
+        case .decibelRange: return "--db-range"
         case .spectrogram: return "--spectrogram"
         case .jobs: return "--jobs"
         case .cacheSize: return "--cache-mb"

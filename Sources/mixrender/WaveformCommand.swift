@@ -40,8 +40,12 @@ struct WaveformCommand: ParsableCommand {
     @Flag(help: "One waveform per channel instead of one of the mono mix.")
     var splitChannels = false
 
-    @Option(help: "Image colouring: solid, or bands (each column coloured by its low/mid/high band levels: red, green, blue).")
+    @Option(help: "Image colouring: solid; bands (each column coloured by its low/mid/high band levels: red, green, blue); or relative (each band against its own level over the file, so what stands out of a steady mix shows).")
     var colors = "solid"
+
+    @Option(name: .customLong("db-range"), parsing: .unconditional,
+            help: "Draw levels in decibels, the lane's edge 0 dBFS and its centre this many dB below (12 to 120, e.g. 48), so a quiet or steady bed's changes show; images and the preview (default: amplitude).")
+    var decibelRange: Double?
 
     @Option(help: "Peak colour, #rrggbb or #rrggbbaa (default #2f6fb5).")
     var color: String?
@@ -79,7 +83,11 @@ struct WaveformCommand: ParsableCommand {
             let pixels = try recorder.pixels(width: previewWidth)
             let isColored = Terminal.isTerminal(Terminal.standardOutput) && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             let rows = pixels.laneCount > 1 ? 3 : 4
-            lines += WaveformTerminalPreview.lines(pixels, rows: rows, scale: recorder.amplitudeScale, isColored: isColored)
+            // A terminal gets band colours (relative ones when asked for); a pipe or NO_COLOR none.
+            let style = recorder.plan.options.style
+            let colors: WaveformImageStyle.ColorMode = isColored ? (style.colorMode == .relative ? .relative : .bands) : .solid
+            lines += WaveformTerminalPreview.lines(pixels, rows: rows, scale: recorder.amplitudeScale,
+                                                   decibelRange: style.decibelRange.map(Float.init), colors: colors)
             lines.append(Self.timeAxis(seconds: recorder.totals.durationSeconds, width: previewWidth))
         } else {
             for (store, path) in zip(recorder.stores, recorder.plan.destinations) {
@@ -104,7 +112,7 @@ struct WaveformCommand: ParsableCommand {
         o.isSplittingChannels = splitChannels
         o.style.height = height
         guard let mode = WaveformImageStyle.ColorMode(rawValue: colors) else {
-            throw CLIError("--colors: unknown colouring '\(colors)'; expected solid or bands")
+            throw CLIError("--colors: unknown colouring '\(colors)'; expected solid, bands or relative")
         }
         o.style.colorMode = mode
         func parse(_ text: String?, _ option: String) throws -> WaveformColor? {
@@ -126,6 +134,7 @@ struct WaveformCommand: ParsableCommand {
             }
             o.style.amplitudeScale = scale
         }
+        o.style.decibelRange = decibelRange
         o.style.isSpectrogram = spectrogram
         if spectrogram && output == nil { throw CLIError("--spectrogram needs -o with a .png file") }
         return o

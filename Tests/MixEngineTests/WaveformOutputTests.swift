@@ -233,9 +233,61 @@ import Testing
         let frames = 48_000
         let plan = try Self.plan(nil, frames: frames) { $0.resolution = .width(20) }
         let recorder = try record(TestSignals.interleaved(channels: 1, frames: frames) { n, _ in n < frames / 2 ? 0 : (n % 2 == 0 ? 1 : -1) }, plan: plan)
-        let lines = WaveformTerminalPreview.lines(try recorder.pixels(), rows: 4, scale: 1, isColored: false)
+        let lines = WaveformTerminalPreview.lines(try recorder.pixels(), rows: 4, scale: 1, colors: .solid)
         #expect(lines == Array(repeating: String(repeating: " ", count: 10) + String(repeating: "█", count: 10), count: 4))
-        let half = WaveformTerminalPreview.lines(try recorder.pixels(), rows: 2, scale: 0.5, isColored: false)
+        let half = WaveformTerminalPreview.lines(try recorder.pixels(), rows: 2, scale: 0.5, colors: .solid)
         #expect(half == [String(repeating: " ", count: 20), String(repeating: " ", count: 10) + String(repeating: "█", count: 10)])
+    }
+
+    /// `--db-range` (issue 28: a noise bed is a flat band in amplitude): the lane's edge is 0 dBFS and its centre
+    /// -range dBFS, signs kept; linear drawing is the value times the scale, clipped.
+    @Test func decibelsPlaceLevelsOnALogScale() throws {
+        let tolerance: Float = 1e-5
+        let minus24 = Float(pow(10, -24.0 / 20))
+        #expect(abs(WaveformPixels.shaped(1, scale: 1, decibelRange: 48) - 1) < tolerance)
+        #expect(abs(WaveformPixels.shaped(minus24, scale: 1, decibelRange: 48) - 0.5) < tolerance)
+        #expect(abs(WaveformPixels.shaped(-minus24, scale: 1, decibelRange: 48) + 0.5) < tolerance)
+        #expect(abs(WaveformPixels.shaped(minus24, scale: 1, decibelRange: 24)) < tolerance)
+        #expect(WaveformPixels.shaped(0.001, scale: 1, decibelRange: 48) == 0, "-60 dBFS is below a 48 dB range")
+        #expect(WaveformPixels.shaped(0, scale: 1, decibelRange: 48) == 0)
+        #expect(WaveformPixels.shaped(4, scale: 1, decibelRange: 48) == 1)
+        #expect(abs(WaveformPixels.shaped(0.25, scale: 2, decibelRange: nil) - 0.5) < tolerance)
+        #expect(WaveformPixels.shaped(-3, scale: 1, decibelRange: nil) == -1)
+
+        // The preview: a square wave at -24 dBFS is an eighth of four rows in amplitude, half of them in decibels.
+        let frames = 48_000
+        let plan = try Self.plan(nil, frames: frames) { $0.resolution = .width(20) }
+        let recorder = try record(TestSignals.interleaved(channels: 1, frames: frames) { n, _ in n < frames / 2 ? 0 : (n % 2 == 0 ? minus24 : -minus24) }, plan: plan)
+        let quiet = String(repeating: " ", count: 10)
+        let linear = WaveformTerminalPreview.lines(try recorder.pixels(), rows: 4, scale: 1, colors: .solid)
+        #expect(linear == [quiet + quiet, quiet + quiet, quiet + quiet, quiet + String(repeating: "▂", count: 10)])
+        let decibels = WaveformTerminalPreview.lines(try recorder.pixels(), rows: 4, scale: 1, decibelRange: 48, colors: .solid)
+        #expect(decibels == [quiet + quiet, quiet + quiet] + Array(repeating: quiet + String(repeating: "█", count: 10), count: 2))
+    }
+
+    /// `--colors relative` (issue 28: band colours came out uniform on a nature mix): against each band's usual
+    /// level, a steady bed is near white and a mid-band burst over it green, where DJ-style band colours tint the
+    /// whole of a bed by its spectrum.
+    @Test func relativeColoursSetApartWhatStandsOutOfASteadyBed() throws {
+        let frames = 3 * Self.rate
+        let plan = try Self.plan(nil, frames: frames) { $0.resolution = .width(30) }
+        var state: UInt32 = 12345
+        let recorder = try record(TestSignals.interleaved(channels: 1, frames: frames) { n, _ in
+            state = state &* 1_664_525 &+ 1_013_904_223                              // a fixed-seed white noise bed
+            let noise = Float(Int32(bitPattern: state)) / Float(Int32.max) * 0.1
+            let burst = (frames / 3..<2 * frames / 3).contains(n) ? 0.3 * Float(sin(2 * Double.pi * 1000 * Double(n) / Double(Self.rate))) : 0
+            return noise + burst
+        }, plan: plan)
+        let pixels = try recorder.pixels()
+        for x in [2, 5, 24, 27] {
+            let c = try #require(pixels.relativeBandColor(x: x))
+            #expect(min(c.red, c.green, c.blue) >= 128, "bed pixel \(x): \(c)")
+        }
+        for x in [13, 15, 17] {
+            let c = try #require(pixels.relativeBandColor(x: x))
+            #expect(c.green == 255 && c.red < 100 && c.blue < 100, "burst pixel \(x): \(c)")
+        }
+        #expect(pixels.bandColor(x: 15, mode: .solid) == nil)
+        #expect(pixels.bandColor(x: 15, mode: .relative) == pixels.relativeBandColor(x: 15))
     }
 }

@@ -54,7 +54,7 @@ public enum EngineSetting: String, Sendable, Equatable, CaseIterable {
     /// The output file.
     case output
     /// Waveform resolution and style.
-    case samplesPerPixel, pixelsPerSecond, width, bits, height, amplitudeScale, spectrogram
+    case samplesPerPixel, pixelsPerSecond, width, bits, height, amplitudeScale, decibelRange, spectrogram
     /// A batch: how many jobs run at once, the material cache's budget and folder, the slice.
     case jobs, cacheSize, cacheDir, shard, results
     /// merge-results: the job list the merged results are checked against.

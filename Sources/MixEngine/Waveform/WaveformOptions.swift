@@ -41,6 +41,9 @@ public struct WaveformOptions: Sendable, Equatable {
         if let scale = style.amplitudeScale, !(scale.isFinite && scale > 0) {
             return .setting(.amplitudeScale, reason: "must be a positive number or 'auto'")
         }
+        if let range = style.decibelRange, !WaveformImageStyle.decibelRanges.contains(range) {
+            return .setting(.decibelRange, reason: "must be between \(Int(WaveformImageStyle.decibelRanges.lowerBound)) and \(Int(WaveformImageStyle.decibelRanges.upperBound)) dB, not \(JSONValue.format(range))")
+        }
         return nil
     }
 }

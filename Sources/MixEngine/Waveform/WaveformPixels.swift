@@ -1,3 +1,5 @@
+import MixDSP
+
 /// A waveform's columns fitted to a width in pixels, ready to draw: per lane (channel) and pixel the
 /// min, max and RMS, and per pixel the band levels.
 ///
@@ -21,6 +23,9 @@ public struct WaveformPixels: Sendable {
     public private(set) var low: [Float]
     public private(set) var mid: [Float]
     public private(set) var high: [Float]
+    /// Each band's usual level over the whole width (the median of the sounding pixels'), which `.relative`
+    /// colours are measured against.
+    public private(set) var bandReference: (low: Float, mid: Float, high: Float) = (0, 0, 0)
 
     /// Fits the columns of `store` to `width` pixels.
     public static func fit(_ store: WaveformColumnStore, width: Int) throws -> WaveformPixels {
@@ -55,6 +60,13 @@ public struct WaveformPixels: Sendable {
             pixels.mid[x] = (pixels.mid[x] / n).squareRoot()
             pixels.high[x] = (pixels.high[x] / n).squareRoot()
         }
+        // The usual level of each band: its median over the sounding pixels, which a few loud events do not move.
+        let sounding = (0..<width).filter { pixels.low[$0] + pixels.mid[$0] + pixels.high[$0] > 0 }
+        func median(_ levels: [Float]) -> Float {
+            let sorted = sounding.map { levels[$0] }.sorted()
+            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
+        pixels.bandReference = (median(pixels.low), median(pixels.mid), median(pixels.high))
         return pixels
     }
 
@@ -74,17 +86,26 @@ public struct WaveformPixels: Sendable {
     /// The largest |sample| drawn.
     public var peak: Float { Swift.max(max.max() ?? 0, -(min.min() ?? 0), 0) }
 
+    /// Where a sample value is drawn, -1 to 1 of the lane's half height: v * scale, clipped; or with a decibel range
+    /// R, sign(v) * max(0, 1 + dB(|v * scale|) / R), so the edge is 0 dBFS and the centre line -R dBFS.
+    public static func shaped(_ v: Float, scale: Float, decibelRange: Float?) -> Float {
+        let a = Swift.min(abs(v * scale), 1)
+        guard let range = decibelRange else { return v < 0 ? -a : a }
+        guard a > 0 else { return 0 }
+        let level = Swift.max(0, 1 + Float(decibels(fromGain: Double(a))) / range)
+        return v < 0 ? -level : level
+    }
+
     /// Rows (from the top, inclusive) that pixel `x` of `lane` covers in an image `height` pixels high,
-    /// lanes stacked top to bottom: v is drawn at row top + (h - 1) (1 - clamp(v * scale, -1, 1)) / 2.
+    /// lanes stacked top to bottom: v is drawn at row top + (h - 1) (1 - shaped(v)) / 2 (`shaped`).
     /// The peak span runs from max to min (at least one row: silence is a line through the middle);
     /// the RMS span from +rms to -rms, kept inside the peak span.
-    public func spans(x: Int, lane: Int, height: Int, scale: Float)
+    public func spans(x: Int, lane: Int, height: Int, scale: Float, decibelRange: Float? = nil)
         -> (peak: ClosedRange<Int>, rms: ClosedRange<Int>?) {
         let top = lane * height / laneCount, bottom = (lane + 1) * height / laneCount
         let h = Float(bottom - top)
         func row(_ v: Float) -> Int {
-            let clipped = Swift.min(Swift.max(v * scale, -1), 1)
-            return top + Int(((h - 1) * (1 - clipped) / 2).rounded())
+            top + Int(((h - 1) * (1 - Self.shaped(v, scale: scale, decibelRange: decibelRange)) / 2).rounded())
         }
         let i = lane * width + x
         let peak = row(max[i])...Swift.max(row(max[i]), row(min[i]))
@@ -96,9 +117,29 @@ public struct WaveformPixels: Sendable {
 
     /// Peak and RMS colours of pixel `x` in `style`.
     public func colors(x: Int, style: WaveformImageStyle) -> (peak: WaveformColor, rms: WaveformColor) {
-        if style.colorMode == .bands, let c = WaveformColor.bands(low: low[x], mid: mid[x], high: high[x]) {
-            return (c, c.mixed(with: .white, 0.4))
-        }
+        if let c = bandColor(x: x, mode: style.colorMode) { return (c, c.mixed(with: .white, 0.4)) }
         return (style.color, style.resolvedRMSColor)
+    }
+
+    /// The band colour of pixel `x` in `mode`, or nil (solid colouring, or silence).
+    public func bandColor(x: Int, mode: WaveformImageStyle.ColorMode) -> WaveformColor? {
+        switch mode {
+        case .solid: return nil
+        case .bands: return WaveformColor.bands(low: low[x], mid: mid[x], high: high[x])
+        case .relative: return relativeBandColor(x: x)
+        }
+    }
+
+    /// Each band measured against its own usual level over the file (`bandReference`): r = level / reference, and the
+    /// colour's red, green and blue are (r / largest r)^2 for low, mid and high. A column where every band is
+    /// at its usual level is near white; one where a band stands 6 dB above the others' usual share takes that
+    /// band's colour (the others at a quarter), so what stands out of a steady bed shows; nil for silence.
+    public func relativeBandColor(x: Int) -> WaveformColor? {
+        func ratio(_ level: Float, _ reference: Float) -> Float { reference > 0 ? level / reference : 0 }
+        let r = (ratio(low[x], bandReference.low), ratio(mid[x], bandReference.mid), ratio(high[x], bandReference.high))
+        let largest = Swift.max(r.0, r.1, r.2)
+        guard largest > 0 else { return nil }
+        func channel(_ v: Float) -> UInt8 { let t = v / largest; return UInt8((255 * t * t).rounded()) }
+        return WaveformColor(red: channel(r.0), green: channel(r.1), blue: channel(r.2))
     }
 }

@@ -17,7 +17,7 @@ enum WaveformRasterizer {
                 let (peakColor, rmsColor) = pixels.colors(x: x, style: style)
                 let peak = peakColor.over(background), rms = rmsColor.over(background)
                 for lane in 0..<pixels.laneCount {
-                    let spans = pixels.spans(x: x, lane: lane, height: height, scale: scale)
+                    let spans = pixels.spans(x: x, lane: lane, height: height, scale: scale, decibelRange: style.decibelRange.map(Float.init))
                     paint(peak, x: x, rows: spans.peak)
                     if let r = spans.rms { paint(rms, x: x, rows: r) }
                 }

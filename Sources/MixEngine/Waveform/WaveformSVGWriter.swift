@@ -18,7 +18,7 @@ enum WaveformSVGWriter {
         for x in 0..<width {
             let colors = pixels.colors(x: x, style: style)
             for lane in 0..<pixels.laneCount {
-                let spans = pixels.spans(x: x, lane: lane, height: height, scale: scale)
+                let spans = pixels.spans(x: x, lane: lane, height: height, scale: scale, decibelRange: style.decibelRange.map(Float.init))
                 peakPaths.add(colors.peak, x: x, rows: spans.peak)
                 if let r = spans.rms { rmsPaths.add(colors.rms, x: x, rows: r) }
             }
