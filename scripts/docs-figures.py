@@ -18,15 +18,15 @@ The figures live between marker comments, one block per table:
   aac.md's text quotes from the same run are rewritten where they stand (INLINE below).
 
 --write measures at full length and rewrites the blocks. --check measures the same and fails on any difference;
---check --quick estimates instead (QUICK below): sizes from short windows spread over the render, the encoder
+--check --quick estimates instead (see 'What --check --quick renders' below): sizes from short windows spread over the render, the encoder
 table from `bench --quick`, against a stated tolerance. Timings are never checked (they are the machine's).
 """
 import argparse
 import concurrent.futures
-import datetime
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -38,23 +38,42 @@ START = re.compile(r"^<!-- figures: (\S+) \(scripts/docs-figures\.sh\) -->\s*$")
 END = "<!-- /figures -->"
 MIB = 1048576
 
-# What --check --quick renders and what it forgives. Each lossy or FLAC/ALAC cell is estimated from WINDOWS
-# windows of WINDOW_SECONDS each, one in the middle of each of WINDOWS equal parts of the render (an hour: 10 s
-# at 5, 15, ..., 55 min), plus a 0.1 s window for the file's fixed overhead (headers, codebooks, tags); an
-# 8-hour render gets one window per 20 minutes, so that its 20-minute sleep fade has one. WAV and AIFF are
-# the header plus 4 bytes a frame: predicted exactly and compared exactly (to the table's 0.1 MiB).
-WINDOW_SECONDS = 10.0
-OVERHEAD_SECONDS = 0.1
+# What --check --quick renders and what it forgives. A lossy, FLAC or ALAC cell is estimated from windows spread
+# over the render, the measured part of each (MEASURED_SECONDS) in the middle of one of window_count equal parts
+# (an hour: 6 windows, at 5, 15, ..., 55 min; 8 hours: 24, one for each 20 minutes, so that the night's 20-minute
+# sleep fade has one). A window is rendered twice from the same start, its warm-up alone and the warm-up with the
+# measured part: the difference is the measured part's bytes, from an encoder that has settled, and the warm-up
+# less its share at that rate is the file's fixed cost (headers, codebooks, tags, the encoder's start). The
+# estimate is that cost plus the render's length at the windows' mean rate; for a row with a bitrate (`Opus, 48
+# kbit/s`), at their median rate: the encoder holds a whole render to its target, which a fresh one in a quiet
+# stretch does not (at 48 kbit/s a fresh Opus encoder spends a third less in the night's sleep fade than the
+# hour's long-running one, which makes up for it; the mean of six windows was 4.7 % low).
+# WARMUP_SECONDS: ALAC settles slowly. A fresh ALAC encoder spends 5 % more than FLAC in its first ten seconds,
+# 1.6 % more in the next ten and 0.4 % less from then on (seaside at 30 min); the seaside hour's ALAC estimate was
+# 6.8 % high without a warm-up, 4.9 % with 5 s, 3.3 % with 10 s and 1.1 % with 30 s. The other encoders settle
+# within a few seconds (5 s and 10 s gave the same estimates within 0.6 %), and the warm-up is most of the cost.
+# WAV and AIFF are the header plus 4 bytes a frame: predicted from 1 s and 2 s renders and compared exactly (to the
+# table's 0.1 MiB and 1 kbit/s; the windows' own tag makes the predicted header about 150 bytes too large).
+MEASURED_SECONDS = 10.0
+WARMUP_SECONDS = {"caf": 30.0}
+DEFAULT_WARMUP_SECONDS = 5.0
 
 
 def window_count(seconds):
     return max(6, round(seconds / 1200))
 
 
-# Tolerances, from measurements (the commit that set them says how they were chosen): the quick estimate of a
-# fresh table lands within these of the table's figure.
-SIZE_TOLERANCE = 0.05       # a quick size estimate against a 1 h or 8 h table cell
-ENCODER_TOLERANCE = 0.03    # bench --quick (30 s of pink noise) against the 10-minute run's kbit/s and MiB per hour
+# Tolerances, from measurements. Against the tables as --write made them (2026-11-28), the quick estimates landed
+# within 2.0 % of the true sizes: 1.99 % high at worst (LAME V2 on night, 1 h), then 1.26 % (LAME V5 on night), 1.11 %
+# (ALAC on seaside) and 1.08 % (Vorbis 0.2 on night); every other row within 0.9 %, the 8-hour rows within 0.33 %.
+# 5 % leaves the fresh tables 3 points of margin and fails a figure 10 % stale (issue 28's example: night.ogg given
+# as 50.3 MiB when it was 55.4) with as much to spare. The tables this script replaced failed on 21 of their 39
+# figures, by 5.3 % (seaside's FLAC and ALAC) to 63 % (the night's 8-hour Vorbis).
+SIZE_TOLERANCE = 0.05
+# bench --quick encodes 30 s of pink noise, the table's run 10 minutes (a minute's loop): within 1 % of each other
+# on the same build (156 and 155 kbit/s Vorbis, 124 and 123 LAME, Opus and AAC alike), so 3 % plus the figure's own
+# rounding. The old table's Opus (264 kbit/s, libsndfile's mapping) was 63 % off.
+ENCODER_TOLERANCE = 0.03
 
 FORMATS = [("Ogg Vorbis", "ogg"), ("Ogg Opus", "opus"), ("MP3", "mp3"), ("AAC in M4A", "m4a"),
            ("FLAC", "flac"), ("ALAC in CAF", "caf"), ("WAV", "wav"), ("AIFF", "aiff")]
@@ -273,7 +292,7 @@ def timed(f, *args):
 
 
 def quick_sizes(doc, name, lines, renderer, verbose):
-    """Estimates every cell from short windows (QUICK above) and compares. Returns (stale lines, deviations)."""
+    """Estimates every cell from short windows (see 'What --check --quick renders') and compares. Returns (stale lines, deviations)."""
     header, columns, rows = size_table(doc, name, lines)
     tasks, plans = [], {}
     for r, (label, ext, options, _) in enumerate(rows):
@@ -284,15 +303,13 @@ def quick_sizes(doc, name, lines, renderer, verbose):
                 for k in (1, 2):
                     tasks.append(((r, c, f"exact{k}"), lambda p=preset, e=ext, o=options, s=seconds, k=k: renderer.size(p, e, o, s, (0, k))))
                 continue
-            n = window_count(seconds)
+            n, warmup = window_count(seconds), WARMUP_SECONDS.get(ext, DEFAULT_WARMUP_SECONDS)
             plans[(r, c)] = ("windows", n)
             for i in range(n):
-                start = (i + 0.5) * seconds / n - WINDOW_SECONDS / 2
-                tasks.append(((r, c, i), lambda p=preset, e=ext, o=options, s=seconds, w=(start, start + WINDOW_SECONDS):
-                              renderer.size(p, e, o, s, w)))
-            middle = seconds / 2
-            tasks.append(((r, c, "overhead"), lambda p=preset, e=ext, o=options, s=seconds, w=(middle, middle + OVERHEAD_SECONDS):
-                          renderer.size(p, e, o, s, w)))
+                start = max(0.0, (i + 0.5) * seconds / n - MEASURED_SECONDS / 2 - warmup)
+                for part, length in (("warmup", warmup), ("whole", warmup + MEASURED_SECONDS)):
+                    tasks.append(((r, c, i, part), lambda p=preset, e=ext, o=options, s=seconds, w=(start, start + length):
+                                  renderer.size(p, e, o, s, w)))
     got = dict(renderer.map(tasks))
     stale, deviations = [], []
     for r, (label, ext, options, cells) in enumerate(rows):
@@ -316,13 +333,15 @@ def quick_sizes(doc, name, lines, renderer, verbose):
                 if measured != cells[c]:
                     stale.append(f"{where}: the table says {cells[c]}, {measured} by its length (exact)")
                 continue
-            windows = sum(got[(r, c, i)] for i in range(n))
-            # overhead = b(0.1 s) less 0.1 s at the windows' rate, the rate being (windows - n x overhead) / (n x 10 s).
-            t, w = OVERHEAD_SECONDS, WINDOW_SECONDS
-            overhead = (got[(r, c, "overhead")] - t * windows / (n * w)) / (1 - t / w)
-            estimate = overhead + (windows - n * overhead) * seconds / (n * w)
+            measured = [got[(r, c, i, "whole")] - got[(r, c, i, "warmup")] for i in range(n)]
+            warmup = WARMUP_SECONDS.get(ext, DEFAULT_WARMUP_SECONDS)
+            fixed = sum(got[(r, c, i, "warmup")] - m * warmup / MEASURED_SECONDS for i, m in enumerate(measured)) / n
+            is_bitrate = "--bitrate" in options
+            rate = (statistics.median(measured) if is_bitrate else statistics.fmean(measured)) / MEASURED_SECONDS
+            estimate = fixed + rate * seconds
             deviation = estimate / (mib * MIB) - 1
-            deviations.append((doc, name, label, header[c + 1], estimate, mib, deviation, f"{n} x {w:g} s"))
+            deviations.append((doc, name, label, header[c + 1], estimate, mib, deviation,
+                               f"{n} windows, {'median' if is_bitrate else 'mean'}"))
             if verbose:
                 say(f"{where}: table {cells[c]}, quick {cell_text(estimate, seconds)} ({100 * deviation:+.1f} %)")
             if abs(deviation) > SIZE_TOLERANCE:

@@ -7,11 +7,11 @@
 # between `<!-- figures: NAME (scripts/docs-figures.sh) -->` and `<!-- /figures -->`; only those blocks and
 # the quoted figures are rewritten. The rules for reading a row, and the tolerances, are in docs-figures.py.
 #
-#   --write          (the default) measure at full length and rewrite the blocks: about an hour and a half on 2 cores
-#                    (34 one-hour renders and five 8-hour ones, ~2 min of bench); --only sizes-1h (or encoders,
-#                    sizes-8h) for one table
+#   --write          (the default) measure at full length and rewrite the blocks: about 45 minutes on 2 cores, two
+#                    renders at a time (22 for the 34 one-hour renders, 22 for the five 8-hour ones, 25 s of bench);
+#                    --only sizes-1h (or sizes-8h, encoders) for one table
 #   --check          measure at full length and fail on any difference
-#   --check --quick  for CI (well under 3 min): each size estimated from short windows spread over the render,
+#   --check --quick  for CI (about 2 min on 2 cores): each size estimated from short windows spread over the render,
 #                    WAV and AIFF predicted exactly from their length, the encoder table from `bench --quick`; exits
 #                    1 with one line per stale figure (the doc, the row and what was measured)
 #   --mixrender PATH the mixrender to measure (default .build/release/mixrender)
