@@ -107,7 +107,7 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The bench's "before" rows run DSPTestSupport's reference kernels: the code the tests check the new kernels against.
         .executableTarget(name: "bench", dependencies: ["MixEngine", "MixDSP", "MixIO", "DSPTestSupport"], path: "bench",
-                          exclude: ["peers", "speech-quality", "batch.sh", "format-sizes.sh"]),
+                          exclude: ["peers", "speech-quality", "batch.sh"]),
 
         // Helpers shared by the tests: regular targets (under Tests/Support), so that test targets and the bench can use them.
         // DSPTestSupport needs MixDSP only, so MixDSPTests still builds without a C library; TestSupport adds what
