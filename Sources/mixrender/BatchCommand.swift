@@ -186,13 +186,12 @@ final class BatchLine: @unchecked Sendable {
         guard let style, force || ContinuousClock.now - last >= .milliseconds(style == .json ? 250 : 100) else { return }
         last = ContinuousClock.now
         if style == .json {
-            let line = JSONValue.object(JSONObject([
+            ProgressOptions.writeJSONLine([
                 JSONValue.Member("done", .number(Double(p.done))), JSONValue.Member("total", .number(Double(p.total))),
                 JSONValue.Member("failed", .number(Double(p.failed))), JSONValue.Member("running", .number(Double(p.running))),
                 JSONValue.Member("speed", .number((p.realtime * 10).rounded() / 10)),
                 JSONValue.Member("remaining", p.secondsLeft.map { .number(($0 * 1000).rounded() / 1000) } ?? .null),
-            ]))
-            FileHandle.standardError.write((line.json(.compact) + "\n").data(using: .utf8)!)
+            ])
             return
         }
         let left = p.secondsLeft.map { Printout.clock($0) + " left" } ?? ""
@@ -205,8 +204,7 @@ final class BatchLine: @unchecked Sendable {
     /// A line of its own above the progress line (a JSON line `{"message": text}` with `--progress json`).
     func print(_ text: String) {
         if style == .json {
-            let line = JSONValue.object(JSONObject([JSONValue.Member("message", .string(text))]))
-            FileHandle.standardError.write((line.json(.compact) + "\n").data(using: .utf8)!)
+            ProgressOptions.writeJSONLine([JSONValue.Member("message", .string(text))])
             return
         }
         let clear = style == .bar && drawn ? "\r\u{1B}[K" : ""

@@ -35,15 +35,14 @@ final class ProgressBar {
         let speed = Double(frames) / Double(sampleRate) / elapsed
         let left = speed > 0 ? Double(totalFrames - frames) / Double(sampleRate) / speed : 0
         if style == .json {
-            let line = JSONValue.object(JSONObject([
+            ProgressOptions.writeJSONLine([
                 JSONValue.Member("progress", .number((fraction * 10_000).rounded() / 10_000)),
                 JSONValue.Member("frames", .number(Double(frames))),
                 JSONValue.Member("totalFrames", .number(Double(totalFrames))),
                 JSONValue.Member("elapsed", .number((elapsed * 1000).rounded() / 1000)),
                 JSONValue.Member("speed", .number((speed * 10).rounded() / 10)),
                 JSONValue.Member("remaining", .number((left * 1000).rounded() / 1000)),
-            ]))
-            FileHandle.standardError.write((line.json(.compact) + "\n").data(using: .utf8)!)
+            ])
             return
         }
         let width = 30

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MixRender
 
 /// `--progress` (render, waveform, batch): progress as a bar on stderr, which a terminal gets anyway, or with
@@ -22,6 +23,11 @@ struct ProgressOptions: ParsableArguments {
     func style(quiet: Bool) -> Style? {
         if json { return .json }
         return !quiet && (forced || Terminal.isTerminal(Terminal.standardError)) ? .bar : nil
+    }
+
+    /// Writes one progress line as JSON (`--progress json`): `members` as a compact object, on stderr.
+    static func writeJSONLine(_ members: [JSONValue.Member]) {
+        FileHandle.standardError.write((JSONValue.object(JSONObject(members)).json(.compact) + "\n").data(using: .utf8)!)
     }
 
     /// The command line with `--progress json` and `--progress=json` as `--progress-json` (and `--progress bar` as

@@ -78,29 +78,8 @@ import Testing
         }
     }
 
-    struct Result { var status: Int32; var stdout: String; var stderr: String }
-
-    static func run(_ program: String, _ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: program)
-        p.arguments = arguments
-        p.currentDirectoryURL = folder
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "COLUMNS")
-        for (k, v) in environment { env[k] = v }
-        p.environment = env
-        // Standard output to a file, so that neither stream fills a pipe while the other is read.
-        let outFile = folder.appendingPathComponent(".stdout-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: outFile) }
-        let out = try FileHandle(forWritingTo: outFile), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        try out.close()
-        let o = try Data(contentsOf: outFile)
-        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    /// `program arguments` in `folder` (`CLI.run` with another program).
+    static func run(_ program: String, _ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> CLI.Result {
+        try CLI.run(arguments, in: folder, environment: environment, program: URL(fileURLWithPath: program))
     }
 }

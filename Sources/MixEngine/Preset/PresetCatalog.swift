@@ -104,11 +104,7 @@ package struct PresetCatalog: Sendable {
     /// The presets folder that ships with this program: the first `presets` folder holding `night.json` in the
     /// program's folder or a folder above it (the project's, for a program built in `.build/`), or nil.
     package static func shippedFolder() -> String? {
-        guard var folder = try? FileSystem.symbolicLinkDestination(of: "/proc/self/exe") else { return nil }
-        while let slash = folder.lastIndex(of: "/"), slash != folder.startIndex {
-            folder = String(folder[..<slash])
-            if FileSystem.identity(of: folder + "/presets/night.json")?.kind == .regular { return folder + "/presets" }
-        }
-        return nil
+        FileSystem.foldersAboveProgram().lazy.map { $0 + "/presets" }
+            .first { FileSystem.identity(of: $0 + "/night.json")?.kind == .regular }
     }
 }

@@ -239,6 +239,19 @@ public enum FileSystem {
         return names
     }
 
+    /// The folders from this program's own (`/proc/self/exe`) up to the root, nearest first, each without its
+    /// trailing slash (the root is ""), for finding what ships beside a program built in the project's `.build/`
+    /// (the neural voice's environment, the presets); none when the program's file cannot be read.
+    public static func foldersAboveProgram() -> [String] {
+        guard var folder = try? LibC.readlink("/proc/self/exe", operation: "find this program's file") else { return [] }
+        var folders: [String] = []
+        while let slash = folder.lastIndex(of: "/") {
+            folder = String(folder[..<slash])
+            folders.append(folder)
+        }
+        return folders
+    }
+
     /// Calls `readlink`: what the symbolic link at `path` points to, as written in it.
     public static func symbolicLinkDestination(of path: String) throws -> String {
         try LibC.readlink(path, operation: "read the link")

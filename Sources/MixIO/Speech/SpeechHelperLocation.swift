@@ -39,12 +39,7 @@ public enum SpeechHelperLocation {
             FileSystem.identity(of: folder + "/bin/python") != nil && FileSystem.identity(of: folder + "/mixrender_hibari_helper.py")?.kind == .regular
         }
         if let chosen = LibC.getenv("MIXRENDER_SPEECH_VENV"), !chosen.isEmpty { return usable(chosen) ? chosen : nil }
-        guard var folder = try? LibC.readlink("/proc/self/exe", operation: "find this program's file") else { return nil }
-        while let slash = folder.lastIndex(of: "/") {
-            folder = String(folder[..<slash])
-            if usable(folder + "/.venv-speech") { return folder + "/.venv-speech" }
-        }
-        return nil
+        return FileSystem.foldersAboveProgram().lazy.map { $0 + "/.venv-speech" }.first(where: usable)
     }
 
     static func hibariMissing() -> AudioIOError {

@@ -34,23 +34,31 @@ public enum CLI {
         public var stderr: String
     }
 
-    /// Runs `mixrender arguments` (in `folder` if given) to the end. The environment is this process's
-    /// without `COLUMNS` (so that output does not depend on the terminal running the tests), plus `environment`.
-    public static func run(_ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:]) throws -> Result {
+    /// Runs `mixrender arguments` (in `folder` if given) to the end; `program` runs another program instead (the
+    /// README's lines through /bin/sh). The environment is this process's without `COLUMNS` (so that output does
+    /// not depend on the terminal running the tests), plus `environment`. Standard output goes through a file, so
+    /// a command that writes much to both streams cannot fill one pipe while the other is read.
+    public static func run(_ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:],
+                           program: URL? = nil) throws -> Result {
         let p = Process()
-        p.executableURL = try executable
+        p.executableURL = try program ?? executable
         p.arguments = arguments
         if let folder { p.currentDirectoryURL = folder }
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "COLUMNS")
         for (k, v) in environment { env[k] = v }
         p.environment = env
-        let out = Pipe(), err = Pipe()
+        let outFile = FileManager.default.temporaryDirectory.appendingPathComponent("mixrender-cli-\(UUID().uuidString).out")
+        FileManager.default.createFile(atPath: outFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: outFile) }
+        let out = try FileHandle(forWritingTo: outFile), err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
+        try out.close()
+        let o = try Data(contentsOf: outFile)
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
                       stderr: String(decoding: e, as: UTF8.self))
     }
