@@ -57,7 +57,7 @@ struct GeneratorBench {
             add(name, "as rendered: seek from 10 h, each block 7 s on", { DCBlocker(make(), sampleRate: rate) }, seek: true, from: 36_000)
         }
         section.notes.append("ns/frame is per stereo frame of the block; a seek's figure includes the warm-up it runs first "
-                             + "(the DC blocker's: the generator from the start of its 4 s epoch, less a second).")
+                             + "(the DC blocker's: the generator from the start of its 1 s epoch, less 0.75 s).")
         return section
     }
 }

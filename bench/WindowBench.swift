@@ -61,8 +61,10 @@ struct WindowBench {
             section.add([name], ["early": Spread(earlyTimes), "late": Spread(lateTimes), "ratio": Spread(ratios)])
         }
         section.notes.append("each round renders the early window, then the late one; the ratio is per round. In the process, "
-            + "the late window pays a seek the early one does not: up to an epoch and a warm-up of each generator (rain, "
-            + "wind: 16 s + 1 s; noise: 2^20 + 2^15 frames), the same at any position")
+            + "the late window pays what the early one cannot: the limiter's warm-up (its look-ahead and ten release time "
+            + "constants of the whole mix, 2 s here) and a seek: up to an epoch and a warm-up of each generator (rain: "
+            + "2 s + 0.1 s; wind: 4 s + 0.5 s; noise: 2^18 + 2^15 frames; the DC blocker before the nature sounds: 1 s + 0.75 s of "
+            + "the whole generator), the same at any position")
         guard FileManager.default.isExecutableFile(atPath: mixrender) else {
             section.notes.append("no mixrender at \(mixrender): the whole commands were not timed (build it, or name it with --mixrender)")
             let target = Target(name: "a window at 99 h against the same window at 0 (mixrender commands)",

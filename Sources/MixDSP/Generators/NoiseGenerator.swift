@@ -2,11 +2,11 @@
 ///
 /// The white noise underneath is counter-based (a SplitMix64 hash of seed, frame and channel), so
 /// every channel is independent and the sequence does not depend on block sizes. Pink and brown
-/// noise filter it with recursive filters, run through `WarmStart`: epochs of 2^20 frames, each started from a
+/// noise filter it with recursive filters, run through `WarmStart`: epochs of 2^18 frames, each started from a
 /// zero state 2^15 frames before it (epoch 0 from frame 0, as the noise always began). Their slowest pole,
 /// pink's 0.99886, decays by e^-37 over the warm-up, so a frame's sample is the same wherever rendering
 /// started, and reaching a frame costs at most an epoch and a warm-up, whatever its position (at 99 hours as
-/// at 0). Contiguous rendering costs 1/32 more for the shadow state. Every colour is scaled to about
+/// at 0). Contiguous rendering costs 1/8 more for the shadow state. Every colour is scaled to about
 /// -18 dBFS RMS.
 ///
 /// Layout: the settings and the filter state (`WarmStart`: 7 `Double`s per channel, twice, and a scratch
@@ -24,7 +24,7 @@ public final class NoiseGenerator: FrameSource {
     /// The filters' state, `stateSize` doubles per channel, exact at any position.
     private var warm: WarmStart
     private static let stateSize = 7
-    static let epochFrames: Int64 = 1 << 20
+    static let epochFrames: Int64 = 1 << 18
     static let warmUpFrames: Int64 = 1 << 15
 
     public init(color: Color, seed: UInt64, channelCount: Int) {

@@ -23,10 +23,11 @@
 ///   gust: g(t) = 10^(±0.6 dB/20) from a smooth random curve (`valueNoise`, knots 2.5 s apart), taken per slot
 ///       and joined linearly: with the splashes' own randomness, the level moves over seconds as real rain's.
 ///   At intensity 1 (brightness ½, default density) the level is about -18 dBFS RMS; see the tests.
-/// The two noises' filters run through `WarmStart` (epochs of 16 s, a warm-up of 1 s); a drop or a splash is
-/// always computed from its own onset, by the same recursion whether it is rendered or skipped over. So the
-/// output at any frame is the same whatever the block sizes and wherever rendering started, bit for bit; a
-/// seek costs at most 17 s of noise and 0.8 s of splashes, wherever it lands.
+/// The two noises' filters run through `WarmStart` (epochs of 2 s, a warm-up of 0.1 s: the slowest filter, the
+/// 578 Hz band-pass at Q 3, decays with a time constant of 1.65 ms, so the warm-up is 60 of them); a drop or a
+/// splash is always computed from its own onset, by the same recursion whether it is rendered or skipped over. So
+/// the output at any frame is the same whatever the block sizes and wherever rendering started, bit for bit; a
+/// seek costs at most 2.1 s of noise and 0.8 s of splashes, wherever it lands.
 ///
 /// Layout: the settings, the filters' state (10 doubles per channel, twice), a 1024-frame block of the two
 /// noises and one of the splashes' envelopes (left, right), a pool of 240 drops and one of 3936 splashes
@@ -145,8 +146,8 @@ public final class RainGenerator: FrameSource {
         splashes = .allocate(capacity: splashCapacity)
         envelopes = .allocate(capacity: 2 * RainGenerator.chunk)
         noise = AudioBlock(channelCount: 2 * channelCount, capacity: RainGenerator.chunk)
-        warm = WarmStart(stateSize: channelCount * RainGenerator.stateSize, epochFrames: Int64(sampleRate) * 16,
-                         warmUpFrames: Int64(sampleRate), channelCount: 2 * channelCount)
+        warm = WarmStart(stateSize: channelCount * RainGenerator.stateSize, epochFrames: Int64(sampleRate) * 2,
+                         warmUpFrames: max(1, Int64(sampleRate) / 10), channelCount: 2 * channelCount)
     }
 
     deinit { drops.deallocate(); splashes.deallocate(); envelopes.deallocate() }

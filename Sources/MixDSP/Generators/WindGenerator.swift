@@ -16,9 +16,10 @@
 /// octave bands 63 Hz-16 kHz within ±4 dB of its shape, centroid ≈ 900 Hz, level spreads and onsets within 30 %.
 /// Parameters move at a control rate of one value every 32 frames, from the absolute frame position; the
 /// gains are interpolated linearly between control points. The filters run through `WarmStart` (epochs of
-/// 16 s, a warm-up of 1 s; the slowest filter, the 75 Hz rumble, decays in a few ms), so the output at any frame
-/// is the same whatever the block sizes and wherever rendering started; a seek costs at most 17 s of generation
-/// (about 25 ms).
+/// 4 s, a warm-up of 0.5 s; the slowest filter, the whistle's Q 45 band-pass at 586 Hz or more, decays with a
+/// time constant of at most 24 ms, so e^-20 of its past is left after the warm-up: 50 times below a Float's
+/// resolution), so the output at any frame is the same whatever the block sizes and wherever rendering started;
+/// a seek costs at most 4.5 s of generation (about 6 ms).
 ///
 /// Layout: the settings, the filter state (8 doubles per channel, twice) and a 1024-frame scratch block,
 /// allocated in `init`; `render` allocates nothing. Not thread-safe (the filter state changes as it renders).
@@ -58,8 +59,8 @@ public final class WindGenerator: FrameSource {
         self.channelCount = channelCount
         noiseSeed = SeededRandom.bits(seed: seed, stream: 1, index: 0x57_494E_44)          // "WIND"
         rumble = SVF(cutoffHz: 75, q: 0.7, sampleRate: Double(sampleRate))
-        warm = WarmStart(stateSize: channelCount * WindGenerator.stateSize, epochFrames: Int64(sampleRate) * 16,
-                         warmUpFrames: Int64(sampleRate), channelCount: channelCount)
+        warm = WarmStart(stateSize: channelCount * WindGenerator.stateSize, epochFrames: Int64(sampleRate) * 4,
+                         warmUpFrames: max(1, Int64(sampleRate) / 2), channelCount: channelCount)
     }
 
     /// The parameters at control point `k` (frame 32k).
