@@ -69,7 +69,7 @@ import Testing
         #expect(ints(json["rms"]) == columns.flatMap { $0.levels.map { q.value($0.rms) } })
         let bands = try #require(json["bands"] as? [String: Any])
         #expect(bands["fft_size"] as? Int == 2048)
-        #expect(bands["hop_size"] as? Int == 512)
+        #expect(bands["hop_size"] as? Int == 1024)
         #expect(bands["window"] as? String == "hann")
         #expect(ints(bands["edges_hz"]) == [250, 4000])
         #expect(ints(bands["low"]) == columns.map { q.value($0.bands.low) })

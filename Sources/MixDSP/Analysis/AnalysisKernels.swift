@@ -96,8 +96,8 @@ public enum AnalysisKernels {
         for i in 0..<count { dst[i] *= src[i] }
     }
 
-    /// The periodic Hann window: w[n] = 0.5 - 0.5 cos(2π n / N), n = 0 ..< N. Frames of it spaced N/4
-    /// apart add up to a constant (1.5), so every sample of a stream counts equally.
+    /// The periodic Hann window: w[n] = 0.5 - 0.5 cos(2π n / N), n = 0 ..< N. Frames of it spaced N/2
+    /// apart add up to a constant (1), so every sample of a stream counts equally.
     public static func hannWindow(into dst: UnsafeMutablePointer<Float>, count n: Int) {
         for i in 0..<n { dst[i] = Float(0.5 - 0.5 * _cos(2 * Double.pi * Double(i) / Double(n))) }
     }

@@ -2,7 +2,7 @@
 /// channel the lowest sample, the highest, and the RMS, sqrt(Σ x² / n).
 ///
 /// Closed columns wait in a ring until their spectral values are known (`SpectralColumnResolver`
-/// finishes a column up to N/2 + N/4 frames after it ends); `release` frees the oldest.
+/// finishes a column up to N/2 + H frames after it ends, H = N/2 the hop); `release` frees the oldest.
 /// All memory is allocated in `init`.
 ///
 /// Layout: a ring of `maximumHeld` columns, each `channelCount` `ChannelLevels` side by side, with one frame

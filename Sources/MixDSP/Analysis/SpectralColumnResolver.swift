@@ -1,6 +1,6 @@
 /// Turns the stream of FFT frames into spectral values per column for one zoom level.
 ///
-/// Frames are centred every H = N/4 frames, the first on frame 0 (`WaveformAnalyzer`). Column j spans
+/// Frames are centred every H = N/2 frames, the first on frame 0 (`WaveformAnalyzer`). Column j spans
 /// [j * spp, (j + 1) * spp) (the last column ends at the stream's end) and gets
 /// - the mean over the frames centred inside it, when there are any (always, when spp >= H):
 ///   P_band = mean P_band(frame), centroid = Σ Σ f_k |X_k| / Σ Σ |X_k| over those frames;

@@ -38,9 +38,9 @@ public struct WaveformAnalysisSettings: Sendable, Equatable {
     /// Waveforms written: `channelCount` when splitting channels, else 1.
     public var outputChannelCount: Int { isSplittingChannels ? channelCount : 1 }
 
-    /// Distance between FFT frame centres: H = N / 4 (75 % overlap; periodic Hann frames at this hop
-    /// weight every sample equally).
-    public var hopSize: Int { fftSize / 4 }
+    /// Distance between FFT frame centres: H = N / 2 (50 % overlap; periodic Hann frames at this hop
+    /// weight every sample equally, as at 75 %, with half the FFTs: the FFT was a quarter of a waveform's CPU).
+    public var hopSize: Int { fftSize / 2 }
 
     /// The FFT size used unless one is given: the power of two nearest (in octaves) to
     /// 2048 * rate / 48000, so every rate gets a window of about 43 ms (2048 at 44.1 and 48 kHz,

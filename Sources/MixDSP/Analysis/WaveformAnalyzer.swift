@@ -4,7 +4,7 @@
 /// `SpectralColumnResolver`), plus whole-stream totals.
 ///
 /// Frames of the mono mix m[n] = (1/C) Σ_c x_c[n] are N = `fftSize` samples long and centred on
-/// n = m H, H = N/4 (the first frame is centred on frame 0; samples outside the stream are 0).
+/// n = m H, H = N/2 (the first frame is centred on frame 0; samples outside the stream are 0).
 /// Columns reach their sink in order, at most N/2 + H + 4096 frames after they end, and all of them by
 /// `finish()`. Memory is fixed at `init`: nothing grows with the stream's length, and `process`
 /// allocates nothing.
@@ -61,7 +61,7 @@ public final class WaveformAnalyzer {
         // A column waits for the first frame centred at or after its end: N/2 + H frames, plus one block.
         reducers = settings.samplesPerPixel.map { spp in
             PeakReducer(samplesPerPixel: spp, channelCount: settings.outputChannelCount,
-                        maximumHeld: (n / 2 + n / 4 + capacity) / spp + 3)
+                        maximumHeld: (n / 2 + settings.hopSize + capacity) / spp + 3)
         }
         resolvers = settings.samplesPerPixel.map {
             SpectralColumnResolver(samplesPerPixel: $0, rowCount: settings.spectrumRows)

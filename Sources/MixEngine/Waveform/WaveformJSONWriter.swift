@@ -8,7 +8,7 @@ import MixDSP
 /// {"version":2,"channels":2,"sample_rate":48000,"samples_per_pixel":256,"bits":16,"length":3,
 ///  "data":[min,max (column 0, channel 0), min,max (column 0, channel 1), min,max (column 1, channel 0), ...],
 ///  "rms":[column 0 channel 0, column 0 channel 1, column 1 channel 0, ...],
-///  "bands":{"fft_size":2048,"hop_size":512,"window":"hann","edges_hz":[250,4000],
+///  "bands":{"fft_size":2048,"hop_size":1024,"window":"hann","edges_hz":[250,4000],
 ///           "low":[...],"mid":[...],"high":[...],"centroid_hz":[...]}}
 /// ```
 ///
