@@ -65,9 +65,11 @@ enum GoldenCatalog {
                           golden: "golden/features/\(stem).flac", guards: guards)
     }
 
-    /// A window of a preset that speaks, rendered in a fresh process (see `GoldenCase.Tier.spoken`).
-    static func spoken(_ name: String, _ label: String, start: Double, end: Double, guards: String) -> GoldenCase {
-        GoldenCase(name: "\(name)-\(label)", preset: "presets/\(name).json", start: start, end: end, sampleRate: 16_000,
+    /// A window of a preset that speaks, rendered in a fresh process (see `GoldenCase.Tier.spoken`); `preset` names
+    /// another file than `presets/<name>.json`.
+    static func spoken(_ name: String, _ label: String, preset: String? = nil, start: Double, end: Double,
+                       guards: String) -> GoldenCase {
+        GoldenCase(name: "\(name)-\(label)", preset: preset ?? "presets/\(name).json", start: start, end: end, sampleRate: 16_000,
                    tier: .spoken, golden: "golden/presets/\(name)-\(label).flac", guards: guards)
     }
 
@@ -107,8 +109,12 @@ enum GoldenCatalog {
                guards: "at the preset's own 32 kHz: the 1-minute linear master fade-out, 25 minutes into the noise"),
         spoken("sleep-hypnosis", "first-words", start: 19.5, end: 21.5,
                guards: "the night bed (6 dB down) ducking 1 s before the first words at 20 s, the neural voice's words at the voice level, binaural beats ramping from 10 Hz"),
-        spoken("waking", "bell", start: 95.5, end: 97.5,
-               guards: "the end of the wake ending's 6 dB rise of the bed and pulse, and the bell at 1:36.075"),
+        spoken("waking", "start", start: 4, end: 5,
+               guards: "the pink air and the 6 Hz isochronic pulse fading in, before the first words at 6 s"),
+        // The bell comes after 90 s of speech, and the neural voice's lengths move with the CPU's arithmetic (its bell
+        // lands 50 ms later on an AVX2-only EPYC than on the machine that recorded it); espeak-ng's do not.
+        spoken("waking", "bell", preset: "golden/spoken/waking.json", start: 90.3, end: 92.3,
+               guards: "presets/waking.json spoken by espeak-ng: the end of the wake ending's 6 dB rise of the bed and pulse, and the bell at 1:30.882"),
         spoken("breathing-478", "first-breath", start: 11, end: 13,
                guards: "the end of the spoken introduction, then the first 4-7-8 inhale of the pacer (174 Hz, 3-semitone glide) with its cue 'In'"),
     ]
