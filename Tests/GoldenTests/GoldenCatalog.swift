@@ -29,6 +29,8 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
     /// Output rate override, to keep the golden small.
     var sampleRate: Int? = nil
     var tier: Tier = .lossless
+    /// A spoken preset's voice (`voice.speech.voice`) replaced by this one, in a copy the render reads.
+    var voice: String? = nil
     /// The golden file, relative to the package root.
     var golden: String
     /// What it guards.
@@ -65,12 +67,12 @@ enum GoldenCatalog {
                           golden: "golden/features/\(stem).flac", guards: guards)
     }
 
-    /// A window of a preset that speaks, rendered in a fresh process (see `GoldenCase.Tier.spoken`); `preset` names
-    /// another file than `presets/<name>.json`.
-    static func spoken(_ name: String, _ label: String, preset: String? = nil, start: Double, end: Double,
+    /// A window of a preset that speaks, rendered in a fresh process (see `GoldenCase.Tier.spoken`), with another
+    /// `voice` when given.
+    static func spoken(_ name: String, _ label: String, voice: String? = nil, start: Double, end: Double,
                        guards: String) -> GoldenCase {
-        GoldenCase(name: "\(name)-\(label)", preset: preset ?? "presets/\(name).json", start: start, end: end, sampleRate: 16_000,
-                   tier: .spoken, golden: "golden/presets/\(name)-\(label).flac", guards: guards)
+        GoldenCase(name: "\(name)-\(label)", preset: "presets/\(name).json", start: start, end: end, sampleRate: 16_000,
+                   tier: .spoken, voice: voice, golden: "golden/presets/\(name)-\(label).flac", guards: guards)
     }
 
     /// The example presets in `presets/`.
@@ -113,8 +115,8 @@ enum GoldenCatalog {
                guards: "the pink air and the 6 Hz isochronic pulse fading in, before the first words at 6 s"),
         // The bell comes after 90 s of speech, and the neural voice's lengths move with the CPU's arithmetic (its bell
         // lands 50 ms later on an AVX2-only EPYC than on the machine that recorded it); espeak-ng's do not.
-        spoken("waking", "bell", preset: "golden/spoken/waking.json", start: 90.3, end: 92.3,
-               guards: "presets/waking.json spoken by espeak-ng: the end of the wake ending's 6 dB rise of the bed and pulse, and the bell at 1:30.882"),
+        spoken("waking", "bell", voice: "espeak:en-us", start: 90.3, end: 92.3,
+               guards: "spoken by espeak-ng: the end of the wake ending's 6 dB rise of the bed and pulse, and the bell at 1:30.882"),
         spoken("breathing-478", "first-breath", start: 11, end: 13,
                guards: "the end of the spoken introduction, then the first 4-7-8 inhale of the pacer (174 Hz, 3-semitone glide) with its cue 'In'"),
     ]

@@ -91,7 +91,22 @@ enum GoldenRender {
     static func inFreshProcess(_ golden: GoldenCase) throws -> PCMAudio {
         let folder = try TemporaryFolder()
         let output = folder.path("\(golden.name).wav")
-        var arguments = [golden.presetPath, "-o", output, "--quiet"]
+        var preset = golden.presetPath
+        if let voice = golden.voice {
+            // The same preset with its voice replaced, beside the output (a spoken preset names no files of its own).
+            let data = try Data(contentsOf: URL(fileURLWithPath: preset))
+            guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  var voiceSettings = object["voice"] as? [String: Any],
+                  var speech = voiceSettings["speech"] as? [String: Any] else {
+                throw GoldenRenderError(message: "\(golden.preset) has no voice.speech to replace")
+            }
+            speech["voice"] = voice
+            voiceSettings["speech"] = speech
+            object["voice"] = voiceSettings
+            preset = folder.path("\(golden.name).json")
+            try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: preset))
+        }
+        var arguments = [preset, "-o", output, "--quiet"]
         if let start = golden.start { arguments += ["--start", "\(start)"] }
         if let end = golden.end { arguments += ["--end", "\(end)"] }
         if let rate = golden.sampleRate { arguments += ["--sample-rate", "\(rate)"] }
