@@ -21,6 +21,10 @@ public struct PresetRender: Sendable {
     let job: RenderJob
     /// Frames per block of the render loop (the CLI's hidden `--block-frames`); the output does not depend on it.
     package var blockFrames = 4096
+    /// Threads that mix the sounds (the CLI's `--threads`): with more than one, worker threads mix ahead of the
+    /// render's own, which runs the master chain and hands the encoder its blocks. The output is the same bit for
+    /// bit whatever the count; it costs a few MiB of buffers per thread. Below 1 counts as 1.
+    public var threads = 1
     /// Decoded sources shared with other renders in this process (a server's, as a batch shares them); nil: this
     /// render decodes its own.
     package var material: PreparedMaterial? = nil
@@ -141,11 +145,11 @@ public struct PresetRender: Sendable {
     /// - Parameter progress: where to yield `RenderProgress` values; finished when the render ends.
     public func render(toFile path: String, progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> RenderResult {
         defer { progress?.finish() }
-        let job = job, blockFrames = blockFrames, total = frameCount, rate = sampleRate, material = material
+        let job = job, blockFrames = blockFrames, threads = max(1, threads), total = frameCount, rate = sampleRate, material = material
         return try await RenderThread.run {
             try LibraryError.wrapping(output: path) {
                 let reporter = ProgressReporter(progress, totalFrames: total, sampleRate: rate)
-                return try job.render(to: path, blockFrames: blockFrames, material: material, progress: reporter.callback)
+                return try job.render(to: path, blockFrames: blockFrames, threads: threads, material: material, progress: reporter.callback)
             }
         }
     }
@@ -170,12 +174,12 @@ public struct PresetRender: Sendable {
     public func render(toFileDescriptor descriptor: Int32, format: OutputFileFormat, name: String = "the stream",
                        progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> RenderResult {
         defer { progress?.finish() }
-        let job = job, blockFrames = blockFrames, total = frameCount, rate = sampleRate
+        let job = job, blockFrames = blockFrames, threads = max(1, threads), total = frameCount, rate = sampleRate
         return try await RenderThread.run {
             try LibraryError.wrapping(output: name) {
                 let reporter = ProgressReporter(progress, totalFrames: total, sampleRate: rate)
                 return try job.render(toStream: descriptor, format: format, name: name, blockFrames: blockFrames,
-                                      progress: reporter.callback)
+                                      threads: threads, progress: reporter.callback)
             }
         }
     }

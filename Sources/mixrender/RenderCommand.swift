@@ -26,6 +26,12 @@ struct RenderCommand: ParsableCommand {
     @Option(help: .hidden)
     var blockFrames = 4096
 
+    @Option(help: "Threads that mix the sounds (1 to \(RenderCommand.maximumThreads)); the master chain and the encoder run beside them. The file is the same bit for bit whatever the count.")
+    var threads = 1
+
+    /// The most `--threads` takes: past the cores there is nothing to gain, and each thread holds two stints of mix.
+    static let maximumThreads = 64
+
     @Option(help: "Also write the mix's waveform, made during the render: .json, .dat, .png or .svg (defaults of `mixrender waveform`).")
     var waveform: String?
 
@@ -43,6 +49,9 @@ struct RenderCommand: ParsableCommand {
     func validate() throws {
         guard blockFrames > 0 && blockFrames <= 1 << 20 else {
             throw CLIError("--block-frames must be between 1 and 1048576")
+        }
+        guard threads >= 1 && threads <= Self.maximumThreads else {
+            throw CLIError("--threads must be between 1 and \(Self.maximumThreads), not \(threads)")
         }
     }
 
@@ -106,7 +115,7 @@ struct RenderCommand: ParsableCommand {
             reportInputs = try RenderReport.Inputs(job: job, output: output)
         }
         let taps = recorder.map { [$0.renderTap(channelCount: job.plan.channelCount, blockFrames: blockFrames)] } ?? []
-        let result = try job.render(outputPlan, blockFrames: blockFrames, taps: taps, material: material) { bar.update($0) }
+        let result = try job.render(outputPlan, blockFrames: blockFrames, threads: threads, taps: taps, material: material) { bar.update($0) }
         bar.finish()
         if !quiet {
             // A damaged cache entry was made again; the render is what it would have been without the folder.

@@ -204,18 +204,18 @@ public struct RenderJob: Sendable {
 
     /// Renders to `path` through a temporary file beside it, renamed into place when complete
     /// (`outputPlan(to: .file(path:))`, then `render(_:)`).
-    public func render(to path: String, blockFrames: Int = 4096, taps: [RenderTap] = [], material: PreparedMaterial? = nil,
+    public func render(to path: String, blockFrames: Int = 4096, threads: Int = 1, taps: [RenderTap] = [], material: PreparedMaterial? = nil,
                        progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
-        try render(try outputPlan(to: .file(path: path)), blockFrames: blockFrames, taps: taps, material: material, progress: progress)
+        try render(try outputPlan(to: .file(path: path)), blockFrames: blockFrames, threads: threads, taps: taps, material: material, progress: progress)
     }
 
     /// Renders into the open file descriptor `descriptor` (standard output), encoded as `format`
     /// (`outputPlan(to: .stream(...))`, then `render(_:)`).
     public func render(toStream descriptor: Int32, format: OutputFileFormat, name: String, blockFrames: Int = 4096,
-                       taps: [RenderTap] = [], material: PreparedMaterial? = nil,
+                       threads: Int = 1, taps: [RenderTap] = [], material: PreparedMaterial? = nil,
                        progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
         let output = try outputPlan(to: .stream(descriptor: descriptor, format: format, name: name))
-        return try render(output, blockFrames: blockFrames, taps: taps, material: material, progress: progress)
+        return try render(output, blockFrames: blockFrames, threads: threads, taps: taps, material: material, progress: progress)
     }
 
     /// Renders to `output`. Normalising, measuring passes find the master gain first (they share `material`).
@@ -225,8 +225,8 @@ public struct RenderJob: Sendable {
     /// `OutputPlan.streamWarnings`); on an error it is cut short, and the caller's exit status says so.
     /// `taps` are sinks at points of the master chain (a waveform recorder at `.output` gets the frames the
     /// file gets: `WaveformRecorder.renderTap`). `material` shares decoded sources with other renders (see
-    /// `Renderer.render`).
-    public func render(_ output: OutputPlan, blockFrames: Int = 4096, taps: [RenderTap] = [], material: PreparedMaterial? = nil,
+    /// `Renderer.render`). `threads` mix the bus (`Renderer.threads`: the same output, on more cores).
+    public func render(_ output: OutputPlan, blockFrames: Int = 4096, threads: Int = 1, taps: [RenderTap] = [], material: PreparedMaterial? = nil,
                        progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
         let material = material ?? PreparedMaterial()
         let normalisation = try findNormalisation(material: material, blockFrames: blockFrames)
@@ -234,14 +234,14 @@ public struct RenderJob: Sendable {
         switch output.destination {
         case .stream(let descriptor, _, let name):
             let writer = try AudioFileWriter.open(fileDescriptor: descriptor, settings: output.settings, displayPath: name)
-            let summary = try Renderer(plan: plan.withMasterGain(db: gainDb), blockFrames: blockFrames)
+            let summary = try Renderer(plan: plan.withMasterGain(db: gainDb), blockFrames: blockFrames, threads: threads)
                 .render(to: writer, range: range, material: material, taps: taps, loop: plan.loop, progress: progress)
             return RenderResult(summary: summary, normalisation: normalisation, fileLoudness: nil, outputPath: name, outputBytes: nil, output: output)
         case .file(let path):
             let file = try AtomicOutputFile(destination: path)
             let write = { (gainDb: Double, ceilingDb: Double, file: AtomicOutputFile, taps: [RenderTap]) throws -> RenderSummary in
                 try self.write(plan.withMasterGain(db: gainDb).withLimiterCeiling(db: ceilingDb), to: file, settings: output.settings,
-                               blockFrames: blockFrames, taps: taps, material: material, progress: progress)
+                               blockFrames: blockFrames, threads: threads, taps: taps, material: material, progress: progress)
             }
             var context: FinishingContext?
             do {
@@ -272,11 +272,11 @@ public struct RenderJob: Sendable {
     }
 
     /// One render of `plan` into the output's temporary file.
-    private func write(_ plan: RenderPlan, to output: AtomicOutputFile, settings: OutputSettings, blockFrames: Int,
+    private func write(_ plan: RenderPlan, to output: AtomicOutputFile, settings: OutputSettings, blockFrames: Int, threads: Int,
                        taps: [RenderTap], material: PreparedMaterial, progress: ((Int64) -> Void)?) throws -> RenderSummary {
         let marks = settings.format == .m4a ? chapters : []
         let writer = try AudioFileWriter.open(path: output.temporaryPath, settings: settings, displayPath: output.destination, chapters: marks)
-        return try Renderer(plan: plan, blockFrames: blockFrames).render(to: writer, range: range, material: material,
+        return try Renderer(plan: plan, blockFrames: blockFrames, threads: threads).render(to: writer, range: range, material: material,
                                                                         taps: taps, loop: plan.loop, progress: progress)
     }
 }

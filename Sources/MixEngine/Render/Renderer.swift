@@ -71,11 +71,15 @@ public struct RenderTimings: Sendable {
 public final class Renderer {
     public let plan: RenderPlan
     public let blockFrames: Int
+    /// Threads that mix the bus (`--threads`): with more than one, `ParallelMixer`'s workers mix stints of the
+    /// timeline ahead of the render thread, which runs the master chain; the output is the same bit for bit.
+    public let threads: Int
 
-    public init(plan: RenderPlan, blockFrames: Int = 4096) {
-        precondition(blockFrames > 0)
+    public init(plan: RenderPlan, blockFrames: Int = 4096, threads: Int = 1) {
+        precondition(blockFrames > 0 && threads > 0)
         self.plan = plan
         self.blockFrames = blockFrames
+        self.threads = threads
     }
 
     /// Frames of mix rendered before a partial render's first frame, so the limiter arrives there in
@@ -121,7 +125,6 @@ public final class Renderer {
 
         let channels = plan.channelCount
         let bus = AudioBlock(channelCount: channels, capacity: blockFrames)
-        let mixer = TrackMixer(plan: plan, material: material, blockFrames: blockFrames)
         let limiter = Limiter(channelCount: channels, sampleRate: plan.sampleRate, ceilingDb: plan.limiter.ceilingDb,
                               lookaheadMs: plan.limiter.lookaheadMs, releaseMs: plan.limiter.releaseMs,
                               detection: plan.limiter.detection)
@@ -156,13 +159,22 @@ public final class Renderer {
         // The summary speaks of the range only, not of the warm-up before it.
         limiter.statisticsWindow = (warmedUp + range.lowerBound - position)..<(warmedUp + range.upperBound - position)
 
+        // One mixer on this thread, or workers mixing ahead of it (`threads`); from here on, stopped on every path.
+        let span = position..<end
+        let parallel = ParallelMixer.helps(threads: threads, span: span, sampleRate: plan.sampleRate)
+            ? ParallelMixer(plan: plan, material: material, span: span, blockFrames: blockFrames, workers: threads) : nil
+        let mixer = parallel == nil ? TrackMixer(plan: plan, material: material, blockFrames: blockFrames) : nil
         var reported: Int64 = 0
         do {
             while position < end {
                 // Run in a Swift task (the MixRender library), a render stops within a block of its task's cancelling.
                 if Task.isCancelled { throw CancellationError() }
                 let n = Int(min(Int64(blockFrames), end - position))
-                try mixer.mixTracks(into: bus, at: position, count: n, timings: &timings)
+                if let mixer {
+                    try mixer.mixTracks(into: bus, at: position, count: n, timings: &timings)
+                } else {
+                    try parallel!.mix(into: bus, at: position, count: n)
+                }
                 let chainStarted = clock.now, chainStartedCPU = CPUClock.thread
                 try chain.process(bus, count: n, at: position)
                 timings.mix += (clock.now - chainStarted).seconds
@@ -172,8 +184,10 @@ public final class Renderer {
                 let written = min(position - Int64(chain.latency), range.upperBound) - range.lowerBound
                 if written > reported { reported = written; progress?(written) }
             }
+            parallel?.stop(timings: &timings)
             try chain.finish()
         } catch {
+            parallel?.stop(timings: &timings)
             chain.abandon()
             throw error
         }

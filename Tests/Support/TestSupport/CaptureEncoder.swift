@@ -37,13 +37,14 @@ public final class CaptureEncoder: AudioEncoder {
     }
 }
 
-/// Renders `range` of a planned job (its own range unless told) with `Renderer` into memory.
-public func renderToMemory(_ job: RenderJob, range: Range<Int64>? = nil, blockFrames: Int = 4096) throws
+/// Renders `range` of a planned job (its own range unless told) with `Renderer` into memory, its bus mixed on
+/// `threads` threads.
+public func renderToMemory(_ job: RenderJob, range: Range<Int64>? = nil, blockFrames: Int = 4096, threads: Int = 1) throws
     -> (capture: CaptureEncoder, summary: RenderSummary) {
     let range = range ?? job.range
     let capture = CaptureEncoder(sampleRate: job.plan.sampleRate, channelCount: job.plan.channelCount,
                                  expectedFrames: range.count)
-    let summary = try Renderer(plan: job.plan, blockFrames: blockFrames).render(to: capture, range: range)
+    let summary = try Renderer(plan: job.plan, blockFrames: blockFrames, threads: threads).render(to: capture, range: range)
     precondition(capture.isFinished, "the renderer did not finish its encoder")
     return (capture, summary)
 }

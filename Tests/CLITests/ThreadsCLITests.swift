@@ -1,0 +1,46 @@
+import DSPTestSupport
+import Foundation
+import MixIO
+import TestSupport
+import Testing
+
+/// `mixrender render --threads N`: the same file as one thread writes, byte for byte in lossless formats, and decoding
+/// to the same samples in Ogg Vorbis (whose stream serial number libsndfile draws at random for every file, so no two
+/// renders have the same bytes); a count out of range is one line naming the option, and nothing is written.
+@Suite struct ThreadsCLITests {
+    static let preset = """
+        { "duration": "2m", "output": { "sampleRate": 22050, "channels": 2 },
+          "master": { "fadeOut": { "duration": "30s" } },
+          "tracks": [ { "rain": { "seed": 5 }, "gainDb": -8 }, { "wind": { "seed": 6 }, "gainDb": -12, "start": "20s" },
+                      { "surf": { "seed": 7 }, "gainDb": -10, "pan": 0.4 } ] }
+        """
+
+    @Test(arguments: ["out.flac", "out.ogg", "out.wav"])
+    func moreThreadsWriteTheSameBytes(name: String) throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("mix.json", Self.preset)
+        var files: [[UInt8]] = [], decoded: [[Float]] = []
+        for threads in ["1", "2", "4"] {
+            let out = s.path("\(threads)-\(name)")
+            let r = try CLI.run([preset, "-o", out, "--threads", threads, "--quiet"])
+            #expect(r.status == 0, "\(threads) threads: \(r.stderr)")
+            files.append(Array(try Data(contentsOf: URL(fileURLWithPath: out))))
+            decoded.append(try readAll(try AudioFile.open(path: out)))
+        }
+        #expect(decoded[0].count == 2 * 22050 * 120)
+        #expect(decoded[1] == decoded[0] && decoded[2] == decoded[0], "\(name)")
+        if !name.hasSuffix(".ogg") { #expect(files[1] == files[0] && files[2] == files[0], "\(name): \(files.map(\.count))") }
+    }
+
+    @Test(arguments: ["0", "65", "-2", "two"])
+    func aCountOutOfRangeIsRefused(count: String) throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("mix.json", Self.preset)
+        let before = s.contents
+        let r = try CLI.run([preset, "-o", s.path("out.flac"), "--threads=\(count)"])
+        #expect(r.status != 0)
+        let lines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("Usage") && !$0.hasPrefix("  See") && !$0.isEmpty }
+        #expect(lines.count == 1 && lines[0].contains("--threads"), "\(r.stderr)")
+        #expect(s.contents == before)
+    }
+}
