@@ -4,14 +4,14 @@
 # the encoder's and the meter's threads (BufferRingTests, MasterChainTests, PipelineTests, StreamCLITests), the
 # measuring passes on every core (LoudnessCLITests), the waveform's read-ahead decoder (WaveformJobTests), the speech
 # helpers and their table (SessionTests, SpeechCacheCLITests, SpeechHelperCleanupCLITests), the analysis phase's
-# requests on every core and its caches (AnalysisTests) and the library's tasks,
-# cancellation and byte streams (RenderAPITests). Everything is built with -sanitize=thread (optimised, as the tests
+# requests on every core and its caches (AnalysisTests), the mixing workers of --threads (ThreadedRenderTests) and the
+# library's tasks, cancellation and byte streams (RenderAPITests). Everything is built with -sanitize=thread (optimised, as the tests
 # are: scripts/test.sh) in .build-tsan; CLI tests run the sanitized mixrender. Any report fails the run: the
 # sanitizer makes the process exit 66, and a CLI test's child that reports fails its test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests --sanitize=thread -Xswiftc -O --scratch-path .build-tsan
-suites='BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests'
+suites='BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests'
 # Left out: the test that runs mixrender under an address-space limit (ulimit -v), which the sanitizer cannot run
 # under at all (it reserves terabytes of address space and exits 66 before main), and the two that stop a render with
 # a signal: the sanitizer defers a signal to its own safe points, and a sanitized batch sent SIGINT went on rendering.

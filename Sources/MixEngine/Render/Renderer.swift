@@ -38,7 +38,9 @@ public struct RenderSummary: Sendable {
 ///
 /// The `...CPU` fields are CPU seconds of the same stages (`CPUClock`): `prepareCPU` and `totalCPU` are the
 /// whole process's (preparing runs on every core; the total includes the encoder thread), `sourcesCPU`,
-/// `mixCPU` and `writeCPU` the render thread's, `encodeCPU` the encoder thread's.
+/// `mixCPU` and `writeCPU` the render thread's, `encodeCPU` the encoder thread's. With mixing workers
+/// (`Renderer.threads` above 1), `sources` and `mix` (and their CPU seconds) add up what every worker spent beside
+/// the render thread's master chain, so together they may exceed `wall`.
 /// A value of twelve `Double`s; allocates nothing. `Sendable`, safe to share.
 public struct RenderTimings: Sendable {
     public var prepare: Double = 0
