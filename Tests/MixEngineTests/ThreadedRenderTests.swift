@@ -7,7 +7,7 @@ import TestSupport
 
 /// `--threads N` (`Renderer.threads`, `ParallelMixer`): workers mix stints of the timeline ahead of the render
 /// thread, and the output is the one-thread render's, sample for sample, whatever the count, the block size, the
-/// window or what the limiter does.
+/// window or what the limiter does. (Cancelling a render with workers: RenderAPITests.)
 @Suite struct ThreadedRenderTests {
     /// Every kind of sound, a streamed file that starts mid-stint, a one-shot event track, master fades, at 16 kHz so
     /// that four stints (of `ParallelMixer.stintSeconds`) stay quick; `loud` makes the limiter act (by about 2 dB).
@@ -108,23 +108,5 @@ import TestSupport
         }
         #expect(messages.count == 3 && Set(messages).count == 1, "\(messages)")
         #expect(messages.first?.contains("late.wav") == true, "\(messages)")
-    }
-
-    /// A render cancelled while its workers mix stops within a block and throws `CancellationError`.
-    @Test func cancellingStopsTheWorkers() async throws {
-        let folder = try TemporaryFolder()
-        let job = try RenderJob(presetPath: try Self.preset(files: folder, seconds: 3600))
-        let task = Task.detached { () -> Error? in
-            do {
-                _ = try Renderer(plan: job.plan, threads: 2).render(to: Normalisation.NullEncoder(), range: job.range)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        try await Task.sleep(for: .milliseconds(300))
-        task.cancel()
-        let error = await task.value
-        #expect(error is CancellationError, "\(String(describing: error))")
     }
 }

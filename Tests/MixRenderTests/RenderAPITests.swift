@@ -80,12 +80,15 @@ import Testing
         #expect(throws: EngineError.self) { _ = try render.encodedBytes(format: .wav) }
     }
 
-    @Test func cancellingTheTaskLeavesNoFile() async throws {
+    /// With one thread, and with mixing workers (`threads`), which stop with the render.
+    @Test(arguments: [1, 2])
+    func cancellingTheTaskLeavesNoFile(threads: Int) async throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }
         // Long enough that it cannot end before it is cancelled, even on a loaded machine where this task wakes
         // seconds after the first progress (six hours of audio; cancelled at its first block, it costs nothing).
-        let render = try PresetRender(json: Self.preset(seconds: 6 * 3600))
+        var render = try PresetRender(json: Self.preset(seconds: 6 * 3600))
+        render.threads = threads
         let path = dir.appendingPathComponent("long.ogg").path
         let (progress, reporter) = AsyncStream.makeStream(of: RenderProgress.self)
         let task = Task { try await render.render(toFile: path, progress: reporter) }
