@@ -1,6 +1,5 @@
 import Foundation  // Thread, NSCondition
 import MixDSP
-import MixIO  // CPUClock
 
 /// The bus mixed ahead of the master chain by several threads (`--threads N`): the timeline is cut into stints of
 /// `stintSeconds` (from frame 0, so a stint starts on an epoch of every generator that has them), and `workers`
@@ -52,6 +51,8 @@ final class ParallelMixer {
         precondition(workers > 1 && !span.isEmpty && span.lowerBound >= 0)
         let stints = Stints(span: span, stintFrames: Int64(Self.stintSeconds * plan.sampleRate))
         self.stints = stints
+        // No more workers than stints: one with none to mix would only hold a buffer.
+        let workers = min(workers, stints.count)
         shared = Shared(channelCount: plan.channelCount, stintFrames: Int(stints.stintFrames), slotCount: workers + 1, stintCount: stints.count)
         for w in 0..<workers {
             let job = WorkerJob(shared: shared, mixer: TrackMixer(plan: plan, material: material, blockFrames: blockFrames),
