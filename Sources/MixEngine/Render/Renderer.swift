@@ -68,7 +68,8 @@ public struct RenderTimings: Sendable {
 ///
 /// `render` allocates that state before its loop: the bus, the track mixer's blocks, the limiter, the
 /// master chain and the encoder's ring and thread. The object is read-only after `init` (though not
-/// marked `Sendable`); a `render` runs its loop on the calling thread and encodes on a thread it starts.
+/// marked `Sendable`); a `render` runs its loop on the calling thread and encodes on a thread it starts (with
+/// `threads` above 1 it also starts that many mixing workers, `ParallelMixer`, and stops them before it returns).
 /// A shared `PreparedMaterial` is thread-safe; the encoder and taps are used by that render only.
 public final class Renderer {
     public let plan: RenderPlan
