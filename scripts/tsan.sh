@@ -15,5 +15,8 @@ suites='BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingT
 # Left out: the test that runs mixrender under an address-space limit (ulimit -v), which the sanitizer cannot run
 # under at all (it reserves terabytes of address space and exits 66 before main), and the two that stop a render with
 # a signal: the sanitizer defers a signal to its own safe points, and a sanitized batch sent SIGINT went on rendering.
-skip='aHugeEntryIsRefusedUnderAMemoryLimit|anInterruptedBatchLeavesOnlyWholeFiles|aStoppedRenderLeavesNoHelperFolder'
+# Also left out: ThreadedRenderTests' sixteen renders of every kind compared sample for sample (447 s under the
+# sanitizer, the longest suite by far); its other tests run the same workers (2 threads, a failing worker) and
+# RenderAPITests cancels a render with them.
+skip='aHugeEntryIsRefusedUnderAMemoryLimit|anInterruptedBatchLeavesOnlyWholeFiles|aStoppedRenderLeavesNoHelperFolder|anyThreadCountRendersTheOneThreadSamples'
 swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$suites" --skip "$skip"
