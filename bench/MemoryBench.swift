@@ -12,10 +12,7 @@ struct MemoryBench {
 
     func run() throws -> (Section, Target) {
         let temporary = try TemporaryFolder(prefix: "mixrender-bench")
-        let preset = FileManager.default.currentDirectoryPath + "/presets/night.json"
-        guard FileManager.default.fileExists(atPath: preset) else {
-            throw BenchError(message: "memory: no presets/night.json in the current folder; run the bench from the repository")
-        }
+        let preset = try ShippedPreset.path("night.json", section: "memory")
         var section = Section(id: "memory", title: "Peak memory of the night preset (presets/night.json) to FLAC, whole commands",
                               labels: ["command"],
                               columns: [Column(key: "wall", title: "wall s", format: .seconds),

@@ -16,10 +16,7 @@ struct ThreadsBench {
 
     func run() throws -> (Section, Target) {
         let temporary = try TemporaryFolder(prefix: "mixrender-bench")
-        let preset = FileManager.default.currentDirectoryPath + "/presets/night.json"
-        guard FileManager.default.fileExists(atPath: preset) else {
-            throw BenchError(message: "threads: no presets/night.json in the current folder; run the bench from the repository")
-        }
+        let preset = try ShippedPreset.path("night.json", section: "threads")
         let cores = ProcessInfo.processInfo.activeProcessorCount
         var section = Section(id: "threads", title: "The night preset, \(duration), to FLAC on one core and on \(cores) (whole commands)",
                               labels: ["command"],

@@ -110,11 +110,7 @@ final class ParallelMixer {
     func stop(timings: inout RenderTimings) {
         guard !isStopped else { return }
         isStopped = true
-        let measured = shared.stopAndWait()
-        timings.sources += measured.sources
-        timings.mix += measured.mix
-        timings.sourcesCPU += measured.sourcesCPU
-        timings.mixCPU += measured.mixCPU
+        timings.addMixing(of: shared.stopAndWait())
     }
 
     /// What the workers and the render thread share. `@unchecked Sendable`: every stored property but the slots'
@@ -173,10 +169,7 @@ final class ParallelMixer {
 
         func ended(adding measured: RenderTimings) {
             condition.lock()
-            timings.sources += measured.sources
-            timings.mix += measured.mix
-            timings.sourcesCPU += measured.sourcesCPU
-            timings.mixCPU += measured.mixCPU
+            timings.addMixing(of: measured)
             running -= 1
             condition.broadcast()
             condition.unlock()

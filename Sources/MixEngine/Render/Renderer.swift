@@ -55,6 +55,14 @@ public struct RenderTimings: Sendable {
     public var encodeCPU: Double = 0
     public var writeCPU: Double = 0
     public var totalCPU: Double = 0
+
+    /// Adds `other`'s mixing (`sources`, `mix` and their CPU seconds): a mixing worker's, or all of them.
+    mutating func addMixing(of other: RenderTimings) {
+        sources += other.sources
+        mix += other.mix
+        sourcesCPU += other.sourcesCPU
+        mixCPU += other.mixCPU
+    }
 }
 
 /// The block render loop: for each block of frames, every event that sounds is rendered from its
