@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests --sanitize=thread -Xswiftc -O --scratch-path .build-tsan
-suites='BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests'
+suites='ParallelReadAheadTests|BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests'
 # Left out: the test that runs mixrender under an address-space limit (ulimit -v), which the sanitizer cannot run
 # under at all (it reserves terabytes of address space and exits 66 before main), and the two that stop a render with
 # a signal: the sanitizer defers a signal to its own safe points, and a sanitized batch sent SIGINT went on rendering.

@@ -62,6 +62,9 @@ struct WaveformCommand: ParsableCommand {
     @Flag(help: "Draw a spectrogram (log frequency, 20 Hz to Nyquist) instead of a waveform; needs a .png output.")
     var spectrogram = false
 
+    @Option(help: "Threads that decode the file (1 to \(RenderCommand.maximumThreads); default: one per core, at most 2). Only Ogg Vorbis of 17 s or more takes more than one; the waveform is the same bit for bit whatever the count.")
+    var threads: Int?
+
     @OptionGroup var progress: ProgressOptions
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
@@ -71,7 +74,11 @@ struct WaveformCommand: ParsableCommand {
         try InterruptCleanup.install()   // Ctrl-C removes the temporary output files and exits 130
         let options = try waveformOptions()
         let previewWidth = width ?? Self.terminalWidth()
-        let job = try WaveformJob(inputPath: input, outputPath: output, options: options, previewWidth: previewWidth)
+        if let threads, !(1...RenderCommand.maximumThreads).contains(threads) {
+            throw CLIError("--threads must be between 1 and \(RenderCommand.maximumThreads), not \(threads)")
+        }
+        let job = try WaveformJob(inputPath: input, outputPath: output, options: options, previewWidth: previewWidth,
+                                  decodingThreads: threads ?? WaveformJob.defaultDecodingThreads)
         if !quiet { Printout.warn(job.info.warnings.map { "\(input): \($0)" }) }
         let bar = ProgressBar(totalFrames: job.info.frameCount, sampleRate: job.info.sampleRate,
                               style: progress.style(quiet: quiet))

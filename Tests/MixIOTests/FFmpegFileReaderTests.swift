@@ -192,6 +192,43 @@ import Testing
         #expect(try AudioFile.open(path: FFmpegFixtures.memo.path, purpose: .wholeFile) is FFmpegFileReader)
     }
 
+    /// Read whole, Ogg Vorbis seeks in the container (from the first frame's timestamp, decoded at open) to the
+    /// very samples a read from the start gives: forward by reading the packets between (every 9973 frames, so
+    /// targets fall anywhere in a block), back and far by seeking the demuxer, near the start and the end. Quiet
+    /// noise with a loud burst every 0.1 s makes the encoder switch between long and short blocks all the time,
+    /// where FFmpeg times a frame 448 samples off the count: a seek that trusted that frame's timestamp would land
+    /// off by that much. What lets `mixrender waveform` decode one file on several threads.
+    @Test func oggVorbisReadWholeSeeksToTheSameSamples() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("bursts.ogg")
+        let frames = 10 * 48_000
+        var noise = TestSignals.Noise(seed: 5)
+        var samples = [Float](repeating: 0, count: 2 * frames)
+        for i in samples.indices {
+            let isBurst = (i / 2) % 4_800 < 200
+            samples[i] = (isBurst ? 0.8 : 0.02) * noise.sample()
+        }
+        let writer = try SoundFileWriter(path: path, settings: OutputSettings(format: .oggVorbis, sampleRate: 48_000,
+                                                                              channelCount: 2, vorbisQuality: 0.4))
+        try forEachBlock(of: samples, channels: 2) { try writer.write(interleaved: $0, frames: $1) }
+        try writer.finish()
+
+        let whole = try readAll(try AudioFile.open(path: path, purpose: .wholeFile))
+        let count = whole.count / 2
+        let reader = try #require(try AudioFile.open(path: path, purpose: .wholeFile) as? FFmpegFileReader)
+        #expect(reader.seeksToTheSameSamples)
+        let forward = Array(stride(from: 20_000, to: count, by: 9_973))
+        let elsewhere = [262_144, 1, 2_047, 2_049, 123_457, 400_000, 131_072, count - 5_000, count - 1, count, 0]
+        var buffer = [Float](repeating: 0, count: 2 * 1_000)
+        for target in forward + elsewhere {
+            try reader.seek(to: Int64(target))
+            let n = try reader.read(into: &buffer, frames: 1_000)
+            #expect(n == min(1_000, count - target))
+            let isSame = buffer[..<(2 * n)].elementsEqual(whole[(2 * target)..<(2 * (target + n))])
+            #expect(isSame, "the \(n) frames read from frame \(target) are not those of a read from the start")
+        }
+    }
+
     /// libsndfile still reads what it knows: FFmpeg is only the fallback.
     @Test func libsndfileStaysFirst() throws {
         let folder = try TemporaryFolder()

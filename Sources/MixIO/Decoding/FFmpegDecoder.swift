@@ -163,6 +163,29 @@ final class FFmpegDecoder {
     /// Moves the demuxer to the last key packet at or before `timestamp` (in the stream's time base;
     /// `av_seek_frame` with `AVSEEK_FLAG_BACKWARD`) and empties the decoder (`avcodec_flush_buffers`).
     /// Where decoding resumes is known only from the frames' timestamps.
+    /// Moves forward without decoding: reads the stream's packets and drops them until one ends after `timestamp`
+    /// (stream time base), then flushes the decoder and sends it that packet. Far cheaper than `seek` for a jump of
+    /// a few seconds (no bisection of the file), and the packets' timestamps are those of a read from the start.
+    /// False at the end of the file (the decoder then has nothing more to give).
+    func skip(toTimestamp timestamp: Int64) throws -> Bool {
+        while true {
+            bound.limit = bound.position + ReadBound.span
+            let read = FFmpeg.av.av_read_frame(format, packet)
+            if bound.isTripped { throw bound.failure(path: path, function: "av_read_frame") }
+            if read == FFmpeg.endOfFile { return false }
+            guard read >= 0 else { throw FFmpeg.error(path, "av_read_frame", code: read, operation: "read") }
+            defer { FFmpeg.av.av_packet_unref(packet) }
+            let p = packet.pointee
+            guard p.stream_index == stream.pointee.index else { continue }
+            if p.pts != FFmpeg.noTimestamp && p.pts + p.duration <= timestamp { continue }
+            FFmpeg.av.avcodec_flush_buffers(codec)
+            isInputFinished = false
+            let sent = FFmpeg.av.avcodec_send_packet(codec, packet)
+            if sent >= 0 || sent == FFmpeg.invalidData { return true }
+            throw FFmpeg.error(path, "avcodec_send_packet", code: sent, operation: "decode")
+        }
+    }
+
     func seek(toTimestamp timestamp: Int64) throws {
         bound.limit = bound.position + ReadBound.span
         let moved = FFmpeg.av.av_seek_frame(format, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD)

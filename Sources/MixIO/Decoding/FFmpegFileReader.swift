@@ -18,7 +18,10 @@ import MixDSP
 /// needs only the previous packet to decode a packet exactly (AAC, MP3, Vorbis, AC-3, PCM, FLAC, ALAC), it
 /// seeks the demuxer a little before the target and decodes forward, discarding; otherwise (Opus, whose
 /// decoder state reaches further back, or WebM's millisecond timestamps) it decodes forward from the start
-/// of the file with a new decoder, as it does for any target in the first `seekPreroll` frames. Audio after
+/// of the file with a new decoder, as it does for any target in the first `seekPreroll` frames. A jump of up to
+/// 30 s forward reads the packets between without decoding them, rather than seek the demuxer (Ogg's seek bisects
+/// the file). Either way the position is taken from the first frame whose timestamp agrees with the frame before
+/// it: Vorbis in Ogg times the frame where long blocks turn short 448 samples late. Audio after
 /// a demuxer seek is aligned to the frame but need not be bit-identical to a decode from the start: AAC's
 /// noise substitution (PNS) draws from a random generator that runs on from the start of the stream, so
 /// noise-coded bands get another noise of the same level (up to 2e-3 apart on the test fixtures).
@@ -42,8 +45,9 @@ public final class FFmpegFileReader: AudioFileReader {
     private var pendingCount = 0
 
     /// Frames decoded before a seek's target and discarded: enough for the previous packet of any encoding
-    /// `seeksInContainer` allows (Vorbis's longest block is 8192 samples).
-    private static let seekPreroll: Int64 = 16384
+    /// `seeksInContainer` allows (16384). Vorbis needs only a margin (2048): FFmpeg's decoder gives nothing for the
+    /// first packet after a flush, which lacks the block before it to overlap, so every frame it gives is exact.
+    private let seekPreroll: Int64
 
     /// Opens `path` (see `FFmpegDecoder.init`), decodes it once to count its frames, and opens it again to
     /// read. Throws an `AudioIOError` naming the file, the reason and the FFmpeg function: not a format
@@ -53,7 +57,8 @@ public final class FFmpegFileReader: AudioFileReader {
     /// A caller that has already opened the file with another reader passes its `knownInfo`, which is kept
     /// as the info (with its exact length: no counting pass): libsndfile's for an Ogg Vorbis file, whose
     /// length is the last granule position, as FFmpeg decodes it (the bench and the tests check). Its rate
-    /// and channels must be the stream's; seeks then decode from the start.
+    /// and channels must be the stream's. It decodes the stream's first frame (for the timestamp of frame 0, which
+    /// seeks in the container need) and keeps it for the first `read`.
     public init(path: String, knownInfo: AudioFileInfo? = nil) throws {
         let identity = FileSystem.identity(of: path)
         if let identity, identity.kind == .other {
@@ -67,6 +72,7 @@ public final class FFmpegFileReader: AudioFileReader {
         var shape = (rate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
         var frameCount: Int64 = 0
         var firstTimestamp: Int64?
+        var firstFrameCount = 0
         if let knownInfo {
             guard knownInfo.sampleRate == shape.rate, knownInfo.channelCount == shape.channels else {
                 throw AudioIOError(path: path, function: "avformat_find_stream_info",
@@ -74,6 +80,14 @@ public final class FFmpegFileReader: AudioFileReader {
                                    + "\(knownInfo.channelCount) at \(knownInfo.sampleRate) Hz")
             }
             frameCount = knownInfo.frameCount
+            // The first frame's timestamp is where frame 0 lies, which seeks in the container need: decoded here and
+            // kept for the first `read`, so that reading gives what it gave before.
+            if try decoder.nextFrame() {
+                let frame = decoder.frame.pointee
+                firstTimestamp = frame.best_effort_timestamp == FFmpeg.noTimestamp ? nil : frame.best_effort_timestamp
+                try Self.checkShape(of: decoder, rate: shape.rate, channels: shape.channels, at: 0, operation: "open")
+                firstFrameCount = Int(frame.nb_samples)
+            }
         } else {
             var isFirst = true
             while try decoder.nextFrame() {
@@ -95,6 +109,8 @@ public final class FFmpegFileReader: AudioFileReader {
         }
 
         self.firstTimestamp = firstTimestamp
+        pendingCount = firstFrameCount
+        seekPreroll = decoder.codecID == AV_CODEC_ID_VORBIS ? 2048 : 16384
         let timeBase = decoder.stream.pointee.time_base
         let countsSamples = timeBase.num > 0 && Int64(timeBase.den) % (Int64(timeBase.num) * Int64(shape.rate)) == 0
         seeksInContainer = countsSamples && firstTimestamp != nil && Self.decodesFromPreviousPacket(decoder.codecID)
@@ -110,6 +126,20 @@ public final class FFmpegFileReader: AudioFileReader {
     }
 
     public var tags: AudioTags { info.tags }
+
+    /// Whether a seek gives the very samples a read from the start gives there, so that readers of one file can
+    /// each decode a part of it (`mixrender waveform`'s decoding threads): a seek in the container, for an
+    /// encoding whose packets need only the one before them and draw no random numbers (Vorbis, FLAC, PCM; not
+    /// AAC, whose noise substitution does).
+    public var seeksToTheSameSamples: Bool {
+        guard seeksInContainer else { return false }
+        switch decoder.codecID {
+        case AV_CODEC_ID_VORBIS, AV_CODEC_ID_FLAC: return true
+        default:
+            guard let descriptor = FFmpeg.av.avcodec_descriptor_get(decoder.codecID) else { return false }
+            return descriptor.pointee.props & AV_CODEC_PROP_LOSSLESS != 0 && descriptor.pointee.props & AV_CODEC_PROP_INTRA_ONLY != 0
+        }
+    }
 
     /// Decodes frames (`FFmpegDecoder.nextFrame`) and converts them to interleaved `Float`: planar or not,
     /// 8, 16, 32 or 64-bit integer, float or double samples. Returns fewer frames than asked only at the end
@@ -135,12 +165,22 @@ public final class FFmpegFileReader: AudioFileReader {
                                reason: "cannot go to frame \(frame): the file has \(info.frameCount) frames",
                                operation: "seek in")
         }
-        if frame >= position && frame - position <= Self.seekPreroll {
+        if frame >= position && frame - position <= seekPreroll {
             return try discard(upTo: frame)
         }
-        if seeksInContainer, frame > Self.seekPreroll, let firstTimestamp,
-           try seekInContainer(to: frame, firstTimestamp: firstTimestamp) {
+        // A jump of a few seconds forward reads the packets between and drops them (`FFmpegDecoder.skip`).
+        if seeksInContainer, let firstTimestamp, frame > position, frame - position <= Int64(Self.skipSeconds * info.sampleRate),
+           try skipInContainer(to: frame, firstTimestamp: firstTimestamp) {
             return
+        }
+        // A demuxer may land a little after where it was asked (Ogg's bisection stops at a page near the
+        // timestamp, sometimes just after it): ask again from further back before decoding from the start.
+        if seeksInContainer, let firstTimestamp {
+            var preroll = seekPreroll
+            while frame > preroll && preroll <= 16 * seekPreroll {
+                if try seekInContainer(to: frame, preroll: preroll, firstTimestamp: firstTimestamp) { return }
+                preroll *= 4
+            }
         }
         decoder = try FFmpegDecoder(path: info.path)
         position = 0
@@ -173,17 +213,51 @@ public final class FFmpegFileReader: AudioFileReader {
         }
     }
 
-    /// Seeks the demuxer `seekPreroll` frames before `target` and finds where decoding resumed from the
-    /// first frame with a timestamp; false (nothing to trust) when that is not far enough before `target`.
-    private func seekInContainer(to target: Int64, firstTimestamp: Int64) throws -> Bool {
+    /// Seeks the demuxer `preroll` frames before `target` and finds where decoding resumed from the first frame
+    /// with a timestamp; false (nothing to trust) when that is not at least `seekPreroll` before `target`.
+    private func seekInContainer(to target: Int64, preroll: Int64, firstTimestamp: Int64) throws -> Bool {
         let timeBase = decoder.stream.pointee.time_base
         let sample = AVRational(num: 1, den: Int32(info.sampleRate))
-        let landing = target - Self.seekPreroll
-        try decoder.seek(toTimestamp: firstTimestamp + FFmpeg.av.av_rescale_q(landing, sample, timeBase))
+        let landing = target - seekPreroll
+        let asked = target - preroll
+        try decoder.seek(toTimestamp: firstTimestamp + FFmpeg.av.av_rescale_q(asked, sample, timeBase))
+        return try findPosition(target: target, landing: landing)
+    }
+
+    /// The longest jump forward `seek` makes by reading the packets between rather than seeking the demuxer.
+    private static let skipSeconds = 30
+
+    /// Reads on to `seekPreroll` frames before `target`, dropping packets, and finds the position from there; false
+    /// (nothing to trust) as `seekInContainer`.
+    private func skipInContainer(to target: Int64, firstTimestamp: Int64) throws -> Bool {
+        let timeBase = decoder.stream.pointee.time_base
+        let sample = AVRational(num: 1, den: Int32(info.sampleRate))
+        let landing = target - seekPreroll
+        // Packets from a little before `landing` are decoded: the decoder gives nothing for the first after a flush.
+        guard try decoder.skip(toTimestamp: firstTimestamp + FFmpeg.av.av_rescale_q(landing - seekPreroll, sample, timeBase)) else {
+            return false
+        }
+        return try findPosition(target: target, landing: landing)
+    }
+
+    /// Decodes on from where the demuxer was put, finds the position of a frame whose timestamp can be trusted and
+    /// discards up to `target`; false when that frame is after `landing` or the stream ends first.
+    private func findPosition(target: Int64, landing: Int64) throws -> Bool {
+        guard let firstTimestamp else { return false }
+        let timeBase = decoder.stream.pointee.time_base
+        let sample = AVRational(num: 1, den: Int32(info.sampleRate))
         pendingCount = 0
+        // A frame's timestamp may be off the count of samples before it: Vorbis in Ogg times the frame where long
+        // blocks turn short 448 samples late (measured with a read from the start, too), and the frames after it
+        // take up the count again. So position is taken from a frame whose timestamp is the one before it plus
+        // that one's samples: two frames agree.
+        var previousEnd: Int64?
         while try decoder.nextFrame() {
             let timestamp = decoder.frame.pointee.best_effort_timestamp
-            guard timestamp != FFmpeg.noTimestamp else { continue }
+            guard timestamp != FFmpeg.noTimestamp else { previousEnd = nil; continue }
+            let end = timestamp + FFmpeg.av.av_rescale_q(Int64(decoder.frame.pointee.nb_samples), sample, timeBase)
+            defer { previousEnd = end }
+            guard timestamp == previousEnd else { continue }
             position = FFmpeg.av.av_rescale_q(timestamp - firstTimestamp, timeBase, sample)
             guard position <= landing else { return false }
             try Self.checkShape(of: decoder, rate: info.sampleRate, channels: info.channelCount, at: position, operation: "seek in")
