@@ -9,9 +9,9 @@ import MixIO
 /// output's extension and folder, the options, the input (missing, empty, not audio, no frames).
 ///
 /// Layout: the paths, the input's `AudioFileInfo`, the `WaveformPlan` and the open `AudioFileReader`.
-/// `init` opens the input; `run` allocates the recorder, a read-ahead ring and its thread, and what the
-/// writers need. Not thread-safe: `run` once, from one thread; the reader is read on the decoding
-/// thread it starts and stops.
+/// `init` opens the input; `run` allocates the recorder, a read-ahead ring and its thread (with several decoding
+/// threads: a reader of the input for each but the first, and their chunk buffers), and what the writers need.
+/// Not thread-safe: `run` once, from one thread; the readers are read on the decoding threads it starts and stops.
 public final class WaveformJob {
     public let inputPath: String
     public let outputPath: String?

@@ -160,9 +160,6 @@ final class FFmpegDecoder {
         }
     }
 
-    /// Moves the demuxer to the last key packet at or before `timestamp` (in the stream's time base;
-    /// `av_seek_frame` with `AVSEEK_FLAG_BACKWARD`) and empties the decoder (`avcodec_flush_buffers`).
-    /// Where decoding resumes is known only from the frames' timestamps.
     /// Moves forward without decoding: reads the stream's packets and drops them until one ends after `timestamp`
     /// (stream time base), then flushes the decoder and sends it that packet. Far cheaper than `seek` for a jump of
     /// a few seconds (no bisection of the file), and the packets' timestamps are those of a read from the start.
@@ -186,6 +183,9 @@ final class FFmpegDecoder {
         }
     }
 
+    /// Moves the demuxer to the last key packet at or before `timestamp` (in the stream's time base;
+    /// `av_seek_frame` with `AVSEEK_FLAG_BACKWARD`) and empties the decoder (`avcodec_flush_buffers`).
+    /// Where decoding resumes is known only from the frames' timestamps.
     func seek(toTimestamp timestamp: Int64) throws {
         bound.limit = bound.position + ReadBound.span
         let moved = FFmpeg.av.av_seek_frame(format, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD)
