@@ -24,7 +24,7 @@ import MixDSP
 /// `NSCondition`; a buffer's frames are written by its decoder outside the lock, and read only after the decoder
 /// has published them under it. Call `cancel()` when done: it stops the decoders and waits for their threads
 /// (`deinit` calls it too, but cannot run while a thread holds the shared state).
-final class ParallelReadAhead: @unchecked Sendable {
+final class ParallelReadAhead: DecodedBlocks, @unchecked Sendable {
     let channelCount: Int
     let blockFrames: Int
     private let shared: Shared
@@ -148,7 +148,7 @@ final class ParallelReadAhead: @unchecked Sendable {
         }
     }
 
-    /// One decoder's work: chunks `first, first + step, ...` into buffer `first`.
+    /// One decoder's work: chunks `first, first + step, ...`, chunk `k` into buffer `k % bufferCount`.
     private struct DecodingJob: @unchecked Sendable {
         let shared: Shared
         let decoder: AudioDecoder

@@ -17,7 +17,16 @@ import MixDSP
 /// call `cancel()` when done (`deinit` calls it too, but cannot run while the thread holds the object).
 /// `@unchecked Sendable`, and safe: its stored properties are constants, and the ring (`BufferRing`) orders every
 /// buffer handed between the two threads.
-final class ReadAheadDecoder: @unchecked Sendable {
+/// A file's decoded blocks, in order, for one reader thread: `ReadAheadDecoder` (one decoding thread) or
+/// `ParallelReadAhead` (several). `next()` gives the next block (nil at the end), `release()` frees it, `cancel()`
+/// stops the decoding and waits for its threads.
+protocol DecodedBlocks: AnyObject {
+    func next() throws -> (samples: UnsafePointer<Float>, frames: Int)?
+    func release()
+    func cancel()
+}
+
+final class ReadAheadDecoder: DecodedBlocks, @unchecked Sendable {
     let channelCount: Int
     let blockFrames: Int
     private let ring: BufferRing

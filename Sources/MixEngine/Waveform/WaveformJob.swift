@@ -84,29 +84,23 @@ public final class WaveformJob {
     /// the frames analysed so far. Call once.
     public func run(progress: ((Int64) -> Void)? = nil) throws -> WaveformRecorder {
         let recorder = WaveformRecorder(plan: plan)
-        var decoded: Int64 = 0
+        let blocks: any DecodedBlocks
         if decodingThreads > 1 {
             // Each decoder takes every Nth chunk of the file; the analysis here takes the blocks back in order.
             let others = try (1..<decodingThreads).map { _ in try openAgain() }
-            let blocks = ParallelReadAhead([reader] + others,
-                                           frameCount: info.frameCount, blockFrames: Self.blockFrames, chunkFrames: Self.chunkFrames)
-            defer { blocks.cancel() }
-            while let block = try blocks.next() {
-                try recorder.write(interleaved: block.samples, frames: block.frames)
-                blocks.release()
-                decoded += Int64(block.frames)
-                progress?(decoded)
-            }
+            blocks = ParallelReadAhead([reader] + others,
+                                       frameCount: info.frameCount, blockFrames: Self.blockFrames, chunkFrames: Self.chunkFrames)
         } else {
             // Decoding runs a few blocks ahead on its own thread; the analysis here only waits for it.
-            let blocks = ReadAheadDecoder(reader, blockFrames: Self.blockFrames)
-            defer { blocks.cancel() }
-            while let block = try blocks.next() {
-                try recorder.write(interleaved: block.samples, frames: block.frames)
-                blocks.release()
-                decoded += Int64(block.frames)
-                progress?(decoded)
-            }
+            blocks = ReadAheadDecoder(reader, blockFrames: Self.blockFrames)
+        }
+        defer { blocks.cancel() }
+        var decoded: Int64 = 0
+        while let block = try blocks.next() {
+            try recorder.write(interleaved: block.samples, frames: block.frames)
+            blocks.release()
+            decoded += Int64(block.frames)
+            progress?(decoded)
         }
         try recorder.finish()
         guard decoded > 0 else {
