@@ -34,6 +34,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        // The render service's webhooks: an HTTP client over SwiftNIO (Foundation's URLSession would link libcurl's
+        // libraries into every mixrender process).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -59,7 +64,9 @@ let package = Package(
                        providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(name: "CEspeakNG", path: "Sources/CEspeakNG", pkgConfig: "espeak-ng",
+        // espeak-ng's headers only: its library is opened when a process first speaks (shim.h), not linked.
+        // Debian's libespeak-ng-dev puts the headers on the default include path; espeak-ng-data holds the voices.
+        .systemLibrary(name: "CEspeakNG", path: "Sources/CEspeakNG",
                        providers: [.apt(["libespeak-ng-dev", "espeak-ng-data"])]),
         // FFmpeg's headers only: its libraries are opened when a file first needs them (shim.h), not linked.
         // Debian's libavformat-dev, libavcodec-dev and libavutil-dev put the headers on the default include path.
@@ -96,6 +103,11 @@ let package = Package(
                                .product(name: "Prometheus", package: "swift-prometheus"),
                                .product(name: "GRDB", package: "GRDB.swift"),
                                .product(name: "PostgresNIO", package: "postgres-nio"),
+                               .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                               .product(name: "NIOCore", package: "swift-nio"),
+                               .product(name: "NIOPosix", package: "swift-nio"),
+                               .product(name: "NIOHTTP1", package: "swift-nio"),
+                               .product(name: "NIOSSL", package: "swift-nio-ssl"),
                                .product(name: "Crypto", package: "swift-crypto")],
                 resources: [.copy("Page")],
                 // The generated code imports at `package` level; imports elsewhere in the target are internal.

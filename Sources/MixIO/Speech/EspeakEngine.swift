@@ -9,6 +9,10 @@ import CEspeakNG
 /// `system()`; some texts crash it): so the helper says one text and exits, in a fresh process each time,
 /// and only SSML that `SSMLSubset` accepts reaches it.
 ///
+/// The library is opened the first time a process needs it (`CEspeakNG`'s `cespeak_load`), not linked: a render
+/// never maps it or the audio output libraries it brings. Every call goes through `espeak`, the functions looked
+/// up then.
+///
 /// Its voice data is found where espeak-ng looks (`ESPEAK_DATA_PATH`, then its installed path); if
 /// `ESPEAK_DATA_PATH` is set it must hold the data (espeak-ng itself would silently fall back). Missing data
 /// is an error naming the Debian package. `synthesize` allocates the samples.
@@ -20,6 +24,13 @@ public enum EspeakEngine {
     /// library's connection at start, which writes to shared memory).
     public static func prepare() throws {
         try engine.withLock { state in _ = try state.start() }
+    }
+
+    /// espeak-ng's version (`espeak_Info`, a constant string: no synthesis, no state), or nil when its library
+    /// cannot be loaded.
+    public static func version() -> String? {
+        guard case .success(let library) = loaded else { return nil }
+        return library.espeak_Info(nil).map { String(cString: $0) } ?? "unknown"
     }
 
     /// Speaks `text` with the voice and its settings. With `ssml`, SSML markup is honoured (`<break time="2s"/>`,
@@ -35,9 +46,9 @@ public enum EspeakEngine {
             try set(espeakVOLUME, volume, "volume")
             collected.removeAll(keepingCapacity: true)
             let flags = UInt32(espeakCHARS_UTF8) | (ssml ? UInt32(espeakSSML) : 0)
-            let status = text.withCString { espeak_Synth($0, text.utf8.count + 1, 0, POS_CHARACTER, 0, flags, nil, nil) }
+            let status = text.withCString { espeak.espeak_Synth($0, text.utf8.count + 1, 0, POS_CHARACTER, 0, flags, nil, nil) }
             guard status == EE_OK else { throw failure("espeak_Synth failed (\(status.rawValue))", function: "espeak_Synth") }
-            guard espeak_Synchronize() == EE_OK else { throw failure("espeak_Synchronize failed", function: "espeak_Synchronize") }
+            guard espeak.espeak_Synchronize() == EE_OK else { throw failure("espeak_Synchronize failed", function: "espeak_Synchronize") }
             defer { collected.removeAll() }
             guard collected.contains(where: { $0 != 0 }) else { throw failure("the text gives no sound") }
             return SynthesizedSpeech(samples: collected, sampleRate: rate)
@@ -46,12 +57,31 @@ public enum EspeakEngine {
 
     // MARK: - espeak-ng
 
+    /// libespeak-ng's functions, or why they could not be loaded; looked up the first time any thread asks (a
+    /// `static let` is initialised once, thread-safely).
+    private static let loaded: Result<CEspeakLibrary, AudioIOError> = {
+        var message = [CChar](repeating: 0, count: 512)
+        guard let library = cespeak_load(&message, message.count) else {
+            return .failure(failure("espeak-ng's library could not be loaded (\(String(cString: message))); install Debian's libespeak-ng1 package",
+                                    function: "dlopen"))
+        }
+        return .success(library.pointee)
+    }()
+
+    /// espeak-ng's functions. Only after `State.start()` succeeded, which loads them: every way into espeak-ng
+    /// starts with it.
+    private static var espeak: CEspeakLibrary {
+        guard case .success(let library) = loaded else { preconditionFailure("EspeakEngine's State.start() is called before any espeak-ng call") }
+        return library
+    }
+
     /// Whether espeak-ng is set up, and its rate; guarded by `engine`.
     struct State {
         var sampleRate: Int?
         /// Initialises espeak-ng once; returns its sample rate.
         mutating func start() throws -> Int {
             if let sampleRate { return sampleRate }
+            let espeak = try loaded.get()
             let override = LibC.getenv("ESPEAK_DATA_PATH")
             if let override, !override.isEmpty {
                 // espeak-ng would fall back to its installed data without a word; a path given on purpose must hold it.
@@ -59,18 +89,18 @@ public enum EspeakEngine {
                     throw failure("espeak-ng's voice data was not found in ESPEAK_DATA_PATH ('\(override)'); install Debian's \(dataPackage) package or fix the variable")
                 }
             }
-            espeak_ng_InitializePath(override)
+            espeak.espeak_ng_InitializePath(override)
             var context: espeak_ng_ERROR_CONTEXT?
-            let status = espeak_ng_Initialize(&context)
-            espeak_ng_ClearErrorContext(&context)
+            let status = espeak.espeak_ng_Initialize(&context)
+            espeak.espeak_ng_ClearErrorContext(&context)
             guard status == ENS_OK else {
                 throw failure("espeak-ng's voice data was not found or could not be read (\(message(status))); install Debian's \(dataPackage) package",
                               function: "espeak_ng_Initialize")
             }
-            let output = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
+            let output = espeak.espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
             guard output == ENS_OK else { throw failure(message(output), function: "espeak_ng_InitializeOutput") }
-            espeak_SetSynthCallback(collect)
-            let rate = Int(espeak_ng_GetSampleRate())
+            espeak.espeak_SetSynthCallback(collect)
+            let rate = Int(espeak.espeak_ng_GetSampleRate())
             guard rate > 0 else { throw failure("espeak-ng reports no sample rate", function: "espeak_ng_GetSampleRate") }
             sampleRate = rate
             return rate
@@ -99,10 +129,10 @@ public enum EspeakEngine {
         if parts.count > 1, !listVoices(variants: true).contains(where: { $0.identifier.split(separator: "/").last.map(String.init) == String(parts[1]) }) {
             throw unknownVoice(voice)
         }
-        if espeak_SetVoiceByName(voice) == EE_OK { return }
+        if espeak.espeak_SetVoiceByName(voice) == EE_OK { return }
         let match = listVoices().first { $0.languages.contains { $0.lowercased() == language } }
             ?? listVoices().first { $0.identifier.split(separator: "/").last?.lowercased() == language || $0.name.lowercased() == language }
-        guard let match, espeak_SetVoiceByName(match.identifier + variant) == EE_OK else { throw unknownVoice(voice) }
+        guard let match, espeak.espeak_SetVoiceByName(match.identifier + variant) == EE_OK else { throw unknownVoice(voice) }
     }
 
     private static func unknownVoice(_ voice: String) -> AudioIOError {
@@ -115,7 +145,7 @@ public enum EspeakEngine {
     }
 
     private static func set(_ parameter: espeak_PARAMETER, _ value: Int, _ name: String) throws {
-        guard espeak_SetParameter(parameter, Int32(value), 0) == EE_OK else {
+        guard espeak.espeak_SetParameter(parameter, Int32(value), 0) == EE_OK else {
             throw failure("espeak-ng refused \(name) \(value)", function: "espeak_SetParameter")
         }
     }
@@ -136,9 +166,9 @@ public enum EspeakEngine {
         let list: UnsafeMutablePointer<UnsafePointer<espeak_VOICE>?>? = variants
             ? "variant".withCString { language in
                 spec.languages = language
-                return espeak_ListVoices(&spec)
+                return espeak.espeak_ListVoices(&spec)
             }
-            : espeak_ListVoices(nil)
+            : espeak.espeak_ListVoices(nil)
         guard let list else { return [] }
         var voices: [Entry] = []
         var i = 0
@@ -183,7 +213,7 @@ public enum EspeakEngine {
 
     private static func message(_ status: espeak_ng_STATUS) -> String {
         var buffer = [CChar](repeating: 0, count: 512)
-        espeak_ng_GetStatusCodeMessage(status, &buffer, buffer.count)
+        espeak.espeak_ng_GetStatusCodeMessage(status, &buffer, buffer.count)
         return String(cString: buffer)
     }
 

@@ -1,4 +1,3 @@
-import CEspeakNG
 import Glibc
 
 /// Text to speech for a render: every text said in a helper process, never in this one
@@ -57,13 +56,13 @@ public final class SpeechSynthesizer {
     }
 
     /// The engine as exactly as a synthesis depends on it, for the key of a stored synthesis (with the request):
-    /// espeak-ng's library version (`espeak_Info`, which only returns a constant string: no synthesis, no state), or
+    /// espeak-ng's library version (`EspeakEngine.version()`: no synthesis, no state; nil when it cannot be loaded), or
     /// the SHA-256 of the neural voice's pinned requirements as installed (they fix hibari-tts, its model and
     /// onnxruntime). nil when the neural voice is not installed.
     public static func engineIdentity(_ engine: SpeechEngine) -> String? {
         switch engine {
         case .espeak:
-            return "espeak-ng " + (espeak_Info(nil).map { String(cString: $0) } ?? "unknown")
+            return EspeakEngine.version().map { "espeak-ng " + $0 }
         case .hibari:
             guard let venv = SpeechHelperLocation.hibariEnvironmentFolder(),
                   let stamp = try? FileSystem.readDocument(path: venv + "/.mixrender-requirements", maximumBytes: 1 << 20) else { return nil }

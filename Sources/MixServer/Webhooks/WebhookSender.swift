@@ -1,7 +1,9 @@
+import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
 
 /// What became of one webhook attempt.
 enum WebhookOutcome: Sendable, Equatable {
@@ -19,66 +21,70 @@ enum WebhookOutcome: Sendable, Equatable {
 /// a 3xx is a failure; following it would also let a receiver send the server somewhere the allow list does not
 /// name). Success is a 2xx. Check the URL with `WebhookURLPolicy` first.
 ///
-/// Each attempt has its own ephemeral URLSession: no cookies, no cache, no connection shared with another receiver.
-/// On Linux, URLSession is libcurl's, which takes a proxy from the `http_proxy`, `https_proxy` and `no_proxy`
-/// environment variables.
+/// Each attempt has its own HTTP client (AsyncHTTPClient, over SwiftNIO): no cookies, no cache, no connection shared
+/// with another receiver, and one try at connecting (a refused connection is an answer, retried on the delivery's
+/// schedule, not within the attempt). A proxy is taken from the environment as curl takes it (`WebhookProxy`).
+/// Foundation's URLSession is not used: on Linux it is libcurl's, whose libraries (GnuTLS, Kerberos, LDAP, ...) would
+/// be mapped into every mixrender process, renders included, about 6 MB of resident memory.
 struct WebhookSender: Sendable {
     let signer: WebhookSigner
     /// The longest an attempt may take, from connecting to the response's status line.
     let timeout: TimeInterval
     let userAgent: String
+    /// The environment's proxy settings (`http_proxy`, `https_proxy`, `no_proxy`).
+    let proxy: WebhookProxy
 
-    init(signer: WebhookSigner, timeout: TimeInterval = 10, userAgent: String = "mixrender-webhooks") {
+    init(signer: WebhookSigner, timeout: TimeInterval = 10, userAgent: String = "mixrender-webhooks",
+         proxy: WebhookProxy = WebhookProxy(environment: ProcessInfo.processInfo.environment)) {
         self.signer = signer
         self.timeout = timeout
         self.userAgent = userAgent
+        self.proxy = proxy
     }
 
     /// POSTs `body` to `url` as delivery `id` (the same for every attempt), signed with the attempt's time `now`.
     /// The response's body is not read: its status decides.
     func send(id: String, url: URL, body: String, now: Date = Date()) async -> WebhookOutcome {
         let bodyData = Data(body.utf8)
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.httpBody = bodyData
-        request.httpShouldHandleCookies = false
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .POST
         let timestamp = Int(now.timeIntervalSince1970.rounded(.down))
         for (name, value) in signer.headers(id: id, timestamp: timestamp, body: bodyData) {
-            request.setValue(value, forHTTPHeaderField: name)
+            request.headers.replaceOrAdd(name: name, value: value)
         }
-        request.setValue("application/json", forHTTPHeaderField: "content-type")
-        request.setValue(userAgent, forHTTPHeaderField: "user-agent")
+        request.headers.replaceOrAdd(name: "content-type", value: "application/json")
+        request.headers.replaceOrAdd(name: "user-agent", value: userAgent)
+        request.body = .bytes(ByteBuffer(bytes: bodyData))
 
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        configuration.httpShouldSetCookies = false
-        configuration.httpCookieAcceptPolicy = .never
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-
-        let call = WebhookCall(timeout: timeout)
-        let session = URLSession(configuration: configuration, delegate: call, delegateQueue: nil)
-        defer { session.invalidateAndCancel() }
-        let task = session.dataTask(with: request)
-        let ending = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                call.start(task, continuation: continuation)
-            }
-        } onCancel: {
-            call.end(.failure("the attempt was cancelled"))
+        let limit = TimeAmount.nanoseconds(Int64((timeout * 1e9).rounded()))
+        var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(1))
+        pool.retryConnectionEstablishment = false
+        let proxySetting: HTTPClient.Configuration.Proxy?
+        switch proxy.setting(for: url) {
+        case .success(let setting): proxySetting = setting
+        case .failure(let problem): return .retry(reason: problem.description, retryAfter: nil)
         }
-        switch ending {
-        case .failure(let reason):
-            return .retry(reason: reason, retryAfter: nil)
-        case .response(let status, let retryAfterHeader):
-            return Self.outcome(status: status, retryAfter: retryAfterHeader.flatMap { Self.seconds(retryAfter: $0, now: now) })
+        let configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
+                                                     timeout: .init(connect: limit, read: limit),
+                                                     connectionPool: pool, proxy: proxySetting)
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let outcome: WebhookOutcome
+        do {
+            let response = try await client.execute(request, deadline: .now() + limit)
+            let retryAfter = response.headers.first(name: "retry-after").flatMap { Self.seconds(retryAfter: $0, now: now) }
+            outcome = Self.outcome(status: Int(response.status.code), retryAfter: retryAfter)
+            // The body is not wanted: dropping the response closes the connection (the client is shut down below).
+        } catch {
+            outcome = .retry(reason: Self.describe(error, timeout: timeout), retryAfter: nil)
         }
+        try? await client.shutdown()
+        return outcome
     }
 
     /// The outcome of a response with `status`.
     static func outcome(status: Int, retryAfter: TimeInterval?) -> WebhookOutcome {
-        let answer = "the receiver answered \(status) (\(HTTPURLResponse.localizedString(forStatusCode: status)))"
+        let phrase = HTTPResponseStatus(statusCode: status).reasonPhrase
+        let answer = "the receiver answered \(status)" + (phrase.isEmpty ? "" : " (\(phrase))")
         switch status {
         case 200..<300:
             return .delivered(status: status)
@@ -108,96 +114,34 @@ struct WebhookSender: Sendable {
     }
 }
 
-/// How an attempt ended: a response's status line, or no response and why.
-private enum WebhookCallEnding: Sendable {
-    case response(status: Int, retryAfter: String?)
-    case failure(String)
-}
-
-/// The URLSession delegate of one attempt: refuses redirects, takes the response's status and stops the transfer
-/// there, ends the attempt at the time limit whatever URLSession does, and resumes the waiting task exactly once.
-private final class WebhookCall: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let timeout: TimeInterval
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var continuation: CheckedContinuation<WebhookCallEnding, Never>?
-    private var ending: WebhookCallEnding?
-    private var task: URLSessionTask?
-
-    init(timeout: TimeInterval) {
-        self.timeout = timeout
-    }
-
-    func start(_ task: URLSessionTask, continuation: CheckedContinuation<WebhookCallEnding, Never>) {
-        lock.lock()
-        if let ending {
-            lock.unlock()
-            continuation.resume(returning: ending)
-            return
-        }
-        self.continuation = continuation
-        self.task = task
-        lock.unlock()
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
-            end(.failure("no response within \(Self.seconds(timeout))"))
-        }
-        task.resume()
-    }
-
-    /// Ends the attempt (the first ending wins) and stops its transfer.
-    func end(_ result: WebhookCallEnding) {
-        lock.lock()
-        guard ending == nil else {
-            lock.unlock()
-            return
-        }
-        ending = result
-        let waiting = continuation
-        continuation = nil
-        let running = task
-        task = nil
-        lock.unlock()
-        running?.cancel()
-        waiting?.resume(returning: result)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        completionHandler(nil)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        if let http = response as? HTTPURLResponse {
-            end(.response(status: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After")))
-        } else {
-            end(.failure("the answer is not HTTP"))
-        }
-        completionHandler(.cancel)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        if let error {
-            end(.failure(Self.describe(error)))
-        } else {
-            end(.failure("the receiver closed the connection without an answer"))
-        }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        guard let error = error as? URLError else { return "the call failed: \(error)" }
-        switch error.code {
-        case .timedOut: return "the call timed out"
-        case .cannotConnectToHost: return "could not connect to the receiver"
-        case .cannotFindHost, .dnsLookupFailed: return "the receiver's host name does not resolve"
-        case .networkConnectionLost: return "the connection was lost"
-        case .notConnectedToInternet: return "no network"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
-            return "the TLS connection failed (\(error.code.rawValue))"
-        case .badServerResponse: return "the receiver's answer is not valid HTTP"
-        case .cancelled: return "the call was cancelled"
-        default: return "the call failed (URL error \(error.code.rawValue))"
+extension WebhookSender {
+    /// Why an attempt got no answer, in a few words for the delivery's record.
+    static func describe(_ error: any Error, timeout: TimeInterval) -> String {
+        switch error {
+        case let error as HTTPClientError:
+            switch error {
+            case .deadlineExceeded: return "no response within \(seconds(timeout))"
+            case .connectTimeout, .readTimeout, .writeTimeout, .tlsHandshakeTimeout, .httpProxyHandshakeTimeout,
+                 .socksHandshakeTimeout, .getConnectionFromPoolTimeout:
+                return "the call timed out"
+            case .remoteConnectionClosed: return "the receiver closed the connection without an answer"
+            case .cancelled, .requestStreamCancelled: return "the call was cancelled"
+            case .invalidProxyResponse, .proxyAuthenticationRequired: return "the proxy refused the call (\(error))"
+            default: return "the call failed (\(error))"
+            }
+        case let error as NIOConnectionError:
+            if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+                return "the receiver's host name does not resolve"
+            }
+            return "could not connect to the receiver"
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+            return "the TLS connection failed (\(error))"
+        case is HTTPParserError:
+            return "the receiver's answer is not valid HTTP"
+        case is CancellationError:
+            return "the call was cancelled"
+        default:
+            return "the call failed (\(error))"
         }
     }
 
