@@ -135,3 +135,62 @@ import Testing
         #expect(WebhookSender.seconds(retryAfter: "99999999999999999999", now: now) == nil)
     }
 }
+
+@Suite struct WebhookProxyTests {
+    static let body = WebhookSenderTests.body
+
+    private static func url(_ text: String) -> URL { URL(string: text)! }
+
+    @Test func takesTheProxyForTheReceiversSchemeAsCurlDoes() throws {
+        let proxy = WebhookProxy(environment: ["https_proxy": "http://squid.internal:3128", "http_proxy": "plain.internal:8080",
+                                               "HTTP_PROXY": "ignored:1", "no_proxy": " localhost, .example.org ,10.1.2.3"])
+        let https = try #require(try proxy.setting(for: Self.url("https://hooks.example.com/x")).get())
+        #expect(https.host == "squid.internal" && https.port == 3128)
+        let http = try #require(try proxy.setting(for: Self.url("http://hooks.example.com/x")).get())
+        #expect(http.host == "plain.internal" && http.port == 8080)
+        for direct in ["https://localhost:9/x", "https://example.org/x", "https://a.b.example.org/x", "http://10.1.2.3/x"] {
+            #expect(try proxy.setting(for: Self.url(direct)).get() == nil, "\(direct) is in no_proxy")
+        }
+        // A look-alike of a no_proxy domain is not in it.
+        #expect(try proxy.setting(for: Self.url("https://notexample.org/x")).get() != nil)
+    }
+
+    @Test func upperCaseHTTPProxyIsNotReadAndAllProxyIsTheFallback() throws {
+        let url = Self.url("http://hooks.example.com/x")
+        #expect(try WebhookProxy(environment: ["HTTP_PROXY": "evil:1"]).setting(for: url).get() == nil)
+        let all = try #require(try WebhookProxy(environment: ["ALL_PROXY": "socks5://socks.internal"]).setting(for: url).get())
+        #expect(all.host == "socks.internal" && all.port == 1080)
+        #expect(try WebhookProxy(environment: ["all_proxy": "x:1", "no_proxy": "*"]).setting(for: url).get() == nil)
+        #expect(try WebhookProxy(environment: [:]).setting(for: url).get() == nil)
+    }
+
+    @Test(arguments: ["ftp://proxy:21", "http://:8080", "http://proxy:99999", "socks5://user:pw@proxy:1080", "https://proxy:443"])
+    func refusesAProxyItCannotUse(value: String) throws {
+        let url = Self.url("https://hooks.example.com/x")
+        guard case .failure(let problem) = WebhookProxy(environment: ["https_proxy": value]).setting(for: url) else {
+            Issue.record("\(value) was taken as a proxy")
+            return
+        }
+        #expect(problem.description.hasPrefix("https_proxy '\(value)' "))
+    }
+
+    /// The call really goes to the proxy: a loopback "proxy" that refuses every CONNECT sees the receiver's address,
+    /// and the attempt is retried with the proxy's refusal as its reason; the receiver itself is never called.
+    @Test func callGoesThroughTheProxy() async throws {
+        let receiver = try LoopbackHTTPServer { _ in .status(204) }
+        defer { receiver.stop() }
+        let proxy = try LoopbackHTTPServer { _ in .status(403) }
+        defer { proxy.stop() }
+        let sender = try WebhookSender(signer: WebhookSigner(secret: WebhookSigner.makeSecret()), timeout: 10,
+                                       proxy: WebhookProxy(environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"]))
+        let outcome = await sender.send(id: "msg_1", url: receiver.url(), body: Self.body)
+        guard case .retry(let reason, _) = outcome else {
+            Issue.record("expected a retry, got \(outcome)")
+            return
+        }
+        #expect(reason.hasPrefix("the proxy refused the call"))
+        #expect(proxy.requests.map(\.method) == ["CONNECT"])
+        #expect(proxy.requests.first?.target == "127.0.0.1:\(receiver.port)")
+        #expect(receiver.requests.isEmpty)
+    }
+}

@@ -134,6 +134,11 @@ extension WebhookSender {
                 return "the receiver's host name does not resolve"
             }
             return "could not connect to the receiver"
+        case let error as IOError where [ECONNREFUSED, ECONNRESET, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT].contains(error.errnoCode):
+            // A receiver given as an address is connected to directly, without NIOConnectionError's wrapping.
+            return "could not connect to the receiver"
+        case ChannelError.connectTimeout:
+            return "the call timed out"
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
             return "the TLS connection failed (\(error))"
         case is HTTPParserError:
