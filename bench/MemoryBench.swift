@@ -3,8 +3,9 @@ import Foundation
 
 /// The default night preset's peak memory at two lengths, as whole `mixrender` commands (the one beside the
 /// bench) writing FLAC: the target is at most 48 MiB at any length. `mixrender --version` is the floor
-/// every process pays (the binary, the Swift runtime, Foundation and the linked C libraries; FFmpeg is opened
-/// only when a file needs it). Peak RSS is each child's own (`wait4`).
+/// every process pays (the binary, the Swift runtime, Foundation and the linked C libraries; FFmpeg and espeak-ng
+/// are opened only when a file or a voice needs them, and nothing links libcurl). Peak RSS is each child's own
+/// (`wait4`).
 struct MemoryBench {
     let isQuick: Bool
     let mixrender: String

@@ -115,7 +115,8 @@ struct RenderCommand: ParsableCommand {
             reportInputs = try RenderReport.Inputs(job: job, output: output)
         }
         let taps = recorder.map { [$0.renderTap(channelCount: job.plan.channelCount, blockFrames: blockFrames)] } ?? []
-        let result = try job.render(outputPlan, blockFrames: blockFrames, threads: threads, taps: taps, material: material) { bar.update($0) }
+        let result = try job.render(outputPlan, blockFrames: blockFrames, threads: threads, taps: taps, material: material,
+                                releasesMaterial: true) { bar.update($0) }
         bar.finish()
         if !quiet {
             // A damaged cache entry was made again; the render is what it would have been without the folder.

@@ -1,3 +1,4 @@
+import DSPTestSupport
 import Foundation
 import Testing
 import MixDSP
@@ -173,35 +174,19 @@ private final class Box<T>: @unchecked Sendable {
         #expect(encoder.blocks == 5 && encoder.finished == 0, "a failed sink is not finished")
     }
 
-    /// Counts up from 0 in blocks of `frames` (the last one shorter), then ends or throws.
-    private final class CountingDecoder: AudioDecoder, @unchecked Sendable {
-        let sampleRate = 48_000, channelCount = 1
-        let frameCount: Int64
-        let failure: Error?
-        var position = 0
-        init(frames: Int, failure: Error? = nil) { frameCount = Int64(frames); self.failure = failure }
-        func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-            let n = min(frames, Int(frameCount) - position)
-            if n == 0, let failure { throw failure }
-            for i in 0..<n { buffer[i] = Float(position + i) }
-            position += n
-            return n
-        }
-        func seek(to frame: Int64) throws { position = Int(frame) }
-    }
-
+    /// Every frame in order, then the end or the decoder's failure.
     @Test func readAheadDecoderDeliversTheFileThenTheFailure() throws {
-        for failure in [nil, Boom(at: -1)] as [Boom?] {
-            let blocks = ReadAheadDecoder(CountingDecoder(frames: 10_000, failure: failure), blockFrames: 333, slotCount: 3)
+        for failingAt in [nil, 10_000] as [Int?] {
+            let blocks = ReadAheadDecoder(CountingDecoder(frames: 10_000, failingAt: failingAt), blockFrames: 333, slotCount: 3)
             var values: [Float] = []
             do {
                 while let block = try blocks.next() {
                     values += UnsafeBufferPointer(start: block.samples, count: block.frames)
                     blocks.release()
                 }
-                #expect(failure == nil)
-            } catch let error as Boom {
-                #expect(error == failure)
+                #expect(failingAt == nil)
+            } catch let error as CountingDecoder.Failure {
+                #expect(error.at == failingAt)
             }
             blocks.cancel()
             blocks.cancel()

@@ -10,28 +10,6 @@ import Testing
 /// blocks in order, a decoder's failure where it happened, and stop when cancelled; and `mixrender waveform`
 /// decoding an Ogg Vorbis file on several threads gives the one-thread analysis exactly.
 @Suite struct ParallelReadAheadTests {
-    private struct Boom: Error, Equatable { var at: Int }
-
-    /// Frame `n` holds `n`; reading at or past `failingAt` throws.
-    private final class CountingDecoder: AudioDecoder, @unchecked Sendable {
-        let sampleRate = 48_000, channelCount = 1
-        let frameCount: Int64
-        let failingAt: Int?
-        var position = 0
-        init(frames: Int, failingAt: Int? = nil) { frameCount = Int64(frames); self.failingAt = failingAt }
-        func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-            var n = max(0, min(frames, Int(frameCount) - position))
-            if let failingAt, position + n > failingAt {
-                guard position < failingAt else { throw Boom(at: failingAt) }
-                n = failingAt - position
-            }
-            for i in 0..<n { buffer[i] = Float(position + i) }
-            position += n
-            return n
-        }
-        func seek(to frame: Int64) throws { position = Int(frame) }
-    }
-
     private func readAll(_ blocks: ParallelReadAhead) throws -> [Float] {
         var values: [Float] = []
         while let block = try blocks.next() {
@@ -60,7 +38,7 @@ import Testing
                                            frameCount: 10_000, blockFrames: 100, chunkFrames: 400)
             defer { blocks.cancel() }
             var values: [Float] = []
-            #expect(throws: Boom(at: failingAt)) {
+            #expect(throws: CountingDecoder.Failure(at: failingAt)) {
                 while let block = try blocks.next() {
                     values += UnsafeBufferPointer(start: block.samples, count: block.frames)
                     blocks.release()
@@ -93,7 +71,6 @@ import Testing
     /// samples, so two and three decoding threads give the one-thread waveform byte for byte.
     @Test func aWaveformDecodedOnSeveralThreadsIsTheSame() throws {
         let scratch = try TemporaryFolder()
-        let path = scratch.path("long.ogg")
         let frames = 20 * 48_000
         var noise = TestSignals.Noise(seed: 11)
         var samples = [Float](repeating: 0, count: 2 * frames)
@@ -101,10 +78,7 @@ import Testing
             let tone = Float(0.3 * sin(2 * Double.pi * 220 * Double(i / 2) / 48_000))
             samples[i] = tone * Float(1 + i % 2) / 2 + 0.2 * noise.sample()
         }
-        let writer = try SoundFileWriter(path: path, settings: OutputSettings(format: .oggVorbis, sampleRate: 48_000,
-                                                                              channelCount: 2, vorbisQuality: 0.4))
-        try forEachBlock(of: samples, channels: 2) { try writer.write(interleaved: $0, frames: $1) }
-        try writer.finish()
+        let path = try scratch.oggVorbis("long.ogg", interleaved: samples)
 
         var options = WaveformOptions()
         options.resolution = .samplesPerPixel([256])
@@ -121,11 +95,7 @@ import Testing
         // Short files, and files whose seeks are not known to give the same samples, decode on one thread.
         let wav = try scratch.wav("long.wav", frames: frames, format: .pcm16) { n, _ in Float(n % 100) / 200 }
         #expect(try WaveformJob(inputPath: wav, outputPath: nil, options: WaveformOptions(), decodingThreads: 2).decodingThreads == 1)
-        let short = scratch.path("short.ogg")
-        let shortWriter = try SoundFileWriter(path: short, settings: OutputSettings(format: .oggVorbis, sampleRate: 48_000,
-                                                                                    channelCount: 2, vorbisQuality: 0.4))
-        try forEachBlock(of: Array(samples[..<(2 * 48_000 * 5)]), channels: 2) { try shortWriter.write(interleaved: $0, frames: $1) }
-        try shortWriter.finish()
+        let short = try scratch.oggVorbis("short.ogg", interleaved: Array(samples[..<(2 * 48_000 * 5)]))
         #expect(try WaveformJob(inputPath: short, outputPath: nil, options: WaveformOptions(), decodingThreads: 2).decodingThreads == 1)
     }
 }

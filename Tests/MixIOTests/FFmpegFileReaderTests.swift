@@ -171,14 +171,9 @@ import Testing
     /// reads, and the samples are libsndfile's within one 16-bit step (measured: about 1e-7).
     @Test func oggVorbisReadWholeIsDecodedByFFmpeg() throws {
         let folder = try TemporaryFolder()
-        let path = folder.path("noise.ogg")
         let frames = 100_000
         var noise = TestSignals.Noise(seed: 3)
-        let samples = (0..<(2 * frames)).map { _ in 0.5 * noise.sample() }
-        let writer = try SoundFileWriter(path: path, settings: OutputSettings(format: .oggVorbis, sampleRate: 44_100,
-                                                                              channelCount: 2, vorbisQuality: 0.4))
-        try forEachBlock(of: samples, channels: 2) { try writer.write(interleaved: $0, frames: $1) }
-        try writer.finish()
+        let path = try folder.oggVorbis("noise.ogg", rate: 44_100, interleaved: (0..<(2 * frames)).map { _ in 0.5 * noise.sample() })
 
         let analysis = try AudioFile.open(path: path, purpose: .wholeFile)
         let playback = try AudioFile.open(path: path)
@@ -200,7 +195,6 @@ import Testing
     /// off by that much. What lets `mixrender waveform` decode one file on several threads.
     @Test func oggVorbisReadWholeSeeksToTheSameSamples() throws {
         let folder = try TemporaryFolder()
-        let path = folder.path("bursts.ogg")
         let frames = 10 * 48_000
         var noise = TestSignals.Noise(seed: 5)
         var samples = [Float](repeating: 0, count: 2 * frames)
@@ -208,10 +202,7 @@ import Testing
             let isBurst = (i / 2) % 4_800 < 200
             samples[i] = (isBurst ? 0.8 : 0.02) * noise.sample()
         }
-        let writer = try SoundFileWriter(path: path, settings: OutputSettings(format: .oggVorbis, sampleRate: 48_000,
-                                                                              channelCount: 2, vorbisQuality: 0.4))
-        try forEachBlock(of: samples, channels: 2) { try writer.write(interleaved: $0, frames: $1) }
-        try writer.finish()
+        let path = try folder.oggVorbis("bursts.ogg", interleaved: samples)
 
         let whole = try readAll(try AudioFile.open(path: path, purpose: .wholeFile))
         let count = whole.count / 2

@@ -164,6 +164,20 @@ public final class PreparedMaterial: @unchecked Sendable {
         wakeWaiting()
     }
 
+    /// Releases every entry no lease holds now (what renders still running hold stays with them), keeping the
+    /// problems and damaged entries found so far: a single render's material, once its file is written and will not
+    /// be written again.
+    public func releaseUnheld() {
+        state.withLock { s in
+            for (key, entry) in s.entries where entry.leases <= 0 {
+                s.bytes -= entry.bytes
+                s.entries[key] = nil
+                s.released += 1
+            }
+        }
+        wakeWaiting()
+    }
+
     // MARK: - Making and holding
 
     /// Makes what is missing and pins every requested key once (the caller unpins them). With `waitsForBudget`,

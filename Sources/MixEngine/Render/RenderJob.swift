@@ -226,8 +226,13 @@ public struct RenderJob: Sendable {
     /// `taps` are sinks at points of the master chain (a waveform recorder at `.output` gets the frames the
     /// file gets: `WaveformRecorder.renderTap`). `material` shares decoded sources with other renders (see
     /// `Renderer.render`). `threads` mix the bus (`Renderer.threads`: the same output, on more cores).
+    ///
+    /// `releasesMaterial` says the material is this render's alone (always so when none is given): then, when no
+    /// finishing step can write the file again (no loudness target), it is released before they run, so that a
+    /// lossy file's measuring decode (FFmpeg's libraries, about 25 MB) does not stand on top of the loops.
     public func render(_ output: OutputPlan, blockFrames: Int = 4096, threads: Int = 1, taps: [RenderTap] = [], material: PreparedMaterial? = nil,
-                       progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
+                       releasesMaterial: Bool = false, progress: ((Int64) -> Void)? = nil) throws -> RenderResult {
+        let releasesMaterial = releasesMaterial || material == nil
         let material = material ?? PreparedMaterial()
         let normalisation = try findNormalisation(material: material, blockFrames: blockFrames)
         let gainDb = normalisation?.gainDb ?? 0
@@ -248,6 +253,7 @@ public struct RenderJob: Sendable {
                 context = FinishingContext(job: self, output: output, file: file, summary: try write(gainDb, plan.limiter.ceilingDb, file, taps),
                                            normalisation: normalisation, hasOtherSinks: !taps.isEmpty,
                                            write: { try write($0, $1, $2, []) })
+                if releasesMaterial && normalisation == nil { material.releaseUnheld() }
                 for step in output.finishing { try step.finish(&context!) }
                 return RenderResult(summary: context!.summary, normalisation: context!.normalisation, fileLoudness: context!.fileLoudness,
                                     outputPath: path, outputBytes: context!.committedBytes ?? 0, output: output)

@@ -65,14 +65,15 @@ final class ParallelReadAhead: DecodedBlocks, @unchecked Sendable {
         defer { s.condition.unlock() }
         while chunk < s.chunkCount {
             let buffer = chunk % s.bufferCount
-            if s.heldChunk[buffer] == chunk {
-                let written = s.written[buffer]
+            let state = s.buffers[buffer]
+            if state.chunk == chunk {
+                let written = state.written
                 if written > offset {
                     heldFrames = min(blockFrames, written - offset)
                     return (UnsafePointer(s.samples + (buffer * s.chunkFrames + offset) * channelCount), heldFrames)
                 }
-                if s.isComplete[buffer] {
-                    if let failure = s.failure[buffer] { throw failure }
+                if state.isComplete {
+                    if let failure = state.failure { throw failure }
                     // A chunk cut short: the decoder found the end of the file before the length it was told.
                     guard offset == s.frames(ofChunk: chunk) else { return nil }
                     chunk += 1
@@ -115,12 +116,8 @@ final class ParallelReadAhead: DecodedBlocks, @unchecked Sendable {
         let frameCount: Int64
         /// `bufferCount` buffers of `chunkFrames` interleaved frames, one after another.
         let samples: UnsafeMutablePointer<Float>
-        /// Per buffer: the chunk it holds (-1: none yet), the frames of it written, whether its decoder is done
-        /// with it, and the error that stopped that decoder in it.
-        var heldChunk: [Int]
-        var written: [Int]
-        var isComplete: [Bool]
-        var failure: [Error?]
+        /// What each buffer holds.
+        var buffers: [BufferState]
         /// The chunk the reader is on: every chunk before it is read, and its buffer free.
         var readingChunk = 0
         var isStopping = false
@@ -133,14 +130,20 @@ final class ParallelReadAhead: DecodedBlocks, @unchecked Sendable {
             self.chunkCount = chunkCount
             self.frameCount = frameCount
             samples = .allocate(capacity: bufferCount * chunkFrames * channelCount)
-            heldChunk = Array(repeating: -1, count: bufferCount)
-            written = Array(repeating: 0, count: bufferCount)
-            isComplete = Array(repeating: false, count: bufferCount)
-            failure = Array(repeating: nil, count: bufferCount)
+            buffers = Array(repeating: BufferState(), count: bufferCount)
             runningDecoders = decoderCount
         }
 
         deinit { samples.deallocate() }
+
+        /// One buffer: the chunk it holds (-1: none yet), the frames of it written, whether its decoder is done
+        /// with it, and the error that stopped that decoder in it.
+        struct BufferState {
+            var chunk = -1
+            var written = 0
+            var isComplete = false
+            var failure: Error?
+        }
 
         /// The frames of the file chunk `k` holds.
         func frames(ofChunk k: Int) -> Int {
@@ -171,9 +174,7 @@ final class ParallelReadAhead: DecodedBlocks, @unchecked Sendable {
                 s.condition.lock()
                 while !s.isStopping && s.readingChunk <= k - s.bufferCount { s.condition.wait() }
                 if s.isStopping { s.condition.unlock(); return }
-                s.heldChunk[buffer] = k
-                s.written[buffer] = 0
-                s.isComplete[buffer] = false
+                s.buffers[buffer] = Shared.BufferState(chunk: k)
                 s.condition.unlock()
 
                 var done = 0, failure: Error?
@@ -185,7 +186,7 @@ final class ParallelReadAhead: DecodedBlocks, @unchecked Sendable {
                         guard n > 0 else { break }
                         done += n
                         s.condition.lock()
-                        s.written[buffer] = done
+                        s.buffers[buffer].written = done
                         s.condition.broadcast()
                         let isStopping = s.isStopping
                         s.condition.unlock()
@@ -195,8 +196,8 @@ final class ParallelReadAhead: DecodedBlocks, @unchecked Sendable {
                     failure = error
                 }
                 s.condition.lock()
-                s.isComplete[buffer] = true
-                s.failure[buffer] = failure
+                s.buffers[buffer].isComplete = true
+                s.buffers[buffer].failure = failure
                 s.condition.broadcast()
                 s.condition.unlock()
                 if failure != nil || done < target { return }

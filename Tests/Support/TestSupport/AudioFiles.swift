@@ -17,6 +17,17 @@ extension TemporaryFolder {
         try write(name, OutputSettings(format: .mp3, sampleRate: rate, channelCount: channels, vorbisQuality: quality), frames: frames, f)
     }
 
+    /// Writes interleaved samples as Ogg Vorbis (libvorbis at `quality`, in blocks of 4096 frames); returns its path.
+    public func oggVorbis(_ name: String, rate: Int = 48_000, channels: Int = 2, quality: Double = 0.4,
+                          interleaved samples: [Float]) throws -> String {
+        let p = path(name)
+        let writer = try SoundFileWriter(path: p, settings: OutputSettings(format: .oggVorbis, sampleRate: rate,
+                                                                           channelCount: channels, vorbisQuality: quality))
+        try forEachBlock(of: samples, channels: channels) { try writer.write(interleaved: $0, frames: $1) }
+        try writer.finish()
+        return p
+    }
+
     private func write(_ name: String, _ settings: OutputSettings, frames: Int, _ f: (Int, Int) -> Float) throws -> String {
         let p = path(name)
         let writer = try SoundFileWriter(path: p, settings: settings)
