@@ -35,6 +35,27 @@ import TestSupport
         #expect(material.keys.count == 2)
     }
 
+    /// A single render releases its material before its finishing steps when none can write the file again (no
+    /// loudness target: a lossy file's measuring decode then does not stand on top of the loops), and keeps it when
+    /// the encoded file may be written again to meet a loudness target; a shared material is never released.
+    @Test func aRenderReleasesItsOwnMaterialWhenItsFileCannotBeWrittenAgain() throws {
+        let folder = try TemporaryFolder()
+        let wav = try folder.wav("loop.wav", rate: 44100, channels: 2, frames: 44100) { i, c in Float(sin(Double(i) * 0.01 * Double(c + 1))) * 0.2 }
+        func render(loudness: String, releases: Bool) throws -> PreparedMaterial {
+            let json = """
+                { "duration": 3, "output": { "sampleRate": 48000\(loudness) },
+                  "tracks": [ { "file": "\(wav)", "loop": { "crossfade": 0.25 } } ] }
+                """
+            let job = try RenderJob(presetPath: try folder.preset(json))
+            let material = PreparedMaterial()
+            _ = try job.render(try job.outputPlan(to: .file(path: folder.path("out.ogg"))), material: material, releasesMaterial: releases)
+            return material
+        }
+        #expect(try render(loudness: "", releases: true).keys.isEmpty)
+        #expect(try render(loudness: "", releases: false).keys.count == 1)
+        #expect(try render(loudness: #", "loudness": { "target": -20 }"#, releases: true).keys.count == 1)
+    }
+
     @Test func materialIsKeyedByWhatItIs() throws {
         let folder = try TemporaryFolder()
         let wav = try folder.wav("loop.wav", rate: 44100, channels: 1, frames: 22050) { i, _ in Float(i % 100) / 100 }
