@@ -67,8 +67,18 @@ public final class SoundFileWriter: AudioEncoder {
         var info = Self.sfInfo(settings)
         let handle: OpaquePointer
         do {
-            output = try makeOutput()
-            handle = try output.open(info: &info, displayPath: self.displayPath)
+            let made = try makeOutput()
+            output = made
+            // libsndfile's ALAC encoder opens a scratch file of its own: in a folder made for it (ALACScratchFolder),
+            // which needs room for the audio uncompressed.
+            let bytesNeeded = settings.expectedFrameCount.map { frames in
+                frames * Int64(settings.channelCount * (settings.sampleFormat == .pcm16 ? 2 : 3))
+            }
+            handle = settings.format == .caf
+                ? try ALACScratchFolder.opening(displayPath: self.displayPath, bytesNeeded: bytesNeeded) {
+                    try made.open(info: &info, displayPath: displayPath ?? path)
+                }
+                : try made.open(info: &info, displayPath: self.displayPath)
         } catch var error as AudioIOError {
             error.path = self.displayPath
             throw error

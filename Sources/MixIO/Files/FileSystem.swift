@@ -257,9 +257,11 @@ public enum FileSystem {
         try LibC.readlink(path, operation: "read the link")
     }
 
-    /// The folder for temporary files: `TMPDIR` (read with `getenv`), else `/tmp`; no trailing slash.
+    /// The folder for temporary files: `TMPDIR` (read with `getenv`), else `/tmp`; no trailing slash. Read holding
+    /// `ALACScratchFolder.environmentLock`, under which an ALAC encoder is opened with `TMPDIR` naming its own folder.
     public static var temporaryFolder: String {
-        guard let folder = LibC.getenv("TMPDIR"), !folder.isEmpty else { return "/tmp" }
+        let value = ALACScratchFolder.environmentLock.withLock { _ in LibC.getenv("TMPDIR") }
+        guard let folder = value, !folder.isEmpty else { return "/tmp" }
         return trimmingTrailingSlashes(folder)
     }
 

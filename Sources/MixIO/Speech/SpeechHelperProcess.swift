@@ -46,7 +46,7 @@ final class SpeechHelperProcess {
     /// Starts `executable` with `arguments` and exactly `environment` (`KEY=value`).
     init(executable: String, arguments: [String], environment: [String], name: String) throws {
         self.name = name
-        let temporary = LibC.getenv("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let temporary = FileSystem.temporaryFolder
         var template = Array("\(temporary)/mixrender-speech-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw LibC.failure("mkdtemp", path: temporary, operation: "make a working folder for \(name) in")

@@ -8,6 +8,8 @@ typealias CStat = Glibc.stat
 // Called at file scope, where `stat` can still mean the C function (inside `LibC` it is the wrapper,
 // and `Glibc.stat(...)` picks the struct's initializer).
 private func cStat(_ path: String, _ status: inout CStat) -> Int32 { stat(path, &status) }
+/// `statvfs(2)`, named apart from its struct for the same reason.
+private func cStatFileSystem(_ path: String, _ status: inout Glibc.statvfs) -> Int32 { statvfs(path, &status) }
 // The same for `flock`, whose name is also a struct's.
 private func cFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
 
@@ -244,6 +246,29 @@ enum LibC {
         return (fd, String(cString: bytes))
     }
 
+    /// Calls `mkdtemp` on `template` (which ends in `XXXXXX`): a new folder, mode 0700; returns its path.
+    static func mkdtemp(_ template: String, displayPath: String, operation: String) throws -> String {
+        try checkPath(template, function: "mkdtemp", operation: operation)
+        var bytes = Array(template.utf8CString)
+        guard bytes.withUnsafeMutableBufferPointer({ Glibc.mkdtemp($0.baseAddress!) }) != nil else {
+            throw failure("mkdtemp", path: displayPath, operation: operation)
+        }
+        return String(cString: bytes)
+    }
+
+    /// Calls `statvfs(path)`: the bytes an unprivileged user may still write on its file system (`f_bavail`
+    /// blocks of `f_frsize`), or nil when it cannot be read.
+    static func freeBytes(in path: String) -> Int64? {
+        var status = Glibc.statvfs()
+        guard cStatFileSystem(path, &status) == 0 else { return nil }
+        let (bytes, overflow) = Int64(status.f_bavail).multipliedReportingOverflow(by: Int64(status.f_frsize))
+        return overflow ? Int64.max : bytes
+    }
+
+    /// Calls `rmdir(path)`; whether it removed the folder.
+    @discardableResult
+    static func rmdir(_ path: String) -> Bool { Glibc.rmdir(path) == 0 }
+
     /// Calls `getcwd`.
     static func getcwd() throws -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -257,6 +282,9 @@ enum LibC {
 
     /// Calls `getenv(name)`.
     static func getenv(_ name: String) -> String? { Glibc.getenv(name).map { String(cString: $0) } }
+
+    /// Calls `setenv(name, value, 1)`. Not safe beside another thread's `getenv`: see `ALACScratchFolder`.
+    static func setenv(_ name: String, _ value: String) { _ = Glibc.setenv(name, value, 1) }
 
     /// Calls `clock_gettime(clock)`: seconds (CPU seconds for the CPU-time clocks). These clocks cannot fail
     /// on Linux; 0 if one ever did.
