@@ -17,8 +17,8 @@ import Glibc
 /// folder removed: libsndfile keeps the file open and reads it back through its `FILE *`, and its own `remove`
 /// when closing finds nothing, which it ignores. Nothing is left behind, even by a process that is killed.
 ///
-/// **Room.** The scratch file holds the whole encoded audio (about 2.7 GB for eight hours of 16-bit stereo
-/// noise). libsndfile does not survive a failed write to it: `alac_encode_block` returns without emptying its
+/// **Room.** The scratch file holds the whole encoded audio (about 2.8 GB for the night preset's eight hours of 16-bit
+/// stereo). libsndfile does not survive a failed write to it: `alac_encode_block` returns without emptying its
 /// block, and the next write runs past the block's buffer (a render to a CAF crashed, signal 11, when its scratch
 /// file was on a full 1 MiB file system). So an encoder whose length is known is refused, before anything is
 /// written, when the temporary folder has less room (`statvfs`, what an unprivileged user may use) than the
