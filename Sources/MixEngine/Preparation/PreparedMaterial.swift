@@ -169,11 +169,7 @@ public final class PreparedMaterial: @unchecked Sendable {
     /// be written again.
     public func releaseUnheld() {
         state.withLock { s in
-            for (key, entry) in s.entries where entry.leases <= 0 {
-                s.bytes -= entry.bytes
-                s.entries[key] = nil
-                s.released += 1
-            }
+            for (key, entry) in s.entries where entry.leases <= 0 { Self.release(key, in: &s) }
         }
         wakeWaiting()
     }
@@ -346,10 +342,15 @@ public final class PreparedMaterial: @unchecked Sendable {
     private func releaseOverBudget(in s: inout State) {
         while s.bytes + s.reserved > budgetBytes {
             guard let victim = s.entries.filter({ $0.value.leases <= 0 }).min(by: { $0.value.lastUse < $1.value.lastUse }) else { return }
-            s.bytes -= victim.value.bytes
-            s.entries[victim.key] = nil
-            s.released += 1
+            Self.release(victim.key, in: &s)
         }
+    }
+
+    /// Drops the entry for `key` (which no lease holds) and counts it released.
+    private static func release(_ key: MaterialKey, in s: inout State) {
+        guard let entry = s.entries.removeValue(forKey: key) else { return }
+        s.bytes -= entry.bytes
+        s.released += 1
     }
 }
 

@@ -81,7 +81,7 @@ public enum EspeakEngine {
         /// Initialises espeak-ng once; returns its sample rate.
         mutating func start() throws -> Int {
             if let sampleRate { return sampleRate }
-            let espeak = try loaded.get()
+            let library = try loaded.get()   // loads it; `espeak` serves every later call
             let override = LibC.getenv("ESPEAK_DATA_PATH")
             if let override, !override.isEmpty {
                 // espeak-ng would fall back to its installed data without a word; a path given on purpose must hold it.
@@ -89,18 +89,18 @@ public enum EspeakEngine {
                     throw failure("espeak-ng's voice data was not found in ESPEAK_DATA_PATH ('\(override)'); install Debian's \(dataPackage) package or fix the variable")
                 }
             }
-            espeak.espeak_ng_InitializePath(override)
+            library.espeak_ng_InitializePath(override)
             var context: espeak_ng_ERROR_CONTEXT?
-            let status = espeak.espeak_ng_Initialize(&context)
-            espeak.espeak_ng_ClearErrorContext(&context)
+            let status = library.espeak_ng_Initialize(&context)
+            library.espeak_ng_ClearErrorContext(&context)
             guard status == ENS_OK else {
                 throw failure("espeak-ng's voice data was not found or could not be read (\(message(status))); install Debian's \(dataPackage) package",
                               function: "espeak_ng_Initialize")
             }
-            let output = espeak.espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
+            let output = library.espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
             guard output == ENS_OK else { throw failure(message(output), function: "espeak_ng_InitializeOutput") }
-            espeak.espeak_SetSynthCallback(collect)
-            let rate = Int(espeak.espeak_ng_GetSampleRate())
+            library.espeak_SetSynthCallback(collect)
+            let rate = Int(library.espeak_ng_GetSampleRate())
             guard rate > 0 else { throw failure("espeak-ng reports no sample rate", function: "espeak_ng_GetSampleRate") }
             sampleRate = rate
             return rate
