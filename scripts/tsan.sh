@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Thread Sanitizer over every suite that runs code on more than one thread (docs/architecture.md, "Threads"):
 # a batch's workers and the material they share (BatchTests, BatchCLITests, PreparedMaterialTests, CacheCLITests),
-# the encoder's and the meter's threads (BufferRingTests, MasterChainTests, PipelineTests, StreamCLITests), the
+# ALAC encoders opened on several threads with their own scratch folders (ALACScratchFolderTests), the encoder's and the meter's threads (BufferRingTests, MasterChainTests, PipelineTests, StreamCLITests), the
 # measuring passes on every core (LoudnessCLITests), the waveform's read-ahead decoder (WaveformJobTests), the speech
 # helpers and their table (SessionTests, SpeechCacheCLITests, SpeechHelperCleanupCLITests), the analysis phase's
 # requests on every core and its caches (AnalysisTests), the mixing workers of --threads (ThreadedRenderTests) and the
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests --sanitize=thread -Xswiftc -O --scratch-path .build-tsan
-suites='ParallelReadAheadTests|BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests'
+suites='ALACScratchFolderTests|ParallelReadAheadTests|BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests'
 # Left out: the test that runs mixrender under an address-space limit (ulimit -v), which the sanitizer cannot run
 # under at all (it reserves terabytes of address space and exits 66 before main), and the two that stop a render with
 # a signal: the sanitizer defers a signal to its own safe points, and a sanitized batch sent SIGINT went on rendering.
