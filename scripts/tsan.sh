@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Thread Sanitizer over every suite that runs code on more than one thread (docs/architecture.md, "Threads"):
 # a batch's workers and the material they share (BatchTests, BatchCLITests, PreparedMaterialTests, CacheCLITests),
-# ALAC encoders opened on several threads with their own scratch folders (ALACScratchFolderTests), the encoder's and the meter's threads (BufferRingTests, MasterChainTests, PipelineTests, StreamCLITests), the
+# ALAC encoders opened on several threads, each with its own scratch folder (ALACScratchFolderTests), the encoder's
+# and the meter's threads (BufferRingTests, MasterChainTests, PipelineTests, StreamCLITests), the
 # measuring passes on every core (LoudnessCLITests), the waveform's read-ahead decoder (WaveformJobTests), the speech
 # helpers and their table (SessionTests, SpeechCacheCLITests, SpeechHelperCleanupCLITests), the analysis phase's
 # requests on every core and its caches (AnalysisTests), the mixing workers of --threads (ThreadedRenderTests) and the

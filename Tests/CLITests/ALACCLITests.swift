@@ -72,6 +72,22 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty)
     }
 
+    /// A temporary folder that does not exist is said as such, in one line naming it and the file; nothing is
+    /// written (libsndfile itself would have put its scratch file in the current folder).
+    @Test func aTemporaryFolderThatDoesNotExistIsSaid() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.preset("""
+            { "duration": 2, "tracks": [ { "generator": { "type": "pink", "seed": 3 } } ] }
+            """)
+        let missing = s.path("missing")
+        let r = try CLI.run([preset, "-o", s.path("out.caf"), "-q"], environment: ["TMPDIR": missing])
+        #expect(r.status == 1)
+        #expect(r.stderr == "Error: cannot create '\(s.path("out.caf"))': the ALAC encoder's scratch folder cannot be made in "
+                + "the temporary folder '\(missing)' (No such file or directory); set TMPDIR to a folder you can write (mkdtemp)\n",
+                "\(r.stderr)")
+        #expect(s.contents == ["preset.json"])
+    }
+
     @Test func twentyFourBitStereoALACIsRefusedAndTheOthersAreWritten() throws {
         let s = try TemporaryFolder()
         func preset(channels: Int, bits: Int) throws -> String {

@@ -46,7 +46,15 @@ enum ALACScratchFolder {
                                    + "free some room, or set TMPDIR to a folder with more",
                                operation: "create")
         }
-        let folder = try LibC.mkdtemp(temporary + "/mixrender-alac-XXXXXX", displayPath: displayPath, operation: "create")
+        let folder: String
+        do {
+            folder = try LibC.mkdtemp(temporary + "/mixrender-alac-XXXXXX", displayPath: temporary, operation: "create")
+        } catch let error as AudioIOError {
+            // The file's writer names the file; the folder that failed is said in the reason.
+            throw AudioIOError(path: displayPath, function: "mkdtemp", reason: "the ALAC encoder's scratch folder cannot be "
+                                   + "made in the temporary folder '\(temporary)' (\(error.reason)); set TMPDIR to a folder you can write",
+                               operation: "create", code: error.code)
+        }
         defer { removeQuietly(folder) }
         return try environmentLock.withLock { _ in
             let previous = LibC.getenv("TMPDIR")
