@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Thread Sanitizer over every suite that runs code on more than one thread (docs/architecture.md, "Threads"):
 # a batch's workers and the material they share (BatchTests, BatchCLITests, PreparedMaterialTests, CacheCLITests),
-# ALAC encoders opened on several threads, each with its own scratch folder (ALACScratchFolderTests), the encoder's
+# ALAC encoders opened on several threads, each with its own scratch folder (ALACScratchFolderTests), libsndfile's
+# opens on eight threads (ConcurrentOpenTests), the encoder's
 # and the meter's threads (BufferRingTests, MasterChainTests, PipelineTests, StreamCLITests), the
 # measuring passes on every core (LoudnessCLITests), the waveform's read-ahead decoder (WaveformJobTests), the speech
 # helpers and their table (SessionTests, SpeechCacheCLITests, SpeechHelperCleanupCLITests), the analysis phase's
@@ -12,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests --sanitize=thread -Xswiftc -O --scratch-path .build-tsan
-suites='ALACScratchFolderTests|ParallelReadAheadTests|BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests'
+suites='ALACScratchFolderTests|ConcurrentOpenTests|ParallelReadAheadTests|BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests'
 # Left out: the test that runs mixrender under an address-space limit (ulimit -v), which the sanitizer cannot run
 # under at all (it reserves terabytes of address space and exits 66 before main), and the two that stop a render with
 # a signal: the sanitizer defers a signal to its own safe points, and a sanitized batch sent SIGINT went on rendering.

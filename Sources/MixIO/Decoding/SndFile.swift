@@ -3,15 +3,24 @@ import CSndFile
 /// The libsndfile calls shared by `SoundFileReader` and `SoundFileWriter`: opening, commands,
 /// strings, format names, and turning libsndfile's messages into readable reasons.
 enum SndFile {
+    /// Held by every `sf_open`, `sf_open_fd` and `sf_open_virtual` and the reading of why one failed. libsndfile keeps
+    /// that reason in one process-wide variable (`sf_errno`, read by `sf_error(NULL)` and `sf_strerror(NULL)`),
+    /// which every open sets to 0 first (`psf_open_file`): a file it does not know, opened while another thread
+    /// opened one, read "no error" and failed instead of going to FFmpeg ("cannot open 'storm.m4a': no Error
+    /// (sf_open)", in CI's README test, where `loudness` opens two files at once; 2 runs in 3 of
+    /// `ConcurrentOpenTests` before this lock). Opens are short (a header); decoding is not held.
+    static let openLock = Locked(())
+
     /// Calls `sf_open`; on failure throws an `AudioIOError` naming the file and a readable reason.
     static func open(path: String, mode: Int32, info: inout SF_INFO) throws -> OpaquePointer {
         let writing = mode == Int32(SFM_WRITE)
         try LibC.checkPath(path, function: "sf_open", operation: writing ? "create" : "open")
         // Reading: libmpg123 prints notes on stderr while libsndfile probes a file that is not MPEG audio.
-        let opened = writing ? sf_open(path, mode, &info) : LibC.withStandardErrorSilenced { sf_open(path, mode, &info) }
+        let (opened, code, message) = openLock.withLock { _ -> (OpaquePointer?, Int, String) in
+            let opened = writing ? sf_open(path, mode, &info) : LibC.withStandardErrorSilenced { sf_open(path, mode, &info) }
+            return opened != nil ? (opened, 0, "") : (nil, Int(sf_error(nil)), String(cString: sf_strerror(nil)))
+        }
         if let handle = opened { return handle }
-        let code = Int(sf_error(nil))
-        let message = String(cString: sf_strerror(nil))
         var error = AudioIOError(path: path, function: "sf_open",
                                  reason: openFailureReason(path: path, code: code, message: message, writing: writing),
                                  operation: writing ? "create" : "open")

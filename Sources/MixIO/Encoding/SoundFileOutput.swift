@@ -54,15 +54,21 @@ final class SoundFileOutput {
     /// Opens it for libsndfile in `SFM_WRITE` mode: `sf_open_virtual` with the callbacks below, or for a pipe
     /// `sf_open_fd`. The returned handle must be closed (`sf_close`) before this object goes.
     func open(info: inout SF_INFO, displayPath: String) throws -> OpaquePointer {
-        let opened = isPipe
-            ? sf_open_fd(descriptor, Int32(SFM_WRITE), &info, 0)
-            : sf_open_virtual(&Self.callbacks, Int32(SFM_WRITE), &info, Unmanaged.passUnretained(self).toOpaque())
-        if let opened { return opened }
+        // Under SndFile.openLock: the reason a failed open gives is process-wide in libsndfile.
+        // The handle leaves the lock as its address: the lock's result must be sendable, and the handle is this
+        // object's alone.
+        let (address, failure) = SndFile.openLock.withLock { _ -> (Int, String) in
+            let opened = isPipe
+                ? sf_open_fd(descriptor, Int32(SFM_WRITE), &info, 0)
+                : sf_open_virtual(&Self.callbacks, Int32(SFM_WRITE), &info, Unmanaged.passUnretained(self).toOpaque())
+            return (Int(bitPattern: opened), opened == nil ? String(cString: sf_strerror(nil)) : "")
+        }
+        if let opened = OpaquePointer(bitPattern: address) { return opened }
         if let code = writeErrno {
             throw AudioIOError(path: displayPath, function: "write", reason: AudioIOError.writeReason(code), operation: "write", code: code)
         }
         throw AudioIOError(path: displayPath, function: isPipe ? "sf_open_fd" : "sf_open_virtual",
-                           reason: SndFile.readable(String(cString: sf_strerror(nil))), operation: "create")
+                           reason: SndFile.readable(failure), operation: "create")
     }
 
     /// The `errno` of a write that failed so far: the first one the callbacks saw, or for a pipe the one
