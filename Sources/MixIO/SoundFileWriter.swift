@@ -71,9 +71,7 @@ public final class SoundFileWriter: AudioEncoder {
             output = made
             // libsndfile's ALAC encoder opens a scratch file of its own: in a folder made for it (ALACScratchFolder),
             // which needs room for the audio uncompressed.
-            let bytesNeeded = settings.expectedFrameCount.map { frames in
-                frames * Int64(settings.channelCount * (settings.sampleFormat == .pcm16 ? 2 : 3))
-            }
+            let bytesNeeded = settings.expectedFrameCount.map { $0 * Int64(settings.channelCount * settings.sampleFormat.bytesPerSample) }
             handle = settings.format == .caf
                 ? try ALACScratchFolder.opening(displayPath: self.displayPath, bytesNeeded: bytesNeeded) {
                     try made.open(info: &info, displayPath: displayPath ?? path)
