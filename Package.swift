@@ -62,6 +62,9 @@ let package = Package(
                        providers: [.apt(["libebur128-dev"])]),
         .systemLibrary(name: "CFFTW", path: "Sources/CFFTW", pkgConfig: "fftw3f",
                        providers: [.apt(["libfftw3-dev"])]),
+        // libogg reads Ogg pages and packets for the Vorbis files mixrender decodes whole (libsndfile links it too).
+        .systemLibrary(name: "COgg", path: "Sources/COgg", pkgConfig: "ogg",
+                       providers: [.apt(["libogg-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
         // espeak-ng's headers only: its library is opened when a process first speaks (shim.h), not linked.
@@ -83,7 +86,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "MixIO",
                 dependencies: ["MixDSP", "CSndFile", "CMPG123", "CEBUR128", "CSampleRate", "CSoxr", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim",
-                               "CFFmpeg", .product(name: "Crypto", package: "swift-crypto")]),
+                               "CFFmpeg", "COgg", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "MixEngine",
                 dependencies: ["MixDSP", "MixIO", .product(name: "OrderedCollections", package: "swift-collections")],
                 exclude: engineDocs),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the C libraries mixrender builds on (Debian 12 package names).
 set -euo pipefail
-packages=(pkg-config libsndfile1-dev libmpg123-dev libsamplerate0-dev libsoxr-dev libfftw3-dev libpng-dev libebur128-dev libespeak-ng-dev espeak-ng-data libtag1-dev libavformat-dev libavcodec-dev libavutil-dev python3-venv libsqlite3-dev postgresql postgresql-client)
+packages=(pkg-config libsndfile1-dev libogg-dev libmpg123-dev libsamplerate0-dev libsoxr-dev libfftw3-dev libpng-dev libebur128-dev libespeak-ng-dev espeak-ng-data libtag1-dev libavformat-dev libavcodec-dev libavutil-dev python3-venv libsqlite3-dev postgresql postgresql-client)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -320,13 +320,13 @@ enum ChapterProbe {
     }
 
     static func chapters(_ path: String) throws -> [Chapter] {
-        try FFmpeg.load(for: path)
+        try FFmpeg.loadContainers(for: path)
         var format: UnsafeMutablePointer<AVFormatContext>?
-        let opened = FFmpeg.av.avformat_open_input(&format, path, nil, nil)
+        let opened = FFmpeg.format.avformat_open_input(&format, path, nil, nil)
         guard opened >= 0, let context = format else { throw FFmpeg.error(path, "avformat_open_input", code: opened) }
-        defer { FFmpeg.av.avformat_close_input(&format) }
+        defer { FFmpeg.format.avformat_close_input(&format) }
         // It also sets the end of a chapter whose container gives none (Nero `chpl`): the next start, or the file's end.
-        let found = FFmpeg.av.avformat_find_stream_info(context, nil)
+        let found = FFmpeg.format.avformat_find_stream_info(context, nil)
         guard found >= 0 else { throw FFmpeg.error(path, "avformat_find_stream_info", code: found) }
         return (0..<Int(context.pointee.nb_chapters)).map { i in
             let chapter = context.pointee.chapters[i]!.pointee

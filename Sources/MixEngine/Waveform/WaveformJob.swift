@@ -33,7 +33,7 @@ public final class WaveformJob {
     public static var defaultDecodingThreads: Int { min(2, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
 
     /// The threads that decode the file (1 or more): more than one only for a file whose seeks give the same
-    /// samples (`FFmpegFileReader.seeksToTheSameSamples`: Ogg Vorbis read whole) and at least three chunks long.
+    /// samples (`AudioFileReader.seeksToTheSameSamples`: Ogg Vorbis read whole) and at least three chunks long.
     public let decodingThreads: Int
 
     /// `decodingThreads` (at least 1) is how many threads may decode the file; see the property of that name for
@@ -56,7 +56,7 @@ public final class WaveformJob {
         plan = try WaveformPlan(output: outputPath, options: options, sampleRate: info.sampleRate,
                                 channelCount: info.channelCount, frameCount: info.frameCount, previewWidth: previewWidth)
         try Self.checkWrites(plan.destinations, input: inputPath)   // one file per level, when there are several
-        let isSeekExact = (reader as? FFmpegFileReader)?.seeksToTheSameSamples ?? false
+        let isSeekExact = reader.seeksToTheSameSamples
         self.decodingThreads = isSeekExact && info.frameCount >= 3 * Int64(Self.chunkFrames) ? max(1, decodingThreads) : 1
     }
 

@@ -7,9 +7,13 @@ import MixDSP
 /// Not thread-safe: one thread at a time, as `AudioDecoder`.
 public protocol AudioFileReader: AudioDecoder {
     var info: AudioFileInfo { get }
+    /// Whether a seek gives the very samples a read from the start gives there, so that readers of one file can each
+    /// decode a part of it (`mixrender waveform`'s decoding threads).
+    var seeksToTheSameSamples: Bool { get }
 }
 
 extension AudioFileReader {
+    public var seeksToTheSameSamples: Bool { false }
     public var sampleRate: Int { info.sampleRate }
     public var channelCount: Int { info.channelCount }
     public var frameCount: Int64 { info.frameCount }
@@ -47,12 +51,14 @@ public enum AudioFile {
         case wholeFile
     }
 
-    /// Opens `path` for `purpose`. Read whole, Ogg Vorbis is decoded by FFmpeg, with libsndfile's info (its exact
-    /// length, names and tags): 2.9x faster here than libvorbis through libsndfile, and the same samples within
-    /// 1.1e-7 (`swift run -c release bench --only vorbis`). Everything else as `open(path:)`.
+    /// Opens `path` for `purpose`. Read whole, Ogg Vorbis is decoded by FFmpeg's decoder, with libsndfile's info (its
+    /// exact length, names and tags): 2.9x faster here than libvorbis through libsndfile, and the same samples within
+    /// 1.1e-7 (`swift run -c release bench --only vorbis`). One plain stream is demuxed with libogg
+    /// (`OggVorbisFileReader`), anything else by FFmpeg (`FFmpegFileReader`). Everything else as `open(path:)`.
     public static func open(path: String, purpose: Purpose) throws -> any AudioFileReader {
         let reader = try open(path: path)
         guard purpose == .wholeFile, reader.info.commentFormat == .oggVorbis, reader is SoundFileReader else { return reader }
+        if let plain = try OggVorbisFileReader.open(path: path, knownInfo: reader.info) { return plain }
         return try FFmpegFileReader(path: path, knownInfo: reader.info)
     }
 }

@@ -5,9 +5,10 @@ import Glibc
 /// libraries: loading them, silencing their log, their error codes and messages, and human names for what
 /// they find.
 ///
-/// FFmpeg is not linked but opened the first time a file needs it (`load(for:)`, `cffmpeg_load` in the
-/// shim): a render that reads and writes no file through FFmpeg never maps its libraries, about 21 MB of
-/// resident memory. Every FFmpeg call goes through `av`, the functions looked up then.
+/// FFmpeg is not linked but opened the first time a file needs it (`load(for:)` for the codecs,
+/// `loadContainers(for:)` for libavformat; `cffmpeg_load_codecs` and `cffmpeg_load_containers` in the shim): a
+/// render that reads and writes no file through FFmpeg never maps its libraries, about 21 MB of resident memory.
+/// Every FFmpeg call goes through `av` (codecs) or `format` (containers), the functions looked up then.
 ///
 /// No state of its own but the loaded functions, set once per process: any thread may call these at once.
 enum FFmpeg {
@@ -21,33 +22,55 @@ enum FFmpeg {
     /// `AV_NOPTS_VALUE`: a frame or packet without a timestamp.
     static let noTimestamp = Int64.min
 
-    /// Loads FFmpeg's libraries the first time any thread calls it (a `static let` is initialised once,
-    /// thread-safely) and sets their log to `AV_LOG_QUIET`: FFmpeg otherwise prints its notes on stderr.
-    /// mixrender reports FFmpeg's failures in its own errors; the log is process-wide, so nothing else here
+    /// Loads FFmpeg's codec libraries (libavutil, libavcodec) the first time any thread calls it (a `static let` is
+    /// initialised once, thread-safely) and sets their log to `AV_LOG_QUIET`: FFmpeg otherwise prints its notes on
+    /// stderr. mixrender reports FFmpeg's failures in its own errors; the log is process-wide, so nothing else here
     /// uses it. Throws, naming `path` and the operation, when the libraries cannot be loaded.
     static func load(for path: String, operation: String = "open") throws {
-        switch loaded {
-        case .success: return
-        case .failure(let reason):
-            throw AudioIOError(path: path, function: "dlopen", reason: "FFmpeg's libraries could not be loaded (\(reason)); "
-                               + "install libavformat and libavcodec (Debian: the libavformat-dev and libavcodec-dev packages)",
-                               operation: operation)
-        }
+        if case .failure(let reason) = codecs { throw loadError(reason, path: path, operation: operation) }
     }
 
-    /// FFmpeg's functions. Only after `load(for:)` succeeded: every way into FFmpeg starts with it.
-    static var av: CFFmpegLibrary {
-        guard case .success(let library) = loaded else { preconditionFailure("FFmpeg.load(for:) is called before any FFmpeg call") }
-        return library
+    /// Loads libavformat too (after the codecs' libraries), for a file whose container FFmpeg reads or writes:
+    /// about 9 MB more of resident memory, which a file mixrender demuxes itself (Ogg) does not pay.
+    static func loadContainers(for path: String, operation: String = "open") throws {
+        try load(for: path, operation: operation)
+        if case .failure(let reason) = containers { throw loadError(reason, path: path, operation: operation) }
+    }
+
+    private static func loadError(_ reason: LoadFailure, path: String, operation: String) -> AudioIOError {
+        AudioIOError(path: path, function: "dlopen", reason: "FFmpeg's libraries could not be loaded (\(reason.reason)); "
+                     + "install libavformat and libavcodec (Debian: the libavformat-dev and libavcodec-dev packages)",
+                     operation: operation)
+    }
+
+    /// FFmpeg's codec functions (libavutil, libavcodec). Only after `load(for:)` succeeded: every way into FFmpeg
+    /// starts with it.
+    static var av: CFFmpegCodecs {
+        guard case .success(let functions) = codecs else { preconditionFailure("FFmpeg.load(for:) is called before any FFmpeg call") }
+        return functions
+    }
+
+    /// libavformat's functions. Only after `loadContainers(for:)` succeeded.
+    static var format: CFFmpegContainers {
+        guard case .success(let functions) = containers else {
+            preconditionFailure("FFmpeg.loadContainers(for:) is called before any libavformat call")
+        }
+        return functions
     }
 
     private struct LoadFailure: Error { var reason: String }
 
-    private static let loaded: Result<CFFmpegLibrary, LoadFailure> = {
+    private static let codecs: Result<CFFmpegCodecs, LoadFailure> = {
         var message = [CChar](repeating: 0, count: 512)
-        guard let library = cffmpeg_load(&message, message.count) else { return .failure(LoadFailure(reason: String(cString: message))) }
-        library.pointee.av_log_set_level(AV_LOG_QUIET)
-        return .success(library.pointee)
+        guard let functions = cffmpeg_load_codecs(&message, message.count) else { return .failure(LoadFailure(reason: String(cString: message))) }
+        functions.pointee.av_log_set_level(AV_LOG_QUIET)
+        return .success(functions.pointee)
+    }()
+
+    private static let containers: Result<CFFmpegContainers, LoadFailure> = {
+        var message = [CChar](repeating: 0, count: 512)
+        guard let functions = cffmpeg_load_containers(&message, message.count) else { return .failure(LoadFailure(reason: String(cString: message))) }
+        return .success(functions.pointee)
     }()
 
     /// Calls `av_strerror` for an FFmpeg error code and makes the message read like libsndfile's

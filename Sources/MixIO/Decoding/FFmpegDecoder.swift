@@ -30,7 +30,7 @@ final class FFmpegDecoder {
     /// `avcodec_parameters_to_context`, `avcodec_open2`). A file FFmpeg cannot open for any reason but
     /// reaching it is "not an audio format mixrender can read": FFmpeg is the last reader `AudioFile.open` tries.
     init(path: String) throws {
-        try FFmpeg.load(for: path)
+        try FFmpeg.loadContainers(for: path)
         // Locals until everything is open: a failure frees what was made (deinit runs only after init).
         var format: UnsafeMutablePointer<AVFormatContext>?
         var codec: UnsafeMutablePointer<AVCodecContext>?
@@ -43,15 +43,15 @@ final class FFmpegDecoder {
                 FFmpeg.av.av_frame_free(&frame)
                 FFmpeg.av.av_packet_free(&packet)
                 FFmpeg.av.avcodec_free_context(&codec)
-                FFmpeg.av.avformat_close_input(&format)
+                FFmpeg.format.avformat_close_input(&format)
             }
             withExtendedLifetime(bound) {}
         }
-        format = FFmpeg.av.avformat_alloc_context()
+        format = FFmpeg.format.avformat_alloc_context()
         guard let made = format else { throw AudioIOError(path: path, function: "avformat_alloc_context", reason: "out of memory") }
         bound.install(in: made)
         bound.limit = ReadBound.openSpan
-        let opened = FFmpeg.av.avformat_open_input(&format, path, nil, nil)
+        let opened = FFmpeg.format.avformat_open_input(&format, path, nil, nil)
         guard opened >= 0, let format else {
             if bound.isTripped { throw bound.failure(path: path, function: "avformat_open_input") }
             // Failing to reach the file keeps FFmpeg's reason; anything else (invalid data, or the MPEG
@@ -61,13 +61,13 @@ final class FFmpegDecoder {
             throw AudioIOError(path: path, function: "avformat_open_input", reason: "not an audio format mixrender can read")
         }
         bound.limit = bound.position + ReadBound.span
-        let found = FFmpeg.av.avformat_find_stream_info(format, nil)
+        let found = FFmpeg.format.avformat_find_stream_info(format, nil)
         // FFmpeg takes an interrupted read as the end of the file: the probe's result is then incomplete.
         if bound.isTripped { throw bound.failure(path: path, function: "avformat_find_stream_info") }
         guard found >= 0 else { throw FFmpeg.error(path, "avformat_find_stream_info", code: found) }
 
         var decoder: UnsafePointer<AVCodec>?
-        let index = FFmpeg.av.av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
+        let index = FFmpeg.format.av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
         if index == FFmpeg.streamNotFound {
             throw AudioIOError(path: path, function: "av_find_best_stream", reason: "has no audio stream")
         }
@@ -116,7 +116,7 @@ final class FFmpegDecoder {
         FFmpeg.av.av_frame_free(&frame)
         FFmpeg.av.av_packet_free(&packet)
         FFmpeg.av.avcodec_free_context(&codec)
-        FFmpeg.av.avformat_close_input(&format)
+        FFmpeg.format.avformat_close_input(&format)
     }
 
     /// The stream's encoding, as the container declares it.
@@ -144,7 +144,7 @@ final class FFmpegDecoder {
     private func sendPacket() throws {
         while true {
             bound.limit = bound.position + ReadBound.span
-            let read = FFmpeg.av.av_read_frame(format, packet)
+            let read = FFmpeg.format.av_read_frame(format, packet)
             if bound.isTripped { throw bound.failure(path: path, function: "av_read_frame") }
             if read == FFmpeg.endOfFile {
                 _ = FFmpeg.av.avcodec_send_packet(codec, nil)
@@ -167,7 +167,7 @@ final class FFmpegDecoder {
     func skip(toTimestamp timestamp: Int64) throws -> Bool {
         while true {
             bound.limit = bound.position + ReadBound.span
-            let read = FFmpeg.av.av_read_frame(format, packet)
+            let read = FFmpeg.format.av_read_frame(format, packet)
             if bound.isTripped { throw bound.failure(path: path, function: "av_read_frame") }
             if read == FFmpeg.endOfFile { return false }
             guard read >= 0 else { throw FFmpeg.error(path, "av_read_frame", code: read, operation: "read") }
@@ -188,7 +188,7 @@ final class FFmpegDecoder {
     /// Where decoding resumes is known only from the frames' timestamps.
     func seek(toTimestamp timestamp: Int64) throws {
         bound.limit = bound.position + ReadBound.span
-        let moved = FFmpeg.av.av_seek_frame(format, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD)
+        let moved = FFmpeg.format.av_seek_frame(format, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD)
         if bound.isTripped { throw bound.failure(path: path, function: "av_seek_frame") }
         guard moved >= 0 else { throw FFmpeg.error(path, "av_seek_frame", code: moved, operation: "seek in") }
         FFmpeg.av.avcodec_flush_buffers(codec)

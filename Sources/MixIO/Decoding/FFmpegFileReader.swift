@@ -150,7 +150,8 @@ public final class FFmpegFileReader: AudioFileReader {
         while done < frames && position < info.frameCount {
             guard try pendingCount > 0 || decodeFrame() else { break }
             let count = min(pendingCount, frames - done, Int(clamping: info.frameCount - position))
-            convert(count, into: buffer + done * info.channelCount)
+            FFmpegFrameSamples.convert(decoder.frame, from: pendingOffset, count: count, channels: info.channelCount,
+                                       into: buffer + done * info.channelCount)
             consume(count)
             done += count
         }
@@ -312,55 +313,5 @@ public final class FFmpegFileReader: AudioFileReader {
             }
         }
         return nil
-    }
-
-    // MARK: - Sample conversion
-
-    /// Writes `count` pending frames, interleaved, converting from the frame's sample format.
-    private func convert(_ count: Int, into output: UnsafeMutablePointer<Float>) {
-        let frame = decoder.frame.pointee
-        switch AVSampleFormat(rawValue: frame.format) {
-        case AV_SAMPLE_FMT_FLTP: copy(Float.self, planar: true, count, into: output) { $0 }
-        case AV_SAMPLE_FMT_FLT: copy(Float.self, planar: false, count, into: output) { $0 }
-        case AV_SAMPLE_FMT_S16P: copy(Int16.self, planar: true, count, into: output) { Float($0) * 0x1p-15 }
-        case AV_SAMPLE_FMT_S16: copy(Int16.self, planar: false, count, into: output) { Float($0) * 0x1p-15 }
-        case AV_SAMPLE_FMT_S32P: copy(Int32.self, planar: true, count, into: output) { Float($0) * 0x1p-31 }
-        case AV_SAMPLE_FMT_S32: copy(Int32.self, planar: false, count, into: output) { Float($0) * 0x1p-31 }
-        case AV_SAMPLE_FMT_DBLP: copy(Double.self, planar: true, count, into: output) { Float($0) }
-        case AV_SAMPLE_FMT_DBL: copy(Double.self, planar: false, count, into: output) { Float($0) }
-        case AV_SAMPLE_FMT_U8P: copy(UInt8.self, planar: true, count, into: output) { (Float($0) - 128) * 0x1p-7 }
-        case AV_SAMPLE_FMT_U8: copy(UInt8.self, planar: false, count, into: output) { (Float($0) - 128) * 0x1p-7 }
-        case AV_SAMPLE_FMT_S64P: copy(Int64.self, planar: true, count, into: output) { Float($0) * 0x1p-63 }
-        case AV_SAMPLE_FMT_S64: copy(Int64.self, planar: false, count, into: output) { Float($0) * 0x1p-63 }
-        default: output.update(repeating: 0, count: count * info.channelCount)  // no decoder outputs another format
-        }
-    }
-
-    /// The conversion loop for one sample type: planar frames keep each channel in its own plane
-    /// (`extended_data[c]`), packed ones interleave them in plane 0.
-    @inline(__always)
-    private func copy<Sample>(_: Sample.Type, planar: Bool, _ count: Int, into output: UnsafeMutablePointer<Float>,
-                              _ toFloat: (Sample) -> Float) {
-        let channels = info.channelCount
-        let planes = decoder.frame.pointee.extended_data!
-        if planar, channels <= 2 {
-            // Mono and stereo, the common cases, in loops the compiler vectorises (the general one strides by a
-            // run-time channel count); for FFmpeg's planar float Vorbis and AAC this was 6 % of a waveform's CPU.
-            let left = UnsafeRawPointer(planes[0]!).assumingMemoryBound(to: Sample.self) + pendingOffset
-            if channels == 1 {
-                for i in 0..<count { output[i] = toFloat(left[i]) }
-            } else {
-                let right = UnsafeRawPointer(planes[1]!).assumingMemoryBound(to: Sample.self) + pendingOffset
-                for i in 0..<count { output[2 * i] = toFloat(left[i]); output[2 * i + 1] = toFloat(right[i]) }
-            }
-        } else if planar {
-            for c in 0..<channels {
-                let plane = UnsafeRawPointer(planes[c]!).assumingMemoryBound(to: Sample.self) + pendingOffset
-                for i in 0..<count { output[i * channels + c] = toFloat(plane[i]) }
-            }
-        } else {
-            let samples = UnsafeRawPointer(planes[0]!).assumingMemoryBound(to: Sample.self) + pendingOffset * channels
-            for i in 0..<(count * channels) { output[i] = toFloat(samples[i]) }
-        }
     }
 }

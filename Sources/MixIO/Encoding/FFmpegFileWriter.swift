@@ -57,7 +57,7 @@ public final class FFmpegFileWriter: AudioEncoder {
     /// with `ipod`, `avio_open`) and writes the header (`avformat_write_header`, with the tags and chapters).
     public init(path: String, settings: OutputSettings, displayPath: String? = nil,
                 chapters: [ChapterMark] = []) throws {
-        try FFmpeg.load(for: displayPath ?? path, operation: "create")
+        try FFmpeg.loadContainers(for: displayPath ?? path, operation: "create")
         let name = displayPath ?? path
         if let problem = Self.validate(settings: settings) {
             throw AudioIOError(path: name, function: "", reason: problem, operation: "create")
@@ -86,12 +86,12 @@ public final class FFmpegFileWriter: AudioEncoder {
             throw AudioIOError(path: name, function: "avcodec_find_encoder_by_name", reason: "this FFmpeg has no AAC encoder",
                                operation: "create")
         }
-        let made = FFmpeg.av.avformat_alloc_output_context2(&format, nil, "ipod", path)
+        let made = FFmpeg.format.avformat_alloc_output_context2(&format, nil, "ipod", path)
         guard made >= 0, let format else { throw failure("avformat_alloc_output_context2", made) }
         codec = FFmpeg.av.avcodec_alloc_context3(encoder)
         frame = FFmpeg.av.av_frame_alloc()
         packet = FFmpeg.av.av_packet_alloc()
-        guard let codec, let frame, let packet, let stream = FFmpeg.av.avformat_new_stream(format, nil) else {
+        guard let codec, let frame, let packet, let stream = FFmpeg.format.avformat_new_stream(format, nil) else {
             throw AudioIOError(path: name, function: "avcodec_alloc_context3", reason: "out of memory", operation: "create")
         }
 
@@ -126,7 +126,7 @@ public final class FFmpegFileWriter: AudioEncoder {
         }
         try Self.addChapters(chapters, frameCount: settings.expectedFrameCount ?? 0, rate: rate, to: format, failure: failure)
 
-        let created = FFmpeg.av.avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
+        let created = FFmpeg.format.avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
         guard created >= 0 else { throw failure("avio_open", created) }
         // The movie's time scale is the sample rate, so that the edit list's duration counts frames exactly
         // (FFmpeg's default, 1000, would round the end to the millisecond).
@@ -134,7 +134,7 @@ public final class FFmpegFileWriter: AudioEncoder {
         defer { FFmpeg.av.av_dict_free(&options) }
         _ = FFmpeg.av.av_dict_set(&options, "movflags", "+faststart", 0)
         _ = FFmpeg.av.av_dict_set(&options, "movie_timescale", String(settings.sampleRate), 0)
-        let written = FFmpeg.av.avformat_write_header(format, &options)
+        let written = FFmpeg.format.avformat_write_header(format, &options)
         guard written >= 0 else { throw failure("avformat_write_header", written) }
         if let ignored = FFmpeg.av.av_dict_get(options, "", nil, AV_DICT_IGNORE_SUFFIX) {
             throw AudioIOError(path: name, function: "avformat_write_header",
@@ -212,9 +212,9 @@ public final class FFmpegFileWriter: AudioEncoder {
             throw AudioIOError(path: displayPath, function: "", reason: "\(framesWritten) frames were written, not the "
                                + "\(expected) its chapters were laid out for", operation: "finish")
         }
-        let trailer = FFmpeg.av.av_write_trailer(format)
+        let trailer = FFmpeg.format.av_write_trailer(format)
         guard trailer >= 0 else { throw FFmpeg.error(displayPath, "av_write_trailer", code: trailer, operation: "finish") }
-        let closed = FFmpeg.av.avio_closep(&format.pointee.pb)
+        let closed = FFmpeg.format.avio_closep(&format.pointee.pb)
         guard closed >= 0 else { throw FFmpeg.error(displayPath, "avio_closep", code: closed, operation: "finish") }
     }
 
@@ -239,7 +239,7 @@ public final class FFmpegFileWriter: AudioEncoder {
             guard received >= 0 else { throw FFmpeg.error(displayPath, "avcodec_receive_packet", code: received, operation: operation) }
             packet.pointee.stream_index = stream.pointee.index
             FFmpeg.av.av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
-            let muxed = FFmpeg.av.av_interleaved_write_frame(format, packet)  // takes the packet's reference
+            let muxed = FFmpeg.format.av_interleaved_write_frame(format, packet)  // takes the packet's reference
             guard muxed >= 0 else { throw FFmpeg.error(displayPath, "av_interleaved_write_frame", code: muxed, operation: operation) }
         }
     }
@@ -339,7 +339,7 @@ public final class FFmpegFileWriter: AudioEncoder {
     /// Closes the output file if it is open (`avio_closep`) and frees the muxer (`avformat_free_context`).
     private static func close(_ format: UnsafeMutablePointer<AVFormatContext>?) {
         guard let format else { return }
-        if format.pointee.pb != nil { _ = FFmpeg.av.avio_closep(&format.pointee.pb) }
-        FFmpeg.av.avformat_free_context(format)
+        if format.pointee.pb != nil { _ = FFmpeg.format.avio_closep(&format.pointee.pb) }
+        FFmpeg.format.avformat_free_context(format)
     }
 }

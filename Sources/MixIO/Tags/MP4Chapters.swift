@@ -6,13 +6,13 @@ import CFFmpeg
 /// No state; `read` opens the file, reads its chapters and closes it. Safe from several threads at once.
 enum MP4Chapters {
     static func read(path: String) throws -> [ChapterMark] {
-        try FFmpeg.load(for: path, operation: "read the chapters of")
+        try FFmpeg.loadContainers(for: path, operation: "read the chapters of")
         var format: UnsafeMutablePointer<AVFormatContext>?
-        let opened = FFmpeg.av.avformat_open_input(&format, path, nil, nil)
+        let opened = FFmpeg.format.avformat_open_input(&format, path, nil, nil)
         guard opened >= 0, let context = format else { throw FFmpeg.error(path, "avformat_open_input", code: opened, operation: "read the chapters of") }
-        defer { FFmpeg.av.avformat_close_input(&format) }
+        defer { FFmpeg.format.avformat_close_input(&format) }
         // It also sets the end of a chapter whose container gives none (Nero `chpl`): the next start, or the file's end.
-        let found = FFmpeg.av.avformat_find_stream_info(context, nil)
+        let found = FFmpeg.format.avformat_find_stream_info(context, nil)
         guard found >= 0 else { throw FFmpeg.error(path, "avformat_find_stream_info", code: found, operation: "read the chapters of") }
         return (0..<Int(context.pointee.nb_chapters)).map { i in
             let chapter = context.pointee.chapters[i]!.pointee
