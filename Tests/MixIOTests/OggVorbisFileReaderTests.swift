@@ -93,4 +93,52 @@ import Testing
         let error = try #require(throws: AudioIOError.self) { _ = try OggVorbisFileReader.open(path: path, knownInfo: info) }
         #expect(error.path == path && !error.description.contains("\n"), "\(error)")
     }
+
+    /// A packet that never ends (page after page of full segments: a hostile file) stops the read at 32 MiB with one
+    /// line naming the file, rather than growing in memory to the end of the file.
+    @Test func aPacketThatNeverEndsIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("endless.ogg")
+        var identification: [UInt8] = [1] + Array("vorbis".utf8) + [0, 0, 0, 0, 2, 0x80, 0xBB, 0, 0]
+        identification += [UInt8](repeating: 0, count: 12) + [0xB8, 1]
+        var file = OggPages.page(identification, flags: 2, sequence: 0)
+        let body = [UInt8](repeating: 0x55, count: 255 * 255)
+        for sequence in 1...540 {   // 35 MB of one packet, no segment under 255 bytes
+            file += OggPages.page(body, flags: sequence == 1 ? 0 : 1, sequence: UInt32(sequence), endsPacket: false)
+        }
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        let info = AudioFileInfo(path: path, formatName: "Ogg Vorbis", sampleRate: 48_000, channelCount: 2, frameCount: 48_000)
+        let error = try #require(throws: AudioIOError.self) { _ = try OggVorbisFileReader.open(path: path, knownInfo: info) }
+        #expect(error.path == path && error.description.contains("more than 32 MiB") && !error.description.contains("\n"), "\(error)")
+    }
+}
+
+/// Ogg pages made by hand (RFC 3533), for files no encoder writes.
+enum OggPages {
+    /// One page of stream 1 holding `body` as one packet's segments (ending it unless told), `flags` as its header
+    /// type (1 continued, 2 first, 4 last), granule position -1 unless a packet ends.
+    static func page(_ body: [UInt8], flags: UInt8, sequence: UInt32, endsPacket: Bool = true) -> [UInt8] {
+        var lacing = [UInt8](repeating: 255, count: body.count / 255)
+        if endsPacket { lacing.append(UInt8(body.count % 255)) }
+        precondition(lacing.count <= 255)
+        let granule: Int64 = endsPacket ? 0 : -1
+        var page = Array("OggS".utf8) + [0, flags]
+        page += withUnsafeBytes(of: granule.littleEndian, Array.init)
+        page += withUnsafeBytes(of: UInt32(1).littleEndian, Array.init)
+        page += withUnsafeBytes(of: sequence.littleEndian, Array.init)
+        page += [0, 0, 0, 0, UInt8(lacing.count)] + lacing + body
+        let crc = checksum(page)
+        page.replaceSubrange(22..<26, with: withUnsafeBytes(of: crc.littleEndian, Array.init))
+        return page
+    }
+
+    /// Ogg's CRC-32: polynomial 0x04C11DB7, not reflected, starting at 0.
+    private static func checksum(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0
+        for byte in bytes {
+            crc ^= UInt32(byte) << 24
+            for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? (crc << 1) ^ 0x04C1_1DB7 : crc << 1 }
+        }
+        return crc
+    }
 }
