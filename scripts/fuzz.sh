@@ -63,7 +63,7 @@ if [[ " ${targets[*]} " == *" audio "* ]]; then
   }
   for spec in mono16.wav:0 mono24.wav:0 stereoFloat.wav:0 mono16.flac:1 mono24.flac:1 stereo16.flac:1 \
               mono16.ogg:2 stereo16.ogg:2 stereo16.ogg:4 mono16.wav:5 mono16.wav:3 stereo16.flac:6 \
-              mono16.mp3:3 stereo16.mp3:3 stereo16.ogg:130 mono16.flac:129; do
+              mono16.mp3:3 stereo16.mp3:3 stereo16.ogg:130 mono16.ogg:130 mono16.flac:129; do
     file=${spec%:*} byte=${spec#*:}
     [ -f "$make/$file" ] || "$mixrender" "$make/${file%.*}.json" -o "$make/$file" --quiet
     seed "$make/$file" "$byte"
