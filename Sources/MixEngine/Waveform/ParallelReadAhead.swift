@@ -10,8 +10,9 @@ import MixDSP
 /// (`AudioFileReader.seeksToTheSameSamples`: Ogg Vorbis, and FLAC and PCM through FFmpeg); so the blocks are the
 /// file's, whoever decoded them, and the analysis is the one-decoder analysis bit for bit.
 ///
-/// **What it costs.** Each decoder reads every page of the file, decoding only its own chunks and a packet or two
-/// before each (`OggVorbisFileReader.seek`), and the buffers are out of the caches by the time they are read:
+/// **What it costs.** Each decoder reads every page of the file, decoding only its own chunks and, before each, the
+/// frames from the last page that ends 2048 frames or more before it (`OggVorbisFileReader.seek`: 2048 and about half
+/// a page, a page being about 14,000 frames in mixrender's files), and the buffers are out of the caches by the time they are read:
 /// an hour of Ogg Vorbis took 8 to 10 % more CPU on two decoders than on one.
 ///
 /// **Memory layout.** `2 (N + 1)` buffers of `chunkFrames` interleaved frames, in one allocation made in `init`:

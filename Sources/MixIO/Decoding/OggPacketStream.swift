@@ -16,8 +16,8 @@ import Glibc
 ///
 /// Layout: the descriptor, libogg's sync state (a buffer of the bytes read and not yet made pages, up to one page
 /// and one read) and stream state (the segments of the packets of the page given to it), both allocated once, and
-/// the file offset of the next byte read. `skip` copies the pages it keeps (at most a few). Not thread-safe: one
-/// thread at a time, as its reader.
+/// the file offset of the next byte read. `skip` copies the pages it keeps (at most a few) and the one packet it
+/// holds. Not thread-safe: one thread at a time, as its reader.
 final class OggPacketStream {
     let path: String
     /// The stream's serial number (of the file's first page).
@@ -34,6 +34,12 @@ final class OggPacketStream {
     private let stream: UnsafeMutablePointer<ogg_stream_state>
     private var page = ogg_page()
     private var packet = ogg_packet()
+    /// A packet `skip` kept, which `nextPacket` returns first (`heldCount` bytes, when `isHolding`): the last packet of
+    /// the page skipped to. Grown to the largest such packet, freed in `deinit`.
+    private var held = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private var heldCount = 0
+    private var heldGranule: Int64 = -1
+    private var isHolding = false
     /// The offset of the next byte read from the file, and of the page `nextPage` found last.
     private var readOffset: Int64 = 0
     private var pageOffset: Int64 = 0
@@ -58,6 +64,7 @@ final class OggPacketStream {
     }
 
     deinit {
+        held.deallocate()
         ogg_stream_clear(stream)
         ogg_sync_clear(sync)
         sync.deallocate()
@@ -65,8 +72,8 @@ final class OggPacketStream {
         _ = Glibc.close(fd)
     }
 
-    /// Whether the first page holds more than the stream's first packet, or another stream begins beside it (a file
-    /// that multiplexes streams: their first pages all come first).
+    /// Whether a page that begins another stream was passed over (a file that multiplexes streams: their first pages
+    /// all come before any other page, so reading the headers finds them).
     private(set) var hasOtherStreams = false
 
     /// The next packet of the stream: its bytes (valid until the next call), and its granule position (-1 when no
@@ -74,6 +81,10 @@ final class OggPacketStream {
     /// to damage) is passed over. Other streams' pages are passed over; one that begins another stream after this
     /// one's first page is noted in `hasOtherStreams`.
     func nextPacket() throws -> (bytes: UnsafeRawBufferPointer, granule: Int64)? {
+        if isHolding {
+            isHolding = false
+            return (UnsafeRawBufferPointer(rebasing: held[..<heldCount]), heldGranule)
+        }
         while true {
             let result = ogg_stream_packetout(stream, &packet)
             if result == 1 {
@@ -132,15 +143,16 @@ final class OggPacketStream {
     func rewind(to offset: Int64) {
         ogg_sync_reset(sync)
         ogg_stream_reset(stream)
+        isHolding = false
         readOffset = offset
         isFileFinished = false
         isAtEnd = false
     }
 
     /// Reads on, without joining packets, to the last page of the stream whose granule position is at most `granule`
-    /// and that does not end the stream, and starts the packets there: the next packet returned is the first that
-    /// begins on that page, and the first packet returned with a granule position ends where that page says (unless
-    /// no packet begins on it: then the next page's). Returns that page's granule position. Returns nil, having
+    /// and that does not end the stream, and starts the packets there: the next packet returned is the last that
+    /// ends on that page, with its granule position (unless no packet begins on it: then the packets of the next
+    /// page, the first with a granule position ending where that one says). Returns that page's granule position. Returns nil, having
     /// moved nothing, when the next page of the stream already ends after `granule`, or there is none.
     func skip(toGranule granule: Int64) throws -> Int64? {
         // The pages kept: the last that ends at or before `granule`, those after it where no packet ends, and the
@@ -164,10 +176,32 @@ final class OggPacketStream {
         guard let anchor else { return nil }
         ogg_stream_reset(stream)
         isAtEnd = false
-        for bytes in kept {
+        isHolding = false
+        // Of the packets of the page skipped to only the last, which ends at `anchor`, is needed: a decoder after a
+        // flush makes nothing of it, but overlaps its block with the next. The others are dropped undecoded.
+        kept[0].withUnsafeBufferPointer { pageIn($0) }
+        while true {
+            let result = ogg_stream_packetout(stream, &packet)
+            if result == 0 { break }
+            if result == 1 && packet.granulepos >= 0 { hold(packet) }
+        }
+        for bytes in kept.dropFirst() {
             bytes.withUnsafeBufferPointer { pageIn($0) }
         }
         return anchor
+    }
+
+    /// Copies `packet` into `held`, for `nextPacket` to return first.
+    private func hold(_ packet: ogg_packet) {
+        let count = packet.bytes
+        if held.count < count {
+            held.deallocate()
+            held = .allocate(byteCount: count, alignment: 16)
+        }
+        if count > 0 { held.baseAddress!.copyMemory(from: packet.packet, byteCount: count) }
+        heldCount = count
+        heldGranule = packet.granulepos
+        isHolding = true
     }
 
     /// Reads from `offset` again without touching the packets being joined.

@@ -16,9 +16,9 @@ import MixDSP
 ///
 /// **Seeking** is exact to the frame and gives the very samples a read from the start gives. Forward by more than
 /// `seekPreroll` frames, it reads pages without decoding them (`OggPacketStream.skip`) to the last page that ends
-/// at least `seekPreroll` frames before the target, decodes from there (Vorbis's decoder gives nothing for the first
-/// packet after a flush, and every frame after it is exact) and takes the position from the first packet that a
-/// page's granule position ends. Backward, it goes back to the first audio page and does the same.
+/// at least `seekPreroll` frames before the target, decodes from that page's last packet (Vorbis's decoder gives
+/// nothing for the first packet after a flush, and every frame after it is exact; the packets before it are dropped
+/// undecoded) and takes the position from the first packet that a page's granule position ends. Backward, it goes back to the first audio page and does the same.
 ///
 /// Layout: the info, the packet stream, the decoder, the read position and the frames of the last decoded frame not
 /// yet returned. `init` allocates both; `read` allocates only inside FFmpeg (its copy of each packet, its pooled
