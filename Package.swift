@@ -65,6 +65,8 @@ let package = Package(
         // libogg reads Ogg pages and packets for the Vorbis files mixrender decodes whole (libsndfile links it too).
         .systemLibrary(name: "COgg", path: "Sources/COgg", pkgConfig: "ogg",
                        providers: [.apt(["libogg-dev"])]),
+        // glibc's <malloc.h> (in libc itself; the Glibc module leaves it out): malloc_trim.
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
         // espeak-ng's headers only: its library is opened when a process first speaks (shim.h), not linked.
@@ -86,7 +88,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "MixIO",
                 dependencies: ["MixDSP", "CSndFile", "CMPG123", "CEBUR128", "CSampleRate", "CSoxr", "CFFTW", "CPNG", "CEspeakNG", "CTagLibShim",
-                               "CFFmpeg", "COgg", .product(name: "Crypto", package: "swift-crypto")]),
+                               "CFFmpeg", "COgg", "CMalloc", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "MixEngine",
                 dependencies: ["MixDSP", "MixIO", .product(name: "OrderedCollections", package: "swift-collections")],
                 exclude: engineDocs),

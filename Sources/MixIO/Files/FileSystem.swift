@@ -283,6 +283,12 @@ public enum FileSystem {
 public enum CurrentProcess {
     /// Calls `getpid`.
     public static var id: Int32 { LibC.getpid() }
+
+    /// Gives the system back the heap memory freed so far (`malloc_trim(0)`: every arena's free pages, not
+    /// only their tops). Memory that threads freed stays resident in their arenas until it is reused, so
+    /// a render calls this once its material is prepared: the decoders and resamplers that made it are
+    /// gone, and the render would otherwise carry their pages to its peak. Any thread; a few milliseconds.
+    public static func returnFreedMemory() { LibC.mallocTrim() }
 }
 
 /// CPU time, read with `clock_gettime`: the whole process's (every thread, `CLOCK_PROCESS_CPUTIME_ID`) or

@@ -1,4 +1,5 @@
 // Linux only, as the project is: the wrappers share the C functions' names, so they call them as `Glibc.open`.
+import CMalloc
 import Glibc
 import Synchronization
 
@@ -296,6 +297,9 @@ enum LibC {
 
     /// Calls `getpid()` (which cannot fail).
     static func getpid() -> Int32 { Glibc.getpid() }
+
+    /// `malloc_trim(0)`: glibc releases every arena's free pages (`MADV_DONTNEED`).
+    static func mallocTrim() { _ = CMalloc.malloc_trim(0) }
 
     /// Calls `isatty(fd)`: false for anything but a terminal (`ENOTTY`) or a closed descriptor (`EBADF`).
     static func isatty(_ fd: Int32) -> Bool { Glibc.isatty(fd) == 1 }
