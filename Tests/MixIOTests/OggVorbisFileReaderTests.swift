@@ -8,21 +8,11 @@ import Testing
 /// The Ogg Vorbis reader for files read whole (`OggVorbisFileReader`: libogg's pages, FFmpeg's decoder): the very
 /// samples FFmpeg's own reader gives, exact seeks, and FFmpeg's reader for what it does not read.
 @Suite struct OggVorbisFileReaderTests {
-    /// Quiet noise with a loud burst every 0.1 s: the encoder switches between long and short blocks all the time.
-    private static func bursts(in folder: TemporaryFolder, name: String = "bursts.ogg", seconds: Int = 10, seed: UInt64 = 5) throws -> String {
-        var noise = TestSignals.Noise(seed: seed)
-        var samples = [Float](repeating: 0, count: 2 * seconds * 48_000)
-        for i in samples.indices {
-            samples[i] = ((i / 2) % 4_800 < 200 ? 0.8 : 0.02) * noise.sample()
-        }
-        return try folder.oggVorbis(name, interleaved: samples)
-    }
-
     /// Read whole, a plain Ogg Vorbis file goes to this reader, and it gives exactly (bit for bit) what FFmpeg's
     /// reader gives: libsndfile's length, every frame, whatever the block size.
     @Test func givesWhatFFmpegsReaderGives() throws {
         let folder = try TemporaryFolder()
-        let path = try Self.bursts(in: folder)
+        let path = try folder.vorbisBursts()
         let info = try AudioFile.open(path: path).info
         let reference = try readAll(try FFmpegFileReader(path: path, knownInfo: info))
         #expect(Int64(reference.count / 2) == info.frameCount)
@@ -38,20 +28,13 @@ import Testing
     /// frames, so targets fall anywhere in a block), within the preroll, back, near the start and the end.
     @Test func seeksToTheSameSamples() throws {
         let folder = try TemporaryFolder()
-        let path = try Self.bursts(in: folder)
+        let path = try folder.vorbisBursts()
         let whole = try readAll(try #require(try AudioFile.open(path: path, purpose: .wholeFile) as? OggVorbisFileReader))
         let count = whole.count / 2
         let reader = try #require(try AudioFile.open(path: path, purpose: .wholeFile) as? OggVorbisFileReader)
         let forward = Array(stride(from: 20_000, to: count, by: 9_973))
         let elsewhere = [262_144, 1, 2_047, 2_049, 4_000, 123_457, 400_000, 131_072, count - 5_000, count - 1, count, 0, 100, 50_000]
-        var buffer = [Float](repeating: 0, count: 2 * 1_000)
-        for target in forward + elsewhere {
-            try reader.seek(to: Int64(target))
-            let n = try reader.read(into: &buffer, frames: 1_000)
-            #expect(n == min(1_000, count - target))
-            let isSame = buffer[..<(2 * n)].elementsEqual(whole[(2 * target)..<(2 * (target + n))])
-            #expect(isSame, "the \(n) frames read from frame \(target) are not those of a read from the start")
-        }
+        #expect(try inexactSeeks(reader, whole: whole, targets: forward + elsewhere) == [])
         #expect(throws: AudioIOError.self) { try reader.seek(to: Int64(count + 1)) }
     }
 
@@ -59,8 +42,8 @@ import Testing
     /// plain stream: FFmpeg's reader reads them, as before.
     @Test func aChainedFileGoesToFFmpegsReader() throws {
         let folder = try TemporaryFolder()
-        let first = try Self.bursts(in: folder, name: "a.ogg", seconds: 2, seed: 1)
-        let second = try Self.bursts(in: folder, name: "b.ogg", seconds: 3, seed: 2)
+        let first = try folder.vorbisBursts("a.ogg", seconds: 2, seed: 1)
+        let second = try folder.vorbisBursts("b.ogg", seconds: 3, seed: 2)
         let chained = folder.path("chained.ogg")
         try (Data(contentsOf: URL(fileURLWithPath: first)) + Data(contentsOf: URL(fileURLWithPath: second)))
             .write(to: URL(fileURLWithPath: chained))
@@ -73,7 +56,7 @@ import Testing
     /// the reader goes on to the end without an error, and gives no more than the length.
     @Test func aDamagedPageIsPassedOver() throws {
         let folder = try TemporaryFolder()
-        let path = try Self.bursts(in: folder, seconds: 4)
+        let path = try folder.vorbisBursts(seconds: 4)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         for i in stride(from: bytes.count / 2, to: bytes.count / 2 + 2_000, by: 7) { bytes[i] ^= 0x5A }
         let damaged = folder.path("damaged.ogg")

@@ -11,16 +11,16 @@ import MixDSP
 /// file's, whoever decoded them, and the analysis is the one-decoder analysis bit for bit.
 ///
 /// **What it costs.** Each decoder reads every page of the file, decoding only its own chunks and, before each, the
-/// frames from the last page that ends 2048 frames or more before it (`OggVorbisFileReader.seek`: 2048 and about half
-/// a page, a page being about 14,000 frames in mixrender's files), and the buffers are out of the caches by the time they are read:
-/// an hour of Ogg Vorbis took 8 to 10 % more CPU on two decoders than on one.
+/// frames from the last page that ends 2048 frames or more before it (`OggVorbisFileReader.seek`: 2048 and about
+/// half a page, a page being about 14,000 frames in mixrender's files), and the buffers are out of the caches by
+/// the time they are read: an hour of Ogg Vorbis took 8 to 10 % more CPU on two decoders than on one.
 ///
 /// **Memory layout.** `2 (N + 1)` buffers of `chunkFrames` interleaved frames, in one allocation made in `init`:
 /// chunk `k` goes to buffer `k % 2 (N + 1)` once the reader is done with the chunk before it there, so that a
 /// decoder whose chunk waits to be read can start its next ones. With `N + 1`, a decoder that finished its chunk
 /// often waited for the reader, which waited for the other decoder: an hour of Ogg Vorbis on two decoders took
-/// 2.23 s with 3 buffers, 2.07 s with 5 and 2.03 s with 8 (1 MiB each, stereo at 48 kHz; four runs each, here). `next`, `release` and `cancel` allocate nothing (an error
-/// is boxed only when one is thrown).
+/// 2.23 s with 3 buffers, 2.07 s with 5 and 2.03 s with 8 (1 MiB each, stereo at 48 kHz; four runs each, here).
+/// `next`, `release` and `cancel` allocate nothing (an error is boxed only when one is thrown).
 ///
 /// **Threads.** `next()`, `release()` and `cancel()` are called from one thread, the reader's. Which chunk each
 /// buffer holds, how much of it is written, a failure, the chunk the reader is on and the stop are guarded by one

@@ -16,14 +16,14 @@ import Glibc
 ///
 /// Layout: the descriptor, libogg's sync state (a buffer of the bytes read and not yet made pages, up to one page
 /// and one read) and stream state (the segments of the packets of the page given to it), both allocated once, and
-/// the file offset of the next byte read. `skip` copies the pages it keeps (at most a few) and the one packet it
-/// holds. Not thread-safe: one thread at a time, as its reader.
+/// the file offset of the next byte read. `skip` reads the page it goes to twice (once to find it, once for its
+/// packets) and copies the one packet it holds. Not thread-safe: one thread at a time, as its reader.
 final class OggPacketStream {
     let path: String
     /// The stream's serial number (of the file's first page).
     private(set) var serial: Int32 = 0
     /// Whether the page holding the last packet returned had the end-of-stream flag.
-    private(set) var isAtEnd = false
+    private var isAtEnd = false
 
     /// How large a packet may grow before the read stops: 32 MiB, as `ReadBound.span` for FFmpeg's demuxers.
     static let maximumPacketBytes = 32 << 20
@@ -108,8 +108,7 @@ final class OggPacketStream {
     /// The serial number and granule position of the file's last page (found in its last 128 KiB: a page is at
     /// most 65,307 bytes), nil when there is none there. Reads with its own sync state: the packets are not moved.
     func lastPage() throws -> (serial: Int32, granule: Int64)? {
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw LibC.failure("fstat", path: path, operation: "read") }
+        let status = try LibC.fstat(fd, path: path, operation: "read")
         let tail = min(Int64(status.st_size), 128 << 10)
         var state = ogg_sync_state()
         ogg_sync_init(&state)
@@ -155,40 +154,33 @@ final class OggPacketStream {
     /// page, the first with a granule position ending where that one says). Returns that page's granule position. Returns nil, having
     /// moved nothing, when the next page of the stream already ends after `granule`, or there is none.
     func skip(toGranule granule: Int64) throws -> Int64? {
-        // The pages kept: the last that ends at or before `granule`, those after it where no packet ends, and the
-        // first that ends after `granule`.
-        var kept: [[UInt8]] = []
-        var anchor: Int64?
+        // The last page that ends at or before `granule`, found by reading on to the first that ends after it.
+        var anchor: (granule: Int64, offset: Int64)?
         while try nextStreamPage() {
             let position = ogg_page_granulepos(&page)
             if position >= 0, position <= granule, ogg_page_eos(&page) == 0 {
-                anchor = position
-                kept = [copy(of: page)]
+                anchor = (position, pageOffset)
             } else if anchor == nil {
                 // The first page read already ends after `granule`: read it again next, for the packets to go on.
                 rewindKeepingPackets(to: pageOffset)
                 return nil
-            } else {
-                kept.append(copy(of: page))
-                if position >= 0 { break }
+            } else if position >= 0 {
+                break
             }
         }
         guard let anchor else { return nil }
-        ogg_stream_reset(stream)
-        isAtEnd = false
-        isHolding = false
-        // Of the packets of the page skipped to only the last, which ends at `anchor`, is needed: a decoder after a
-        // flush makes nothing of it, but overlaps its block with the next. The others are dropped undecoded.
-        kept[0].withUnsafeBufferPointer { pageIn($0) }
+        // Read again from the page skipped to. Of its packets only the last, which ends at `anchor`, is needed: a
+        // decoder after a flush makes nothing of it, but overlaps its block with the next. The others are dropped
+        // undecoded; a packet it begins stays joined in the stream state, for the pages after it to complete.
+        rewind(to: anchor.offset)
+        guard try nextStreamPage() else { return nil }
+        ogg_stream_pagein(stream, &page)
         while true {
             let result = ogg_stream_packetout(stream, &packet)
             if result == 0 { break }
             if result == 1 && packet.granulepos >= 0 { hold(packet) }
         }
-        for bytes in kept.dropFirst() {
-            bytes.withUnsafeBufferPointer { pageIn($0) }
-        }
-        return anchor
+        return anchor.granule
     }
 
     /// Copies `packet` into `held`, for `nextPacket` to return first.
@@ -250,17 +242,4 @@ final class OggPacketStream {
 
     /// The offset just after the bytes libogg has looked at (`readOffset` less what waits in its buffer).
     private var consumedOffset: Int64 { readOffset - Int64(sync.pointee.fill - sync.pointee.returned) }
-
-    private func copy(of page: ogg_page) -> [UInt8] {
-        Array(UnsafeRawBufferPointer(start: page.header, count: page.header_len))
-            + Array(UnsafeRawBufferPointer(start: page.body, count: page.body_len))
-    }
-
-    /// Gives a copied page (header, then body) to the stream state.
-    private func pageIn(_ bytes: UnsafeBufferPointer<UInt8>) {
-        let headerLength = 27 + Int(bytes[26])
-        var copied = ogg_page(header: UnsafeMutablePointer(mutating: bytes.baseAddress!), header_len: headerLength,
-                              body: UnsafeMutablePointer(mutating: bytes.baseAddress! + headerLength), body_len: bytes.count - headerLength)
-        ogg_stream_pagein(stream, &copied)
-    }
 }

@@ -28,6 +28,17 @@ extension TemporaryFolder {
         return p
     }
 
+    /// Stereo Ogg Vorbis of quiet noise with a loud burst every 0.1 s (`seconds` at 48 kHz): the encoder switches
+    /// between long and short blocks all the time, the hardest case for a seek. Returns its path.
+    public func vorbisBursts(_ name: String = "bursts.ogg", seconds: Int = 10, seed: UInt64 = 5) throws -> String {
+        var noise = TestSignals.Noise(seed: seed)
+        var samples = [Float](repeating: 0, count: 2 * seconds * 48_000)
+        for i in samples.indices {
+            samples[i] = ((i / 2) % 4_800 < 200 ? 0.8 : 0.02) * noise.sample()
+        }
+        return try oggVorbis(name, interleaved: samples)
+    }
+
     private func write(_ name: String, _ settings: OutputSettings, frames: Int, _ f: (Int, Int) -> Float) throws -> String {
         let p = path(name)
         let writer = try SoundFileWriter(path: p, settings: settings)
@@ -61,6 +72,25 @@ public func readAll(_ reader: any AudioDecoder, blockFrames: Int = 4096) throws 
         if count == 0 { return result }
         result += buffer[0..<(count * reader.channelCount)]
     }
+}
+
+/// Seeks `reader` to each of `targets` and reads `frames` frames there: a line for each target where what it gives is
+/// not exactly (`==`, every sample) `whole`'s frames there, or not as many as are left; empty when every seek is
+/// exact. `whole` is every sample of the file, interleaved (`readAll`).
+public func inexactSeeks(_ reader: any AudioDecoder, whole: [Float], targets: [Int], frames: Int = 1_000) throws -> [String] {
+    let channels = reader.channelCount, count = whole.count / channels
+    var buffer = [Float](repeating: 0, count: channels * frames)
+    var failures: [String] = []
+    for target in targets {
+        try reader.seek(to: Int64(target))
+        let n = try reader.read(into: &buffer, frames: frames)
+        if n != min(frames, count - target) {
+            failures.append("from frame \(target): \(n) frames read, \(min(frames, count - target)) expected")
+        } else if !buffer[..<(channels * n)].elementsEqual(whole[(channels * target)..<(channels * (target + n))]) {
+            failures.append("the \(n) frames read from frame \(target) are not those of a read from the start")
+        }
+    }
+    return failures
 }
 
 /// The Xing/Info tag and its LAME extension in an MP3's first frame, read byte by byte (not through a decoder):
