@@ -67,6 +67,7 @@ public final class RainGenerator: FrameSource {
     static let maximumDropSeconds = 0.03
     static let maximumSplashSeconds = 0.8
     static let chunk = 1024
+    static let whiteFrames = 256
 
     /// One drop sounding: its complex phasor z (the output is its imaginary part), the rotation that
     /// advances it a frame, its channel gains, and the frame it has reached and the one it ends at.
@@ -88,7 +89,9 @@ public final class RainGenerator: FrameSource {
 
     private var warm: WarmStart
     private let noiseSeed: UInt64, impactSeed: UInt64, dropSeed: UInt64, gustSeed: UInt64
-    private let hissHigh: SVF, hissLow: SVF, bodyHigh: SVF, bodyBand: SVF, bodyLow: SVF
+    /// The noises' filters, by stage: the hiss's high-pass and the impact noise's band-pass (lanes: hiss, hiss,
+    /// impact, impact), the low-passes of both, and the impact noise's high-pass (one lane per channel).
+    private let noiseBank: (first: SVFLanes<SIMD4<Double>>, second: SVFLanes<SIMD4<Double>>, last: SVFLanes<SIMD2<Double>>)
     private let hissGain: Double, bodyGain: Double, sprayGain: Double, dropGain: Double
     private let lambda: Double
     /// 1/c² for the impact noise's soft knee c = `impactKnee` × its RMS (the white noise's RMS after the
@@ -98,6 +101,7 @@ public final class RainGenerator: FrameSource {
     private let perFrameRate: Double
     private let noise: AudioBlock
     private let envelopes: UnsafeMutablePointer<Double>      // 2 × chunk: left, right
+    private let white: UnsafeMutablePointer<Double>          // 4 × whiteFrames: the noises' white noise, by frame
     private let drops: UnsafeMutablePointer<Drop>
     private let dropCapacity: Int
     private var dropCount = 0
@@ -123,11 +127,13 @@ public final class RainGenerator: FrameSource {
         dropSeed = SeededRandom.bits(seed: seed, stream: 2, index: 0x4452_4F50)         // "DROP"
         impactSeed = SeededRandom.bits(seed: seed, stream: 3, index: 0x5448_5544)       // "THUD"
         gustSeed = SeededRandom.bits(seed: seed, stream: 4, index: 0x4755_5354)         // "GUST"
-        hissHigh = SVF(cutoffHz: 525, q: 0.7, sampleRate: rate)
-        hissLow = SVF(cutoffHz: 6386 * _pow(4, self.brightness - 0.5), q: 0.61, sampleRate: rate)
-        bodyHigh = SVF(cutoffHz: 700, q: 1.07, sampleRate: rate)
-        bodyBand = SVF(cutoffHz: 578, q: 3, sampleRate: rate)
-        bodyLow = SVF(cutoffHz: 434, q: 0.46, sampleRate: rate)
+        let hissHigh = SVF(cutoffHz: 525, q: 0.7, sampleRate: rate)
+        let hissLow = SVF(cutoffHz: 6386 * _pow(4, self.brightness - 0.5), q: 0.61, sampleRate: rate)
+        let bodyHigh = SVF(cutoffHz: 700, q: 1.07, sampleRate: rate)
+        let bodyBand = SVF(cutoffHz: 578, q: 3, sampleRate: rate)
+        let bodyLow = SVF(cutoffHz: 434, q: 0.46, sampleRate: rate)
+        noiseBank = (SVFLanes([hissHigh, hissHigh, bodyBand, bodyBand]), SVFLanes([hissLow, hissLow, bodyLow, bodyLow]),
+                     SVFLanes([bodyHigh, bodyHigh]))
         hissGain = RainGenerator.hissScale * gain(fromDecibels: -20 * (1 - i))
         bodyGain = RainGenerator.impactScale
         sprayGain = RainGenerator.sprayScale
@@ -145,12 +151,13 @@ public final class RainGenerator: FrameSource {
         splashCapacity = Int((maximumSplashFrames + slotFrames - 1) / slotFrames + 2) * RainGenerator.maximumDropsPerSlot
         splashes = .allocate(capacity: splashCapacity)
         envelopes = .allocate(capacity: 2 * RainGenerator.chunk)
+        white = .allocate(capacity: 4 * RainGenerator.whiteFrames)
         noise = AudioBlock(channelCount: 2 * channelCount, capacity: RainGenerator.chunk)
         warm = WarmStart(stateSize: channelCount * RainGenerator.stateSize, epochFrames: Int64(sampleRate) * 2,
                          warmUpFrames: max(1, Int64(sampleRate) / 10), channelCount: 2 * channelCount)
     }
 
-    deinit { drops.deallocate(); splashes.deallocate(); envelopes.deallocate() }
+    deinit { drops.deallocate(); splashes.deallocate(); envelopes.deallocate(); white.deallocate() }
 
     public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
         var done = 0
@@ -203,27 +210,60 @@ public final class RainGenerator: FrameSource {
     }
 
     /// The noises: frames [from, from + count) of each channel's hiss (into channel ch) and impact noise
-    /// (into channel channelCount + ch), unscaled.
+    /// (into channel channelCount + ch), unscaled. Two channels at a time, their four filter chains in the lanes
+    /// of one vector (hiss and impact noise of both), so the chains' serial recursions run side by side; each
+    /// lane computes what one channel's chain computes alone, bit for bit. A lone last channel fills both lanes.
     private func noises(_ s: UnsafeMutablePointer<Double>, from: Int64, count: Int, into block: AudioBlock, offset: Int) {
-        for ch in 0..<channelCount {
-            let hissOut = block.channel(ch).baseAddress! + offset
-            let bodyOut = block.channel(channelCount + ch).baseAddress! + offset
-            let st = s + ch * RainGenerator.stateSize
-            var (h1, h2, l1, l2) = (st[0], st[1], st[2], st[3])
-            var (b1, b2, c1, c2, d1, d2) = (st[4], st[5], st[6], st[7], st[8], st[9])
-            for j in 0..<count {
-                let x = NoiseGenerator.white(seed: noiseSeed, frame: from + Int64(j), channel: ch)
-                let (hb, hl) = hissHigh.tick(x, &h1, &h2)
-                hissOut[j] = Float(hissLow.tick(x - hissHigh.k * hb - hl, &l1, &l2).low)
-                let y = NoiseGenerator.white(seed: impactSeed, frame: from + Int64(j), channel: ch)
-                let band = bodyBand.tick(y, &c1, &c2).band * bodyBand.k
-                let low = bodyLow.tick(band, &d1, &d2).low
-                let thud = low / (1 + low * low * kneeScale).squareRoot()      // rounds the rare peaks
-                let (bb, bl) = bodyHigh.tick(thud, &b1, &b2)                   // and removes what that adds low
-                bodyOut[j] = Float(thud - bodyHigh.k * bb - bl)
+        var ch = 0
+        while ch < channelCount {
+            let other = min(ch + 1, channelCount - 1)
+            let hissOut = (block.channel(ch).baseAddress! + offset, block.channel(other).baseAddress! + offset)
+            let bodyOut = (block.channel(channelCount + ch).baseAddress! + offset,
+                           block.channel(channelCount + other).baseAddress! + offset)
+            let (p, q) = (s + ch * RainGenerator.stateSize, s + other * RainGenerator.stateSize)
+            // Lanes: hiss of ch, hiss of other, impact of ch, impact of other; state (h, c) then (l, d), and b.
+            var a1 = SIMD4(p[0], q[0], p[6], q[6]), a2 = SIMD4(p[1], q[1], p[7], q[7])
+            var b1 = SIMD4(p[2], q[2], p[8], q[8]), b2 = SIMD4(p[3], q[3], p[9], q[9])
+            var c1 = SIMD2(p[4], q[4]), c2 = SIMD2(p[5], q[5])
+            let first = noiseBank.first, second = noiseBank.second, last = noiseBank.last
+            let isHiss = SIMD4<Int64>(0, 0, 1, 1) .== 0
+            var done = 0
+            while done < count {
+                // The white noises first, scalar (as vectors, their 64-bit multiplies would be emulated).
+                let m = min(count - done, RainGenerator.whiteFrames)
+                for j in 0..<m {
+                    let n = from + Int64(done + j)
+                    white[4 * j] = NoiseGenerator.white(seed: noiseSeed, frame: n, channel: ch)
+                    white[4 * j + 1] = NoiseGenerator.white(seed: noiseSeed, frame: n, channel: other)
+                    white[4 * j + 2] = NoiseGenerator.white(seed: impactSeed, frame: n, channel: ch)
+                    white[4 * j + 3] = NoiseGenerator.white(seed: impactSeed, frame: n, channel: other)
+                }
+                for j in 0..<m {
+                    let x = UnsafeRawPointer(white + 4 * j).loadUnaligned(as: SIMD4<Double>.self)
+                    // The hiss's high-pass and the impact noise's band-pass, then the low-passes of both.
+                    let (band, low) = first.tick(x, &a1, &a2)
+                    let highPassed = x - first.k * band - low, bandPassed = band * first.k
+                    let (_, y) = second.tick(bandPassed.replacing(with: highPassed, where: isHiss), &b1, &b2)
+                    hissOut.0[done + j] = Float(y[0])
+                    hissOut.1[done + j] = Float(y[1])
+                    // The impact noise: its rare peaks rounded, then the high-pass that removes what that adds low.
+                    let thudLow = SIMD2(y[2], y[3])
+                    let thud = thudLow / (SIMD2(repeating: 1) + thudLow * thudLow * kneeScale).squareRoot()
+                    let (bb, bl) = last.tick(thud, &c1, &c2)
+                    let body = thud - last.k * bb - bl
+                    bodyOut.0[done + j] = Float(body[0])
+                    bodyOut.1[done + j] = Float(body[1])
+                }
+                done += m
             }
-            (st[0], st[1], st[2], st[3]) = (h1, h2, l1, l2)
-            (st[4], st[5], st[6], st[7], st[8], st[9]) = (b1, b2, c1, c2, d1, d2)
+            func store(_ st: UnsafeMutablePointer<Double>, lane: Int) {
+                (st[0], st[1], st[2], st[3]) = (a1[lane], a2[lane], b1[lane], b2[lane])
+                (st[6], st[7], st[8], st[9]) = (a1[lane + 2], a2[lane + 2], b1[lane + 2], b2[lane + 2])
+                (st[4], st[5]) = (c1[lane], c2[lane])
+            }
+            store(q, lane: 1)
+            store(p, lane: 0)
+            ch += 2
         }
     }
 

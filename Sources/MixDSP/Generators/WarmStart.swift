@@ -38,6 +38,29 @@ struct SVF {
     }
 }
 
+/// Independent state-variable filters side by side, one per lane of `V` (the channels of a generator, or its
+/// different filters at the same stage): each lane computes exactly what `SVF.tick` computes for its filter, in
+/// the same order, so the output is the same bit for bit, with the lanes' serial chains running in parallel.
+struct SVFLanes<V: SIMD> where V.Scalar == Double {
+    var a1: V, a2: V, a3: V, k: V
+
+    /// `filters[i]` in lane i (as many as `V` has lanes).
+    init(_ filters: [SVF]) {
+        precondition(filters.count == V.scalarCount)
+        a1 = V(filters.map(\.a1)); a2 = V(filters.map(\.a2)); a3 = V(filters.map(\.a3)); k = V(filters.map(\.k))
+    }
+
+    /// One sample per lane through the filters with state (ic1, ic2): returns (band, low).
+    @inline(__always) func tick(_ v0: V, _ ic1: inout V, _ ic2: inout V) -> (band: V, low: V) {
+        let v3 = v0 - ic2
+        let v1 = a1 * ic1 + a2 * v3
+        let v2 = ic2 + a2 * ic1 + a3 * v3
+        ic1 = 2 * v1 - ic1
+        ic2 = 2 * v2 - ic2
+        return (v1, v2)
+    }
+}
+
 /// Runs a generator's recursive filters so that the output at any frame is a function of that frame
 /// alone, whatever block sizes were used and wherever rendering started: exact partial renders, cheap seeks.
 ///

@@ -268,7 +268,7 @@ public final class PreparedMaterial: @unchecked Sendable {
         }
     }
 
-    /// Decodes (or reads from the store) every request on all cores, longest first.
+    /// Decodes (or reads from the store) every request on all cores, longest first, then returns the freed heap.
     private func make(_ missing: [any MaterialRequest], context: RenderFormat) throws -> [(MaterialKey, SharedSource, Int, Bool)] {
         guard !missing.isEmpty else { return [] }
         let costs = missing.map(\.estimatedCost)
@@ -308,6 +308,9 @@ public final class PreparedMaterial: @unchecked Sendable {
                 return (SharedSource(source: try request.makeShared(decoded)), bytes, fromStore)
             }
         }
+        // The decoders and resamplers are freed, but their pages stay resident in the preparing threads'
+        // heaps: give them back before a render's own buffers come on top.
+        CurrentProcess.returnFreedMemory()
         var results = [Result<(SharedSource, Int, Bool), Error>?](repeating: nil, count: missing.count)
         for (k, result) in made.enumerated() { results[order[k]] = result }
         return try missing.indices.map { i in

@@ -131,9 +131,6 @@ public final class Renderer {
 
         let material = material ?? PreparedMaterial()
         let preparation = try material.prepare(for: plan)
-        // The decoders and resamplers that prepared the material are freed, but their pages stay in the
-        // preparing threads' heaps: give them back before the render's own buffers come on top.
-        CurrentProcess.returnFreedMemory()
         timings.prepare = preparation.seconds
         timings.prepareCPU = CPUClock.process - startedCPU
 

@@ -151,8 +151,10 @@ final class OggPacketStream {
     /// Reads on, without joining packets, to the last page of the stream whose granule position is at most `granule`
     /// and that does not end the stream, and starts the packets there: the next packet returned is the last that
     /// ends on that page, with its granule position (unless no packet begins on it: then the packets of the next
-    /// page, the first with a granule position ending where that one says). Returns that page's granule position. Returns nil, having
-    /// moved nothing, when the next page of the stream already ends after `granule`, or there is none.
+    /// page, the first with a granule position ending where that one says). Returns that page's granule position.
+    /// Returns nil, having moved nothing, when the next page of the stream already ends after `granule`, or there is
+    /// none; and nil, at the end of the stream, when the page skipped to cannot be read again (the file was cut
+    /// short while being read).
     func skip(toGranule granule: Int64) throws -> Int64? {
         // The last page that ends at or before `granule`, found by reading on to the first that ends after it.
         var anchor: (granule: Int64, offset: Int64)?

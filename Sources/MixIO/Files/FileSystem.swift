@@ -286,8 +286,8 @@ public enum CurrentProcess {
 
     /// Gives the system back the heap memory freed so far (`malloc_trim(0)`: every arena's free pages, not
     /// only their tops). Memory that threads freed stays resident in their arenas until it is reused, so
-    /// a render calls this once its material is prepared: the decoders and resamplers that made it are
-    /// gone, and the render would otherwise carry their pages to its peak. Any thread; a few milliseconds.
+    /// the engine calls this once it has prepared material: the decoders and resamplers that made it are
+    /// gone, and a render would otherwise carry their pages to its peak. Any thread; a few milliseconds.
     public static func returnFreedMemory() { LibC.mallocTrim() }
 }
 
