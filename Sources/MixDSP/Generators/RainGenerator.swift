@@ -132,8 +132,8 @@ public final class RainGenerator: FrameSource {
         let bodyHigh = SVF(cutoffHz: 700, q: 1.07, sampleRate: rate)
         let bodyBand = SVF(cutoffHz: 578, q: 3, sampleRate: rate)
         let bodyLow = SVF(cutoffHz: 434, q: 0.46, sampleRate: rate)
-        noiseBank = (SVFLanes([hissHigh, hissHigh, bodyBand, bodyBand]), SVFLanes([hissLow, hissLow, bodyLow, bodyLow]),
-                     SVFLanes([bodyHigh, bodyHigh]))
+        noiseBank = (SVFLanes(hissHigh, hissHigh, bodyBand, bodyBand), SVFLanes(hissLow, hissLow, bodyLow, bodyLow),
+                     SVFLanes(bodyHigh, bodyHigh))
         hissGain = RainGenerator.hissScale * gain(fromDecibels: -20 * (1 - i))
         bodyGain = RainGenerator.impactScale
         sprayGain = RainGenerator.sprayScale

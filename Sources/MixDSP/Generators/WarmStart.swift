@@ -44,11 +44,6 @@ struct SVF {
 struct SVFLanes<V: SIMD> where V.Scalar == Double {
     var a1: V, a2: V, a3: V, k: V
 
-    /// `filters[i]` in lane i (as many as `V` has lanes).
-    init(_ filters: [SVF]) {
-        precondition(filters.count == V.scalarCount)
-        a1 = V(filters.map(\.a1)); a2 = V(filters.map(\.a2)); a3 = V(filters.map(\.a3)); k = V(filters.map(\.k))
-    }
 
     /// One sample per lane through the filters with state (ic1, ic2): returns (band, low).
     @inline(__always) func tick(_ v0: V, _ ic1: inout V, _ ic2: inout V) -> (band: V, low: V) {
@@ -58,6 +53,20 @@ struct SVFLanes<V: SIMD> where V.Scalar == Double {
         ic1 = 2 * v1 - ic1
         ic2 = 2 * v2 - ic2
         return (v1, v2)
+    }
+}
+
+extension SVFLanes where V == SIMD2<Double> {
+    /// `a` in lane 0, `b` in lane 1.
+    init(_ a: SVF, _ b: SVF) {
+        (a1, a2, a3, k) = (V(a.a1, b.a1), V(a.a2, b.a2), V(a.a3, b.a3), V(a.k, b.k))
+    }
+}
+
+extension SVFLanes where V == SIMD4<Double> {
+    /// `a`, `b`, `c`, `d` in lanes 0 to 3.
+    init(_ a: SVF, _ b: SVF, _ c: SVF, _ d: SVF) {
+        (a1, a2, a3, k) = (V(a.a1, b.a1, c.a1, d.a1), V(a.a2, b.a2, c.a2, d.a2), V(a.a3, b.a3, c.a3, d.a3), V(a.k, b.k, c.k, d.k))
     }
 }
 
