@@ -91,6 +91,11 @@ enum BenchMain {
                     let (section, target) = try MemoryBench(isQuick: options.isQuick, mixrender: mixrender, progress: progress).run()
                     report.sections.append(section)
                     report.targets.append(target)
+                case .loopmemory:
+                    let (section, target) = try LoopMemoryBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 5),
+                                                                mixrender: mixrender, progress: progress).run()
+                    report.sections.append(section)
+                    report.targets.append(target)
                 case .threads:
                     let duration = options.nightSeconds.map { "\(Int($0))s" } ?? (options.isQuick ? "3m" : "1h")
                     let (section, target) = try ThreadsBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 3),
