@@ -92,10 +92,10 @@ enum BenchMain {
                     report.sections.append(section)
                     report.targets.append(target)
                 case .loopmemory:
-                    let (section, target) = try LoopMemoryBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 5),
-                                                                mixrender: mixrender, progress: progress).run()
+                    let (section, targets) = try LoopMemoryBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 5),
+                                                                 mixrender: mixrender, progress: progress).run()
                     report.sections.append(section)
-                    report.targets.append(target)
+                    report.targets.append(contentsOf: targets)
                 case .threads:
                     let duration = options.nightSeconds.map { "\(Int($0))s" } ?? (options.isQuick ? "3m" : "1h")
                     let (section, target) = try ThreadsBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 3),

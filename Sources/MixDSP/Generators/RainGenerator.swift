@@ -30,7 +30,8 @@
 /// seek costs at most 2.1 s of noise and 0.8 s of splashes, wherever it lands.
 ///
 /// Layout: the settings, the filters' state (10 doubles per channel, twice), a 1024-frame block of the two
-/// noises and one of the splashes' envelopes (left, right), a pool of 240 drops and one of 3936 splashes
+/// noises and one of the splashes' envelopes (left, right), 256 frames of the white noise the noises are made
+/// from (four doubles a frame: two channels of each), a pool of 240 drops and one of 3936 splashes
 /// (room for every drop of the slots a drop or a splash can last), allocated in `init`; `render` allocates
 /// nothing. Not thread-safe: one thread at a time.
 public final class RainGenerator: FrameSource {

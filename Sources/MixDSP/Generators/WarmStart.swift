@@ -29,30 +29,42 @@ struct SVF {
 
     /// One sample through the filter with state (ic1, ic2): returns (band, low).
     @inline(__always) func tick(_ v0: Double, _ ic1: inout Double, _ ic2: inout Double) -> (band: Double, low: Double) {
-        let v3 = v0 - ic2
-        let v1 = a1 * ic1 + a2 * v3
-        let v2 = ic2 + a2 * ic1 + a3 * v3
-        ic1 = 2 * v1 - ic1
-        ic2 = 2 * v2 - ic2
-        return (v1, v2)
+        svfStep(v0, &ic1, &ic2, a1: a1, a2: a2, a3: a3)
     }
+}
+
+/// What a state-variable filter's step needs of its values: `Double` for one filter, a vector of `Double`s for
+/// several side by side (`SVFLanes`).
+protocol FilterValue {
+    static func + (a: Self, b: Self) -> Self
+    static func - (a: Self, b: Self) -> Self
+    static func * (a: Self, b: Self) -> Self
+}
+extension Double: FilterValue {}
+extension SIMD2: FilterValue where Scalar == Double {}
+extension SIMD4: FilterValue where Scalar == Double {}
+
+/// The trapezoidal SVF's step, for `SVF` and `SVFLanes` alike: one sample through the filter with coefficients
+/// (a1, a2, a3) and state (ic1, ic2); returns (band, low). Each lane of a vector computes exactly what a `Double`
+/// does, in the same order (v + v is 2·v exactly).
+@inline(__always) func svfStep<V: FilterValue>(_ v0: V, _ ic1: inout V, _ ic2: inout V, a1: V, a2: V, a3: V) -> (band: V, low: V) {
+    let v3 = v0 - ic2
+    let v1 = a1 * ic1 + a2 * v3
+    let v2 = ic2 + a2 * ic1 + a3 * v3
+    ic1 = v1 + v1 - ic1
+    ic2 = v2 + v2 - ic2
+    return (v1, v2)
 }
 
 /// Independent state-variable filters side by side, one per lane of `V` (the channels of a generator, or its
 /// different filters at the same stage): each lane computes exactly what `SVF.tick` computes for its filter, in
 /// the same order, so the output is the same bit for bit, with the lanes' serial chains running in parallel.
-struct SVFLanes<V: SIMD> where V.Scalar == Double {
+struct SVFLanes<V: SIMD & FilterValue> where V.Scalar == Double {
     var a1: V, a2: V, a3: V, k: V
-
 
     /// One sample per lane through the filters with state (ic1, ic2): returns (band, low).
     @inline(__always) func tick(_ v0: V, _ ic1: inout V, _ ic2: inout V) -> (band: V, low: V) {
-        let v3 = v0 - ic2
-        let v1 = a1 * ic1 + a2 * v3
-        let v2 = ic2 + a2 * ic1 + a3 * v3
-        ic1 = 2 * v1 - ic1
-        ic2 = 2 * v2 - ic2
-        return (v1, v2)
+        svfStep(v0, &ic1, &ic2, a1: a1, a2: a2, a3: a3)
     }
 }
 
