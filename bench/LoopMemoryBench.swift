@@ -34,8 +34,10 @@ struct LoopMemoryBench {
         for loop in Self.loops {
             progress.say("loop memory: making the \(loop.name) loop (\(loopSeconds) s at \(loop.sampleRate) Hz)")
             let preset = temporary.path("\(loop.name).json"), file = temporary.path("\(loop.name).ogg")
-            try #"{"version": 1, "duration": "\#(loopSeconds)s", "output": {"sampleRate": \#(loop.sampleRate), "channels": 2}, "tracks": [{\#(loop.track)}]}"#
-                .write(toFile: preset, atomically: true, encoding: .utf8)
+            try #"""
+                {"version": 1, "duration": "\#(loopSeconds)s", "output": {"sampleRate": \#(loop.sampleRate), "channels": 2},
+                 "tracks": [{\#(loop.track)}]}
+                """#.write(toFile: preset, atomically: true, encoding: .utf8)
             _ = try ChildProcess.run(mixrender, [preset, "-o", file, "--quiet"])
             tracks.append(#"{"name": "\#(loop.name)", "file": "\#(file)", "gainDb": -6, "loop": {"crossfade": 0}}"#)
         }
@@ -79,10 +81,15 @@ struct LoopMemoryBench {
         var jobs: [String] = []
         for k in 0..<8 {
             let gains = Self.loops.indices.map { -3 - (k + $0) % 7 }
-            let jobTracks = zip(tracks, gains).map { track, gain in track.replacingOccurrences(of: #""gainDb": -6"#, with: #""gainDb": \#(gain)"#) }
+            let jobTracks = zip(tracks, gains).map { track, gain in
+                track.replacingOccurrences(of: #""gainDb": -6"#, with: #""gainDb": \#(gain)"#)
+            }
             let preset = temporary.path("job\(k).json")
-            try #"{"version": 1, "duration": "\#(jobSeconds + 15 * k)s", "output": {"sampleRate": 48000, "channels": 2, "bitDepth": 16, "resampler": "soxr-hq"}, "tracks": [\#(jobTracks.joined(separator: ", "))]}"#
-                .write(toFile: preset, atomically: true, encoding: .utf8)
+            try #"""
+                {"version": 1, "duration": "\#(jobSeconds + 15 * k)s",
+                 "output": {"sampleRate": 48000, "channels": 2, "bitDepth": 16, "resampler": "soxr-hq"},
+                 "tracks": [\#(jobTracks.joined(separator: ", "))]}
+                """#.write(toFile: preset, atomically: true, encoding: .utf8)
             jobs.append(#"{"preset": "\#(preset)", "output": "\#(temporary.path("job\(k).wav"))"}"#)
         }
         let jobList = temporary.path("jobs.jsonl")

@@ -222,10 +222,11 @@ public final class RainGenerator: FrameSource {
             let bodyOut = (block.channel(channelCount + ch).baseAddress! + offset,
                            block.channel(channelCount + other).baseAddress! + offset)
             let (p, q) = (s + ch * RainGenerator.stateSize, s + other * RainGenerator.stateSize)
-            // Lanes: hiss of ch, hiss of other, impact of ch, impact of other; state (h, c) then (l, d), and b.
-            var a1 = SIMD4(p[0], q[0], p[6], q[6]), a2 = SIMD4(p[1], q[1], p[7], q[7])
-            var b1 = SIMD4(p[2], q[2], p[8], q[8]), b2 = SIMD4(p[3], q[3], p[9], q[9])
-            var c1 = SIMD2(p[4], q[4]), c2 = SIMD2(p[5], q[5])
+            // A channel's state: the hiss's high-pass (0, 1) and low-pass (2, 3), the impact noise's high-pass (4, 5),
+            // band-pass (6, 7) and low-pass (8, 9). Lanes: hiss of ch, hiss of other, impact of ch, impact of other.
+            var firstIC1 = SIMD4(p[0], q[0], p[6], q[6]), firstIC2 = SIMD4(p[1], q[1], p[7], q[7])
+            var secondIC1 = SIMD4(p[2], q[2], p[8], q[8]), secondIC2 = SIMD4(p[3], q[3], p[9], q[9])
+            var lastIC1 = SIMD2(p[4], q[4]), lastIC2 = SIMD2(p[5], q[5])
             let first = noiseBank.first, second = noiseBank.second, last = noiseBank.last
             let isHiss = SIMD4<Int64>(0, 0, 1, 1) .== 0
             var done = 0
@@ -242,15 +243,15 @@ public final class RainGenerator: FrameSource {
                 for j in 0..<m {
                     let x = UnsafeRawPointer(white + 4 * j).loadUnaligned(as: SIMD4<Double>.self)
                     // The hiss's high-pass and the impact noise's band-pass, then the low-passes of both.
-                    let (band, low) = first.tick(x, &a1, &a2)
+                    let (band, low) = first.tick(x, &firstIC1, &firstIC2)
                     let highPassed = x - first.k * band - low, bandPassed = band * first.k
-                    let (_, y) = second.tick(bandPassed.replacing(with: highPassed, where: isHiss), &b1, &b2)
+                    let (_, y) = second.tick(bandPassed.replacing(with: highPassed, where: isHiss), &secondIC1, &secondIC2)
                     hissOut.0[done + j] = Float(y[0])
                     hissOut.1[done + j] = Float(y[1])
                     // The impact noise: its rare peaks rounded, then the high-pass that removes what that adds low.
                     let thudLow = SIMD2(y[2], y[3])
                     let thud = thudLow / (SIMD2(repeating: 1) + thudLow * thudLow * kneeScale).squareRoot()
-                    let (bb, bl) = last.tick(thud, &c1, &c2)
+                    let (bb, bl) = last.tick(thud, &lastIC1, &lastIC2)
                     let body = thud - last.k * bb - bl
                     bodyOut.0[done + j] = Float(body[0])
                     bodyOut.1[done + j] = Float(body[1])
@@ -258,9 +259,9 @@ public final class RainGenerator: FrameSource {
                 done += m
             }
             func store(_ st: UnsafeMutablePointer<Double>, lane: Int) {
-                (st[0], st[1], st[2], st[3]) = (a1[lane], a2[lane], b1[lane], b2[lane])
-                (st[6], st[7], st[8], st[9]) = (a1[lane + 2], a2[lane + 2], b1[lane + 2], b2[lane + 2])
-                (st[4], st[5]) = (c1[lane], c2[lane])
+                (st[0], st[1], st[2], st[3]) = (firstIC1[lane], firstIC2[lane], secondIC1[lane], secondIC2[lane])
+                (st[6], st[7], st[8], st[9]) = (firstIC1[lane + 2], firstIC2[lane + 2], secondIC1[lane + 2], secondIC2[lane + 2])
+                (st[4], st[5]) = (lastIC1[lane], lastIC2[lane])
             }
             store(q, lane: 1)
             store(p, lane: 0)
