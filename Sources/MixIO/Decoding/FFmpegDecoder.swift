@@ -5,9 +5,9 @@ import Glibc
 /// the part of `FFmpegFileReader` that calls FFmpeg. It hands out FFmpeg's frames as they are (any sample
 /// format, planar or not); the reader converts them.
 ///
-/// Layout: the demuxer's context (`AVFormatContext`, which owns the file), the decoder's
-/// (`AVCodecContext`), one reused `AVPacket` and one `AVFrame`, which holds the last decoded frame (in
-/// FFmpeg's reference-counted buffers) until the next call. `init` allocates all four; `nextFrame` and
+/// Layout: the demuxer's context (`AVFormatContext`, which owns the file), one reused `AVPacket` it reads into, and
+/// the decoder (`FFmpegPacketDecoder`), whose `AVFrame` holds the last decoded frame (in FFmpeg's reference-counted
+/// buffers) until the next call. `init` allocates them; `nextFrame` and
 /// `seek` allocate only inside FFmpeg (its packet and frame buffers, which it pools). Not thread-safe: one
 /// thread at a time; separate decoders may run on separate threads.
 final class FFmpegDecoder {
@@ -18,9 +18,8 @@ final class FFmpegDecoder {
     let stream: UnsafeMutablePointer<AVStream>
     /// Stops FFmpeg reading on without producing anything (see `ReadBound`).
     private let bound: ReadBound
-    /// The last frame `nextFrame` decoded.
-    let frame: UnsafeMutablePointer<AVFrame>
-    private let codec: UnsafeMutablePointer<AVCodecContext>
+    private let decoder: FFmpegPacketDecoder
+    /// What `av_read_frame` reads into.
     private let packet: UnsafeMutablePointer<AVPacket>
     /// Whether the demuxer reached the end and the decoder was told so (a flush packet).
     private var isInputFinished = false
@@ -33,16 +32,12 @@ final class FFmpegDecoder {
         try FFmpeg.loadContainers(for: path)
         // Locals until everything is open: a failure frees what was made (deinit runs only after init).
         var format: UnsafeMutablePointer<AVFormatContext>?
-        var codec: UnsafeMutablePointer<AVCodecContext>?
         var packet: UnsafeMutablePointer<AVPacket>?
-        var frame: UnsafeMutablePointer<AVFrame>?
         var isOpen = false
         let bound = ReadBound()
         defer {
             if !isOpen {
-                FFmpeg.av.av_frame_free(&frame)
                 FFmpeg.av.av_packet_free(&packet)
-                FFmpeg.av.avcodec_free_context(&codec)
                 FFmpeg.format.avformat_close_input(&format)
             }
             withExtendedLifetime(bound) {}
@@ -66,8 +61,8 @@ final class FFmpegDecoder {
         if bound.isTripped { throw bound.failure(path: path, function: "avformat_find_stream_info") }
         guard found >= 0 else { throw FFmpeg.error(path, "avformat_find_stream_info", code: found) }
 
-        var decoder: UnsafePointer<AVCodec>?
-        let index = FFmpeg.format.av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
+        var codec: UnsafePointer<AVCodec>?
+        let index = FFmpeg.format.av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0)
         if index == FFmpeg.streamNotFound {
             throw AudioIOError(path: path, function: "av_find_best_stream", reason: "has no audio stream")
         }
@@ -76,48 +71,35 @@ final class FFmpegDecoder {
             throw AudioIOError(path: path, function: "av_find_best_stream",
                                reason: "FFmpeg has no decoder for its audio encoding (\(name))")
         }
-        guard index >= 0, let stream = format.pointee.streams[Int(index)] else {
+        guard index >= 0, let stream = format.pointee.streams[Int(index)], let codec else {
             throw FFmpeg.error(path, "av_find_best_stream", code: index)
         }
         for i in 0..<Int(format.pointee.nb_streams) where i != Int(index) {
             format.pointee.streams[i]?.pointee.discard = AVDISCARD_ALL
         }
 
-        codec = FFmpeg.av.avcodec_alloc_context3(decoder)
         packet = FFmpeg.av.av_packet_alloc()
-        frame = FFmpeg.av.av_frame_alloc()
-        guard let codec, let packet, let frame else {
-            throw AudioIOError(path: path, function: "avcodec_alloc_context3", reason: "out of memory")
-        }
-        let copied = FFmpeg.av.avcodec_parameters_to_context(codec, stream.pointee.codecpar)
-        guard copied >= 0 else { throw FFmpeg.error(path, "avcodec_parameters_to_context", code: copied) }
-        // Frame timestamps in the stream's time base, moved past the samples the decoder skips (priming).
-        codec.pointee.pkt_timebase = stream.pointee.time_base
-        let started = FFmpeg.av.avcodec_open2(codec, decoder, nil)
-        guard started >= 0 else { throw FFmpeg.error(path, "avcodec_open2", code: started) }
+        guard let packet else { throw AudioIOError(path: path, function: "av_packet_alloc", reason: "out of memory") }
+        self.decoder = try FFmpegPacketDecoder(path: path, decoder: codec, stream: stream)
 
         self.path = path
         self.bound = bound
         self.format = format
         self.stream = stream
-        self.codec = codec
         self.packet = packet
-        self.frame = frame
         isOpen = true
     }
 
-    /// Calls `av_frame_free`, `av_packet_free`, `avcodec_free_context` and `avformat_close_input` (which
-    /// closes the file).
+    /// Calls `av_packet_free` and `avformat_close_input` (which closes the file); the decoder frees its own.
     deinit {
-        var frame: UnsafeMutablePointer<AVFrame>? = frame
         var packet: UnsafeMutablePointer<AVPacket>? = packet
-        var codec: UnsafeMutablePointer<AVCodecContext>? = codec
         var format: UnsafeMutablePointer<AVFormatContext>? = format
-        FFmpeg.av.av_frame_free(&frame)
         FFmpeg.av.av_packet_free(&packet)
-        FFmpeg.av.avcodec_free_context(&codec)
         FFmpeg.format.avformat_close_input(&format)
     }
+
+    /// The last frame `nextFrame` decoded.
+    var frame: UnsafeMutablePointer<AVFrame> { decoder.frame }
 
     /// The stream's encoding, as the container declares it.
     var codecID: AVCodecID { stream.pointee.codecpar.pointee.codec_id }
@@ -128,14 +110,15 @@ final class FFmpegDecoder {
     /// as FFmpeg's own tools do; any other failure throws. Frames may hold 0 samples.
     func nextFrame() throws -> Bool {
         while true {
-            let received = FFmpeg.av.avcodec_receive_frame(codec, frame)
-            if received >= 0 { return true }
-            if received == FFmpeg.endOfFile { return false }
-            if received == FFmpeg.invalidData { continue }
-            if received != FFmpeg.tryAgain || isInputFinished {
-                throw FFmpeg.error(path, "avcodec_receive_frame", code: received, operation: "decode")
+            switch try decoder.receive() {
+            case .frame: return true
+            case .finished: return false
+            case .needsPacket:
+                guard !isInputFinished else {
+                    throw FFmpeg.error(path, "avcodec_receive_frame", code: FFmpeg.tryAgain, operation: "decode")
+                }
+                try sendPacket()
             }
-            try sendPacket()
         }
     }
 
@@ -147,16 +130,14 @@ final class FFmpegDecoder {
             let read = FFmpeg.format.av_read_frame(format, packet)
             if bound.isTripped { throw bound.failure(path: path, function: "av_read_frame") }
             if read == FFmpeg.endOfFile {
-                _ = FFmpeg.av.avcodec_send_packet(codec, nil)
+                decoder.finish()
                 isInputFinished = true
                 return
             }
             guard read >= 0 else { throw FFmpeg.error(path, "av_read_frame", code: read, operation: "read") }
             defer { FFmpeg.av.av_packet_unref(packet) }
             guard packet.pointee.stream_index == stream.pointee.index else { continue }
-            let sent = FFmpeg.av.avcodec_send_packet(codec, packet)
-            if sent >= 0 || sent == FFmpeg.invalidData { return }
-            throw FFmpeg.error(path, "avcodec_send_packet", code: sent, operation: "decode")
+            return try decoder.send(packet)
         }
     }
 
@@ -175,11 +156,10 @@ final class FFmpegDecoder {
             let p = packet.pointee
             guard p.stream_index == stream.pointee.index else { continue }
             if p.pts != FFmpeg.noTimestamp && p.pts + p.duration <= timestamp { continue }
-            FFmpeg.av.avcodec_flush_buffers(codec)
+            decoder.flush()
             isInputFinished = false
-            let sent = FFmpeg.av.avcodec_send_packet(codec, packet)
-            if sent >= 0 || sent == FFmpeg.invalidData { return true }
-            throw FFmpeg.error(path, "avcodec_send_packet", code: sent, operation: "decode")
+            try decoder.send(packet)
+            return true
         }
     }
 
@@ -191,7 +171,7 @@ final class FFmpegDecoder {
         let moved = FFmpeg.format.av_seek_frame(format, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD)
         if bound.isTripped { throw bound.failure(path: path, function: "av_seek_frame") }
         guard moved >= 0 else { throw FFmpeg.error(path, "av_seek_frame", code: moved, operation: "seek in") }
-        FFmpeg.av.avcodec_flush_buffers(codec)
+        decoder.flush()
         isInputFinished = false
     }
 

@@ -31,7 +31,7 @@ import MixDSP
 /// pass's and the one it reads with, which starts afresh so that reading gives what was counted); `read` allocates only inside FFmpeg (its pooled frame buffers); a seek
 /// that goes back to the start allocates a new decoder. Not thread-safe: one thread at a time, not
 /// necessarily the one that opened it. Separate readers may run on separate threads.
-public final class FFmpegFileReader: AudioFileReader {
+public final class FFmpegFileReader: AudioFileReader, FrameDecodingReader {
     public let info: AudioFileInfo
     private var decoder: FFmpegDecoder
     /// The timestamp (stream time base) of the first decoded frame, where frame 0 is; nil when it had none.
@@ -39,10 +39,10 @@ public final class FFmpegFileReader: AudioFileReader {
     /// Whether `seek` may move the demuxer (see the type's notes) rather than start again.
     private let seeksInContainer: Bool
     /// The frame `read` returns next.
-    private var position: Int64 = 0
+    var position: Int64 = 0
     /// The samples of `decoder.frame` not yet returned: from `pendingOffset`, `pendingCount` frames.
-    private var pendingOffset = 0
-    private var pendingCount = 0
+    var pendingOffset = 0
+    var pendingCount = 0
 
     /// Frames decoded before a seek's target and discarded: enough for the previous packet of any encoding
     /// `seeksInContainer` allows (16384). Vorbis needs only a margin (2048): FFmpeg's decoder gives nothing for the
@@ -145,17 +145,7 @@ public final class FFmpegFileReader: AudioFileReader {
     /// 8, 16, 32 or 64-bit integer, float or double samples. Returns fewer frames than asked only at the end
     /// of the stream, and 0 after it. Throws if the sample rate or channel count changes.
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        precondition(frames >= 0, "frames must not be negative")
-        var done = 0
-        while done < frames && position < info.frameCount {
-            guard try pendingCount > 0 || decodeFrame() else { break }
-            let count = min(pendingCount, frames - done, Int(clamping: info.frameCount - position))
-            FFmpegFrameSamples.convert(decoder.frame, from: pendingOffset, count: count, channels: info.channelCount,
-                                       into: buffer + done * info.channelCount)
-            consume(count)
-            done += count
-        }
-        return done
+        try readDecoded(into: buffer, frames: frames)
     }
 
     /// Moves the read position to `frame` exactly (see the type's notes for how); throws if `frame` is
@@ -191,27 +181,15 @@ public final class FFmpegFileReader: AudioFileReader {
 
     // MARK: - Decoding
 
+    var decodedFrame: UnsafeMutablePointer<AVFrame> { decoder.frame }
+
     /// Decodes the next frame into `decoder.frame`, checks its shape and makes it pending; false at the end.
-    private func decodeFrame() throws -> Bool {
+    func decodeFrame() throws -> Bool {
         guard try decoder.nextFrame() else { return false }
         try Self.checkShape(of: decoder, rate: info.sampleRate, channels: info.channelCount, at: position, operation: "read")
         pendingOffset = 0
         pendingCount = Int(decoder.frame.pointee.nb_samples)
         return true
-    }
-
-    private func consume(_ count: Int) {
-        pendingOffset += count
-        pendingCount -= count
-        position += Int64(count)
-    }
-
-    /// Decodes and drops frames until the read position is `target` (or the end).
-    private func discard(upTo target: Int64) throws {
-        while position < target {
-            guard try pendingCount > 0 || decodeFrame() else { return }
-            consume(min(pendingCount, Int(clamping: target - position)))
-        }
     }
 
     /// Seeks the demuxer `preroll` frames before `target` and finds where decoding resumed from the first frame

@@ -1,11 +1,12 @@
 import CFFmpeg
 
-/// One of FFmpeg's decoders (libavcodec only) fed packets by its caller, who demuxes the file itself:
-/// `OggVorbisFileReader`, which reads Ogg with libogg. Sending and receiving follow libavcodec's own rules: after
+/// One of FFmpeg's decoders (libavcodec only) fed packets by its caller, who demuxes the file: `OggVorbisFileReader`,
+/// which reads Ogg with libogg, or `FFmpegDecoder`, which reads any container with libavformat. Sending and receiving follow libavcodec's own rules: after
 /// `send`, `receive` gives the frame that packet made, if any (an audio decoder of this kind makes at most one per
 /// packet), before another packet is sent.
 ///
-/// Layout: the decoder's context (`AVCodecContext`, with the stream's headers as its extradata), one `AVPacket`
+/// Layout: the decoder's context (`AVCodecContext`: the stream's headers as its extradata, or a demuxed stream's
+/// parameters), one `AVPacket`
 /// pointing at the caller's bytes (FFmpeg copies them when sent) and one `AVFrame`, which holds the last decoded
 /// frame until the next call. `init` allocates them; `send` allocates inside FFmpeg (its copy of the packet),
 /// `receive` in its pooled frame buffers. Not thread-safe: one thread at a time.
@@ -19,12 +20,40 @@ final class FFmpegPacketDecoder {
     /// Opens FFmpeg's decoder for `codecID` (`avcodec_find_decoder`, `avcodec_open2`) with `headers` as its
     /// extradata (for Vorbis, the three header packets in Xiph lacing). Throws an `AudioIOError` naming the file
     /// when FFmpeg cannot be loaded, has no such decoder, or refuses the headers.
-    init(path: String, codecID: AVCodecID, headers: [UInt8], sampleRate: Int, channels: Int) throws {
+    convenience init(path: String, codecID: AVCodecID, headers: [UInt8], sampleRate: Int, channels: Int) throws {
         try FFmpeg.load(for: path)
         guard let decoder = FFmpeg.av.avcodec_find_decoder(codecID) else {
             throw AudioIOError(path: path, function: "avcodec_find_decoder",
                                reason: "FFmpeg has no decoder for its audio encoding (\(FFmpeg.codecName(codecID)))")
         }
+        try self.init(path: path, decoder: decoder) { codec in
+            let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
+            guard let extradata = FFmpeg.av.av_mallocz(headers.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
+                throw AudioIOError(path: path, function: "av_mallocz", reason: "out of memory")
+            }
+            extradata.update(from: headers, count: headers.count)
+            codec.pointee.extradata = extradata   // freed with the context
+            codec.pointee.extradata_size = Int32(headers.count)
+            codec.pointee.sample_rate = Int32(sampleRate)
+            FFmpeg.av.av_channel_layout_default(&codec.pointee.ch_layout, Int32(channels))
+        }
+    }
+
+    /// Opens `decoder` for `stream`, which libavformat demuxes (`FFmpegDecoder`): the stream's parameters
+    /// (`avcodec_parameters_to_context`), and frame timestamps in its time base, moved past the samples the decoder
+    /// skips (priming). Throws an `AudioIOError` naming the file when FFmpeg refuses them.
+    convenience init(path: String, decoder: UnsafePointer<AVCodec>, stream: UnsafeMutablePointer<AVStream>) throws {
+        try self.init(path: path, decoder: decoder) { codec in
+            let copied = FFmpeg.av.avcodec_parameters_to_context(codec, stream.pointee.codecpar)
+            guard copied >= 0 else { throw FFmpeg.error(path, "avcodec_parameters_to_context", code: copied) }
+            codec.pointee.pkt_timebase = stream.pointee.time_base
+        }
+    }
+
+    /// Allocates the context, the packet and the frame, lets `configure` set the context up, and opens it; frees
+    /// what it made when anything fails.
+    private init(path: String, decoder: UnsafePointer<AVCodec>,
+                 configure: (UnsafeMutablePointer<AVCodecContext>) throws -> Void) throws {
         var codec = FFmpeg.av.avcodec_alloc_context3(decoder)
         var packet = FFmpeg.av.av_packet_alloc()
         var frame = FFmpeg.av.av_frame_alloc()
@@ -36,16 +65,10 @@ final class FFmpegPacketDecoder {
                 FFmpeg.av.avcodec_free_context(&codec)
             }
         }
-        let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
-        guard let codec, let packet, let frame,
-              let extradata = FFmpeg.av.av_mallocz(headers.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
+        guard let codec, let packet, let frame else {
             throw AudioIOError(path: path, function: "avcodec_alloc_context3", reason: "out of memory")
         }
-        extradata.update(from: headers, count: headers.count)
-        codec.pointee.extradata = extradata   // freed with the context
-        codec.pointee.extradata_size = Int32(headers.count)
-        codec.pointee.sample_rate = Int32(sampleRate)
-        FFmpeg.av.av_channel_layout_default(&codec.pointee.ch_layout, Int32(channels))
+        try configure(codec)
         let started = FFmpeg.av.avcodec_open2(codec, decoder, nil)
         guard started >= 0 else { throw FFmpeg.error(path, "avcodec_open2", code: started) }
         self.path = path
@@ -88,6 +111,12 @@ final class FFmpegPacketDecoder {
         packet.pointee.data = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
         packet.pointee.size = Int32(bytes.count)
         defer { FFmpeg.av.av_packet_unref(packet) }
+        try send(packet)
+    }
+
+    /// Sends a packet libavformat read (`avcodec_send_packet`, which takes its own reference); the caller still
+    /// unreferences it. A packet the decoder refuses as damaged is dropped.
+    func send(_ packet: UnsafeMutablePointer<AVPacket>) throws {
         let sent = FFmpeg.av.avcodec_send_packet(codec, packet)
         if sent >= 0 || sent == FFmpeg.invalidData { return }
         throw FFmpeg.error(path, "avcodec_send_packet", code: sent, operation: "decode")

@@ -24,7 +24,7 @@ import MixDSP
 /// yet returned. `init` allocates both; `read` allocates only inside FFmpeg (its copy of each packet, its pooled
 /// frames). Not thread-safe: one thread at a time, not necessarily the one that opened it. Separate readers of one
 /// file may run on separate threads (`mixrender waveform`'s decoding threads).
-public final class OggVorbisFileReader: AudioFileReader {
+public final class OggVorbisFileReader: AudioFileReader, FrameDecodingReader {
     public let info: AudioFileInfo
     private let packets: OggPacketStream
     private let decoder: FFmpegPacketDecoder
@@ -32,12 +32,12 @@ public final class OggVorbisFileReader: AudioFileReader {
     private let audioOffset: Int64
     /// The frame of the first pending sample (`read` returns it next); not known after skipping pages until a
     /// packet that a page ends has been decoded (`isPositionKnown`).
-    private var position: Int64 = 0
+    var position: Int64 = 0
     private var isPositionKnown = true
     /// The granule position of the packet sent last (-1 when no page ends with it).
     private var sentGranule: Int64 = -1
-    private var pendingOffset = 0
-    private var pendingCount = 0
+    var pendingOffset = 0
+    var pendingCount = 0
     private var isInputFinished = false
 
     /// Frames decoded before a seek's target and discarded: the block before any frame (2048 at most) is decoded.
@@ -74,17 +74,7 @@ public final class OggVorbisFileReader: AudioFileReader {
     /// Decodes frames and converts them to interleaved `Float`. Returns fewer frames than asked only at the end of
     /// the stream (`info.frameCount`), and 0 after it.
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        precondition(frames >= 0, "frames must not be negative")
-        var done = 0
-        while done < frames && position < info.frameCount {
-            guard try pendingCount > 0 || decodeFrame() else { break }
-            let count = min(pendingCount, frames - done, Int(clamping: info.frameCount - position))
-            FFmpegFrameSamples.convert(decoder.frame, from: pendingOffset, count: count, channels: info.channelCount,
-                                       into: buffer + done * info.channelCount)
-            consume(count)
-            done += count
-        }
-        return done
+        try readDecoded(into: buffer, frames: frames)
     }
 
     /// Moves the read position to `frame` exactly (see the type's notes); throws if `frame` is outside 0...frameCount.
@@ -114,6 +104,8 @@ public final class OggVorbisFileReader: AudioFileReader {
 
     // MARK: - Decoding
 
+    var decodedFrame: UnsafeMutablePointer<AVFrame> { decoder.frame }
+
     /// Back to the first audio packet, with a decoder emptied: as just opened.
     private func restart() {
         packets.rewind(to: audioOffset)
@@ -127,7 +119,7 @@ public final class OggVorbisFileReader: AudioFileReader {
 
     /// Decodes the next frame into `decoder.frame` and makes it pending; false at the end. Frames whose position is
     /// not known (after skipping pages, before the packet a page ends) are dropped.
-    private func decodeFrame() throws -> Bool {
+    func decodeFrame() throws -> Bool {
         while true {
             switch try decoder.receive() {
             case .frame:
@@ -164,20 +156,6 @@ public final class OggVorbisFileReader: AudioFileReader {
             case .finished:
                 return false
             }
-        }
-    }
-
-    private func consume(_ count: Int) {
-        pendingOffset += count
-        pendingCount -= count
-        position += Int64(count)
-    }
-
-    /// Decodes and drops frames until the read position is `target` (or the end).
-    private func discard(upTo target: Int64) throws {
-        while position < target {
-            guard try pendingCount > 0 || decodeFrame() else { return }
-            consume(min(pendingCount, Int(clamping: target - position)))
         }
     }
 
