@@ -23,7 +23,7 @@ struct LoudnessBench {
         let temporary = try TemporaryFolder(prefix: "mixrender-bench")
         progress.say("loudness: writing the night mix's loops ...")
         let mix = try NightMix.make(in: temporary.url.path, isQuick: isQuick)
-        let preset = mix.preset(seconds: seconds)
+        let preset = try mix.preset(seconds: seconds)
         let plan = try Planner(presetFile: "bench night mix").plan(preset, analysis: Analyzer().analyse(preset))
         let material = PreparedMaterial()
         try material.prepare(for: plan)

@@ -64,27 +64,34 @@ struct NightMix {
         "\(folder)/\(source.name)_\(source.sampleRate / 1000)k.ogg"
     }
 
-    /// The preset: every source looped with a hard seam (resampled circularly), its gain, master fades.
-    func preset(seconds: Double) -> Preset {
-        let tracks = zip(sources, paths).map { source, path -> TrackSpec in
-            var track = TrackSpec(name: source.name, source: .file(path: path))
-            track.gainDb = source.gainDb
-            track.loop = LoopSpec(crossfade: FadeSpec(seconds: 0, curve: .linear))
-            return track
+    /// The mix as a preset document (docs/presets.md), for a `mixrender` child to render: every source looped with
+    /// a hard seam (resampled circularly), at its gain plus `gainOffsetsDb[k]` (none when nil), linear master fades
+    /// (20 s in and 120 s out, shorter in a short mix), 48 kHz stereo, 16-bit or Vorbis q4 by the output's file,
+    /// the night mix's resampler. `preset(seconds:)` reads the same document: the mix is written down once.
+    func document(seconds: Double, gainOffsetsDb: [Double]? = nil) throws -> String {
+        let tracks = sources.indices.map { k -> [String: Any] in
+            ["name": sources[k].name, "file": paths[k], "gainDb": sources[k].gainDb + (gainOffsetsDb?[k] ?? 0),
+             "loop": ["crossfade": 0]]
         }
-        var preset = Preset(name: "bench night mix", durationSeconds: seconds, tracks: tracks)
-        preset.output.sampleRate = 48_000
-        preset.output.channelCount = 2
-        preset.output.quality = 0.4
-        preset.output.resampler = Self.resampler
-        preset.output.sampleFormat = .pcm16
-        preset.master.fadeIn = FadeSpec(seconds: min(20, seconds / 4), curve: .linear)
-        preset.master.fadeOut = FadeSpec(seconds: min(120, seconds / 3), curve: .linear)
-        return preset
+        let document: [String: Any] = [
+            "version": 1, "name": "bench night mix", "duration": seconds,
+            "output": ["sampleRate": 48_000, "channels": 2, "bitDepth": 16, "quality": 0.4,
+                       "resampler": Self.resampler.rawValue],
+            "master": ["fadeIn": ["duration": min(20, seconds / 4), "curve": "linear"],
+                       "fadeOut": ["duration": min(120, seconds / 3), "curve": "linear"]],
+            "tracks": tracks,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The preset `document(seconds:)` describes.
+    func preset(seconds: Double) throws -> Preset {
+        try PresetLoader.parse(Data(try document(seconds: seconds).utf8), file: "bench night mix", baseDirectory: "")
     }
 
     func plan(seconds: Double) throws -> RenderPlan {
-        let loaded = preset(seconds: seconds)
+        let loaded = try preset(seconds: seconds)
         return try Planner(presetFile: "bench night mix").plan(loaded, analysis: Analyzer().analyse(loaded))
     }
 

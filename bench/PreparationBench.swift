@@ -88,7 +88,7 @@ struct PreparationBench {
         // As a render prepares: all six at once on every core, longest first.
         for quality in [ResamplerChoice.medium, .soxrHQ] {
             progress.say("PreparedMaterial, \(quality.rawValue) ...")
-            var preset = mix.preset(seconds: 60)
+            var preset = try mix.preset(seconds: 60)
             preset.output.resampler = quality
             let plan = try Planner(presetFile: "bench night mix").plan(preset, analysis: Analyzer().analyse(preset))
             func once() throws -> Double { try PreparedMaterial().prepare(for: plan).seconds }
