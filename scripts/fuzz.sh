@@ -47,7 +47,7 @@ echo "fuzz build: $(($(date +%s) - start)) s"
 seeds=$scratch/seeds/audio make=$scratch/seeds/make
 if [[ " ${targets[*]} " == *" audio "* ]]; then
   rm -rf "$seeds" && mkdir -p "$seeds" "$make"
-  swift build --product mixrender -Xswiftc -O   # scripts/test.sh's flags: its build is reused, not redone
+  MIXRENDER_OPTIMIZE_OWN_MODULES=1 swift build --product mixrender   # scripts/test.sh's build, reused, not redone
   mixrender=$(swift build --show-bin-path)/mixrender
   render() {  # name, output settings, tracks
     printf '{"duration": "0.15s", "output": {%s}, "tracks": [%s]}\n' "$2" "$3" > "$make/$1.json"
@@ -81,7 +81,7 @@ files=$scratch/seeds/preset-files
 if [[ " ${targets[*]} " == *" preset "* ]]; then
   rm -rf "$files" && mkdir -p "$files" "$make"
   cp -R presets/sounds "$files/"
-  swift build --product mixrender -Xswiftc -O   # scripts/test.sh's flags
+  MIXRENDER_OPTIMIZE_OWN_MODULES=1 swift build --product mixrender   # scripts/test.sh's build
   printf '{"duration": "0.001s", "output": {"sampleRate": 8000, "channels": 1, "bitDepth": 16}, "tracks": [{"tone": {"frequencyHz": 440}}]}\n' > "$make/tiny.json"
   printf '{"duration": "0.1s", "output": {"sampleRate": 44100, "channels": 2}, "tracks": [{"generator": {"type": "pink"}}]}\n' > "$make/short.json"
   "$(swift build --show-bin-path)/mixrender" "$make/tiny.json" -o "$files/tiny.wav" --quiet

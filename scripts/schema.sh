@@ -4,6 +4,7 @@
 # mistaken for passing: run the test again without MIXRENDER_WRITE_SCHEMA to see it pass.
 set -e
 cd "$(dirname "$0")/.."
+export MIXRENDER_OPTIMIZE_OWN_MODULES=1   # scripts/test.sh's build, reused
 swift build --build-tests
 MIXRENDER_WRITE_SCHEMA=1 swift test --skip-build --filter PresetSchemaTests/theSchemaIsGeneratedFromTheKinds || true
 swift test --skip-build --filter PresetSchemaTests

@@ -7,7 +7,7 @@
 # server with SIGTERM and checks that it exits 0 within 30 s. Installs the tools (.venv-serve, Chromium) first if
 # needed (scripts/install-serve-tools.sh).
 #
-#   scripts/serve-check.sh [MIXRENDER_BINARY]     (default .build/debug/mixrender, from swift build -Xswiftc -O)
+#   scripts/serve-check.sh [MIXRENDER_BINARY]     (default .build/debug/mixrender, from scripts/test.sh's build)
 #
 # Exits 0 when all of it holds; otherwise the last line is `serve-check: FAIL: <what>`, and the server's log
 # (without its token) is kept in test-output/serve-server.log.
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 binary="${1:-.build/debug/mixrender}"
 seconds="${SERVE_FUZZ_SECONDS:-120}"
 fail() { echo "serve-check: FAIL: $*" >&2; exit 1; }
-[[ -x "$binary" ]] || fail "no mixrender binary at $binary: build it (swift build -Xswiftc -O) or name it"
+[[ -x "$binary" ]] || fail "no mixrender binary at $binary: build it (MIXRENDER_OPTIMIZE_OWN_MODULES=1 swift build) or name it"
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || fail "SERVE_FUZZ_SECONDS must be a whole number above 0, not '$seconds'"
 binary="$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
 started=$SECONDS

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the system packages and the neural voice (.venv-speech) and runs every test: unit, golden and end-to-end CLI tests.
 #
-# The tests are built optimised: the package sets no compiler flags (a library with unsafeFlags cannot be depended
-# on by version, docs/library.md), and MixDSP's SIMD kernels run 1000x slower in a plain debug build. `-Xswiftc -O`
-# on the debug configuration keeps testability and incremental builds (measured against `-c release
-# -Xswiftc -enable-testing` in docs/library.md). To run some tests alone, build with the same flags (other flags
-# rebuild everything): swift build --build-tests -Xswiftc -O && swift test --skip-build --filter GoldenTests
+# The project's own modules are built optimised, the dependencies not: MixDSP's SIMD kernels run 1000x slower in a
+# plain debug build, and optimising SwiftNIO, swift-crypto and the rest too makes the build half as long again
+# (docs/library.md). MIXRENDER_OPTIMIZE_OWN_MODULES=1 makes Package.swift add -O to the project's targets; the
+# package sets no compiler flag otherwise (a library with unsafeFlags cannot be depended on by version). The debug
+# configuration keeps testability and incremental builds. To run some tests alone, build with the same setting
+# (without it the project's modules are rebuilt unoptimised):
+#   export MIXRENDER_OPTIMIZE_OWN_MODULES=1; swift build --build-tests && swift test --skip-build --filter GoldenTests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -16,5 +18,6 @@ if [ -z "${MIXRENDER_TEST_POSTGRES_URL:-}" ]; then
   if [ "$(id -u)" -eq 0 ]; then url=$(scripts/start-postgres.sh | tail -n 1); else url=$(sudo scripts/start-postgres.sh | tail -n 1); fi
   export MIXRENDER_TEST_POSTGRES_URL="$url"
 fi
-swift build --build-tests -Xswiftc -O
+export MIXRENDER_OPTIMIZE_OWN_MODULES=1
+swift build --build-tests
 swift test --skip-build

@@ -7,12 +7,13 @@
 # measuring passes on every core (LoudnessCLITests), the waveform's read-ahead decoder (WaveformJobTests), the speech
 # helpers and their table (SessionTests, SpeechCacheCLITests, SpeechHelperCleanupCLITests), the analysis phase's
 # requests on every core and its caches (AnalysisTests), the mixing workers of --threads (ThreadedRenderTests) and the
-# library's tasks, cancellation and byte streams (RenderAPITests). Everything is built with -sanitize=thread (optimised, as the tests
-# are: scripts/test.sh) in .build-tsan; CLI tests run the sanitized mixrender. Any report fails the run: the
+# library's tasks, cancellation and byte streams (RenderAPITests). Everything is built with -sanitize=thread (the project's modules
+# optimised and the dependencies not, as scripts/test.sh builds the tests) in .build-tsan; CLI tests run the sanitized mixrender. Any report fails the run: the
 # sanitizer makes the process exit 66, and a CLI test's child that reports fails its test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build --build-tests --sanitize=thread -Xswiftc -O --scratch-path .build-tsan
+export MIXRENDER_OPTIMIZE_OWN_MODULES=1   # as scripts/test.sh: the project's modules optimised, the dependencies not
+swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 suites='ALACScratchFolderTests|ConcurrentOpenTests|ParallelReadAheadTests|BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests'
 # Left out: the test that runs mixrender under an address-space limit (ulimit -v), which the sanitizer cannot run
 # under at all (it reserves terabytes of address space and exits 66 before main), and the two that stop a render with

@@ -4,7 +4,7 @@ import Foundation
 public enum CLI {
     public struct NotBuilt: Error, CustomStringConvertible {
         public var description: String {
-            "the mixrender executable is not beside the test bundle; build with `swift build --build-tests -Xswiftc -O` (scripts/test.sh)"
+            "the mixrender executable is not beside the test bundle; build the tests with scripts/test.sh (or MIXRENDER_OPTIMIZE_OWN_MODULES=1 swift build --build-tests)"
         }
     }
 
