@@ -2,7 +2,7 @@
 # Installs the system packages and the neural voice (.venv-speech) and runs every test: unit, golden and end-to-end CLI tests.
 #
 # The project's own modules are built optimised, the dependencies not: MixDSP's SIMD kernels run 1000x slower in a
-# plain debug build, and optimising SwiftNIO, swift-crypto and the rest too makes the build half as long again
+# plain debug build, and optimising SwiftNIO, swift-crypto and the rest too makes the build about 60 % longer
 # (docs/library.md). MIXRENDER_OPTIMIZE_OWN_MODULES=1 makes Package.swift add -O to the project's targets; the
 # package sets no compiler flag otherwise (a library with unsafeFlags cannot be depended on by version). The debug
 # configuration keeps testability and incremental builds. To run some tests alone, build with the same setting
