@@ -126,6 +126,70 @@ import MixDSP
         let advanced = values([4096], advancing: 4096..<8192)
         #expect(Array(advanced[8192...]) == Array(one[8192...]))
     }
+
+    /// Every value, summed here as the detector sums it (in Float, tap by tap, oldest first, from the design's
+    /// Float coefficients), the largest |value| of each frame over phases and channels, NaN ignored: what frames
+    /// left out for being under a floor would have given.
+    static func everyValue(_ input: AudioBlock, frames n: Int) -> [Float] {
+        let half = k / 2
+        return (0..<n).map { t in
+            var peak: Float = 0
+            for c in 0..<input.channelCount {
+                let x = { (i: Int) -> Float in i < 0 ? 0 : input.channel(c)[i] }   // the silence a detector starts with
+                let start = t - (k - 1)
+                if abs(x(start + half - 1)) > peak { peak = abs(x(start + half - 1)) }
+                for p in 1..<4 {
+                    var a: Float = 0
+                    for j in 0..<k { a += design[j][p] * x(start + j) }
+                    if abs(a) > peak { peak = abs(a) }
+                }
+            }
+            return peak
+        }
+    }
+
+    /// Left-out frames change nothing: `process` above a floor gives every value above it (0 for the rest) and
+    /// `largestValue` the largest, bit for bit, for floors from 0 (every value) to above everything, over noise
+    /// whose level rises and falls (so that frames are both left out and computed), silence, and NaN and infinite
+    /// samples (a NaN is ignored, and infinity is a value above any floor); in calls of odd sizes.
+    @Test func framesUnderTheFloorAreLeftOutExactly() {
+        var noise = TestSignals.Noise(seed: 12)
+        let n = 9_000
+        let input = TestSignals.block(channels: 2, frames: n) { i, c in
+            if i >= 3_000 && i < 3_500 { return 0 }
+            if i == 5_001 && c == 1 { return .nan }
+            if i == 7_003 && c == 0 { return .infinity }
+            let level = Float(0.5 + 0.45 * sin(Double(i) / 300))
+            return level * noise.sample() * (c == 0 ? 1 : 0.7)
+        }
+        let truth = Self.everyValue(input, frames: n)
+        let sizes = [7, 1000, 3, 256, 4096]
+        for floor: Float in [0, 0.2, 0.6, 0.9, .greatestFiniteMagnitude] {
+            let detector = TruePeakDetector(channelCount: 2)
+            let out = UnsafeMutablePointer<Float>.allocate(capacity: n)
+            defer { out.deallocate() }
+            var p = 0, call = 0
+            while p < n {
+                let count = min(sizes[call % sizes.count], n - p)
+                detector.process(input, offset: p, count: count, peaks: out + p, above: floor)
+                p += count; call += 1
+            }
+            let expected = truth.map { $0 > floor ? $0.bitPattern : 0 }
+            #expect((0..<n).map { out[$0].bitPattern } == expected, "floor \(floor)")
+        }
+        for start: Float in [0, 0.5, 3] {
+            let detector = TruePeakDetector(channelCount: 2)
+            var largest = start, p = 0, call = 0
+            // Up to the infinite sample, then after it (where the largest so far is infinity and nothing is computed).
+            while p < 7_000 {
+                let count = min(sizes[call % sizes.count], 7_000 - p)
+                largest = detector.largestValue(input, offset: p, count: count, above: largest)
+                p += count; call += 1
+            }
+            #expect(largest == max(start, truth[..<7_000].max()!), "from \(start)")
+            #expect(detector.largestValue(input, offset: 7_000, count: n - 7_000, above: largest) == .infinity)
+        }
+    }
 }
 
 /// The reference interpolator itself, against sines computed exactly.

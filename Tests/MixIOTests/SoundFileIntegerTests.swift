@@ -105,5 +105,29 @@ import Testing
         }
         #expect(output.map { Int64($0) >> (32 - bits) } == expected)
         #expect(output.allSatisfy { $0 & ((1 << (32 - bits)) - 1) == 0 })
+        if bits == 16 {
+            var shorts = [Int16](repeating: 7, count: inputs.count)
+            inputs.withUnsafeBufferPointer { i in
+                shorts.withUnsafeMutableBufferPointer { SoundFileWriter.shortSamples(i.baseAddress!, count: inputs.count, into: $0.baseAddress!) }
+            }
+            #expect(shorts.map { Int64($0) } == expected)
+        }
+    }
+
+    /// The 16-bit path (in Float) against a reference in Double that rounds with `rounded()`, over noise from
+    /// -1.2 to 1.2 (clipping included), quiet noise (many ties and values near zero) and every half-step near full scale.
+    @Test func shortSamplesEqualTheReferenceRounding() {
+        var random = TestSignals.Noise(seed: 27)
+        var inputs: [Float] = (0..<200_000).map { _ in Float.random(in: -1.2...1.2, using: &random) }
+        inputs += (0..<50_000).map { _ in Float((Int.random(in: -2000...2000, using: &random))) / 2 / 32768 }
+        inputs += (0..<64).map { Float(32_768 * 2 - $0) / 2 / 32768 } + (0..<64).map { -Float(32_768 * 2 - $0) / 2 / 32768 }
+        var shorts = [Int16](repeating: 0, count: inputs.count), integers = [Int32](repeating: 0, count: inputs.count)
+        inputs.withUnsafeBufferPointer { i in
+            shorts.withUnsafeMutableBufferPointer { SoundFileWriter.shortSamples(i.baseAddress!, count: inputs.count, into: $0.baseAddress!) }
+            integers.withUnsafeMutableBufferPointer { SoundFileWriter.integerSamples(i.baseAddress!, count: inputs.count, bits: 16, into: $0.baseAddress!) }
+        }
+        let reference = inputs.map { Int16(max(-32768, min(32767, (Double($0) * 32768).rounded(.toNearestOrEven)))) }
+        #expect(zip(shorts, reference).filter { $0 != $1 }.count == 0)
+        #expect(zip(integers, reference).filter { $0 >> 16 != Int32($1) }.count == 0)
     }
 }

@@ -126,11 +126,12 @@ public final class Limiter {
     public func process(_ block: AudioBlock, offset: Int = 0, count: Int) {
         if count > 0 && passThrough(block, offset: offset, count: count) { return }
         guard let detector else { limit(block, offset: offset, count: count, truePeaks: nil); return }
-        // The detector reads each chunk before it is limited in place.
+        // The detector reads each chunk before it is limited in place. Only values above the ceiling need a gain:
+        // the detector leaves out frames that cannot have one (0 for them, which needs none, as their values would).
         var done = 0
         while done < count {
             let m = min(TruePeakDetector.chunkFrames, count - done)
-            detector.process(block, offset: offset + done, count: m, peaks: truePeaks)
+            detector.process(block, offset: offset + done, count: m, peaks: truePeaks, above: ceiling)
             limit(block, offset: offset + done, count: m, truePeaks: truePeaks)
             done += m
         }

@@ -20,9 +20,17 @@ import RealModule
 /// input frames within `supportRadius` (12) of its interval. Streaming: the filter history carries over
 /// from one call to the next, so any block sizes give the same values.
 ///
-/// Layout: the three interpolating phases' coefficients (3 × 24 floats; phase 0 is the sample), and per
-/// channel a line of 23 + `chunkFrames` floats: the 23 samples before the chunk being computed, then it
-/// (the taps read it contiguously, eight frames at a time).
+/// Where only values above a floor matter (a limiter's ceiling, or the largest value so far of a meter: `process`'s
+/// `above`, `largestValue`), eight frames are computed only when a bound on their values is above it: no value
+/// exceeds Σ_j b_j · |x_j| over its taps, where b_j is the largest |coefficient| any phase has at tap j (the
+/// sample's own 1 included); with each |x_j| taken as the largest of the eight frames' (a sliding maximum), one
+/// sum bounds all eight, and 1e-4 of it to spare covers Float rounding. Frames computed give the same values as
+/// ever, so what comes out is the same as computing every value. Over a mix whose level holds steady, about a
+/// quarter of the frames of a 48 kHz night mix needed computing against the largest value so far.
+///
+/// Layout: the three interpolating phases' coefficients (3 × 24 floats; phase 0 is the sample), the taps' bounds
+/// (24 floats), per channel a line of 23 + `chunkFrames` floats: the 23 samples before the chunk being computed,
+/// then it (the taps read it contiguously, eight frames at a time), and one such line of sliding maxima.
 /// All memory is allocated in `init`; `process`, `advance` and `reset` allocate nothing. Not
 /// thread-safe: one thread at a time.
 public final class TruePeakDetector {
@@ -47,6 +55,10 @@ public final class TruePeakDetector {
 
     // Coefficients by phase: phase p (1 ... 3) at [(p - 1) * K, p * K), oldest sample first.
     private let phases: UnsafeMutablePointer<Float>
+    // Per tap, the largest |coefficient| of any phase, the sample's own 1 included (K floats).
+    private let tapBounds: UnsafeMutablePointer<Float>
+    // For the channel being computed: at t, the largest |sample| of line[t ..< t + 8] (NaN taken as infinity).
+    private let envelope: UnsafeMutablePointer<Float>
     // Per channel, a line of K - 1 + chunkFrames samples: the K - 1 before the chunk, then the chunk.
     private let lines: UnsafeMutablePointer<Float>
     private var lineStride: Int { TruePeakDetector.tapsPerPhase - 1 + TruePeakDetector.chunkFrames }
@@ -58,15 +70,19 @@ public final class TruePeakDetector {
         let design = TruePeakDetector.design(tapsPerPhase: k, beta: TruePeakDetector.kaiserBeta)
         phases = .allocate(capacity: 3 * k)
         for p in 1..<4 { for j in 0..<k { phases[(p - 1) * k + j] = design[j][p] } }
+        tapBounds = .allocate(capacity: k)
+        for j in 0..<k { tapBounds[j] = max(j == k / 2 - 1 ? 1 : 0, abs(design[j][1]), abs(design[j][2]), abs(design[j][3])) }
         var bound: Float = 0
         for p in 0..<4 { bound = max(bound, design.reduce(0) { $0 + abs($1[p]) }) }
         gainBound = bound
         let stride = k - 1 + TruePeakDetector.chunkFrames
         lines = .allocate(capacity: stride * channelCount)
         lines.initialize(repeating: 0, count: stride * channelCount)
+        envelope = .allocate(capacity: stride)
+        envelope.initialize(repeating: 0, count: stride)
     }
 
-    deinit { phases.deallocate(); lines.deallocate() }
+    deinit { phases.deallocate(); tapBounds.deallocate(); lines.deallocate(); envelope.deallocate() }
 
     /// The interpolator's coefficients: entry j (0 = the oldest sample of the window, `tapsPerPhase` − 1
     /// the newest) holds in lane p the weight of that sample in the value at p/4 of the way from sample
@@ -106,30 +122,59 @@ public final class TruePeakDetector {
     }
 
     /// Writes the peak value of each of `count` frames of `block` from `offset` to `peaks[0 ..< count]`
-    /// (value i is that of the interval `latency` frames before frame i, as above). NaN samples are ignored.
-    public func process(_ block: AudioBlock, offset: Int = 0, count: Int, peaks: UnsafeMutablePointer<Float>) {
+    /// (value i is that of the interval `latency` frames before frame i, as above), or 0 where that value is not
+    /// above `floor` (the default, 0, gives every value; a limiter passes its ceiling). NaN samples are ignored.
+    public func process(_ block: AudioBlock, offset: Int = 0, count: Int, peaks: UnsafeMutablePointer<Float>, above floor: Float = 0) {
         var done = 0
         while done < count {
             let m = min(TruePeakDetector.chunkFrames, count - done)
-            processChunk(block, offset: offset + done, count: m, peaks: peaks + done)
+            _ = processChunk(block, offset: offset + done, count: m, floor: floor, peaks: peaks + done)
             done += m
         }
+    }
+
+    /// The largest of `floor` and the peak values of `count` frames of `block` from `offset` (what the largest of
+    /// `process`'s `peaks` would be), taking the frames into the history as `process` does: a meter's true peak so
+    /// far, passed as `floor`, makes most frames quick.
+    public func largestValue(_ block: AudioBlock, offset: Int = 0, count: Int, above floor: Float) -> Float {
+        var largest = floor
+        var done = 0
+        while done < count {
+            let m = min(TruePeakDetector.chunkFrames, count - done)
+            largest = processChunk(block, offset: offset + done, count: m, floor: largest, peaks: nil)
+            done += m
+        }
+        return largest
     }
 
     /// Up to `chunkFrames` frames. Each channel's chunk is copied behind its history, then eight frames at
     /// a time each phase's value is summed tap by tap, oldest first (value = value + c · x, in Float: the
     /// same operations, in the same order, for every frame, so the values do not depend on where a chunk
     /// starts), and the largest |value| kept; a remainder of fewer than eight frames is summed one by one.
-    private func processChunk(_ block: AudioBlock, offset: Int, count m: Int, peaks: UnsafeMutablePointer<Float>) {
+    /// Eight frames whose bound is not above the floor are left out (see the type's description). With `peaks`,
+    /// writes each frame's value there (0 where it is not above `floor`); without, the floor rises to each larger
+    /// value found. Returns the largest of the floor and the values.
+    private func processChunk(_ block: AudioBlock, offset: Int, count m: Int, floor: Float, peaks: UnsafeMutablePointer<Float>?) -> Float {
         typealias V = SIMD8<Float>
         let k = TruePeakDetector.tapsPerPhase, history = k - 1
         let c1 = phases, c2 = phases + k, c3 = phases + 2 * k
-        for i in 0..<m { peaks[i] = 0 }
+        let b1 = UnsafeRawPointer(tapBounds).loadUnaligned(as: V.self)
+        let b2 = UnsafeRawPointer(tapBounds + 8).loadUnaligned(as: V.self)
+        let b3 = UnsafeRawPointer(tapBounds + 16).loadUnaligned(as: V.self)
+        var largest = floor
+        if let peaks { for i in 0..<m { peaks[i] = 0 } }
         for c in 0..<channelCount {
             let line = lines + c * lineStride
             (line + history).update(from: block.channel(c).baseAddress! + offset, count: m)
+            computeEnvelope(line, count: history + m)
             var i = 0
             while i + V.scalarCount <= m {
+                // One bound for the eight frames: Σ_j b_j · (largest |x| tap j reads for any of them).
+                let e = envelope + i
+                let terms = b1 * UnsafeRawPointer(e).loadUnaligned(as: V.self)
+                    + b2 * UnsafeRawPointer(e + 8).loadUnaligned(as: V.self)
+                    + b3 * UnsafeRawPointer(e + 16).loadUnaligned(as: V.self)
+                if terms.sum() * 1.0001 <= largest { i += V.scalarCount; continue }
                 var a1 = V(), a2 = V(), a3 = V()
                 for j in 0..<k {
                     let x = UnsafeRawPointer(line + i + j).loadUnaligned(as: V.self)
@@ -137,12 +182,16 @@ public final class TruePeakDetector {
                 }
                 let x0 = UnsafeRawPointer(line + i + k / 2 - 1).loadUnaligned(as: V.self)
                 // |value| of each phase; a NaN compares false, and is ignored.
-                var peak = UnsafeRawPointer(peaks + i).loadUnaligned(as: V.self)
+                var peak = peaks.map { UnsafeRawPointer($0 + i).loadUnaligned(as: V.self) } ?? V()
                 var a = x0.replacing(with: -x0, where: x0 .< 0); peak.replace(with: a, where: peak .< a)
                 a = a1.replacing(with: -a1, where: a1 .< 0); peak.replace(with: a, where: peak .< a)
                 a = a2.replacing(with: -a2, where: a2 .< 0); peak.replace(with: a, where: peak .< a)
                 a = a3.replacing(with: -a3, where: a3 .< 0); peak.replace(with: a, where: peak .< a)
-                UnsafeMutableRawPointer(peaks + i).storeBytes(of: peak, as: V.self)
+                if let peaks {
+                    UnsafeMutableRawPointer(peaks + i).storeBytes(of: peak, as: V.self)
+                } else {
+                    largest = max(largest, peak.max())
+                }
                 i += V.scalarCount
             }
             while i < m {
@@ -152,14 +201,40 @@ public final class TruePeakDetector {
                     a1 += c1[j] * x; a2 += c2[j] * x; a3 += c3[j] * x
                 }
                 let x0 = line[i + k / 2 - 1]
-                if abs(x0) > peaks[i] { peaks[i] = abs(x0) }
-                if abs(a1) > peaks[i] { peaks[i] = abs(a1) }
-                if abs(a2) > peaks[i] { peaks[i] = abs(a2) }
-                if abs(a3) > peaks[i] { peaks[i] = abs(a3) }
+                var peak = peaks?[i] ?? 0
+                if abs(x0) > peak { peak = abs(x0) }
+                if abs(a1) > peak { peak = abs(a1) }
+                if abs(a2) > peak { peak = abs(a2) }
+                if abs(a3) > peak { peak = abs(a3) }
+                if let peaks { peaks[i] = peak } else { largest = max(largest, peak) }
                 i += 1
             }
             // The last K - 1 samples become the history (moving down: a forward copy is safe).
             for j in 0..<history { line[j] = line[j + m] }
+        }
+        if let peaks {
+            for i in 0..<m {
+                if peaks[i] > floor { largest = max(largest, peaks[i]) } else { peaks[i] = 0 }
+            }
+        }
+        return largest
+    }
+
+    /// `envelope[t]` = the largest |sample| of `line[t ..< t + 8]`, for t up to `count` − 8 (a NaN counts as
+    /// infinity, so that frames near one are always computed): |x|, then the larger of each and the one 1, 2 and
+    /// 4 further on.
+    private func computeEnvelope(_ line: UnsafeMutablePointer<Float>, count n: Int) {
+        for t in 0..<n {
+            let a = abs(line[t])
+            envelope[t] = a == a ? a : .infinity
+        }
+        var width = 1
+        while width < 8 {
+            for t in 0..<(n - width) {
+                let next = envelope[t + width]
+                envelope[t] = next > envelope[t] ? next : envelope[t]
+            }
+            width *= 2
         }
     }
 

@@ -13,16 +13,15 @@ import MixIO
 /// BS.1770's filters are its own there, and the true peak is read at 192 kHz); the sample peak is the signal's own.
 ///
 /// Holds a `GatedLoudness` (whose list of hop powers grows by 8 bytes per 100 ms), a detector, a block of
-/// peaks and a block of silence for the flush, and below 44.1 kHz a resampler with its buffers, made in `init`;
+/// silence for the flush, and below 44.1 kHz a resampler with its buffers, made in `init`;
 /// `receive` allocates only when that list grows. Not thread-safe: it receives on the render thread; read `measurement` after `finish`.
 public final class LoudnessTap: MixTap {
     let meter: GatedLoudness
     private let detector: TruePeakDetector?
     private var samplePeak: Float = 0
-    private let peaks: UnsafeMutablePointer<Float>
     private let silence: AudioBlock
     private var truePeak: Float = 0
-    private static let peakFrames = 4096
+    private static let runFrames = 4096
     /// Below 44.1 kHz: the converter to 48 kHz, the input interleaved, and the converted frames made planar.
     private let resampler: LoudnessResampler?
     private let interleaved: UnsafeMutablePointer<Float>?
@@ -34,22 +33,21 @@ public final class LoudnessTap: MixTap {
         meter = GatedLoudness(channelCount: channelCount, sampleRate: measuringRate)
         // libsoxr refuses only rates and channel counts no render has.
         resampler = measuringRate == sampleRate ? nil : try! LoudnessResampler(channelCount: channelCount, inputRate: sampleRate)
-        interleaved = resampler == nil ? nil : .allocate(capacity: Self.peakFrames * channelCount)
+        interleaved = resampler == nil ? nil : .allocate(capacity: Self.runFrames * channelCount)
         converted = resampler.map { AudioBlock(channelCount: channelCount, capacity: $0.maximumRunFrames) }
         detector = truePeak ? TruePeakDetector(channelCount: channelCount) : nil
-        peaks = .allocate(capacity: Self.peakFrames)
         silence = AudioBlock(channelCount: channelCount, capacity: TruePeakDetector.supportRadius)
         silence.clear(offset: 0, count: TruePeakDetector.supportRadius)
     }
 
-    deinit { peaks.deallocate(); interleaved?.deallocate() }
+    deinit { interleaved?.deallocate() }
 
     public func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
         for c in 0..<block.channelCount { samplePeak = max(samplePeak, Kernels.peak(block.channel(c).baseAddress! + offset, count: count)) }
         guard let resampler, let interleaved, let converted else { return measure(block, offset: offset, count: count) }
         var done = 0
         while done < count {
-            let run = min(count - done, Self.peakFrames)
+            let run = min(count - done, Self.runFrames)
             Kernels.interleave(block, offset: offset + done, count: run, into: interleaved)
             try resampler.process(interleaved, frames: run) { frames, n in
                 Kernels.deinterleave(frames, channelCount: converted.channelCount, count: n, into: converted)
@@ -62,13 +60,7 @@ public final class LoudnessTap: MixTap {
     /// Both meters over frames at the measuring rate.
     private func measure(_ block: AudioBlock, offset: Int, count: Int) {
         meter.add(block, offset: offset, count: count)
-        guard detector != nil else { return }
-        var done = 0
-        while done < count {
-            let run = min(count - done, Self.peakFrames)
-            detect(block, offset: offset + done, count: run)
-            done += run
-        }
+        if detector != nil { detect(block, offset: offset, count: count) }
     }
 
     /// The values the detector still holds (its last `latency` frames) come out behind silence.
@@ -82,9 +74,9 @@ public final class LoudnessTap: MixTap {
         if detector != nil { detect(silence, offset: 0, count: TruePeakDetector.supportRadius) }
     }
 
+    /// Only the largest value counts: the detector leaves out frames that cannot raise the true peak so far.
     private func detect(_ block: AudioBlock, offset: Int, count: Int) {
-        detector!.process(block, offset: offset, count: count, peaks: peaks)
-        truePeak = max(truePeak, Kernels.peak(peaks, count: count))
+        truePeak = detector!.largestValue(block, offset: offset, count: count, above: truePeak)
     }
 
     public var measurement: LoudnessMeasurement {
