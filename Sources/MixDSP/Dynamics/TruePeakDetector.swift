@@ -190,7 +190,8 @@ public final class TruePeakDetector {
                 if let peaks {
                     UnsafeMutableRawPointer(peaks + i).storeBytes(of: peak, as: V.self)
                 } else {
-                    largest = max(largest, peak.max())
+                    // (SIMD8's `max()` was a call per vector, not inlined.)
+                    for l in 0..<V.scalarCount where peak[l] > largest { largest = peak[l] }
                 }
                 i += V.scalarCount
             }
