@@ -1,6 +1,7 @@
 /// A planar block of `Float` samples: `channelCount` channels of `capacity` frames each.
 ///
-/// All memory is allocated once, in `init`; nothing that reads or writes a block allocates.
+/// All memory is allocated once, in `init`; nothing that reads or writes a block allocates. A block may
+/// instead view memory held elsewhere (`init(viewing:)`), which it neither allocates nor frees.
 /// Channels are staggered by a few cache lines so that equal-sized channels of many blocks
 /// do not alias in the cache (measured: page-aligned identical buffers cost about 30 %).
 /// Layout: one allocation; channel c starts at float c * stride, stride = `capacity` rounded up to 16
@@ -14,6 +15,7 @@ public final class AudioBlock {
     public let capacity: Int
     private let stride: Int
     private let storage: UnsafeMutablePointer<Float>
+    private let ownsStorage: Bool
 
     public init(channelCount: Int, capacity: Int) {
         precondition(channelCount > 0 && capacity > 0, "an AudioBlock needs at least one channel and one frame")
@@ -23,9 +25,22 @@ public final class AudioBlock {
         self.stride = (capacity + 15) / 16 * 16 + 16
         self.storage = .allocate(capacity: stride * channelCount)
         storage.initialize(repeating: 0, count: stride * channelCount)
+        ownsStorage = true
     }
 
-    deinit { storage.deallocate() }
+    /// A block over memory it does not own: channel c is the `capacity` floats from `storage + c * stride`.
+    /// For a buffer held elsewhere (a ring's slot) to be used as a block without a copy; the memory must
+    /// outlive the block, which never frees it.
+    public init(viewing storage: UnsafeMutablePointer<Float>, channelCount: Int, capacity: Int, stride: Int) {
+        precondition(channelCount > 0 && capacity > 0 && stride >= capacity, "a viewed block needs channels of at least one frame, apart by at least that")
+        self.channelCount = channelCount
+        self.capacity = capacity
+        self.stride = stride
+        self.storage = storage
+        ownsStorage = false
+    }
+
+    deinit { if ownsStorage { storage.deallocate() } }
 
     /// The samples of channel `index`, `capacity` frames long.
     @inlinable

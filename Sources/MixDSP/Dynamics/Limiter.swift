@@ -219,7 +219,7 @@ public final class Limiter {
     /// statistics the loop would have left, bit for bit; returns false, changing nothing, otherwise.
     /// In true-peak mode no interpolated value is computed: the values completed in this block depend
     /// on the detector's history and the block only, and stay below their largest |sample| times the
-    /// detector's `gainBound` (about 1.3, with 1e-4 to spare for Float rounding); when that is at most
+    /// detector's `gainBound` (2.29, with 1e-4 to spare for Float rounding); when that is at most
     /// the ceiling every need is 1, and the detector only takes the block into its history.
     private func passThrough(_ block: AudioBlock, offset: Int, count: Int) -> Bool {
         let window = averageWindow

@@ -85,7 +85,9 @@ final class BufferRing: @unchecked Sendable {
 
     deinit { storage.deallocate(); counts.deallocate() }
 
-    private func buffer(_ slot: Int) -> UnsafeMutablePointer<Float> { storage + slot * stride }
+    /// Slot `slot`'s buffer (`capacity` floats): what `reserve` and `next` return for it, for a side that wants
+    /// to prepare something per slot (a view of it).
+    func buffer(_ slot: Int) -> UnsafeMutablePointer<Float> { storage + slot * stride }
 
     /// Wakes the side waiting on the condition (under its lock, so that a side between its last look and its
     /// wait is not missed).

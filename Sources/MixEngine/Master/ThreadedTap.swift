@@ -5,11 +5,12 @@ import MixIO  // CPUClock
 /// Runs any sink (`MixTap`) on a thread of its own: the render thread copies each block into a ring and goes
 /// on, and the sink's thread hands it to the sink. The one threaded adapter of the output side: the output
 /// file's encoder (`EncoderSink`, interleaving for it), a render's output loudness meter (`LoudnessTap`:
-/// K-weighting, gating and the 4x true-peak detector, about a fifth of a render to WAV, on the core the WAV
-/// writer leaves idle) and a waveform recorder each run so.
+/// K-weighting, gating and the 4x true-peak detector, about a sixth of a render to WAV's CPU time, on the core the
+/// WAV writer leaves idle) and a waveform recorder each run so.
 ///
-/// Layout: a `BufferRing` of `depth` planar buffers (`channelCount` runs of `blockFrames` floats each), the
-/// positions of the blocks in it, a block the sink's thread copies each buffer into, and four timers.
+/// Layout: a `BufferRing` of `depth` planar buffers (`channelCount` runs of `blockFrames` floats, each run 16
+/// floats after the last, as an `AudioBlock` staggers its channels), the positions of the blocks in it, a block
+/// viewing each buffer (the sink reads it where the render thread copied it), and four timers.
 /// `init` allocates them and starts the thread; `receive` allocates nothing. `receive`, `finish` and `abandon`
 /// are called from the render thread; the inner sink's `receive` runs on the sink's thread, its `finish` and
 /// `abandon` on the render thread after that thread has ended. Read the inner sink (and `workSeconds`) only
@@ -20,6 +21,8 @@ public final class ThreadedTap: MixTap {
     private let worker: Worker
     private let blockFrames: Int
     private let channelCount: Int
+    /// Floats from one channel's run of a buffer to the next: `blockFrames` and one cache line.
+    private let channelStride: Int
     private var isClosed = false
     /// Blocks handed over so far (the render thread's count; the worker keeps its own).
     private var published = 0
@@ -43,8 +46,10 @@ public final class ThreadedTap: MixTap {
     public init(_ tap: MixTap, channelCount: Int, blockFrames: Int, depth: Int = 4, name: String = "mixrender-tap") {
         self.blockFrames = blockFrames
         self.channelCount = channelCount
-        ring = BufferRing(slotCount: depth, capacity: blockFrames * channelCount)
-        worker = Worker(tap: tap, ring: ring, channelCount: channelCount, blockFrames: blockFrames, depth: depth)
+        channelStride = (blockFrames + 15) / 16 * 16 + 16
+        ring = BufferRing(slotCount: depth, capacity: channelStride * channelCount)
+        worker = Worker(tap: tap, ring: ring, channelCount: channelCount, blockFrames: blockFrames, channelStride: channelStride,
+                        depth: depth)
         let worker = self.worker
         let thread = Thread { worker.run() }
         thread.name = name
@@ -62,7 +67,7 @@ public final class ThreadedTap: MixTap {
         do { buffer = try ring.reserve() } catch { handOverSeconds += (clock.now - started).seconds; throw error }
         let copying = clock.now
         for c in 0..<channelCount {
-            Kernels.copy(block.channel(c).baseAddress! + offset, to: buffer + c * blockFrames, count: count)
+            Kernels.copy(block.channel(c).baseAddress! + offset, to: buffer + c * channelStride, count: count)
         }
         // The copy's wall time stands for its CPU time: a copy does not wait (the thread's CPU clock is a system call).
         let copied = clock.now
@@ -93,26 +98,28 @@ public final class ThreadedTap: MixTap {
     }
 
     /// The sink's thread: holds what it needs itself, so the thread never outlives what it uses.
-    /// `@unchecked Sendable`: handed to the thread once; `tap` and `block` are used by that thread only until
-    /// it closes its end of the ring, and by the render thread only after `waitUntilReadingClosed` (the ring's
-    /// lock orders the two); `positions[i]` is written by the render thread before `publish` and read here
-    /// after `next` returns that slot (the same lock orders them); the timers are written here only and read
-    /// after the thread has closed its end.
+    /// `@unchecked Sendable`: handed to the thread once; `tap` is used by that thread only until it closes its
+    /// end of the ring, and by the render thread only after `waitUntilReadingClosed` (the ring orders the two);
+    /// `views[i]` is read here between `next` returning slot i and `release`; `positions[i]` is written by the
+    /// render thread before `publish` and read here after `next` returns that slot (the ring's counts, stored
+    /// and loaded atomically, order them); the timers are written here only and read after the thread has
+    /// closed its end.
     private final class Worker: @unchecked Sendable {
         let tap: MixTap
         let ring: BufferRing
-        let block: AudioBlock
-        let blockFrames: Int
+        /// A block viewing each slot's buffer.
+        let views: [AudioBlock]
         let positions: UnsafeMutablePointer<Int64>
         let depth: Int
         var workSeconds: Double = 0
         var workCPUSeconds: Double = 0
 
-        init(tap: MixTap, ring: BufferRing, channelCount: Int, blockFrames: Int, depth: Int) {
+        init(tap: MixTap, ring: BufferRing, channelCount: Int, blockFrames: Int, channelStride: Int, depth: Int) {
             self.tap = tap
             self.ring = ring
-            self.blockFrames = blockFrames
-            block = AudioBlock(channelCount: channelCount, capacity: blockFrames)
+            views = (0..<depth).map {
+                AudioBlock(viewing: ring.buffer($0), channelCount: channelCount, capacity: blockFrames, stride: channelStride)
+            }
             self.depth = depth
             positions = .allocate(capacity: depth)
             positions.initialize(repeating: 0, count: depth)
@@ -130,9 +137,9 @@ public final class ThreadedTap: MixTap {
             // The render thread never closes its end with a failure, so `next()` does not throw here.
             while let slot = try? ring.next() {
                 let started = clock.now
-                for c in 0..<block.channelCount {
-                    Kernels.copy(slot.buffer + c * blockFrames, to: block.channel(c).baseAddress!, count: slot.count)
-                }
+                // Slots are taken in turn, as they were published.
+                let block = views[taken % depth]
+                precondition(block.channel(0).baseAddress == slot.buffer, "the ring gave its slots out of turn")
                 do {
                     try tap.receive(block, offset: 0, count: slot.count, at: positions[taken % depth])
                 } catch {
