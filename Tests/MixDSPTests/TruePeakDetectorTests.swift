@@ -107,16 +107,13 @@ import MixDSP
             let detector = TruePeakDetector(channelCount: 2)
             let out = UnsafeMutablePointer<Float>.allocate(capacity: n)
             defer { out.deallocate() }
-            var p = 0, k = 0
-            while p < n {
-                let count = min(sizes[k % sizes.count], n - p)
+            Self.inCalls(of: sizes, frames: n) { p, count in
                 if let advancing, advancing.contains(p) {
                     detector.advance(input, offset: p, count: count)
                     for i in 0..<count { out[p + i] = 0 }
                 } else {
                     detector.process(input, offset: p, count: count, peaks: out + p)
                 }
-                p += count; k += 1
             }
             return (0..<n).map { out[$0].bitPattern }
         }
@@ -125,6 +122,16 @@ import MixDSP
         // Advancing over frames 4096 ..< 8192 (values not computed there) changes nothing after them.
         let advanced = values([4096], advancing: 4096..<8192)
         #expect(Array(advanced[8192...]) == Array(one[8192...]))
+    }
+
+    /// Calls `body(offset, count)` over frames 0 ..< `n`, in calls of `sizes` frames in turn.
+    static func inCalls(of sizes: [Int], frames n: Int, _ body: (Int, Int) -> Void) {
+        var p = 0, call = 0
+        while p < n {
+            let count = min(sizes[call % sizes.count], n - p)
+            body(p, count)
+            p += count; call += 1
+        }
     }
 
     /// Every value, summed here as the detector sums it (in Float, tap by tap, oldest first, from the design's
@@ -168,23 +175,18 @@ import MixDSP
             let detector = TruePeakDetector(channelCount: 2)
             let out = UnsafeMutablePointer<Float>.allocate(capacity: n)
             defer { out.deallocate() }
-            var p = 0, call = 0
-            while p < n {
-                let count = min(sizes[call % sizes.count], n - p)
+            Self.inCalls(of: sizes, frames: n) { p, count in
                 detector.process(input, offset: p, count: count, peaks: out + p, above: floor)
-                p += count; call += 1
             }
             let expected = truth.map { $0 > floor ? $0.bitPattern : 0 }
             #expect((0..<n).map { out[$0].bitPattern } == expected, "floor \(floor)")
         }
         for start: Float in [0, 0.5, 3] {
             let detector = TruePeakDetector(channelCount: 2)
-            var largest = start, p = 0, call = 0
+            var largest = start
             // Up to the infinite sample, then after it (where the largest so far is infinity and nothing is computed).
-            while p < 7_000 {
-                let count = min(sizes[call % sizes.count], 7_000 - p)
+            Self.inCalls(of: sizes, frames: 7_000) { p, count in
                 largest = detector.largestValue(input, offset: p, count: count, above: largest)
-                p += count; call += 1
             }
             #expect(largest == max(start, truth[..<7_000].max()!), "from \(start)")
             #expect(detector.largestValue(input, offset: 7_000, count: n - 7_000, above: largest) == .infinity)
