@@ -113,8 +113,8 @@ import Testing
         try writer.finish()
         try writer.finish()  // a second finish does nothing
         let error = try #require(throws: AudioIOError.self) { try writer.write(interleaved: [0.1], frames: 1) }
-        // 16-bit output is rounded to integers by the writer and written with sf_writef_int.
-        #expect(error.function == "sf_writef_int")
+        // 16-bit output is rounded to integers by the writer and written with sf_writef_short.
+        #expect(error.function == "sf_writef_short")
     }
 
     @Test func libsndfileMessagesBecomeReadable() {
