@@ -152,8 +152,8 @@ public final class TruePeakDetector {
     /// same operations, in the same order, for every frame, so the values do not depend on where a chunk
     /// starts), and the largest |value| kept; a remainder of fewer than eight frames is summed one by one.
     /// Eight frames whose bound is not above the floor are left out (see the type's description). With `peaks`,
-    /// writes each frame's value there (0 where it is not above `floor`); without, the floor rises to each larger
-    /// value found. Returns the largest of the floor and the values.
+    /// writes each frame's value there (0 where it is not above `floor`) and returns the floor; without, the floor
+    /// rises to each larger value found, and the largest of the floor and the values is returned.
     private func processChunk(_ block: AudioBlock, offset: Int, count m: Int, floor: Float, peaks: UnsafeMutablePointer<Float>?) -> Float {
         typealias V = SIMD8<Float>
         let k = TruePeakDetector.tapsPerPhase, history = k - 1
@@ -213,10 +213,9 @@ public final class TruePeakDetector {
             // The last K - 1 samples become the history (moving down: a forward copy is safe).
             for j in 0..<history { line[j] = line[j + m] }
         }
-        if let peaks {
-            for i in 0..<m {
-                if peaks[i] > floor { largest = max(largest, peaks[i]) } else { peaks[i] = 0 }
-            }
+        // Computed values not above the floor become 0, as those of the frames left out are.
+        if let peaks, floor > 0 {
+            for i in 0..<m where peaks[i] <= floor { peaks[i] = 0 }
         }
         return largest
     }

@@ -160,9 +160,10 @@ public final class Renderer {
             var p = max(0, loop.length - warmUpFrames)
             warmedUp = loop.length - p
             let warmMixer = TrackMixer(plan: plan, material: material, blockFrames: blockFrames)
+            var threadCPU = CPUClock.thread
             while p < loop.length {
                 let n = Int(min(Int64(blockFrames), loop.length - p))
-                try warmMixer.mixTracks(into: bus, at: p, count: n, timings: &timings)
+                try warmMixer.mixTracks(into: bus, at: p, count: n, threadCPU: &threadCPU, timings: &timings)
                 for stage in [gains, wrap, limiterStage] as [MasterStage] { stage.process(bus, count: n, at: p) }
                 p += Int64(n)
             }
@@ -176,20 +177,26 @@ public final class Renderer {
             ? ParallelMixer(plan: plan, material: material, span: span, blockFrames: blockFrames, workers: threads) : nil
         let mixer = parallel == nil ? TrackMixer(plan: plan, material: material, blockFrames: blockFrames) : nil
         var reported: Int64 = 0
+        // The render thread's CPU clock, read after the mix and after the chain (a system call: twice per block,
+        // the mix's end serving as the chain's start).
+        var threadCPU = CPUClock.thread
         do {
             while position < end {
                 // Run in a Swift task (the MixRender library), a render stops within a block of its task's cancelling.
                 if Task.isCancelled { throw CancellationError() }
                 let n = Int(min(Int64(blockFrames), end - position))
                 if let mixer {
-                    try mixer.mixTracks(into: bus, at: position, count: n, timings: &timings)
+                    try mixer.mixTracks(into: bus, at: position, count: n, threadCPU: &threadCPU, timings: &timings)
                 } else {
                     try parallel!.mix(into: bus, at: position, count: n)
+                    threadCPU = CPUClock.thread
                 }
-                let chainStarted = clock.now, chainStartedCPU = CPUClock.thread
+                let chainStarted = clock.now
                 try chain.process(bus, count: n, at: position)
                 timings.mix += (clock.now - chainStarted).seconds
-                timings.mixCPU += CPUClock.thread - chainStartedCPU
+                let chainEnded = CPUClock.thread
+                timings.mixCPU += chainEnded - threadCPU
+                threadCPU = chainEnded
                 position += Int64(n)
                 // Frames the output has received so far (it lags the mix by the chain's latency).
                 let written = min(position - Int64(chain.latency), range.upperBound) - range.lowerBound
@@ -232,9 +239,10 @@ public final class Renderer {
         let mixer = TrackMixer(plan: plan, material: material, blockFrames: blockFrames)
         let gains = GainStage(plan.master, blockFrames: blockFrames)
         var p = loop.length
+        var threadCPU = CPUClock.thread
         while p < loop.length + loop.crossfadeFrames {
             let n = Int(min(Int64(blockFrames), loop.length + loop.crossfadeFrames - p))
-            try mixer.mixTracks(into: bus, at: p, count: n, timings: &timings)
+            try mixer.mixTracks(into: bus, at: p, count: n, threadCPU: &threadCPU, timings: &timings)
             gains.process(bus, count: n, at: p)
             for c in 0..<plan.channelCount {
                 (tail.channel(c).baseAddress! + Int(p - loop.length)).update(from: bus.channel(c).baseAddress!, count: n)

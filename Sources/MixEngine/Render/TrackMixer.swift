@@ -50,14 +50,18 @@ final class TrackMixer {
     private var scratch: UnsafeMutablePointer<Float> { gainBuffers.channel(1).baseAddress! }
     private var voiceGains: UnsafeMutablePointer<Float> { gainBuffers.channel(2).baseAddress! }
 
-    /// Mixes frames `[position, position + count)` of every track into `bus` (cleared first).
-    func mixTracks(into bus: AudioBlock, at position: Int64, count n: Int, timings: inout RenderTimings) throws {
+    /// Mixes frames `[position, position + count)` of every track into `bus` (cleared first). `threadCPU` is
+    /// the calling thread's CPU clock (`CPUClock.thread`) as the caller last read it, and on return the clock
+    /// at the end: the thread's CPU time in between (whatever the caller did since its read, then the mix) goes
+    /// to the timings' sources and mix. A caller that reads the clock after its own stages and passes that on
+    /// reads it once per block for both.
+    func mixTracks(into bus: AudioBlock, at position: Int64, count n: Int, threadCPU: inout Double,
+                   timings: inout RenderTimings) throws {
         bus.clear(count: n)
         let blockEnd = position + Int64(n)
         // Wall-clock time per stage (vDSO clock reads, cheap); the render thread's CPU time is read once per
-        // block (a system call: read around every track, it cost a render to WAV 5 %) and shared between the
-        // stages in proportion to their wall time.
-        let cpuStarted = CPUClock.thread
+        // block (a system call, which takes the scheduler's lock: read around every track, it cost a render to WAV
+        // 5 %) and shared between the stages in proportion to their wall time.
         var sourceSeconds = 0.0, mixSeconds = 0.0
         for t in plan.tracks.indices {
             let track = plan.tracks[t]
@@ -76,7 +80,9 @@ final class TrackMixer {
         mixSeconds += (clock.now - flushStarted).seconds
         timings.sources += sourceSeconds
         timings.mix += mixSeconds
-        let cpu = CPUClock.thread - cpuStarted
+        let now = CPUClock.thread
+        let cpu = now - threadCPU
+        threadCPU = now
         let share = sourceSeconds + mixSeconds > 0 ? sourceSeconds / (sourceSeconds + mixSeconds) : 0
         timings.sourcesCPU += cpu * share
         timings.mixCPU += cpu * (1 - share)
