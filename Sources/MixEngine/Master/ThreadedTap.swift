@@ -41,8 +41,9 @@ public final class ThreadedTap: MixTap {
 
     /// `name` names the thread (`mixrender-encoder`, `mixrender-tap`), as debuggers and `top -H` show it.
     /// `depth` is the buffers in flight: 4 by default (16,384 frames, 0.34 s at 48 kHz, 128 KiB in stereo);
-    /// 8 rendered no faster, to Ogg (the sink behind) or to WAV (the render behind), and cost every render's
-    /// peak memory 128 KiB more per tap.
+    /// 8 rendered no faster to Ogg (the sink behind), and a WAV about 5 % faster (half the wake-ups), but raised
+    /// the peak RSS 0.5 to 1 MiB, which a render's memory ceiling (its loops + 32 MiB) cannot spare
+    /// (docs/performance.md, "Rendering to WAV, later that day").
     public init(_ tap: MixTap, channelCount: Int, blockFrames: Int, depth: Int = 4, name: String = "mixrender-tap") {
         self.blockFrames = blockFrames
         self.channelCount = channelCount
