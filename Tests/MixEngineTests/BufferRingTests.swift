@@ -103,6 +103,74 @@ private final class Box<T>: @unchecked Sendable {
         #expect(throws: BufferRing.Closed.self) { try ring.reserve() }
     }
 
+    /// Several readers each get every block, in order, at their own pace (one stops now and then), and the producer
+    /// reuses a slot only once all of them have released it (a block's values are checked when each reader reads it).
+    @Test(arguments: [1, 2, 3, 8])
+    func everyReaderGetsEveryBlockInOrder(slots: Int) throws {
+        let readers = 3, blocks = 400
+        let ring = BufferRing(slotCount: slots, capacity: 100, readers: readers)
+        #expect(ring.readerCount == readers)
+        let received = (0..<readers).map { _ in Box(0) }
+        let mismatches = (0..<readers).map { _ in Box(0) }
+        let threads = (0..<readers).map { r in
+            Worker {
+                var k = 0
+                while let block = try! ring.next(reader: r) {
+                    if block.count != Self.count(k) || (0..<block.count).contains(where: { block.buffer[$0] != Float(k * 1000 + $0) }) {
+                        mismatches[r].value += 1
+                    }
+                    if r == 1 && k % 37 == 0 { usleep(200) }   // a slower reader
+                    ring.release(reader: r)
+                    k += 1
+                }
+                received[r].value = k
+                ring.closeReading(reader: r)
+            }
+        }
+        for k in 0..<blocks {
+            let buffer = try ring.reserve()
+            for i in 0..<Self.count(k) { buffer[i] = Float(k * 1000 + i) }
+            ring.publish(count: Self.count(k))
+        }
+        ring.closeWriting()
+        #expect(ring.waitUntilReadingClosed() == nil)
+        for thread in threads { thread.wait() }
+        #expect(received.map(\.value) == Array(repeating: blocks, count: readers))
+        #expect(mismatches.map(\.value) == Array(repeating: 0, count: readers))
+    }
+
+    /// A reader's failure stops the producer (as a lone reader's does); the other readers still get what was
+    /// published, and the producer's wait for the readers lasts until all have closed.
+    @Test func oneReadersFailureStopsTheProducerAndTheOthersReadOn() throws {
+        let ring = BufferRing(slotCount: 4, capacity: 8, readers: 2)
+        let failing = Worker {
+            for _ in 0..<3 { _ = try! ring.next(reader: 1); ring.release(reader: 1) }
+            ring.closeReading(reader: 1, failure: Boom(at: 3))
+        }
+        let other = Box(0)
+        let reading = Worker {
+            while (try? ring.next(reader: 0)) != nil { ring.release(reader: 0); other.value += 1 }
+            ring.closeReading(reader: 0)
+        }
+        var published = 0
+        do {
+            while true {
+                let buffer = try ring.reserve()
+                buffer[0] = Float(published)
+                ring.publish(count: 1)
+                published += 1
+            }
+        } catch {
+            #expect(error as? Boom == Boom(at: 3))
+        }
+        failing.wait()
+        #expect(published >= 3 && published <= 3 + 4, "the producer stops within a ring of the failure")
+        ring.closeWriting()
+        #expect(ring.waitUntilReadingClosed() as? Boom == Boom(at: 3))
+        reading.wait()
+        #expect(other.value == published)
+    }
+
     // MARK: - ThreadedTap (with an EncoderSink) and ReadAheadDecoder, built on the ring
 
     /// Records frames (channel 0 of each interleaved frame); fails on block `failAt`.
@@ -146,7 +214,7 @@ private final class Box<T>: @unchecked Sendable {
         try tap.finish()
         #expect(encoder.frames == expected)
         #expect(encoder.blocks == 200 && encoder.finished == 1)
-        #expect(tap.workSeconds >= 0 && tap.handOverSeconds >= 0)
+        #expect(tap.workSeconds(sink: 0) >= 0 && tap.handOverSeconds >= 0)
     }
 
     @Test func threadedTapGivesEachBlockItsPosition() throws {
@@ -172,6 +240,48 @@ private final class Box<T>: @unchecked Sendable {
         #expect(failure as? Boom == Boom(at: 5))
         #expect(throws: Boom(at: 5)) { try tap.finish() }
         #expect(encoder.blocks == 5 && encoder.finished == 0, "a failed sink is not finished")
+    }
+
+    /// Two sinks on one ring (the encoder and a meter, as a render has them): each gets every block, in order, with
+    /// its position, and both are finished.
+    @Test func twoSinksShareOneRing() throws {
+        let encoder = RecordingEncoder()
+        let positions = PositionSink()
+        let tap = ThreadedTap([EncoderSink(encoder, channelCount: 2, blockFrames: 32), positions], channelCount: 2, blockFrames: 32,
+                              depth: 3, names: ["test-encoder", "test-positions"])
+        #expect(tap.sinks.count == 2)
+        let block = AudioBlock(channelCount: 2, capacity: 32)
+        var expected: [Float] = [], expectedPositions: [Int64] = [], counts: [Int] = []
+        var position: Int64 = 0
+        for k in 0..<300 {
+            let n = 1 + k % 32
+            for i in 0..<n { block.channel(0)[i] = Float(k * 100 + i); block.channel(1)[i] = 0 }
+            try tap.receive(block, offset: 0, count: n, at: position)
+            expected += (0..<n).map { Float(k * 100 + $0) }
+            expectedPositions.append(position); counts.append(n)
+            position += Int64(n)
+        }
+        try tap.finish()
+        #expect(encoder.frames == expected && encoder.finished == 1)
+        #expect(positions.positions == expectedPositions && positions.counts == counts)
+        #expect(tap.workSeconds(sink: 0) >= 0 && tap.workSeconds(sink: 1) >= 0)
+    }
+
+    /// One of two sinks failing fails the tap, as a lone sink does: `receive` and then `finish` throw its error.
+    @Test func oneOfTwoSinksFailingFailsTheTap() throws {
+        let encoder = RecordingEncoder(failAt: 7)
+        let positions = PositionSink()
+        let tap = ThreadedTap([positions, EncoderSink(encoder, channelCount: 2, blockFrames: 16)], channelCount: 2, blockFrames: 16,
+                              depth: 2, names: ["test-positions", "test-encoder"])
+        let block = AudioBlock(channelCount: 2, capacity: 16)
+        var failure: Error?
+        for k in 0..<1000 {
+            do { try tap.receive(block, offset: 0, count: 16, at: Int64(16 * k)) } catch { failure = error; break }
+        }
+        #expect(failure as? Boom == Boom(at: 7))
+        #expect(throws: Boom(at: 7)) { try tap.finish() }
+        #expect(encoder.blocks == 7 && encoder.finished == 0, "a failed sink is not finished")
+        #expect(positions.positions.count >= 7, "the other sink read on")
     }
 
     /// Every frame in order, then the end or the decoder's failure.

@@ -1,10 +1,12 @@
 import Foundation  // NSCondition
 import Synchronization  // Atomic
 
-/// A fixed ring of preallocated `Float` buffers passed between exactly one producer thread and one
-/// consumer thread: the producer fills a free buffer and publishes it with a count, the consumer takes
-/// published buffers in order and releases them for reuse. Either side can close its end, with or
-/// without a failure, and the other side learns of it.
+/// A fixed ring of preallocated `Float` buffers passed from exactly one producer thread to one or more readers,
+/// each on a thread of its own: the producer fills a free buffer and publishes it with a count, every reader takes
+/// the published buffers in order, reads them (without changing them) and releases them; a buffer is free again once
+/// every reader has released it. Either side can close its end, with or without a failure, and the other side
+/// learns of it. (Several readers share one copy of each block: the output's encoder and its meter read the same
+/// buffers.)
 ///
 /// **Memory layout.** One allocation of `slotCount * stride` floats, made in `init` and freed in
 /// `deinit`. Slot `i` starts at float `i * stride`; `stride` is `capacity` rounded up to a whole 64-byte
@@ -15,30 +17,38 @@ import Synchronization  // Atomic
 /// allocates (an error is boxed only when one is thrown).
 ///
 /// **Threads.** Producer: `reserve()`, `publish(count:)`, `closeWriting(failure:)`,
-/// `waitUntilReadingClosed()`. Consumer: `next()`, `release()`, `closeReading(failure:)`,
-/// `waitUntilWritingClosed()`. Each set is called from one thread at a time; the two sets may run on
-/// two threads at once. The counts of buffers published and released are atomics, each written by one side:
-/// a side that need not wait takes no lock (`reserve` with a free slot, `next` with a published buffer, and
-/// `publish` and `release` unless the other side waits). Waiting, and the closes, go through one
-/// `NSCondition`: a side about to wait says so (an atomic flag) and looks at the other side's count again,
-/// and the other side, once its count is stored, looks at the flag; both sequentially consistent, so at
-/// least one sees the other, and a wake-up is never lost (the waker takes the lock, which the waiter holds
-/// until it waits). Before, every call took the lock: at hundreds of blocks a second the two threads met on
-/// it, and its futex calls cost a render to WAV about 3 % of its CPU time.
+/// `waitUntilReadingClosed()`. Reader r (0 ..< `readerCount`): `next(reader: r)`, `release(reader: r)`,
+/// `closeReading(reader: r, failure:)`, `waitUntilWritingClosed()`. Each set is called from one thread at a time;
+/// the sets may run on their threads at once. The counts of buffers published and released (one per reader) are
+/// atomics, each written by one thread: a side that need not wait takes no lock (`reserve` with a free slot, `next`
+/// with a published buffer, and `publish` and `release` unless a side waits on them). Waiting, and the closes, go
+/// through one `NSCondition`: a side about to wait says so (an atomic flag) and looks at the counts it waits on
+/// again, and a side whose count changes, once it is stored, looks at the flag; all sequentially consistent, so at
+/// least one sees the other, and a wake-up is never lost (the waker takes the lock, which the waiter holds until it
+/// waits). A reader deciding whether to wake the producer reads every reader's count the same way, so the last of
+/// them to release sees the others' releases. Before, every call took the lock: at hundreds of blocks a second
+/// the threads met on it, and its futex calls cost a render to WAV about 3 % of its CPU time.
 ///
 /// **Protocol.**
 /// - The producer calls `reserve()` (waits while every slot is full), writes up to `capacity` floats
 ///   into the buffer it returns, then `publish(count:)`. When done it calls `closeWriting()`, or
 ///   `closeWriting(failure:)` if it failed.
-/// - The consumer calls `next()` (waits while nothing is published), uses the buffer, then `release()`.
-///   `next()` returns every published buffer, in order, before it returns nil (writing closed) or
-///   throws the producer's failure. When it stops taking buffers it calls `closeReading()`, or
-///   `closeReading(failure:)` if it failed: from then on `reserve()` throws that failure (or
+/// - Each reader calls `next(reader:)` (waits while nothing new is published), reads the buffer, then
+///   `release(reader:)`. `next` returns every published buffer, in order, before it returns nil (writing
+///   closed) or throws the producer's failure. When a reader stops taking buffers it calls `closeReading()`, or
+///   `closeReading(failure:)` if it failed: from then on `reserve()` throws the first failure a reader gave (or
 ///   `BufferRing.Closed` without one) instead of waiting for a slot that will never be freed.
 final class BufferRing: @unchecked Sendable {
-    /// Thrown by `reserve()` when the consumer closed its end without a failure.
+    /// Thrown by `reserve()` when a reader closed its end without a failure.
     struct Closed: Error, CustomStringConvertible {
         var description: String { "the consumer stopped taking buffers" }
+    }
+
+    /// One reader's count of buffers released (written by that reader only) and whether it waits (or is about to)
+    /// for buffers.
+    private final class Reader: Sendable {
+        let released = Atomic<Int>(0)
+        let waits = Atomic<Bool>(false)
     }
 
     /// Buffers in the ring.
@@ -49,21 +59,23 @@ final class BufferRing: @unchecked Sendable {
     let stride: Int
     private let storage: UnsafeMutablePointer<Float>
     /// The count `publish` gave each slot: written by the producer before it stores `published`, read by the
-    /// consumer after it loads it.
+    /// readers after they load it.
     private let counts: UnsafeMutablePointer<Int>
-    /// Buffers published (written by the producer) and released (by the consumer) so far;
-    /// `published - released` are waiting for, or held by, the consumer.
+    /// Buffers published so far (written by the producer); `published - readers[r].released` are waiting for, or
+    /// held by, reader r, and the slot of the oldest buffer some reader still holds is the first one not free.
     private let published = Atomic<Int>(0)
-    private let released = Atomic<Int>(0)
-    /// Whether a side is waiting (or about to) for buffers (the consumer) or free slots (the producer).
-    private let consumerWaits = Atomic<Bool>(false)
+    private let readers: [Reader]
+    /// Whether the producer is waiting (or about to) for free slots.
     private let producerWaits = Atomic<Bool>(false)
     /// `isReadingClosed`, for `reserve` to see without the lock.
     private let readingClosed = Atomic<Bool>(false)
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var isWritingClosed = false
+    /// Whether some reader has closed its end (the producer can no longer count on free slots), and how many have.
     private var isReadingClosed = false
+    private var readersClosed = 0
+    private var readerClosed: [Bool]
     private var writingFailure: Error?
     private var readingFailure: Error?
     /// A waiting side is woken once this many buffers are ready for it (or at a close), not at every one:
@@ -71,8 +83,13 @@ final class BufferRing: @unchecked Sendable {
     /// in futex calls and context switches.
     private let wakeBatch: Int
 
-    init(slotCount: Int, capacity: Int) {
-        precondition(slotCount > 0 && capacity > 0)
+    /// Readers taking every buffer.
+    var readerCount: Int { readers.count }
+
+    init(slotCount: Int, capacity: Int, readers readerCount: Int = 1) {
+        precondition(slotCount > 0 && capacity > 0 && readerCount > 0)
+        readers = (0..<readerCount).map { _ in Reader() }
+        readerClosed = Array(repeating: false, count: readerCount)
         self.slotCount = slotCount
         self.capacity = capacity
         stride = (capacity + 15) / 16 * 16
@@ -89,6 +106,17 @@ final class BufferRing: @unchecked Sendable {
     /// to prepare something per slot (a view of it).
     func buffer(_ slot: Int) -> UnsafeMutablePointer<Float> { storage + slot * stride }
 
+    /// The fewest buffers any reader has released: the slots before it are free. Each count loaded acquiring, or
+    /// sequentially consistent (the waits' handshake).
+    private func leastReleased(sequentiallyConsistent: Bool) -> Int {
+        var least = Int.max
+        for r in readers {
+            least = min(least, sequentiallyConsistent ? r.released.load(ordering: .sequentiallyConsistent)
+                                                      : r.released.load(ordering: .acquiring))
+        }
+        return least
+    }
+
     /// Wakes the side waiting on the condition (under its lock, so that a side between its last look and its
     /// wait is not missed).
     private func wake() {
@@ -103,7 +131,7 @@ final class BufferRing: @unchecked Sendable {
     /// failure, or `Closed`, once the consumer has closed its end. Call `publish(count:)` after filling it.
     func reserve() throws -> UnsafeMutablePointer<Float> {
         let p = published.load(ordering: .relaxed)   // this side's own count
-        if !readingClosed.load(ordering: .acquiring) && p - released.load(ordering: .acquiring) < slotCount {
+        if !readingClosed.load(ordering: .acquiring) && p - leastReleased(sequentiallyConsistent: false) < slotCount {
             return buffer(p % slotCount)
         }
         condition.lock()
@@ -111,7 +139,7 @@ final class BufferRing: @unchecked Sendable {
         while true {
             if isReadingClosed { producerWaits.store(false, ordering: .relaxed); throw readingFailure ?? Closed() }
             producerWaits.store(true, ordering: .sequentiallyConsistent)
-            if p - released.load(ordering: .sequentiallyConsistent) < slotCount {
+            if p - leastReleased(sequentiallyConsistent: true) < slotCount {
                 producerWaits.store(false, ordering: .relaxed)
                 return buffer(p % slotCount)
             }
@@ -119,16 +147,19 @@ final class BufferRing: @unchecked Sendable {
         }
     }
 
-    /// Hands the buffer `reserve()` returned to the consumer, with `count` (the producer's unit: frames,
-    /// say; the consumer gets it back from `next()`).
+    /// Hands the buffer `reserve()` returned to the readers, with `count` (the producer's unit: frames,
+    /// say; the readers get it back from `next`).
     func publish(count: Int) {
         let p = published.load(ordering: .relaxed) + 1
         counts[(p - 1) % slotCount] = count
         published.store(p, ordering: .sequentiallyConsistent)
-        if consumerWaits.load(ordering: .sequentiallyConsistent) && p - released.load(ordering: .relaxed) >= wakeBatch { wake() }
+        for r in readers where r.waits.load(ordering: .sequentiallyConsistent) && p - r.released.load(ordering: .relaxed) >= wakeBatch {
+            wake()
+            return
+        }
     }
 
-    /// Ends the stream: the consumer gets what is published, then nil from `next()`, or `failure`.
+    /// Ends the stream: the readers get what is published, then nil from `next`, or `failure`.
     /// Later calls do nothing.
     func closeWriting(failure: Error? = nil) {
         condition.lock()
@@ -140,32 +171,33 @@ final class BufferRing: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Waits until the consumer has closed its end; returns its failure, if any.
+    /// Waits until every reader has closed its end; returns the first failure, if any.
     func waitUntilReadingClosed() -> Error? {
         condition.lock()
         defer { condition.unlock() }
-        while !isReadingClosed { condition.wait() }
+        while readersClosed < readers.count { condition.wait() }
         return readingFailure
     }
 
-    // MARK: Consumer
+    // MARK: Readers
 
-    /// The oldest published buffer and its count, waiting for one if needed. Nil once writing is closed
-    /// and every published buffer has been taken; the producer's failure instead, if it gave one.
-    /// Call `release()` when done with the buffer.
-    func next() throws -> (buffer: UnsafeMutablePointer<Float>, count: Int)? {
-        let r = released.load(ordering: .relaxed)   // this side's own count
+    /// The oldest published buffer reader `reader` has not taken, and its count, waiting for one if needed. Nil
+    /// once writing is closed and every published buffer has been taken; the producer's failure instead, if it gave
+    /// one. Call `release(reader:)` when done with the buffer; do not change it (the other readers read it too).
+    func next(reader: Int = 0) throws -> (buffer: UnsafeMutablePointer<Float>, count: Int)? {
+        let me = readers[reader]
+        let r = me.released.load(ordering: .relaxed)   // this reader's own count
         if published.load(ordering: .acquiring) > r { return (buffer(r % slotCount), counts[r % slotCount]) }
         condition.lock()
         defer { condition.unlock() }
         while true {
-            consumerWaits.store(true, ordering: .sequentiallyConsistent)
+            me.waits.store(true, ordering: .sequentiallyConsistent)
             if published.load(ordering: .sequentiallyConsistent) > r {
-                consumerWaits.store(false, ordering: .relaxed)
+                me.waits.store(false, ordering: .relaxed)
                 return (buffer(r % slotCount), counts[r % slotCount])
             }
             if isWritingClosed {
-                consumerWaits.store(false, ordering: .relaxed)
+                me.waits.store(false, ordering: .relaxed)
                 if let writingFailure { throw writingFailure }
                 return nil
             }
@@ -173,21 +205,25 @@ final class BufferRing: @unchecked Sendable {
         }
     }
 
-    /// Gives the buffer `next()` returned back to the producer.
-    func release() {
-        let r = released.load(ordering: .relaxed) + 1
+    /// Gives the buffer `next(reader:)` returned back: free for the producer once every reader has released it.
+    func release(reader: Int = 0) {
+        let me = readers[reader]
+        let r = me.released.load(ordering: .relaxed) + 1
         precondition(r <= published.load(ordering: .acquiring), "release() without a buffer from next()")
-        released.store(r, ordering: .sequentiallyConsistent)
-        if producerWaits.load(ordering: .sequentiallyConsistent) && slotCount - (published.load(ordering: .relaxed) - r) >= wakeBatch { wake() }
+        me.released.store(r, ordering: .sequentiallyConsistent)
+        if producerWaits.load(ordering: .sequentiallyConsistent)
+            && slotCount - (published.load(ordering: .relaxed) - leastReleased(sequentiallyConsistent: true)) >= wakeBatch { wake() }
     }
 
-    /// Stops taking buffers: the producer's `reserve()` throws `failure` (or `Closed`) from now on.
-    /// Later calls do nothing.
-    func closeReading(failure: Error? = nil) {
+    /// Reader `reader` stops taking buffers: the producer's `reserve()` throws the first failure a reader gave (or
+    /// `Closed`) from now on. Later calls for the same reader do nothing.
+    func closeReading(reader: Int = 0, failure: Error? = nil) {
         condition.lock()
-        if !isReadingClosed {
+        if !readerClosed[reader] {
+            readerClosed[reader] = true
+            readersClosed += 1
+            if !isReadingClosed || (readingFailure == nil && failure != nil) { readingFailure = failure }
             isReadingClosed = true
-            readingFailure = failure
             readingClosed.store(true, ordering: .releasing)
             condition.broadcast()
         }

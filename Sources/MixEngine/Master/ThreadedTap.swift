@@ -2,23 +2,24 @@ import Foundation  // Thread
 import MixDSP
 import MixIO  // CPUClock
 
-/// Runs any sink (`MixTap`) on a thread of its own: the render thread copies each block into a ring and goes
-/// on, and the sink's thread hands it to the sink. The one threaded adapter of the output side: the output
-/// file's encoder (`EncoderSink`, interleaving for it), a render's output loudness meter (`LoudnessTap`:
-/// K-weighting, gating and the 4x true-peak detector, about a sixth of a render to WAV's CPU time, on the core the
-/// WAV writer leaves idle) and a waveform recorder each run so.
+/// Runs sinks (`MixTap`s) on threads of their own, one each: the render thread copies each block into a ring once
+/// and goes on, and each sink's thread hands it to its sink. The one threaded adapter of the output side: the
+/// output file's encoder (`EncoderSink`, interleaving for it) and a render's output loudness meter (`LoudnessTap`:
+/// K-weighting, gating and the 4x true-peak detector, about a third of a render to WAV's CPU time) share one, and
+/// a waveform recorder runs in one of its own.
 ///
 /// Layout: a `BufferRing` of `depth` planar buffers (`channelCount` runs of `blockFrames` floats, each run 16
-/// floats after the last, as an `AudioBlock` staggers its channels), the positions of the blocks in it, a block
-/// viewing each buffer (the sink reads it where the render thread copied it), and four timers.
-/// `init` allocates them and starts the thread; `receive` allocates nothing. `receive`, `finish` and `abandon`
-/// are called from the render thread; the inner sink's `receive` runs on the sink's thread, its `finish` and
-/// `abandon` on the render thread after that thread has ended. Read the inner sink (and `workSeconds`) only
-/// after `finish` or `abandon`. If the sink fails, its thread stops taking blocks and the next `receive` (or
-/// `finish`) throws the sink's error.
+/// floats after the last, as an `AudioBlock` staggers its channels) that every sink reads, the positions of the
+/// blocks in it, a block viewing each buffer (the sinks read it where the render thread copied it), and timers.
+/// `init` allocates them and starts the threads; `receive` allocates nothing. `receive`, `finish` and `abandon`
+/// are called from the render thread; each inner sink's `receive` runs on its thread, its `finish` and `abandon`
+/// on the render thread after every thread has ended. Read the inner sinks (and `workSeconds`) only after
+/// `finish` or `abandon`. If a sink fails, its thread stops taking blocks and the next `receive` (or `finish`)
+/// throws the sink's error.
 public final class ThreadedTap: MixTap {
     private let ring: BufferRing
-    private let worker: Worker
+    private let workers: [Worker]
+    private let slots: Slots
     private let blockFrames: Int
     private let channelCount: Int
     /// Floats from one channel's run of a buffer to the next: `blockFrames` and one cache line.
@@ -32,33 +33,43 @@ public final class ThreadedTap: MixTap {
     /// thread's CPU clock is a system call, which around every block cost more than the copy).
     public private(set) var handOverSeconds: Double = 0
     public private(set) var handOverCPUSeconds: Double = 0
-    /// Seconds the sink's thread spent inside the sink's `receive` (complete after `finish` or `abandon`), and
+    /// Seconds sink `i`'s thread spent inside the sink's `receive` (complete after `finish` or `abandon`), and
     /// that thread's CPU seconds (all of them: it only takes blocks, and waits for them at next to no cost).
-    public var workSeconds: Double { worker.workSeconds }
-    public var workCPUSeconds: Double { worker.workCPUSeconds }
-    /// The sink it runs.
-    public var sink: MixTap { worker.tap }
+    public func workSeconds(sink i: Int) -> Double { workers[i].workSeconds }
+    public func workCPUSeconds(sink i: Int) -> Double { workers[i].workCPUSeconds }
+    /// The sinks it runs, in the order given.
+    public var sinks: [MixTap] { workers.map(\.tap) }
 
-    /// `name` names the thread (`mixrender-encoder`, `mixrender-tap`), as debuggers and `top -H` show it.
-    /// `depth` is the buffers in flight: 4 by default (16,384 frames, 0.34 s at 48 kHz, 128 KiB in stereo);
-    /// 8 rendered no faster to Ogg (the sink behind), and a WAV about 5 % faster (half the wake-ups), but raised
-    /// the peak RSS 0.5 to 1 MiB, which a render's memory ceiling (its loops + 32 MiB) cannot spare
-    /// (docs/performance.md, "Rendering to WAV, later that day").
-    public init(_ tap: MixTap, channelCount: Int, blockFrames: Int, depth: Int = 4, name: String = "mixrender-tap") {
+    /// `names` name the threads (`mixrender-encoder`, `mixrender-meter`), as debuggers and `top -H` show them.
+    /// `depth` is the buffers in flight: 8 by default (32,768 frames, 0.68 s at 48 kHz, 256 KiB in stereo), shared
+    /// by the sinks. With 4 a waiting thread was woken every two blocks, and a render to WAV made twice the context
+    /// switches and ran about 5 % slower; when the encoder and the meter had a ring of 4 each, 8 each raised the
+    /// peak RSS 0.5 to 1 MiB (docs/performance.md, "Rendering to WAV, later that day").
+    public init(_ sinks: [MixTap], channelCount: Int, blockFrames: Int, depth: Int = 8, names: [String]) {
+        precondition(!sinks.isEmpty && names.count == sinks.count, "a threaded tap runs one sink or more, each on a named thread")
         self.blockFrames = blockFrames
         self.channelCount = channelCount
-        channelStride = (blockFrames + 15) / 16 * 16 + 16
-        ring = BufferRing(slotCount: depth, capacity: channelStride * channelCount)
-        worker = Worker(tap: tap, ring: ring, channelCount: channelCount, blockFrames: blockFrames, channelStride: channelStride,
-                        depth: depth)
-        let worker = self.worker
-        let thread = Thread { worker.run() }
-        thread.name = name
-        thread.stackSize = 8 << 20
-        thread.start()
+        let channelStride = (blockFrames + 15) / 16 * 16 + 16
+        self.channelStride = channelStride
+        let ring = BufferRing(slotCount: depth, capacity: channelStride * channelCount, readers: sinks.count)
+        self.ring = ring
+        let slots = Slots(ring: ring, channelCount: channelCount, blockFrames: blockFrames, channelStride: channelStride)
+        self.slots = slots
+        workers = sinks.indices.map { Worker(tap: sinks[$0], reader: $0, ring: ring, slots: slots) }
+        for (worker, name) in zip(workers, names) {
+            let thread = Thread { worker.run() }
+            thread.name = name
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
     }
 
-    /// Lets the sink's thread take what is queued and end, if `finish` or `abandon` was never called.
+    /// One sink on a thread named `name`.
+    public convenience init(_ tap: MixTap, channelCount: Int, blockFrames: Int, depth: Int = 8, name: String = "mixrender-tap") {
+        self.init([tap], channelCount: channelCount, blockFrames: blockFrames, depth: depth, names: [name])
+    }
+
+    /// Lets the sinks' threads take what is queued and end, if `finish` or `abandon` was never called.
     deinit { ring.closeWriting() }
 
     public func receive(_ block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
@@ -74,23 +85,28 @@ public final class ThreadedTap: MixTap {
         let copied = clock.now
         handOverSeconds += (copied - started).seconds
         handOverCPUSeconds += (copied - copying).seconds
-        worker.positions[published % worker.depth] = position
+        slots.positions[published % slots.views.count] = position
         published += 1
         ring.publish(count: count)
     }
 
-    /// Waits until the sink has taken every queued block, then finishes it.
+    /// Waits until every sink has taken every queued block, then finishes them in order; the first error is thrown
+    /// after all were tried.
     public func finish() throws {
         try close()
-        try worker.tap.finish()
+        var failure: Error?
+        for worker in workers {
+            do { try worker.tap.finish() } catch { if failure == nil { failure = error } }
+        }
+        if let failure { throw failure }
     }
 
     public func abandon() {
         try? close()
-        worker.tap.abandon()
+        for worker in workers { worker.tap.abandon() }
     }
 
-    /// Stops the sink's thread after the queued blocks; rethrows its failure, if any. Once only.
+    /// Stops the sinks' threads after the queued blocks; rethrows the first failure, if any. Once only.
     private func close() throws {
         guard !isClosed else { return }
         isClosed = true
@@ -98,35 +114,45 @@ public final class ThreadedTap: MixTap {
         if let failure = ring.waitUntilReadingClosed() { throw failure }
     }
 
-    /// The sink's thread: holds what it needs itself, so the thread never outlives what it uses.
-    /// `@unchecked Sendable`: handed to the thread once; `tap` is used by that thread only until it closes its
-    /// end of the ring, and by the render thread only after `waitUntilReadingClosed` (the ring orders the two);
-    /// `views[i]` is read here between `next` returning slot i and `release`; `positions[i]` is written by the
-    /// render thread before `publish` and read here after `next` returns that slot (the ring's counts, stored
-    /// and loaded atomically, order them); the timers are written here only and read after the thread has
-    /// closed its end.
-    private final class Worker: @unchecked Sendable {
-        let tap: MixTap
-        let ring: BufferRing
-        /// A block viewing each slot's buffer.
+    /// What the render thread and the sinks' threads share besides the ring: a block viewing each slot's buffer, and
+    /// the position of the block in each slot. Held by the tap and by every worker, so that it outlives the threads.
+    /// `@unchecked Sendable`: `positions[i]` is written by the render thread before `publish` and read by the sinks'
+    /// threads after `next` returns that slot (the ring's counts, stored and loaded atomically, order them); the
+    /// views are read only (the sinks do not change a block).
+    private final class Slots: @unchecked Sendable {
         let views: [AudioBlock]
         let positions: UnsafeMutablePointer<Int64>
-        let depth: Int
-        var workSeconds: Double = 0
-        var workCPUSeconds: Double = 0
 
-        init(tap: MixTap, ring: BufferRing, channelCount: Int, blockFrames: Int, channelStride: Int, depth: Int) {
-            self.tap = tap
-            self.ring = ring
-            views = (0..<depth).map {
+        init(ring: BufferRing, channelCount: Int, blockFrames: Int, channelStride: Int) {
+            views = (0..<ring.slotCount).map {
                 AudioBlock(viewing: ring.buffer($0), channelCount: channelCount, capacity: blockFrames, stride: channelStride)
             }
-            self.depth = depth
-            positions = .allocate(capacity: depth)
-            positions.initialize(repeating: 0, count: depth)
+            positions = .allocate(capacity: ring.slotCount)
+            positions.initialize(repeating: 0, count: ring.slotCount)
         }
 
         deinit { positions.deallocate() }
+    }
+
+    /// A sink's thread: holds what it needs itself, so the thread never outlives what it uses.
+    /// `@unchecked Sendable`: handed to the thread once; `tap` is used by that thread only until it closes its
+    /// end of the ring, and by the render thread only after `waitUntilReadingClosed` (the ring orders the two);
+    /// the timers are written here only and read after the thread has closed its end.
+    private final class Worker: @unchecked Sendable {
+        let tap: MixTap
+        /// This sink's reader number in the ring.
+        let reader: Int
+        let ring: BufferRing
+        let slots: Slots
+        var workSeconds: Double = 0
+        var workCPUSeconds: Double = 0
+
+        init(tap: MixTap, reader: Int, ring: BufferRing, slots: Slots) {
+            self.tap = tap
+            self.reader = reader
+            self.ring = ring
+            self.slots = slots
+        }
 
         /// The thread's CPU time is read once, at its end: it does nothing but take blocks and wait for them
         /// (a wait costs next to no CPU), and the clock is a system call (read around every block, on both
@@ -134,27 +160,28 @@ public final class ThreadedTap: MixTap {
         func run() {
             let clock = ContinuousClock()
             let startedCPU = CPUClock.thread
+            let depth = slots.views.count
             var taken = 0
-            // The render thread never closes its end with a failure, so `next()` does not throw here.
-            while let slot = try? ring.next() {
+            // The render thread never closes its end with a failure, so `next` does not throw here.
+            while let slot = try? ring.next(reader: reader) {
                 let started = clock.now
                 // Slots are taken in turn, as they were published.
-                let block = views[taken % depth]
+                let block = slots.views[taken % depth]
                 precondition(block.channel(0).baseAddress == slot.buffer, "the ring gave its slots out of turn")
                 do {
-                    try tap.receive(block, offset: 0, count: slot.count, at: positions[taken % depth])
+                    try tap.receive(block, offset: 0, count: slot.count, at: slots.positions[taken % depth])
                 } catch {
                     workSeconds += (clock.now - started).seconds
                     workCPUSeconds = CPUClock.thread - startedCPU   // before the close, after which the timers are read
-                    ring.closeReading(failure: error)
+                    ring.closeReading(reader: reader, failure: error)
                     return
                 }
                 workSeconds += (clock.now - started).seconds
                 taken += 1
-                ring.release()
+                ring.release(reader: reader)
             }
             workCPUSeconds = CPUClock.thread - startedCPU
-            ring.closeReading()
+            ring.closeReading(reader: reader)
         }
     }
 }

@@ -141,15 +141,17 @@ public final class Renderer {
                               detection: plan.limiter.detection)
         let meter = LevelTap()
         let loudness = measuresOutput ? LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate) : nil
-        // The encoder is a sink like any other, interleaving on a thread of its own.
-        let output = ThreadedTap(EncoderSink(encoder, channelCount: channels, blockFrames: blockFrames),
-                                 channelCount: channels, blockFrames: blockFrames, name: "mixrender-encoder")
+        // The encoder is a sink like any other, interleaving on a thread of its own; the output's meter reads the same
+        // copy of each block on another (one ring, which both read).
+        let output = ThreadedTap([EncoderSink(encoder, channelCount: channels, blockFrames: blockFrames)] + (loudness.map { [$0] } ?? []),
+                                 channelCount: channels, blockFrames: blockFrames,
+                                 names: ["mixrender-encoder"] + (loudness == nil ? [] : ["mixrender-meter"]))
         let gains = GainStage(plan.master, blockFrames: blockFrames)
         let limiterStage = LimiterStage(limiter)
         let wrap = try loop.map { LoopWrapStage($0, tail: try renderTail(of: $0, material: material, timings: &timings)) }
         let chain = MasterChain.standard(gains: gains, wrap: wrap, limiter: limiterStage,
                                          meter: meter, output: output,
-                                         taps: (loudness.map { [RenderTap(.output, ThreadedTap($0, channelCount: channels, blockFrames: blockFrames))] } ?? []) + taps,
+                                         taps: taps,
                                          range: range)
 
         let end = range.upperBound + Int64(chain.latency)
@@ -211,11 +213,11 @@ public final class Renderer {
         }
         timings.write = output.handOverSeconds
         timings.mix -= output.handOverSeconds
-        timings.encode = output.workSeconds
+        timings.encode = output.workSeconds(sink: 0)
         timings.wall = (clock.now - started).seconds
         timings.writeCPU = output.handOverCPUSeconds
         timings.mixCPU -= output.handOverCPUSeconds
-        timings.encodeCPU = output.workCPUSeconds
+        timings.encodeCPU = output.workCPUSeconds(sink: 0)
         timings.totalCPU = CPUClock.process - startedCPU
 
         return RenderSummary(
