@@ -25,10 +25,10 @@ public final class ThreadedTap: MixTap {
     /// Floats from one channel's run of a buffer to the next: `blockFrames` and one cache line.
     private let channelStride: Int
     private var isClosed = false
-    /// Blocks handed over so far (the render thread's count; the worker keeps its own).
+    /// Blocks handed over so far (the render thread's count; each worker keeps its own).
     private var published = 0
     private let clock = ContinuousClock()
-    /// Seconds the render thread spent handing blocks over (copying, and waiting for a free buffer when the
+    /// Seconds the render thread spent handing blocks over (copying, and waiting for a free buffer when a
     /// sink is behind), and its CPU seconds doing so: the copying's wall time (a copy does not wait; the
     /// thread's CPU clock is a system call, which around every block cost more than the copy).
     public private(set) var handOverSeconds: Double = 0
