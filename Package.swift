@@ -161,7 +161,7 @@ let package = Package(
         // The render service end to end: the real `mixrender serve` on a loopback port, called by a client generated
         // from the same OpenAPI document (over URLSession) and by plain HTTP requests.
         .testTarget(name: "ServerTests",
-                    dependencies: ["mixrender", "TestSupport",
+                    dependencies: ["mixrender", "DSPTestSupport", "TestSupport",
                                    .product(name: "Hummingbird", package: "hummingbird"),
                                    .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                                    .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),

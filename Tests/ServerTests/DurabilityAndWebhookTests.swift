@@ -1,4 +1,5 @@
 import Crypto
+import DSPTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -64,7 +65,7 @@ import Testing
         let results = first.state.appendingPathComponent("results")
         let left = (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? []
         #expect(!left.contains(id))
-        let second = try ServerProcess.start(state: first.state, token: first.token)
+        let second = try ServerProcess.start(state: first.folder, token: first.token)
         defer { second.stop() }
         let during = try await second.request("GET", "/v1/renders/\(id)/audio")
         #expect(during.status == 409 || during.status == 200)
@@ -86,7 +87,7 @@ import Testing
         let started = Date()
         #expect(first.stop(seconds: 30) == 0, "SIGTERM: exit status 0")
         #expect(Date().timeIntervalSince(started) < 30)
-        let second = try ServerProcess.start(state: first.state, arguments: ["--jobs", "1"], token: first.token)
+        let second = try ServerProcess.start(state: first.folder, arguments: ["--jobs", "1"], token: first.token)
         defer { second.stop() }
         let after = try await second.request("GET", "/v1/renders/\(id)")
         #expect(["queued", "rendering"].contains(after.object["state"] as? String ?? ""), "\(after.object)")
@@ -111,8 +112,9 @@ import Testing
         let url = try #require(ProcessInfo.processInfo.environment["MIXRENDER_TEST_POSTGRES_URL"],
                                "set MIXRENDER_TEST_POSTGRES_URL (scripts/start-postgres.sh starts a server and prints it)")
         let database = try await PostgresScratch.make(url: url)
-        let shared = try FileManager.default.url(for: .itemReplacementDirectory, in: .userDomainMask,
-                                                 appropriateFor: URL(fileURLWithPath: NSTemporaryDirectory()), create: true)
+        let scratch = try TemporaryFolder(prefix: "mixrender-serve-test")
+        defer { withExtendedLifetime(scratch) {} }
+        let shared = scratch.url
         let tokens = shared.appendingPathComponent("tokens")
         let made = try CLI.run(["serve", "--new-token", "app", "--tokens", tokens.path])
         let token = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -1,4 +1,5 @@
 import Crypto
+import DSPTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -192,8 +193,9 @@ import Testing
     }
 
     @Test func soundsAreUploadedByHashOrTakenFromTheOperatorsFoldersAndNothingElse() async throws {
-        let folder = try FileManager.default.url(for: .itemReplacementDirectory, in: .userDomainMask,
-                                                 appropriateFor: URL(fileURLWithPath: NSTemporaryDirectory()), create: true)
+        let scratch = try TemporaryFolder(prefix: "mixrender-serve-test")
+        defer { withExtendedLifetime(scratch) {} }
+        let folder = scratch.url
         let library = folder.appendingPathComponent("library")
         try FileManager.default.createDirectory(at: library.appendingPathComponent("rain"), withIntermediateDirectories: true)
         let tone = Self.wavBytes(seconds: 1, sampleRate: 22050)
@@ -240,11 +242,9 @@ import Testing
     }
 
     @Test func tokensGuardEveryCallAndEachTokenSeesOnlyItsOwnRenders() async throws {
-        let state = try FileManager.default.url(for: .itemReplacementDirectory, in: .userDomainMask,
-                                                appropriateFor: URL(fileURLWithPath: NSTemporaryDirectory()), create: true)
-        let server = try ServerProcess.start(state: state)
+        let server = try ServerProcess.start()
         defer { server.stop() }
-        let second = try CLI.run(["serve", "--new-token", "second-app", "--state", state.path])
+        let second = try CLI.run(["serve", "--new-token", "second-app", "--state", server.state.path])
         #expect(second.status == 0, "\(second.stderr)")
         let otherToken = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         // The server reads the tokens file again when it changes.

@@ -1,3 +1,4 @@
+import DSPTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -6,10 +7,12 @@ import TestSupport
 
 /// A real `mixrender serve` in a subprocess on a free loopback port, with a state folder of its own: what the
 /// end-to-end tests call over HTTP. It prints the token it made and the address it listens on; `stop` sends
-/// SIGTERM and waits, `kill` sends SIGKILL (a crash).
+/// SIGTERM and waits, `kill` sends SIGKILL (a crash). The state folder is a `TemporaryFolder` the server holds: it goes
+/// (results included: an interrupted test's two-hour FLAC is 850 MB) once no server started on it is left.
 final class ServerProcess: @unchecked Sendable {
     let process: Process
-    let state: URL
+    let folder: TemporaryFolder
+    var state: URL { folder.url }
     let port: Int
     let token: String
     let output: Pipe
@@ -17,15 +20,15 @@ final class ServerProcess: @unchecked Sendable {
 
     var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    /// Starts a server on `state` (a new temporary folder when nil) with `arguments` besides `--port 0 --state`.
+    /// Starts a server on `state` (a new temporary folder when nil; a restart passes the first server's `folder`) with
+    /// `arguments` besides `--port 0 --state`.
     /// `token`: the token to use when the state folder has one already (a restart); the first start prints one.
-    static func start(state: URL? = nil, arguments: [String] = [], token: String? = nil,
+    static func start(state: TemporaryFolder? = nil, arguments: [String] = [], token: String? = nil,
                       environment: [String: String] = [:]) throws -> ServerProcess {
-        let folder = try state ?? FileManager.default.url(for: .itemReplacementDirectory, in: .userDomainMask,
-                                                          appropriateFor: URL(fileURLWithPath: NSTemporaryDirectory()), create: true)
+        let folder = try state ?? TemporaryFolder(prefix: "mixrender-serve-test")
         let process = Process()
         process.executableURL = try CLI.executable
-        process.arguments = ["serve", "--port", "0", "--state", folder.path] + arguments
+        process.arguments = ["serve", "--port", "0", "--state", folder.url.path] + arguments
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
         process.environment = env
@@ -51,12 +54,12 @@ final class ServerProcess: @unchecked Sendable {
         }
         guard let port else { process.terminate(); throw ServerError("mixrender serve did not say where it listens within 60 s") }
         guard let chosen = printed ?? token else { process.terminate(); throw ServerError("mixrender serve printed no token and none was given") }
-        return ServerProcess(process: process, state: folder, port: port, token: chosen, output: output, lines: lines)
+        return ServerProcess(process: process, folder: folder, port: port, token: chosen, output: output, lines: lines)
     }
 
-    private init(process: Process, state: URL, port: Int, token: String, output: Pipe, lines: LineCollector) {
+    private init(process: Process, folder: TemporaryFolder, port: Int, token: String, output: Pipe, lines: LineCollector) {
         self.process = process
-        self.state = state
+        self.folder = folder
         self.port = port
         self.token = token
         self.output = output
@@ -79,7 +82,8 @@ final class ServerProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    /// A server still running when its test ends (a failed expectation) is killed and waited for before its folder goes.
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
 
     // MARK: - HTTP
 
