@@ -67,16 +67,17 @@ final class BufferRing: @unchecked Sendable {
     private let readers: [Reader]
     /// Whether the producer is waiting (or about to) for free slots.
     private let producerWaits = Atomic<Bool>(false)
-    /// `isReadingClosed`, for `reserve` to see without the lock.
+    /// Whether some reader has closed its end (`readersClosed > 0`: the producer can no longer count on free slots),
+    /// for `reserve` to see without the lock.
     private let readingClosed = Atomic<Bool>(false)
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var isWritingClosed = false
-    /// Whether some reader has closed its end (the producer can no longer count on free slots), and how many have.
-    private var isReadingClosed = false
-    private var readersClosed = 0
-    private var readerClosed: [Bool]
     private var writingFailure: Error?
+    /// Which readers have closed their end, and how many.
+    private var readerClosed: [Bool]
+    private var readersClosed = 0
+    /// The first failure a reader closed with.
     private var readingFailure: Error?
     /// A waiting side is woken once this many buffers are ready for it (or at a close), not at every one:
     /// at hundreds of blocks a second, waking the other thread for each cost a render to WAV a tenth of its time
@@ -137,7 +138,7 @@ final class BufferRing: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if isReadingClosed { producerWaits.store(false, ordering: .relaxed); throw readingFailure ?? Closed() }
+            if readersClosed > 0 { producerWaits.store(false, ordering: .relaxed); throw readingFailure ?? Closed() }
             producerWaits.store(true, ordering: .sequentiallyConsistent)
             if p - leastReleased(sequentiallyConsistent: true) < slotCount {
                 producerWaits.store(false, ordering: .relaxed)
@@ -222,8 +223,7 @@ final class BufferRing: @unchecked Sendable {
         if !readerClosed[reader] {
             readerClosed[reader] = true
             readersClosed += 1
-            if !isReadingClosed || (readingFailure == nil && failure != nil) { readingFailure = failure }
-            isReadingClosed = true
+            if readingFailure == nil { readingFailure = failure }
             readingClosed.store(true, ordering: .releasing)
             condition.broadcast()
         }

@@ -40,13 +40,13 @@ public final class ThreadedTap: MixTap {
     /// The sinks it runs, in the order given.
     public var sinks: [MixTap] { workers.map(\.tap) }
 
-    /// `names` name the threads (`mixrender-encoder`, `mixrender-meter`), as debuggers and `top -H` show them.
-    /// `depth` is the buffers in flight: 8 by default (32,768 frames, 0.68 s at 48 kHz, 256 KiB in stereo), shared
+    /// `sinks` pairs each sink with the name of its thread (`mixrender-encoder`, `mixrender-meter`), as debuggers and
+    /// `top -H` show them. `depth` is the buffers in flight: 8 by default (32,768 frames, 0.68 s at 48 kHz, 256 KiB in stereo), shared
     /// by the sinks. With 4 a waiting thread was woken every two blocks, and a render to WAV made twice the context
     /// switches and ran about 5 % slower; when the encoder and the meter had a ring of 4 each, 8 each raised the
     /// peak RSS 0.5 to 1 MiB (docs/performance.md, "Rendering to WAV, later that day").
-    public init(_ sinks: [MixTap], channelCount: Int, blockFrames: Int, depth: Int = 8, names: [String]) {
-        precondition(!sinks.isEmpty && names.count == sinks.count, "a threaded tap runs one sink or more, each on a named thread")
+    public init(_ sinks: [(tap: MixTap, thread: String)], channelCount: Int, blockFrames: Int, depth: Int = 8) {
+        precondition(!sinks.isEmpty, "a threaded tap runs one sink or more")
         self.blockFrames = blockFrames
         self.channelCount = channelCount
         let channelStride = (blockFrames + 15) / 16 * 16 + 16
@@ -55,10 +55,10 @@ public final class ThreadedTap: MixTap {
         self.ring = ring
         let slots = Slots(ring: ring, channelCount: channelCount, blockFrames: blockFrames, channelStride: channelStride)
         self.slots = slots
-        workers = sinks.indices.map { Worker(tap: sinks[$0], reader: $0, ring: ring, slots: slots) }
-        for (worker, name) in zip(workers, names) {
+        workers = sinks.indices.map { Worker(tap: sinks[$0].tap, reader: $0, ring: ring, slots: slots) }
+        for (worker, sink) in zip(workers, sinks) {
             let thread = Thread { worker.run() }
-            thread.name = name
+            thread.name = sink.thread
             thread.stackSize = 8 << 20
             thread.start()
         }
@@ -66,7 +66,7 @@ public final class ThreadedTap: MixTap {
 
     /// One sink on a thread named `name`.
     public convenience init(_ tap: MixTap, channelCount: Int, blockFrames: Int, depth: Int = 8, name: String = "mixrender-tap") {
-        self.init([tap], channelCount: channelCount, blockFrames: blockFrames, depth: depth, names: [name])
+        self.init([(tap, name)], channelCount: channelCount, blockFrames: blockFrames, depth: depth)
     }
 
     /// Lets the sinks' threads take what is queued and end, if `finish` or `abandon` was never called.

@@ -1,6 +1,5 @@
 import Foundation  // Thread, NSCondition
 import MixDSP
-import MixIO  // CPUClock
 
 /// The bus mixed ahead of the master chain by several threads (`--threads N`): the timeline is cut into stints of
 /// `stintSeconds` (from frame 0, so a stint starts on an epoch of every generator that has them), and `workers`
@@ -228,7 +227,7 @@ final class ParallelMixer {
             var timings = RenderTimings()
             defer { shared.ended(adding: timings) }
             let blockFrames = bus.capacity
-            var threadCPU = CPUClock.thread
+            var laps = ThreadCPULaps()
             var j = first
             while j < shared.stintCount {
                 guard let slot = shared.claim(j) else { return }
@@ -239,7 +238,7 @@ final class ParallelMixer {
                     while position < frames.upperBound {
                         if shared.isStopping { return }
                         let n = Int(min(Int64(blockFrames), frames.upperBound - position))
-                        try mixer.mixTracks(into: bus, at: position, count: n, threadCPU: &threadCPU, timings: &timings)
+                        try mixer.mixTracks(into: bus, at: position, count: n, cpu: &laps, timings: &timings)
                         for c in 0..<bus.channelCount {
                             Kernels.copy(bus.channel(c).baseAddress!, to: slot.channel(c).baseAddress! + offset, count: n)
                         }

@@ -143,9 +143,9 @@ public final class Renderer {
         let loudness = measuresOutput ? LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate) : nil
         // The encoder is a sink like any other, interleaving on a thread of its own; the output's meter reads the same
         // copy of each block on another (one ring, which both read).
-        let output = ThreadedTap([EncoderSink(encoder, channelCount: channels, blockFrames: blockFrames)] + (loudness.map { [$0] } ?? []),
-                                 channelCount: channels, blockFrames: blockFrames,
-                                 names: ["mixrender-encoder"] + (loudness == nil ? [] : ["mixrender-meter"]))
+        var sinks: [(tap: MixTap, thread: String)] = [(EncoderSink(encoder, channelCount: channels, blockFrames: blockFrames), "mixrender-encoder")]
+        if let loudness { sinks.append((loudness, "mixrender-meter")) }
+        let output = ThreadedTap(sinks, channelCount: channels, blockFrames: blockFrames)
         let gains = GainStage(plan.master, blockFrames: blockFrames)
         let limiterStage = LimiterStage(limiter)
         let wrap = try loop.map { LoopWrapStage($0, tail: try renderTail(of: $0, material: material, timings: &timings)) }
@@ -162,10 +162,10 @@ public final class Renderer {
             var p = max(0, loop.length - warmUpFrames)
             warmedUp = loop.length - p
             let warmMixer = TrackMixer(plan: plan, material: material, blockFrames: blockFrames)
-            var threadCPU = CPUClock.thread
+            var laps = ThreadCPULaps()
             while p < loop.length {
                 let n = Int(min(Int64(blockFrames), loop.length - p))
-                try warmMixer.mixTracks(into: bus, at: p, count: n, threadCPU: &threadCPU, timings: &timings)
+                try warmMixer.mixTracks(into: bus, at: p, count: n, cpu: &laps, timings: &timings)
                 for stage in [gains, wrap, limiterStage] as [MasterStage] { stage.process(bus, count: n, at: p) }
                 p += Int64(n)
             }
@@ -179,26 +179,24 @@ public final class Renderer {
             ? ParallelMixer(plan: plan, material: material, span: span, blockFrames: blockFrames, workers: threads) : nil
         let mixer = parallel == nil ? TrackMixer(plan: plan, material: material, blockFrames: blockFrames) : nil
         var reported: Int64 = 0
-        // The render thread's CPU clock, read after the mix and after the chain (a system call: twice per block,
-        // the mix's end serving as the chain's start).
-        var threadCPU = CPUClock.thread
+        // The render thread's CPU time in laps ending after the mix and after the chain: two reads of its clock (a
+        // system call) per block.
+        var laps = ThreadCPULaps()
         do {
             while position < end {
                 // Run in a Swift task (the MixRender library), a render stops within a block of its task's cancelling.
                 if Task.isCancelled { throw CancellationError() }
                 let n = Int(min(Int64(blockFrames), end - position))
                 if let mixer {
-                    try mixer.mixTracks(into: bus, at: position, count: n, threadCPU: &threadCPU, timings: &timings)
+                    try mixer.mixTracks(into: bus, at: position, count: n, cpu: &laps, timings: &timings)
                 } else {
                     try parallel!.mix(into: bus, at: position, count: n)
-                    threadCPU = CPUClock.thread
+                    laps.skip()
                 }
                 let chainStarted = clock.now
                 try chain.process(bus, count: n, at: position)
                 timings.mix += (clock.now - chainStarted).seconds
-                let chainEnded = CPUClock.thread
-                timings.mixCPU += chainEnded - threadCPU
-                threadCPU = chainEnded
+                timings.mixCPU += laps.lap()
                 position += Int64(n)
                 // Frames the output has received so far (it lags the mix by the chain's latency).
                 let written = min(position - Int64(chain.latency), range.upperBound) - range.lowerBound
@@ -241,10 +239,10 @@ public final class Renderer {
         let mixer = TrackMixer(plan: plan, material: material, blockFrames: blockFrames)
         let gains = GainStage(plan.master, blockFrames: blockFrames)
         var p = loop.length
-        var threadCPU = CPUClock.thread
+        var laps = ThreadCPULaps()
         while p < loop.length + loop.crossfadeFrames {
             let n = Int(min(Int64(blockFrames), loop.length + loop.crossfadeFrames - p))
-            try mixer.mixTracks(into: bus, at: p, count: n, threadCPU: &threadCPU, timings: &timings)
+            try mixer.mixTracks(into: bus, at: p, count: n, cpu: &laps, timings: &timings)
             gains.process(bus, count: n, at: p)
             for c in 0..<plan.channelCount {
                 (tail.channel(c).baseAddress! + Int(p - loop.length)).update(from: bus.channel(c).baseAddress!, count: n)

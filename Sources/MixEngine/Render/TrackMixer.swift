@@ -1,5 +1,4 @@
 import MixDSP
-import MixIO
 
 /// The first stage of a block: every track's events rendered from their sources, summed and shaped
 /// by the track's gains and balance, and the tracks summed into the master bus (the master chain takes
@@ -50,12 +49,10 @@ final class TrackMixer {
     private var scratch: UnsafeMutablePointer<Float> { gainBuffers.channel(1).baseAddress! }
     private var voiceGains: UnsafeMutablePointer<Float> { gainBuffers.channel(2).baseAddress! }
 
-    /// Mixes frames `[position, position + count)` of every track into `bus` (cleared first). `threadCPU` is
-    /// the calling thread's CPU clock (`CPUClock.thread`) as the caller last read it, and on return the clock
-    /// at the end: the thread's CPU time in between (whatever the caller did since its read, then the mix) goes
-    /// to the timings' sources and mix. A caller that reads the clock after its own stages and passes that on
-    /// reads it once per block for both.
-    func mixTracks(into bus: AudioBlock, at position: Int64, count n: Int, threadCPU: inout Double,
+    /// Mixes frames `[position, position + count)` of every track into `bus` (cleared first). `cpu` is the calling
+    /// thread's laps: the one this call ends (whatever the caller did since its last lap, then the mix) goes to the
+    /// timings' sources and mix. A caller that ends a lap after its own stages reads the clock once per block for both.
+    func mixTracks(into bus: AudioBlock, at position: Int64, count n: Int, cpu laps: inout ThreadCPULaps,
                    timings: inout RenderTimings) throws {
         bus.clear(count: n)
         let blockEnd = position + Int64(n)
@@ -80,9 +77,7 @@ final class TrackMixer {
         mixSeconds += (clock.now - flushStarted).seconds
         timings.sources += sourceSeconds
         timings.mix += mixSeconds
-        let now = CPUClock.thread
-        let cpu = now - threadCPU
-        threadCPU = now
+        let cpu = laps.lap()
         let share = sourceSeconds + mixSeconds > 0 ? sourceSeconds / (sourceSeconds + mixSeconds) : 0
         timings.sourcesCPU += cpu * share
         timings.mixCPU += cpu * (1 - share)
