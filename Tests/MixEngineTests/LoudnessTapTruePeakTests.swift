@@ -11,11 +11,9 @@ import Testing
     /// Noise whose level falls and rises (so that runs are both skipped and computed), then a quiet stretch holding
     /// a tone at a quarter of the rate, phased so that its peaks fall between samples (3 dB over them), that ends
     /// up as the loudest value: it is found behind long skipped stretches. Blocks of 1000 frames (runs do not line
-    /// up with them), at 48 kHz and at 22.05 kHz (where the tap measures at 48 kHz after a resampler). With the true
-    /// peak apart (a render runs it on a thread of its own) the caller runs it beside the tap at 48 kHz, and the
-    /// measurement is the same; at 22.05 kHz the tap keeps it (it measures the resampled signal).
-    @Test(arguments: [48_000, 22_050], [false, true])
-    func skippedRunsGiveTheTruePeakOfEveryValue(rate: Int, apart: Bool) throws {
+    /// up with them), at 48 kHz and at 22.05 kHz (where the tap measures at 48 kHz after a resampler).
+    @Test(arguments: [48_000, 22_050])
+    func skippedRunsGiveTheTruePeakOfEveryValue(rate: Int) throws {
         let frames = 5 * rate
         var noise = TestSignals.Noise(seed: 41)
         let signal = TestSignals.block(channels: 2, frames: frames) { i, c in
@@ -27,17 +25,14 @@ import Testing
             let level = Float(0.15 + 0.12 * cos(2 * Double.pi * t / 1.7))
             return level * noise.sample() * (c == 0 ? 1 : 0.8)
         }
-        let tap = LoudnessTap(channelCount: 2, sampleRate: rate, truePeakApart: apart)
-        #expect((tap.apartTruePeak != nil) == (apart && rate == 48_000))
+        let tap = LoudnessTap(channelCount: 2, sampleRate: rate)
         var done = 0
         while done < frames {
             let n = min(1000, frames - done)
             try tap.receive(signal, offset: done, count: n, at: Int64(done))
-            tap.apartTruePeak?.receive(signal, offset: done, count: n, at: Int64(done))
             done += n
         }
         try tap.finish()
-        tap.apartTruePeak?.finish()
 
         // The reference: every value, over what the tap measures (the signal itself, or it resampled to 48 kHz).
         var measured = signal

@@ -140,12 +140,11 @@ public final class Renderer {
                               lookaheadMs: plan.limiter.lookaheadMs, releaseMs: plan.limiter.releaseMs,
                               detection: plan.limiter.detection)
         let meter = LevelTap()
-        let loudness = measuresOutput ? LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate, truePeakApart: true) : nil
-        // The encoder is a sink like any other, interleaving on a thread of its own; the output's meter and its true
-        // peak read the same copy of each block on two others (one ring, which all read).
+        let loudness = measuresOutput ? LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate) : nil
+        // The encoder is a sink like any other, interleaving on a thread of its own; the output's meter reads the same
+        // copy of each block on another (one ring, which both read).
         var sinks: [(tap: MixTap, thread: String)] = [(EncoderSink(encoder, channelCount: channels, blockFrames: blockFrames), "mixrender-encoder")]
         if let loudness { sinks.append((loudness, "mixrender-meter")) }
-        if let truePeak = loudness?.apartTruePeak { sinks.append((truePeak, "mixrender-peak")) }
         let output = ThreadedTap(sinks, channelCount: channels, blockFrames: blockFrames)
         let gains = GainStage(plan.master, blockFrames: blockFrames)
         let limiterStage = LimiterStage(limiter)
