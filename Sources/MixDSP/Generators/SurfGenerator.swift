@@ -40,8 +40,8 @@ import RealModule
 ///
 /// Layout: the settings, the next position, filter state (8 `Double`s per channel), the two latest control
 /// points (3 envelopes per channel each) and a 16-wave cache of the waves' draws (times, heights, plunges,
-/// pan gains; a pure function of k, so caching changes nothing), in arrays made in `init`; `render` allocates
-/// nothing. Not thread-safe (the state changes as it renders): one thread at a time.
+/// pan gains; a pure function of k, so caching changes nothing), in buffers allocated in `init`; `render`
+/// allocates nothing. Not thread-safe (the state changes as it renders): one thread at a time.
 public final class SurfGenerator: FrameSource, ShortWarmUp {
     public let intensity: Double
     public let periodSeconds: Double
@@ -74,16 +74,20 @@ public final class SurfGenerator: FrameSource, ShortWarmUp {
 
     let warmUpFrames: Int64
     var nextPosition: Int64 = 0
-    private var state: [Double]
+    // The buffers below are allocated in `init` and written through their pointers (as `RainGenerator`'s): arrays
+    // held by a class would pay a dynamic exclusivity check on every element read in the loops.
+    private let state: UnsafeMutablePointer<Double>
     private static let stateSize = 8
-    private var controls: [Double]
+    private let controls: UnsafeMutablePointer<Double>
     private var controlIndex: Int64 = -2
     private static let controlSize = 3
     /// The draws of the last 16 waves looked up (slot k mod 16; a control point needs at most 6), each with up
     /// to 5 plunges: a pure function of k, kept so that each wave is hashed once, not every 32 frames.
     private static let cacheSize = 16, plunges = 5
-    private var breakIndex: [Int64], breakTime: [Double], breakHeight: [Double], breakGain: [Double]
-    private var plungeCount: [Int], plungeTime: [Double], plungeAmp: [Double], plungeGain: [Double]
+    private let breakIndex: UnsafeMutablePointer<Int64>, breakTime: UnsafeMutablePointer<Double>
+    private let breakHeight: UnsafeMutablePointer<Double>, breakGain: UnsafeMutablePointer<Double>
+    private let plungeCount: UnsafeMutablePointer<Int>, plungeTime: UnsafeMutablePointer<Double>
+    private let plungeAmp: UnsafeMutablePointer<Double>, plungeGain: UnsafeMutablePointer<Double>
 
     private let rate: Double
     private let darkA: Double, brightA: Double, brightHPA: Double, foamHPA: Double, foamLPA: Double, grainDecay: Double
@@ -99,14 +103,16 @@ public final class SurfGenerator: FrameSource, ShortWarmUp {
         self.channelCount = channelCount
         rate = Double(sampleRate)
         warmUpFrames = Int64((SurfGenerator.warmUpSeconds * rate).rounded())
-        state = Array(repeating: 0, count: channelCount * SurfGenerator.stateSize)
-        controls = Array(repeating: 0, count: 2 * channelCount * SurfGenerator.controlSize)
-        let n = SurfGenerator.cacheSize
-        breakIndex = Array(repeating: Int64.min, count: n); breakTime = Array(repeating: 0, count: n)
-        breakHeight = Array(repeating: 0, count: n); breakGain = Array(repeating: 0, count: n * channelCount)
-        plungeCount = Array(repeating: 0, count: n); plungeTime = Array(repeating: 0, count: n * SurfGenerator.plunges)
-        plungeAmp = Array(repeating: 0, count: n * SurfGenerator.plunges)
-        plungeGain = Array(repeating: 0, count: n * SurfGenerator.plunges * channelCount)
+        func zeros<T: Numeric>(_ count: Int, _ value: T = 0) -> UnsafeMutablePointer<T> {
+            let p = UnsafeMutablePointer<T>.allocate(capacity: count)
+            p.initialize(repeating: value, count: count)
+            return p
+        }
+        state = zeros(channelCount * SurfGenerator.stateSize)
+        controls = zeros(2 * channelCount * SurfGenerator.controlSize)
+        let n = SurfGenerator.cacheSize, m = n * SurfGenerator.plunges
+        breakIndex = zeros(n, Int64.min); breakTime = zeros(n); breakHeight = zeros(n); breakGain = zeros(n * channelCount)
+        plungeCount = zeros(n); plungeTime = zeros(m); plungeAmp = zeros(m); plungeGain = zeros(m * channelCount)
         let r = rate
         func onePole(_ hz: Double) -> Double { 1 - Double.exp(-2 * Double.pi * min(hz, r * 0.45) / r) }
         darkA = onePole(SurfGenerator.darkHz)
@@ -117,6 +123,12 @@ public final class SurfGenerator: FrameSource, ShortWarmUp {
         noiseSeed = SeededRandom.bits(seed: seed, stream: 0x5355_5246, index: 0)   // "SURF"
         grainSeed = SeededRandom.bits(seed: seed, stream: 0x4752_4149, index: 0)   // "GRAI"
         setSeed = SeededRandom.bits(seed: seed, stream: 0x5345_5453, index: 0)     // "SETS"
+    }
+
+    deinit {
+        state.deallocate(); controls.deallocate()
+        breakIndex.deallocate(); breakTime.deallocate(); breakHeight.deallocate(); breakGain.deallocate()
+        plungeCount.deallocate(); plungeTime.deallocate(); plungeAmp.deallocate(); plungeGain.deallocate()
     }
 
     @inline(__always) private func u(_ k: Int64, _ d: UInt64) -> Double { SeededRandom.unit(seed: seed, stream: 1, index: k, draw: d) }
@@ -219,7 +231,7 @@ public final class SurfGenerator: FrameSource, ShortWarmUp {
         controlIndex = g
     }
 
-    func resetFilters() { for i in state.indices { state[i] = 0 } }
+    func resetFilters() { state.update(repeating: 0, count: channelCount * SurfGenerator.stateSize) }
     func runFilters(into block: AudioBlock, offset: Int, count: Int) { generate(into: block, offset: offset, count: count) }
 
     public func render(into block: AudioBlock, offset: Int, count: Int, at position: Int64) throws {
@@ -227,6 +239,9 @@ public final class SurfGenerator: FrameSource, ShortWarmUp {
         generate(into: block, offset: offset, count: count)
     }
 
+    /// The channels two at a time, in the lanes of `SIMD2<Double>` (a lone last channel fills both lanes): each
+    /// lane computes exactly what one channel's filters compute alone, in the same order, so the two channels'
+    /// serial filter chains run side by side and the output is the same bit for bit.
     private func generate(into block: AudioBlock, offset: Int, count: Int) {
         let cf = Int64(SurfGenerator.controlFrames)
         let gain = SurfGenerator.scale * intensity
@@ -238,34 +253,55 @@ public final class SurfGenerator: FrameSource, ShortWarmUp {
             let run = Int(min(Int64(count - done), (g + 1) * cf - n0))
             loadControls(g)
             let phase0 = Double(n0 - g * cf)
-            for c in 0..<channelCount {
-                let out = block.channel(c).baseAddress! + offset + done
-                let i0 = c * SurfGenerator.controlSize, i1 = (channelCount + c) * SurfGenerator.controlSize
-                let (dark0, crash0, foam0) = (controls[i0], controls[i0 + 1], controls[i0 + 2])
-                let dDark = (controls[i1] - dark0) / Double(cf)
-                let dCrash = (controls[i1 + 1] - crash0) / Double(cf)
-                // this block's grain: at most one, at a hashed frame of the block
-                let bits = SeededRandom.bits(seed: grainSeed, stream: UInt64(c), index: UInt64(bitPattern: g))
-                let chance = SurfGenerator.grainRate * foam0 * slotSeconds
-                let grainAt = SeededRandom.unit(bits) < chance ? Int64(bits & 31) : -1
+            /// Control value `k` (water, crash, foam) of channel `ch` at grid point g (slot 0) or g + 1 (slot 1).
+            func control(_ slot: Int, _ ch: Int, _ k: Int) -> Double {
+                controls[(slot * channelCount + ch) * SurfGenerator.controlSize + k]
+            }
+            /// This block's grain on channel `ch`: at most one, at a hashed frame of the block (-1: none).
+            func grain(_ ch: Int) -> (at: Int64, amp: Double) {
+                let foam = control(0, ch, 2)
+                let bits = SeededRandom.bits(seed: grainSeed, stream: UInt64(ch), index: UInt64(bitPattern: g))
+                let chance = SurfGenerator.grainRate * foam * slotSeconds
                 let ua = Double((bits >> 5) & 0xFFFF) * (1.0 / 65536)
-                let grainAmp = (0.3 + SurfGenerator.grainSpan * Double.pow(ua, SurfGenerator.grainPow)) * foam0.squareRoot()
-                let s = c * SurfGenerator.stateSize
-                var (d1, d2, bh, b1, b2, e, fh, fl) = (state[s], state[s + 1], state[s + 2], state[s + 3], state[s + 4], state[s + 5], state[s + 6], state[s + 7])
+                return (SeededRandom.unit(bits) < chance ? Int64(bits & 31) : -1,
+                        (0.3 + SurfGenerator.grainSpan * Double.pow(ua, SurfGenerator.grainPow)) * foam.squareRoot())
+            }
+            var c = 0
+            while c < channelCount {
+                let o = min(c + 1, channelCount - 1)
+                let outC = block.channel(c).baseAddress! + offset + done, outO = block.channel(o).baseAddress! + offset + done
+                let dark0 = SIMD2(control(0, c, 0), control(0, o, 0)), crash0 = SIMD2(control(0, c, 1), control(0, o, 1))
+                let dDark = (SIMD2(control(1, c, 0), control(1, o, 0)) - dark0) / Double(cf)
+                let dCrash = (SIMD2(control(1, c, 1), control(1, o, 1)) - crash0) / Double(cf)
+                let (grainC, grainO) = (grain(c), grain(o))
+                let grainAt = SIMD2(grainC.at, grainO.at), grainAmp = SIMD2(grainC.amp, grainO.amp)
+                let sc = state + c * SurfGenerator.stateSize, so = state + o * SurfGenerator.stateSize
+                func lanes(_ k: Int) -> SIMD2<Double> { SIMD2(sc[k], so[k]) }
+                var (d1, d2, bh, b1, b2) = (lanes(0), lanes(1), lanes(2), lanes(3), lanes(4))
+                var (e, fh, fl) = (lanes(5), lanes(6), lanes(7))
                 for i in 0..<run {
                     let f = phase0 + Double(i)
                     let dark = dark0 + dDark * f, crash = crash0 + dCrash * f
                     let n = n0 + Int64(i)
-                    let w = NoiseGenerator.white(seed: noiseSeed, frame: n, channel: c)
+                    let w = SIMD2(NoiseGenerator.white(seed: noiseSeed, frame: n, channel: c),
+                                  NoiseGenerator.white(seed: noiseSeed, frame: n, channel: o))
                     d1 += darkA * (w - d1); d2 += darkA * (d1 - d2)
                     bh += brightHPA * (w - bh); b1 += brightA * ((w - bh) - b1); b2 += brightA * (b1 - b2)
                     e *= grainDecay
-                    if n - g * cf == grainAt { e += grainAmp }
+                    e.replace(with: e + grainAmp, where: grainAt .== SIMD2(repeating: n - g * cf))
                     let x = e * w
                     fh += foamHPA * (x - fh); fl += foamLPA * ((x - fh) - fl)
-                    out[i] = Float(gain * (d2 * dark + b2 * crash + fl))
+                    let y = gain * (d2 * dark + b2 * crash + fl)
+                    outC[i] = Float(y[0])
+                    outO[i] = Float(y[1])
                 }
-                (state[s], state[s + 1], state[s + 2], state[s + 3], state[s + 4], state[s + 5], state[s + 6], state[s + 7]) = (d1, d2, bh, b1, b2, e, fh, fl)
+                func store(_ st: UnsafeMutablePointer<Double>, lane: Int) {
+                    (st[0], st[1], st[2], st[3], st[4]) = (d1[lane], d2[lane], bh[lane], b1[lane], b2[lane])
+                    (st[5], st[6], st[7]) = (e[lane], fh[lane], fl[lane])
+                }
+                store(so, lane: 1)
+                store(sc, lane: 0)   // last: a lone channel's state is its own lane's
+                c += 2
             }
             done += run
         }
