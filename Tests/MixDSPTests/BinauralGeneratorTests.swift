@@ -74,6 +74,28 @@ import Testing
         try GeneratorTesting.expectSameSamplesForAnyBlocks(generator, frames: 10_000, partialStart: 2345)
     }
 
+    /// The four-wide sine the generator renders with gives what the scalar one gives, bit for bit: every 2⁻¹⁸ of a
+    /// cycle over [0, 2) (524,288 phases), and each Float next to the places where the whole number of p + ½ changes
+    /// or the fold turns (0, ¼, ½, ¾, 1, 1¼, 1½, 1¾ and just below 2).
+    @Test func theFourWideSineIsTheScalarOneBitForBit() {
+        var phases = (0..<(1 << 19)).map { Float($0) * 0x1p-18 }
+        for edge: Float in [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2] {
+            var below = edge, above = edge
+            for _ in 0..<4 {
+                below = below.nextDown
+                above = above.nextUp
+                phases += [below, above].filter { $0 >= 0 && $0 < 2 }
+            }
+        }
+        phases += Array(repeating: 0, count: (4 - phases.count % 4) % 4)
+        var differing = 0
+        for i in stride(from: 0, to: phases.count, by: 4) {
+            let four = sinCycles(SIMD4(phases[i], phases[i + 1], phases[i + 2], phases[i + 3]))
+            for lane in 0..<4 where four[lane].bitPattern != sinCycles(phases[i + lane]).bitPattern { differing += 1 }
+        }
+        #expect(differing == 0, "\(differing) of \(phases.count) phases differ")
+    }
+
     @Test func bothEarsAreSinesOfTheAmplitude() throws {
         let x = try GeneratorTesting.render(Self.generator, frames: Self.rate)
         for c in 0..<2 {

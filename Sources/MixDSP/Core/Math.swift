@@ -44,3 +44,21 @@ import RealModule
     return t + t * q
 }
 
+/// `sinCycles` on four phases at once, each lane computing exactly what `sinCycles` computes for it (the same
+/// operations in the same order, so the same bits): for loops that the scalar one's range-checked conversion keeps
+/// from vectorising. The nearest-below whole number of p + ½ is found by adding and taking away 1.5·2²³ (the sum's
+/// rounding drops the fraction; exact for 0 ≤ p + ½ < 2²²), less one where that rounded up.
+@inline(__always) public func sinCycles(_ p: SIMD4<Float>) -> SIMD4<Float> {
+    let half = p + 0.5
+    var whole = (half + 12_582_912) - 12_582_912
+    whole.replace(with: whole - 1, where: whole .> half)
+    let x = p - whole                                    // [−½, ½)
+    var folded = x                                       // [−¼, ¼], as in `sinCycles`
+    folded.replace(with: 0.5 - x, where: x .> 0.25)
+    folded.replace(with: -0.5 - x, where: x .< -0.25)
+    let t = 2 * Float.pi * folded, t2 = t * t
+    let s: Float = -1.0 / 39_916_800, c9: Float = 1.0 / 362_880, c7: Float = 1.0 / 5040, c5: Float = 1.0 / 120, c3: Float = 1.0 / 6
+    let q = ((((s * t2 + c9) * t2 - c7) * t2 + c5) * t2 - c3) * t2
+    return t + t * q
+}
+
