@@ -26,19 +26,6 @@ import Testing
         #expect(differing > 95_000, "only \(differing) of 96000 samples differ with another seed")
     }
 
-    /// The channels run two at a time in the lanes of a vector, a lone last channel alone: each lane computes
-    /// what its channel computes alone, so a mono wind is the first channel of the stereo one and of a three-channel
-    /// one (whose third channel runs alone), bit for bit.
-    @Test func eachChannelIsTheSameAloneOrBesideAnother() throws {
-        let mono = try GeneratorTesting.render(wind(1, rate: 8000, channels: 1), frames: 40_000)
-        let stereo = try GeneratorTesting.render(wind(1, rate: 8000, channels: 2), frames: 40_000)
-        let three = try GeneratorTesting.render(wind(1, rate: 8000, channels: 3), frames: 40_000)
-        #expect(mono[0] == stereo[0])
-        #expect(mono[0] == three[0])
-        #expect(stereo[1] == three[1])
-        #expect(stereo[0] != stereo[1])
-    }
-
     /// Block sizes, backwards blocks and a start inside the next epoch's warm-up (at 8 kHz: epochs of
     /// 32000 frames, warm-ups of 4000) all give the same samples, bit for bit.
     @Test(arguments: [1, 2])

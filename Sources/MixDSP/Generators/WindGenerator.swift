@@ -105,13 +105,9 @@ public final class WindGenerator: FrameSource {
         }
     }
 
-    /// Frames [from, from + count) through the filters with state `s`, written into `block` at `offset`. The
-    /// channels two at a time, in the lanes of `SIMD2<Double>` (a lone last channel fills both lanes): the channels
-    /// share the filters' coefficients and each lane computes exactly what one channel's filters compute alone, in the
-    /// same order, so their serial recursions run side by side and the output is the same bit for bit.
+    /// Frames [from, from + count) through the filters with state `s`, written into `block` at `offset`.
     private func run(_ s: UnsafeMutablePointer<Double>, from: Int64, count: Int, into block: AudioBlock, offset: Int) {
         let step = WindGenerator.controlFrames
-        let rumble = SVFLanes<SIMD2<Double>>(self.rumble, self.rumble)
         var i = 0
         var k = WarmStart.floorDiv(from, step)
         var c = control(k)                   // a pure function of k: computed once per control period
@@ -121,37 +117,24 @@ public final class WindGenerator: FrameSource {
             let next = control(k + 1)
             let phase0 = Double(p - k * step) / Double(step)
             let slope = 1 / Double(step)
-            let body = SVFLanes(c.body, c.body), hiss = SVFLanes(c.hiss, c.hiss), whistle = SVFLanes(c.whistle, c.whistle)
-            var ch = 0
-            while ch < channelCount {
-                let other = min(ch + 1, channelCount - 1)
-                let outC = block.channel(ch).baseAddress! + offset + i, outO = block.channel(other).baseAddress! + offset + i
-                let sc = s + ch * WindGenerator.stateSize, so = s + other * WindGenerator.stateSize
-                func lanes(_ k: Int) -> SIMD2<Double> { SIMD2(sc[k], so[k]) }
-                var (b1, b2, r1, r2) = (lanes(0), lanes(1), lanes(2), lanes(3))
-                var (w1, w2, h1, h2) = (lanes(4), lanes(5), lanes(6), lanes(7))
+            for ch in 0..<channelCount {
+                let out = block.channel(ch).baseAddress! + offset + i
+                let st = s + ch * WindGenerator.stateSize
+                var (b1, b2, r1, r2, w1, w2, h1, h2) = (st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7])
                 for j in 0..<n {
-                    let x = SIMD2(NoiseGenerator.white(seed: noiseSeed, frame: p + Int64(j), channel: ch),
-                                  NoiseGenerator.white(seed: noiseSeed, frame: p + Int64(j), channel: other))
+                    let x = NoiseGenerator.white(seed: noiseSeed, frame: p + Int64(j), channel: ch)
                     let f = phase0 + Double(j) * slope
-                    let bodyY = body.tick(x, &b1, &b2).low
-                    let hissY = hiss.tick(x, &h1, &h2).band * hiss.k
+                    let body = c.body.tick(x, &b1, &b2).low
+                    let hiss = c.hiss.tick(x, &h1, &h2).band * c.hiss.k
                     let low = rumble.tick(x, &r1, &r2).low
-                    let whistleY = whistle.tick(x, &w1, &w2).band * whistle.k
-                    let y = bodyY * (c.bodyGain + (next.bodyGain - c.bodyGain) * f)
-                        + hissY * (c.hissGain + (next.hissGain - c.hissGain) * f)
+                    let whistle = c.whistle.tick(x, &w1, &w2).band * c.whistle.k
+                    let y = body * (c.bodyGain + (next.bodyGain - c.bodyGain) * f)
+                        + hiss * (c.hissGain + (next.hissGain - c.hissGain) * f)
                         + low * (c.rumbleGain + (next.rumbleGain - c.rumbleGain) * f)
-                        + whistleY * (c.whistleGain + (next.whistleGain - c.whistleGain) * f)
-                    outC[j] = Float(y[0])
-                    outO[j] = Float(y[1])
+                        + whistle * (c.whistleGain + (next.whistleGain - c.whistleGain) * f)
+                    out[j] = Float(y)
                 }
-                func store(_ st: UnsafeMutablePointer<Double>, lane: Int) {
-                    (st[0], st[1], st[2], st[3]) = (b1[lane], b2[lane], r1[lane], r2[lane])
-                    (st[4], st[5], st[6], st[7]) = (w1[lane], w2[lane], h1[lane], h2[lane])
-                }
-                store(so, lane: 1)
-                store(sc, lane: 0)   // last: a lone channel's state is its own lane's
-                ch += 2
+                (st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7]) = (b1, b2, r1, r2, w1, w2, h1, h2)
             }
             i += n
             k += 1
