@@ -239,9 +239,6 @@ public final class SurfGenerator: FrameSource, ShortWarmUp {
         generate(into: block, offset: offset, count: count)
     }
 
-    /// The channels two at a time, in the lanes of `SIMD2<Double>` (a lone last channel fills both lanes): each
-    /// lane computes exactly what one channel's filters compute alone, in the same order, so the two channels'
-    /// serial filter chains run side by side and the output is the same bit for bit.
     private func generate(into block: AudioBlock, offset: Int, count: Int) {
         let cf = Int64(SurfGenerator.controlFrames)
         let gain = SurfGenerator.scale * intensity
@@ -253,55 +250,34 @@ public final class SurfGenerator: FrameSource, ShortWarmUp {
             let run = Int(min(Int64(count - done), (g + 1) * cf - n0))
             loadControls(g)
             let phase0 = Double(n0 - g * cf)
-            /// Control value `k` (water, crash, foam) of channel `ch` at grid point g (slot 0) or g + 1 (slot 1).
-            func control(_ slot: Int, _ ch: Int, _ k: Int) -> Double {
-                controls[(slot * channelCount + ch) * SurfGenerator.controlSize + k]
-            }
-            /// This block's grain on channel `ch`: at most one, at a hashed frame of the block (-1: none).
-            func grain(_ ch: Int) -> (at: Int64, amp: Double) {
-                let foam = control(0, ch, 2)
-                let bits = SeededRandom.bits(seed: grainSeed, stream: UInt64(ch), index: UInt64(bitPattern: g))
-                let chance = SurfGenerator.grainRate * foam * slotSeconds
+            for c in 0..<channelCount {
+                let out = block.channel(c).baseAddress! + offset + done
+                let i0 = c * SurfGenerator.controlSize, i1 = (channelCount + c) * SurfGenerator.controlSize
+                let (dark0, crash0, foam0) = (controls[i0], controls[i0 + 1], controls[i0 + 2])
+                let dDark = (controls[i1] - dark0) / Double(cf)
+                let dCrash = (controls[i1 + 1] - crash0) / Double(cf)
+                // this block's grain: at most one, at a hashed frame of the block
+                let bits = SeededRandom.bits(seed: grainSeed, stream: UInt64(c), index: UInt64(bitPattern: g))
+                let chance = SurfGenerator.grainRate * foam0 * slotSeconds
+                let grainAt = SeededRandom.unit(bits) < chance ? Int64(bits & 31) : -1
                 let ua = Double((bits >> 5) & 0xFFFF) * (1.0 / 65536)
-                return (SeededRandom.unit(bits) < chance ? Int64(bits & 31) : -1,
-                        (0.3 + SurfGenerator.grainSpan * Double.pow(ua, SurfGenerator.grainPow)) * foam.squareRoot())
-            }
-            var c = 0
-            while c < channelCount {
-                let o = min(c + 1, channelCount - 1)
-                let outC = block.channel(c).baseAddress! + offset + done, outO = block.channel(o).baseAddress! + offset + done
-                let dark0 = SIMD2(control(0, c, 0), control(0, o, 0)), crash0 = SIMD2(control(0, c, 1), control(0, o, 1))
-                let dDark = (SIMD2(control(1, c, 0), control(1, o, 0)) - dark0) / Double(cf)
-                let dCrash = (SIMD2(control(1, c, 1), control(1, o, 1)) - crash0) / Double(cf)
-                let (grainC, grainO) = (grain(c), grain(o))
-                let grainAt = SIMD2(grainC.at, grainO.at), grainAmp = SIMD2(grainC.amp, grainO.amp)
-                let sc = state + c * SurfGenerator.stateSize, so = state + o * SurfGenerator.stateSize
-                func lanes(_ k: Int) -> SIMD2<Double> { SIMD2(sc[k], so[k]) }
-                var (d1, d2, bh, b1, b2) = (lanes(0), lanes(1), lanes(2), lanes(3), lanes(4))
-                var (e, fh, fl) = (lanes(5), lanes(6), lanes(7))
+                let grainAmp = (0.3 + SurfGenerator.grainSpan * Double.pow(ua, SurfGenerator.grainPow)) * foam0.squareRoot()
+                let s = c * SurfGenerator.stateSize
+                var (d1, d2, bh, b1, b2, e, fh, fl) = (state[s], state[s + 1], state[s + 2], state[s + 3], state[s + 4], state[s + 5], state[s + 6], state[s + 7])
                 for i in 0..<run {
                     let f = phase0 + Double(i)
                     let dark = dark0 + dDark * f, crash = crash0 + dCrash * f
                     let n = n0 + Int64(i)
-                    let w = SIMD2(NoiseGenerator.white(seed: noiseSeed, frame: n, channel: c),
-                                  NoiseGenerator.white(seed: noiseSeed, frame: n, channel: o))
+                    let w = NoiseGenerator.white(seed: noiseSeed, frame: n, channel: c)
                     d1 += darkA * (w - d1); d2 += darkA * (d1 - d2)
                     bh += brightHPA * (w - bh); b1 += brightA * ((w - bh) - b1); b2 += brightA * (b1 - b2)
                     e *= grainDecay
-                    e.replace(with: e + grainAmp, where: grainAt .== SIMD2(repeating: n - g * cf))
+                    if n - g * cf == grainAt { e += grainAmp }
                     let x = e * w
                     fh += foamHPA * (x - fh); fl += foamLPA * ((x - fh) - fl)
-                    let y = gain * (d2 * dark + b2 * crash + fl)
-                    outC[i] = Float(y[0])
-                    outO[i] = Float(y[1])
+                    out[i] = Float(gain * (d2 * dark + b2 * crash + fl))
                 }
-                func store(_ st: UnsafeMutablePointer<Double>, lane: Int) {
-                    (st[0], st[1], st[2], st[3], st[4]) = (d1[lane], d2[lane], bh[lane], b1[lane], b2[lane])
-                    (st[5], st[6], st[7]) = (e[lane], fh[lane], fl[lane])
-                }
-                store(so, lane: 1)
-                store(sc, lane: 0)   // last: a lone channel's state is its own lane's
-                c += 2
+                (state[s], state[s + 1], state[s + 2], state[s + 3], state[s + 4], state[s + 5], state[s + 6], state[s + 7]) = (d1, d2, bh, b1, b2, e, fh, fl)
             }
             done += run
         }
