@@ -7,7 +7,7 @@ import TestSupport
 
 /// A real `mixrender serve` in a subprocess on a free loopback port, with a state folder of its own: what the
 /// end-to-end tests call over HTTP. It prints the token it made and the address it listens on; `stop` sends
-/// SIGTERM and waits, `kill` sends SIGKILL (a crash). The state folder is a `TemporaryFolder` the server holds: it goes
+/// SIGTERM and waits, `kill9` sends SIGKILL (a crash). The state folder is a `TemporaryFolder` the server holds: it goes
 /// (results included: an interrupted test's two-hour FLAC is 850 MB) once no server started on it is left.
 final class ServerProcess: @unchecked Sendable {
     let process: Process

@@ -41,10 +41,10 @@ public final class ThreadedTap: MixTap {
     public var sinks: [MixTap] { workers.map(\.tap) }
 
     /// `sinks` pairs each sink with the name of its thread (`mixrender-encoder`, `mixrender-meter`), as debuggers and
-    /// `top -H` show them. `depth` is the buffers in flight: 8 by default (32,768 frames, 0.68 s at 48 kHz, 256 KiB in stereo), shared
-    /// by the sinks. With 4 a waiting thread was woken every two blocks, and a render to WAV made twice the context
-    /// switches and ran about 5 % slower; when the encoder and the meter had a ring of 4 each, 8 each raised the
-    /// peak RSS 0.5 to 1 MiB (docs/performance.md, "Rendering to WAV, later that day").
+    /// `top -H` show them. `depth` is the buffers in flight: 8 by default (32,768 frames, 0.68 s at 48 kHz, 256 KiB in
+    /// stereo), shared by the sinks. With 4 a waiting thread was woken every two blocks, and a render to WAV made twice
+    /// the context switches and ran about 5 % slower; when the encoder and the meter had a ring of 4 each, 8 each
+    /// raised the peak RSS 0.5 to 1 MiB (docs/performance.md, "Rendering to WAV, later that day").
     public init(_ sinks: [(tap: MixTap, thread: String)], channelCount: Int, blockFrames: Int, depth: Int = 8) {
         precondition(!sinks.isEmpty, "a threaded tap runs one sink or more")
         self.blockFrames = blockFrames
