@@ -178,8 +178,29 @@ let package = Package(
 // Hummingbird, swift-crypto, the OpenAPI generator, ...) not: the build takes 805 s rather than 1311 (CI,
 // docs/library.md). Set only by those scripts, so that a package depending on this one sees no unsafe flag (SwiftPM
 // refuses them in dependencies).
-if ProcessInfo.processInfo.environment["MIXRENDER_OPTIMIZE_OWN_MODULES"] == "1" {
-    for target in package.targets where target.type != .system && target.type != .plugin {
+let environment = ProcessInfo.processInfo.environment
+let ownTargets = package.targets.filter { $0.type != .system && $0.type != .plugin }
+if environment["MIXRENDER_OPTIMIZE_OWN_MODULES"] == "1" {
+    for target in ownTargets {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-O"])]
+    }
+}
+
+// The instrumented builds (scripts/tsan.sh: thread; scripts/fuzz.sh: fuzzer,address): the project's own modules
+// compiled with the sanitizers named, every program and test bundle linked with their runtimes, and the dependencies
+// compiled exactly as in the tests' build. Sharing the tests' scratch folder (.build, as CI does), such a build
+// compiles only the project's modules again, not SwiftNIO, BoringSSL, GRDB and the rest (docs/testing.md, "CI").
+// What the sanitizers watch is the project's code; the dependencies' own races or overflows are theirs to find.
+if let sanitizers = environment["MIXRENDER_SANITIZE"], !sanitizers.isEmpty {
+    // clang's name for coverage without libFuzzer's main, for C code linked into a fuzzer.
+    let cSanitizers = sanitizers.split(separator: ",").map { $0 == "fuzzer" ? "fuzzer-no-link" : String($0) }
+        .joined(separator: ",")
+    // With libFuzzer, FUZZING gives each fuzz target libFuzzer's driver as its main (Fuzz/FuzzSupport).
+    let fuzzing: [SwiftSetting] = sanitizers.split(separator: ",").contains("fuzzer") ? [.define("FUZZING")] : []
+    for target in ownTargets {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizers)"])] + fuzzing
+        target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-fsanitize=\(cSanitizers)"])]
+        target.cxxSettings = (target.cxxSettings ?? []) + [.unsafeFlags(["-fsanitize=\(cSanitizers)"])]
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizers)"])]
     }
 }

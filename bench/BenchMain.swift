@@ -131,7 +131,16 @@ enum BenchMain {
             exit(1)
         }
         report.machine.loadAverageAtEnd = MachineInfo.loadAverage()
-        print(options.isJSON ? report.json() : report.table(), terminator: options.isJSON ? "\n" : "")
+        report.settleUnmeasuredTargets()
+        do {
+            if let path = options.jsonOutput {
+                try Data((try report.json() + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            }
+            print(options.isJSON ? try report.json() : report.table(), terminator: options.isJSON ? "\n" : "")
+        } catch {
+            fputs("bench: the report: \(error)\n", standardErrorStream)
+            exit(1)
+        }
     }
 
     static func today() -> String {

@@ -5,6 +5,8 @@ struct BenchOptions {
     var isQuick = false
     /// Print JSON instead of the table.
     var isJSON = false
+    /// Also write the JSON report to this file (the table is still printed): CI's smoke run checks both forms.
+    var jsonOutput: String?
     /// Sections to run (all by default).
     var sections: Set<BenchSection> = Set(BenchSection.allCases).subtracting([.serve])
     /// The `mixrender` the serve section starts; nil: the one beside the bench.
@@ -21,11 +23,12 @@ struct BenchOptions {
     var recordings: String?
 
     static let usage = """
-        usage: bench [--quick] [--json] [--only SECTION[,SECTION...]] [--runs N] [--night-seconds S]
+        usage: bench [--quick] [--json] [--json-output FILE] [--only SECTION[,SECTION...]] [--runs N] [--night-seconds S]
                      [--resampler NAME] [--mixrender PATH] [--recordings DIR] [A B]
 
           --quick           smoke run for CI: a few seconds in all
           --json            print the results as JSON instead of a table
+          --json-output FILE  also write the results as JSON to FILE (the table is still printed)
           --only            run some sections: \(BenchSection.allCases.map(\.rawValue).joined(separator: ", "))
           --runs N          counted runs per figure, after one warm-up (default 7, or 3 with --quick;
                             the night mix renders 3 times, or 2 with --quick)
@@ -49,6 +52,7 @@ struct BenchOptions {
             switch argument {
             case "--quick": options.isQuick = true
             case "--json": options.isJSON = true
+            case "--json-output": options.jsonOutput = try value(argument)
             case "--only":
                 var chosen = Set<BenchSection>()
                 for name in try value(argument).split(separator: ",") {

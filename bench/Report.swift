@@ -73,7 +73,19 @@ struct Column {
 
 struct Row: Encodable {
     var labels: [String: String]
+    /// Every figure is finite: one that could not be taken is in `notTaken` instead.
     var figures: [String: Figure]
+    /// The figures that could not be taken (a ratio with nothing to divide by, a run that measured nothing), each
+    /// with why; in the JSON only when there is one, and shown as "n/a" in the table.
+    var notTaken: [String: String] = [:]
+
+    private enum Keys: String, CodingKey { case labels, figures, notTaken }
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(labels, forKey: .labels)
+        try container.encode(figures, forKey: .figures)
+        if !notTaken.isEmpty { try container.encode(notTaken, forKey: .notTaken) }
+    }
 }
 
 struct Section: Encodable {
@@ -92,10 +104,20 @@ struct Section: Encodable {
         self.id = id; self.title = title; self.labelKeys = labels; self.columns = columns
     }
 
-    mutating func add(_ labels: [String], _ figures: [String: Spread]) {
+    /// A row: its labels in `labelKeys`' order, its figures by column key. A figure that is not finite is not
+    /// taken: `notTaken` says why (for the columns it names), or else the row says what the figure came out as.
+    mutating func add(_ labels: [String], _ figures: [String: Spread], notTaken: [String: String] = [:]) {
         var row = Row(labels: [:], figures: [:])
         for (k, v) in zip(labelKeys, labels) { row.labels[k] = v }
-        for column in columns { if let s = figures[column.key] { row.figures[column.key] = Figure(s, column.format) } }
+        for column in columns {
+            if let s = figures[column.key], s.isFinite {
+                row.figures[column.key] = Figure(s, column.format)
+            } else if let why = notTaken[column.key] {
+                row.notTaken[column.key] = why
+            } else if let s = figures[column.key] {
+                row.notTaken[column.key] = "the measurement came out as \(s.median.isNaN ? "not a number" : "\(s.median)")"
+            }
+        }
         rows.append(row)
     }
 }
@@ -104,15 +126,22 @@ struct Target: Encodable {
     var name: String
     /// What is compared, and how.
     var definition: String
-    var value: Figure
+    /// The measured figure; nil when it could not be measured (status "not measured", `note` says why).
+    var value: Figure?
     var threshold: Double
     /// "atLeast" or "below"
     var comparison: String
     var isMet: Bool
-    /// "met", "missed", or "indicative" (a --quick run: too small to judge the target by).
+    /// "met", "missed", "indicative" (a --quick run: too small to judge the target by) or "not measured".
     var status: String
-    /// What bounds the figure when the target is missed (or what it rests on).
+    /// What bounds the figure when the target is missed (or what it rests on, or why it was not measured).
     var note: String
+
+    /// A target that this run could not measure (no FFmpeg on PATH, one core only, ...): no figure, and why.
+    static func notMeasured(_ name: String, why: String, threshold: Double, comparison: String) -> Target {
+        Target(name: name, definition: "not measured: \(why)", value: nil, threshold: threshold, comparison: comparison,
+               isMet: false, status: "not measured", note: why)
+    }
 }
 
 struct MachineInfo: Encodable {
@@ -147,10 +176,24 @@ struct BenchReport: Encodable {
     var sections: [Section] = []
     var targets: [Target] = []
 
-    func json() -> String {
+    /// Targets whose figure is not a finite number become "not measured", saying what it came out as: no figure in
+    /// a report is NaN or infinite (rows see to their own in `Section.add`).
+    mutating func settleUnmeasuredTargets() {
+        for k in targets.indices {
+            guard let value = targets[k].value, !value.spread.isFinite else { continue }
+            targets[k].value = nil
+            targets[k].status = "not measured"
+            targets[k].isMet = false
+            targets[k].note = "the figure came out as \(value.median.isNaN ? "not a number" : "\(value.median)"); " + targets[k].note
+        }
+    }
+
+    /// The report as JSON; throws only if a figure is not finite, which `Section.add` and
+    /// `settleUnmeasuredTargets` rule out.
+    func json() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
     func table() -> String {
@@ -166,8 +209,12 @@ struct BenchReport: Encodable {
                 let op = t.comparison == "atLeast" ? ">=" : "<"
                 let isPercent = t.definition.contains("share")
                 let show: (Double) -> String = { isPercent ? fixed(100 * $0, 1) + "%" : fixed($0, 2) }
+                guard let value = t.value else {
+                    out += "NOT MEASURED \(t.name) (target \(op) \(show(t.threshold)))\n       \(t.note)\n"
+                    continue
+                }
                 let label = t.status == "indicative" ? "(quick: indicative only)" : t.isMet ? "MET" : "MISSED"
-                out += "\(label) \(t.name): \(show(t.value.median)) [\(show(t.value.min))-\(show(t.value.max))]"
+                out += "\(label) \(t.name): \(show(value.median)) [\(show(value.min))-\(show(value.max))]"
                 out += " (target \(op) \(show(t.threshold)))\n"
                 out += "       \(t.definition)\n       \(t.note)\n"
             }
@@ -181,7 +228,7 @@ struct BenchReport: Encodable {
         for row in section.rows {
             var cells = section.labelKeys.map { row.labels[$0] ?? "" }
             for column in section.columns {
-                guard let f = row.figures[column.key] else { cells.append("-"); continue }
+                guard let f = row.figures[column.key] else { cells.append(row.notTaken[column.key] == nil ? "-" : "n/a"); continue }
                 var cell = column.format.text(f.median)
                 if f.runs > 1 { cell += " [\(column.format.text(f.min))-\(column.format.text(f.max))]" }
                 cells.append(cell)

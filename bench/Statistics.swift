@@ -20,6 +20,9 @@ struct Spread: Encodable {
         q1 = quantile(0.25); q3 = quantile(0.75); runs = v.count
     }
 
+    /// Whether every statistic is a finite number (a ratio over a zero time, or of nothing, is not).
+    var isFinite: Bool { [median, min, max, q1, q3].allSatisfy(\.isFinite) }
+
     /// A single value (a count, a setting): no spread.
     init(exactly value: Double) { self.init([value]) }
 

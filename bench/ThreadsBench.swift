@@ -28,8 +28,7 @@ struct ThreadsBench {
             let why = !FileManager.default.isExecutableFile(atPath: mixrender) ? "no mixrender at \(mixrender)"
                 : cores < 2 ? "one core only" : "no taskset on PATH (util-linux)"
             section.notes.append("not measured: \(why)")
-            return (section, Target(name: name, definition: "not measured: \(why)", value: Figure(Spread([.nan]), .ratio),
-                                    threshold: 1.7, comparison: "atLeast", isMet: false, status: "indicative", note: why))
+            return (section, .notMeasured(name, why: why, threshold: 1.7, comparison: "atLeast"))
         }
         let base = [preset, "--duration", duration, "--quiet"]
         let commands: [(label: String, executable: String, arguments: [String])] = [

@@ -46,11 +46,12 @@ struct WaveformBench {
             ours.append(a)
             if let b { theirs.append(b); ratios.append(b.seconds / a.seconds) }
         }
-        section.add(["mixrender waveform"], ["wall": Spread(ours.map(\.seconds)), "peakMiB": Spread(ours.map(\.peakMiB)),
-                                             "ratio": Spread(ratios.isEmpty ? [.nan] : ratios)])
+        var figures = ["wall": Spread(ours.map(\.seconds)), "peakMiB": Spread(ours.map(\.peakMiB))]
+        if !ratios.isEmpty { figures["ratio"] = Spread(ratios) }
+        section.add(["mixrender waveform"], figures, notTaken: ["ratio": "no ffmpeg on PATH: nothing to compare with"])
         if !theirs.isEmpty {
-            section.add(["ffmpeg showwavespic"], ["wall": Spread(theirs.map(\.seconds)), "peakMiB": Spread(theirs.map(\.peakMiB)),
-                                                  "ratio": Spread([.nan])])
+            section.add(["ffmpeg showwavespic"], ["wall": Spread(theirs.map(\.seconds)), "peakMiB": Spread(theirs.map(\.peakMiB))],
+                        notTaken: ["ratio": "FFmpeg is what the row above is compared with"])
         }
         section.notes.append("each round runs mixrender, then ffmpeg; the ratio is per round. Peak RSS is the child's own (wait4's ru_maxrss). "
             + "mixrender decodes Ogg Vorbis with FFmpeg's decoder on two threads (one per core, at most two), each taking every "
@@ -58,8 +59,7 @@ struct WaveformBench {
         let name = "a waveform PNG of an hour of Ogg Vorbis against FFmpeg's showwavespic"
         guard !ratios.isEmpty else {
             section.notes.append("no ffmpeg on PATH: FFmpeg was not timed")
-            return (section, Target(name: name, definition: "not measured: no ffmpeg on PATH", value: Figure(Spread([.nan]), .ratio),
-                                    threshold: 2, comparison: "atLeast", isMet: false, status: "indicative", note: "no ffmpeg"))
+            return (section, .notMeasured(name, why: "no ffmpeg on PATH", threshold: 2, comparison: "atLeast"))
         }
         let ratio = Spread(ratios)
         let peak = Spread(ours.map(\.peakMiB)).median

@@ -67,10 +67,8 @@ struct WindowBench {
             + "the whole generator), the same at any position")
         guard FileManager.default.isExecutableFile(atPath: mixrender) else {
             section.notes.append("no mixrender at \(mixrender): the whole commands were not timed (build it, or name it with --mixrender)")
-            let target = Target(name: "a window at 99 h against the same window at 0 (mixrender commands)",
-                                definition: "not measured: no mixrender beside the bench", value: Figure(Spread([.nan]), .ratio),
-                                threshold: 2, comparison: "below", isMet: false, status: "indicative", note: "no mixrender")
-            return (section, target)
+            return (section, .notMeasured("a window at 99 h against the same window at 0 (mixrender commands)",
+                                          why: "no mixrender at \(mixrender)", threshold: 2, comparison: "below"))
         }
         var earlyTimes: [Double] = [], lateTimes: [Double] = [], ratios: [Double] = []
         for round in 0...runs {

@@ -8,6 +8,7 @@
 # configuration keeps testability and incremental builds. To run some tests alone, build with the same setting
 # (without it the project's modules are rebuilt unoptimised):
 #   export MIXRENDER_OPTIMIZE_OWN_MODULES=1; swift build --build-tests && swift test --skip-build --filter GoldenTests
+# The run's logs and event streams are kept in test-output/ (tests-1.log, tests-2.log, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -19,5 +20,11 @@ if [ -z "${MIXRENDER_TEST_POSTGRES_URL:-}" ]; then
   export MIXRENDER_TEST_POSTGRES_URL="$url"
 fi
 export MIXRENDER_OPTIMIZE_OWN_MODULES=1
+start=$SECONDS
 swift build --build-tests
-swift test --skip-build
+echo "[tests] build: $((SECONDS - start)) s"
+# The tests on both cores, in two shards of about the same length (the engine's and the server's in one, the CLI's
+# and the DSP's in the other), each running its tests one at a time: the run's time, the 20 slowest tests and the
+# closing count are printed at the end (scripts/run-tests.sh).
+chmod +x scripts/run-tests.sh
+scripts/run-tests.sh tests 'CLITests|MixDSPTests'

@@ -7,14 +7,22 @@
 # measuring passes on every core (LoudnessCLITests), the waveform's read-ahead decoder (WaveformJobTests), the speech
 # helpers and their table (SessionTests, SpeechCacheCLITests, SpeechHelperCleanupCLITests), the analysis phase's
 # requests on every core and its caches (AnalysisTests), the mixing workers of --threads (ThreadedRenderTests) and the
-# library's tasks, cancellation and byte streams (RenderAPITests). Everything is built with -sanitize=thread (the project's modules
-# optimised and the dependencies not, as scripts/test.sh builds the tests) in .build-tsan; CLI tests run the sanitized mixrender. Any report fails the run: the
+# library's tasks, cancellation and byte streams (RenderAPITests), and the render service: its parts over SwiftNIO,
+# SQLite and PostgreSQL (every suite of MixServerTests) and the real `mixrender serve` on loopback (every suite of
+# ServerTests, whose server is the sanitized mixrender). The project's own modules are compiled with -sanitize=thread
+# and optimised (MIXRENDER_SANITIZE and MIXRENDER_OPTIMIZE_OWN_MODULES, Package.swift), the dependencies as the tests
+# build them, in .build-tsan (MIXRENDER_SCRATCH: CI names the tests' .build, where only the project's modules are
+# compiled again); the sanitizer's runtime intercepts the locks, condition variables, file descriptors and Swift
+# tasks of uninstrumented code as well. CLI tests run the sanitized mixrender. Any report fails the run: the
 # sanitizer makes the process exit 66, and a CLI test's child that reports fails its test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export MIXRENDER_OPTIMIZE_OWN_MODULES=1   # as scripts/test.sh: the project's modules optimised, the dependencies not
-swift build --build-tests --sanitize=thread --scratch-path .build-tsan
-suites='ALACScratchFolderTests|ConcurrentOpenTests|ParallelReadAheadTests|BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests'
+export MIXRENDER_OPTIMIZE_OWN_MODULES=1 MIXRENDER_SANITIZE=thread
+scratch=${MIXRENDER_SCRATCH:-.build-tsan}
+start=$SECONDS
+swift build --build-tests --scratch-path "$scratch"
+echo "[tsan] build: $((SECONDS - start)) s"
+suites='ALACScratchFolderTests|ConcurrentOpenTests|ParallelReadAheadTests|BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests|MixServerTests\.|ServerTests\.'
 # Left out: the test that runs mixrender under an address-space limit (ulimit -v), which the sanitizer cannot run
 # under at all (it reserves terabytes of address space and exits 66 before main), and the two that stop a render with
 # a signal: the sanitizer defers a signal to its own safe points, and a sanitized batch sent SIGINT went on rendering.
@@ -22,4 +30,6 @@ suites='ALACScratchFolderTests|ConcurrentOpenTests|ParallelReadAheadTests|BatchT
 # sanitizer, the longest suite by far); its other tests run the same workers (2 threads, a failing worker) and
 # RenderAPITests cancels a render with them.
 skip='aHugeEntryIsRefusedUnderAMemoryLimit|anInterruptedBatchLeavesOnlyWholeFiles|aStoppedRenderLeavesNoHelperFolder|anyThreadCountRendersTheOneThreadSamples'
-swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$suites" --skip "$skip"
+# Two shards at once (scripts/run-tests.sh): the CLI's and the server's suites, which run mixrender in child
+# processes, and the others.
+scripts/run-tests.sh tsan 'CLITests|ServerTests' --scratch-path "$scratch" --filter "$suites" --skip "$skip"
