@@ -25,7 +25,9 @@ shard() {  # number, selection...
   shift
   local log=test-output/$name-$number.log events=test-output/$name-$number.jsonl status=0
   # sed -u: each line as it comes, so a hung test shows where it hangs.
-  swift test --skip-build --no-parallel --event-stream-output-path "$events" --event-stream-version 0 "$@" 2>&1 \
+  # SwiftPM takes a lock on the scratch folder for the whole command, even one that builds nothing, so the second
+  # shard would wait for the first: with --skip-build both only read the folder, and --ignore-lock lets them share it.
+  swift test --skip-build --ignore-lock --no-parallel --event-stream-output-path "$events" --event-stream-version 0 "$@" 2>&1 \
     | tee "$log" | sed -u "s/^/[$name $number] /" || status=$?
   return "$status"
 }
