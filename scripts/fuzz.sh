@@ -147,8 +147,8 @@ for target in "${targets[@]}"; do
   log=$work/$name.log
   status=$(cat "$work/$name.status" 2>/dev/null || echo "none")
   # How far it got: the corpus after reading the seeds (INITED) and at the end (DONE), and the inputs run.
-  inited=$(grep -m1 -E '^#[0-9]+ +INITED' "$log" | grep -oE 'corp: [0-9]+' || true)
-  done_=$(grep -m1 -E '^#[0-9]+ +DONE' "$log" | grep -oE 'corp: [0-9]+' || true)
+  inited=$(grep -m1 -E '^#[0-9]+[[:space:]]+INITED' "$log" | grep -oE 'corp: [0-9]+' || true)
+  done_=$(grep -m1 -E '^#[0-9]+[[:space:]]+DONE' "$log" | grep -oE 'corp: [0-9]+' || true)
   runs=$(grep -m1 -E '^stat::number_of_executed_units' "$log" | grep -oE '[0-9]+$' || true)
   echo "$name: ${runs:-?} inputs run; corpus ${inited#corp: } after the seeds, ${done_#corp: } at the end"
   rm -rf "$work/tmp/$name"/mixrender-fuzz-*
