@@ -26,5 +26,4 @@ echo "[tests] build: $((SECONDS - start)) s"
 # The tests on both cores, in two shards of about the same length (the engine's and the server's in one, the CLI's
 # and the DSP's in the other), each running its tests one at a time: the run's time, the 20 slowest tests and the
 # closing count are printed at the end (scripts/run-tests.sh).
-chmod +x scripts/run-tests.sh
-scripts/run-tests.sh tests 'CLITests|MixDSPTests'
+scripts/run-tests.sh tests .build 'CLITests|MixDSPTests'

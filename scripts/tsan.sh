@@ -32,4 +32,4 @@ suites='ALACScratchFolderTests|ConcurrentOpenTests|ParallelReadAheadTests|BatchT
 skip='aHugeEntryIsRefusedUnderAMemoryLimit|anInterruptedBatchLeavesOnlyWholeFiles|aStoppedRenderLeavesNoHelperFolder|anyThreadCountRendersTheOneThreadSamples'
 # Two shards at once (scripts/run-tests.sh): the CLI's and the server's suites, which run mixrender in child
 # processes, and the others.
-scripts/run-tests.sh tsan 'CLITests|ServerTests' --scratch-path "$scratch" --filter "$suites" --skip "$skip"
+scripts/run-tests.sh tsan "$scratch" 'CLITests|ServerTests' --filter "$suites" --skip "$skip"
