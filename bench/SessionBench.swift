@@ -88,9 +88,11 @@ struct SessionBench {
         return (section, target)
     }
 
-    /// A copy of the session preset at `path` whose voice is espeak-ng's, in `folder` (the preset names no file).
+    /// A copy of the session preset at `path` whose voice is espeak-ng's, in `folder`; its bed preset (the one file
+    /// it names) named by its absolute path.
     static func withEspeak(_ path: String, in folder: TemporaryFolder) throws -> String {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let original = URL(fileURLWithPath: path)
+        let data = try Data(contentsOf: original)
         guard var document = try JSONSerialization.jsonObject(with: data) as? [String: Any],
               var voice = document["voice"] as? [String: Any], var speech = voice["speech"] as? [String: Any] else {
             throw BenchError(message: "\(path): no voice.speech object to speak with espeak-ng")
@@ -98,6 +100,10 @@ struct SessionBench {
         speech["voice"] = "espeak:en-us"
         voice["speech"] = speech
         document["voice"] = voice
+        if var bed = document["bed"] as? [String: Any], let name = bed["preset"] as? String, !name.hasPrefix("/") {
+            bed["preset"] = original.deletingLastPathComponent().appendingPathComponent(name).standardizedFileURL.path
+            document["bed"] = bed
+        }
         let copy = folder.path("session-espeak.json")
         try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: copy))
         return copy

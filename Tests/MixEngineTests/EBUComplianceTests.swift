@@ -185,6 +185,9 @@ import Testing
     /// an abrupt edge.)
     static let knownFailures: [Meter: [Int: Set<String>]] = [.render: [:], .file: [:]]
 
+    /// The slowest test of the suite (about 90 s of the shard's time): the signals are the documents' own, at their
+    /// lengths (the range cases alone are stretches of 20 s, up to five of them), for both meters at every rate.
+    /// Shortening them would test something other than compliance.
     @Test(arguments: Meter.allCases, rates)
     func minimalComplianceCases(_ meter: Meter, _ rate: Int) throws {
         let outcomes = try Self.loudnessCases(meter, rate: rate) + Self.truePeakCases(meter, rate: rate) + Self.rangeCases(meter, rate: rate)

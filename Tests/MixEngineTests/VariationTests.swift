@@ -228,6 +228,8 @@ import TestSupport
         return e.map { $0 - mean }
     }
 
+    /// An hour (at 8 kHz, mono): the period a loop has is the source's length, and the autocorrelations must see it
+    /// repeat many times over to tell a loop from a resequenced track.
     @Test func anHourOfResequencedAudioHasNoPeriodWhereALoopHasOne() throws {
         let folder = try TemporaryFolder()
         let source = try Self.recording(folder)
