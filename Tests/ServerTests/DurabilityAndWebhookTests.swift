@@ -57,8 +57,8 @@ import Testing
 
     @Test func aKilledServerLosesNoJobAndServesNothingPartial() async throws {
         let first = try ServerProcess.start()
-        // Twenty minutes: still rendering when the server is killed the moment it says so (it took 3-10 s, not the
-        // milliseconds between), and the second server renders it all again: two hours made this test 50 s long.
+        // Twenty minutes: still rendering when the server is killed the moment it reports progress (the render takes
+        // seconds, the kill milliseconds), and the second server renders it all again: two hours made this test 50 s long.
         let submitted = try await first.request("POST", "/v1/renders", json: ["preset": RenderServiceTests.longPreset(seed: 31, minutes: 20), "format": "flac"])
         let id = try #require(submitted.object["id"] as? String)
         try await RenderServiceTests().waitUntilRendering(first, id)

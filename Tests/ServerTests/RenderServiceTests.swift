@@ -21,8 +21,7 @@ import Testing
         longPreset(seed: seed, minutes: 60 * hours)
     }
 
-    /// Brown noise for `minutes`: long enough to be caught rendering (a minute of it renders in about 0.2 s here,
-    /// several times slower under the Thread Sanitizer).
+    /// Brown noise for `minutes`: long enough to be caught rendering.
     static func longPreset(seed: Int, minutes: Int) -> [String: Any] {
         ["duration": "\(minutes)m", "tracks": [["generator": ["type": "brown", "seed": seed], "gainDb": -12]]]
     }
