@@ -192,11 +192,11 @@ if environment["MIXRENDER_OPTIMIZE_OWN_MODULES"] == "1" {
 // compiles only the project's modules again, not SwiftNIO, BoringSSL, GRDB and the rest (docs/testing.md, "CI").
 // What the sanitizers watch is the project's code; the dependencies' own races or overflows are theirs to find.
 if let sanitizers = environment["MIXRENDER_SANITIZE"], !sanitizers.isEmpty {
+    let names = sanitizers.split(separator: ",")
     // clang's name for coverage without libFuzzer's main, for C code linked into a fuzzer.
-    let cSanitizers = sanitizers.split(separator: ",").map { $0 == "fuzzer" ? "fuzzer-no-link" : String($0) }
-        .joined(separator: ",")
+    let cSanitizers = names.map { $0 == "fuzzer" ? "fuzzer-no-link" : String($0) }.joined(separator: ",")
     // With libFuzzer, FUZZING gives each fuzz target libFuzzer's driver as its main (Fuzz/FuzzSupport).
-    let fuzzing: [SwiftSetting] = sanitizers.split(separator: ",").contains("fuzzer") ? [.define("FUZZING")] : []
+    let fuzzing: [SwiftSetting] = names.contains("fuzzer") ? [.define("FUZZING")] : []
     for target in ownTargets {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizers)"])] + fuzzing
         target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-fsanitize=\(cSanitizers)"])]

@@ -8,7 +8,7 @@
 # MIXRENDER_OPTIMIZE_OWN_MODULES, Package.swift), the dependencies built as for the tests, in .build-fuzz
 # (MIXRENDER_SCRATCH: CI names the tests' .build, where only the project's modules are compiled again). It makes
 # the audio seeds with mixrender first (MIXRENDER: the one to use; default the tests' build in .build), then runs the
-# targets, as many at a time as there are cores (FUZZ_JOBS), each with its working corpus in <scratch>/fuzz-corpus/
+# targets, as many at a time as there are cores (FUZZ_JOBS), each with its working corpus in <scratch>/fuzz-work/corpus/
 # (kept between runs) and the committed seeds in Fuzz/corpus/. A crash, a hang (one input over FUZZ_TIMEOUT s,
 # default 30) or running out of memory (2 GB) is a finding: its input is written to fuzz-findings/<Target>/ and
 # the script exits non-zero after the other targets have run. So is a target that never got past its seeds (no
@@ -44,9 +44,10 @@ product() {
 #    9 .aac; plus 128: opened for analysis; see Fuzz/AudioFileFuzz), some under a name that does not match (a WAV
 #    called .aiff, an Ogg Vorbis called .opus).
 seeds=$work/seeds/audio make=$work/seeds/make
-# The tests' mixrender (scripts/test.sh's build), unless MIXRENDER names one.
+# The tests' mixrender (scripts/test.sh's build), unless MIXRENDER names one; only the audio and preset targets' seeds
+# need it.
 mixrender=${MIXRENDER:-}
-if [ -z "$mixrender" ]; then
+if [ -z "$mixrender" ] && [[ " ${targets[*]} " == *" audio "* || " ${targets[*]} " == *" preset "* ]]; then
   MIXRENDER_OPTIMIZE_OWN_MODULES=1 swift build --product mixrender
   mixrender=$(swift build --show-bin-path)/mixrender
 fi
@@ -131,7 +132,7 @@ fuzz_one() {  # target
   echo "$status" > "$work/$name.status"
 }
 
-rm -rf "$work/tmp"
+rm -rf "$work/tmp" "$work"/*.status
 running=0
 for target in "${targets[@]}"; do
   if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
