@@ -17,7 +17,9 @@
 # shards keep both cores as busy as the parallel mode did. Each shard's output is printed as it comes, each line
 # after [NAME 1] or [NAME 2], and kept with its event stream in test-output/.
 #
-# Exit status: 0 when both shards passed, 1 otherwise. The last line is the plain `NAME: N passed, N failed`.
+# Exit status: 0 when both shards passed, 1 otherwise. The shards' closing lines are printed again as Swift Testing
+# wrote them, and the last line is the plain `NAME: N passed, N failed`, also written to test-output/NAME.count as
+# `N N` for .ci/run's closing count.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { echo "usage: scripts/run-tests.sh NAME SCRATCH TARGETS [--filter REGEX] [--skip REGEX]..." >&2; exit 2; }
@@ -26,7 +28,7 @@ shift 3
 bundle=$(swift build --scratch-path "$scratch" --show-bin-path)/mixrenderPackageTests.xctest
 [ -x "$bundle" ] || { echo "run-tests.sh: no test bundle at $bundle: build it (swift build --build-tests --scratch-path $scratch)" >&2; exit 2; }
 mkdir -p test-output
-rm -f test-output/"$name"-[12].{log,jsonl}
+rm -f test-output/"$name"-[12].{log,jsonl} test-output/"$name".count
 shard() {  # number, selection...
   local number=$1
   shift
@@ -60,8 +62,9 @@ for number in 1 2; do
   fi
   ran=$((ran + $(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<< "$line")))
   failed=$((failed + $(grep -a -E '^✘ Test .* failed after' "$log" | grep -a -c -v 'Test run with' || true)))
-  echo "[$name $number] $line"
+  echo "$line"
 done
 [ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1   # a shard that failed with no test named: say so in the count
+echo "$((ran - failed)) $failed" > test-output/"$name".count
 echo "$name: $((ran - failed)) passed, $failed failed"
 exit "$status"
