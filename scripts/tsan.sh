@@ -29,7 +29,15 @@ suites='ALACScratchFolderTests|ConcurrentOpenTests|ParallelReadAheadTests|BatchT
 # Also left out: ThreadedRenderTests' sixteen renders of every kind compared sample for sample (447 s under the
 # sanitizer, the longest suite by far); its other tests run the same workers (2 threads, a failing worker) and
 # RenderAPITests cancels a render with them.
-skip='aHugeEntryIsRefusedUnderAMemoryLimit|anInterruptedBatchLeavesOnlyWholeFiles|aStoppedRenderLeavesNoHelperFolder|anyThreadCountRendersTheOneThreadSamples'
-# Two shards at once (scripts/run-tests.sh): the CLI's suites (about 340 s here, LoudnessCLITests' renders 260 of
-# them), and the others, the render service's included (the engine's 90 s, the server's about 200).
+# And two that repeat, format by format or damage by damage, what the suite's other tests run on the same threads:
+# LoudnessCLITests' eight renders in every format (210 s under the sanitizer), whose encoders run on the encoder's
+# thread behind the same ring in the renders to WAV (AIFF's writer is the same libsndfile's), FLAC, Ogg and M4A of
+# aVariedMixReachesItsTarget, to MP3, Opus, Ogg and FLAC of StreamCLITests, and in ALACScratchFolderTests' ALAC
+# encoders, and whose measuring passes on every core run in aVariedMixReachesItsTarget, examplePresetsReachTheTarget
+# and MeasurementCacheCLITests; and MeasurementCacheCLITests' ten damaged cache files (57 s: a file read on one
+# thread). A race planted in the measuring passes, and one between the render thread and the encoder's, still fail
+# this run without them (docs/testing.md, "CI").
+skip='aHugeEntryIsRefusedUnderAMemoryLimit|anInterruptedBatchLeavesOnlyWholeFiles|aStoppedRenderLeavesNoHelperFolder|anyThreadCountRendersTheOneThreadSamples|everyFormatHoldsItsTargetOnceDecoded|aDamagedMeasurementIsRefusedRemovedAndMadeAgain'
+# Two shards at once (scripts/run-tests.sh): the CLI's suites (about 230 s in CI on 2026-12-06), and the others, the
+# render service's included (about 250 s).
 scripts/run-tests.sh tsan "$scratch" 'CLITests' --filter "$suites" --skip "$skip"

@@ -61,9 +61,10 @@ import Testing
     }
 
     /// A varied mix (pink noise, a tone, a quiet and a loud recording) brought to -18 LUFS under -1 dBTP: the
-    /// decoded file reads the target within 0.2 LU in every format, and a lossless file's peak stays under the
-    /// ceiling.
-    @Test(arguments: ["out.wav", "out.flac", "out.ogg"])
+    /// decoded file reads the target within 0.2 LU in every format, and its peak stays under the ceiling (but for
+    /// Ogg Vorbis, whose encoded peaks are not corrected). The M4A is the one render in AAC that the Thread
+    /// Sanitizer's run makes (scripts/tsan.sh).
+    @Test(arguments: ["out.wav", "out.flac", "out.ogg", "out.m4a"])
     func aVariedMixReachesItsTarget(_ name: String) throws {
         let s = try TemporaryFolder()
         _ = try sine(s, "quiet.wav", dBFS: -40)
