@@ -66,6 +66,7 @@ public enum RenderServer {
         let host = configuration.host
         let app = Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1e9)))),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mixrender"),
             onServerRunning: { channel in
                 announce("listening on http://\(host):\(channel.localAddress?.port ?? configuration.port)")

@@ -25,6 +25,11 @@ public struct ServerConfiguration: Sendable {
     /// This server's name in the job store's leases (unique per server over one database); nil: host name and port.
     public var workerName: String? = nil
     public var limits = ServiceLimits()
+    /// Seconds a connection may go without a whole request head arriving, or between two reads of a request's body,
+    /// or idle between requests, before the server closes it (Hummingbird's idle time-out, which reading a byte does
+    /// not reset: a client that drips a header is closed as one that sends nothing). nginx's client_header_timeout
+    /// and client_body_timeout are 60 s, its keepalive_timeout 75 s.
+    public var idleTimeoutSeconds: Double = 60
 
     public init() {}
 

@@ -69,6 +69,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("job-time-limit"), help: "The longest one render may take (2h).")
     var jobTimeLimit = "2h"
 
+    @Option(name: .customLong("idle-timeout"), help: "A connection is closed when a request's head takes longer, its body stops for as long, or it is idle between requests for as long (60s).")
+    var idleTimeout = "60s"
+
     @Option(name: .customLong("webhook-host"), help: "A host (host or host:port) webhooks may call (repeatable; none: webhooks refused).")
     var webhookHosts: [String] = []
 
@@ -118,6 +121,10 @@ struct ServeCommand: ParsableCommand {
         limits.jobSeconds = try Self.seconds(jobTimeLimit, option: "--job-time-limit")
         limits.concurrentRenders = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         configuration.limits = limits
+        configuration.idleTimeoutSeconds = try Self.seconds(idleTimeout, option: "--idle-timeout")
+        guard configuration.idleTimeoutSeconds <= 3600 else {
+            throw CLIError("--idle-timeout: '\(idleTimeout)' is longer than an hour, which would let idle clients hold every connection")
+        }
 
         if let newToken {
             let token = try RenderServer.addToken(named: newToken, configuration: configuration)

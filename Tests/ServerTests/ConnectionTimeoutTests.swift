@@ -1,0 +1,140 @@
+import DSPTestSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import TestSupport
+import Testing
+
+/// The server's idle time-out (`--idle-timeout`), met with real sockets on loopback: a client that sends nothing, one
+/// that drips its request's head a byte at a time, one whose body stops, and one that keeps an idle keep-alive
+/// connection, are each closed
+/// once the time-out has passed (issue 54: before it, each stayed open for as long as it liked, and a few hundred
+/// such clients held every file descriptor the server had). A response being written is not cut.
+@Suite(.serialized) struct ConnectionTimeoutTests {
+    /// With `--idle-timeout 1`: each kind of idle client is closed between one second and a generous bound (a loaded
+    /// machine runs the server's timer late, never early).
+    @Test func everyKindOfIdleClientIsClosed() async throws {
+        let server = try ServerProcess.start(arguments: ["--idle-timeout", "1"])
+        defer { server.stop() }
+
+        // Sends nothing at all.
+        let silent = try RawConnection(port: server.port)
+        let silentClosed = try #require(silent.secondsUntilClosed(within: 10), "a silent connection was still open after 10 s")
+        #expect(silentClosed >= 0.8 && silent.received.isEmpty, "closed after \(silentClosed) s, having been sent \(silent.received.count) bytes")
+
+        // Drips a request's head, a byte every 0.2 s: it would take 6 s to finish, and each byte is activity of a kind
+        // that must not keep the connection open.
+        let dripping = try RawConnection(port: server.port)
+        let head = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: drip\r\n\r\n".utf8)
+        let started = Date()
+        var sent = 0
+        while sent < head.count, dripping.send(head[sent..<sent + 1]) {
+            sent += 1
+            if dripping.secondsUntilClosed(within: 0.2) != nil { break }
+        }
+        let drippingClosed = Date().timeIntervalSince(started)
+        #expect(sent < head.count, "the whole head was taken, a byte at a time, over \(drippingClosed) s")
+        #expect(drippingClosed >= 0.8 && drippingClosed < 5, "the dripping client was closed after \(drippingClosed) s")
+
+        // A request's head, then a body that stops after ten of the thousand bytes it announced.
+        let stalled = try RawConnection(port: server.port)
+        #expect(stalled.send(Array(("POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.token)\r\n"
+                                    + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"preset\":").utf8)))
+        let stalledClosed = try #require(stalled.secondsUntilClosed(within: 10), "a stalled body's connection was still open after 10 s")
+        #expect(stalledClosed >= 0.8, "closed \(stalledClosed) s after the body stopped")
+
+        // A whole request, answered; then idle on the kept-alive connection.
+        let idle = try RawConnection(port: server.port)
+        #expect(idle.send(Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
+        let idleClosed = try #require(idle.secondsUntilClosed(within: 10), "an idle keep-alive connection was still open after 10 s")
+        let answer = String(decoding: idle.received, as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+        #expect(idleClosed >= 0.8, "closed \(idleClosed) s after the request")
+
+        // The server is still there for a new client.
+        let health = try await server.request("GET", "/healthz", token: "")
+        #expect(health.status == 200)
+    }
+
+    /// A response that takes longer than the time-out is not cut: an events stream held open while a render runs
+    /// (three minutes of audio: seconds, more under the Thread Sanitizer) ends with the final state. A test process
+    /// starved by the suites beside it can open the stream after a short render has ended (then the stream is only the
+    /// final state, and proves nothing): a render four times as long is then tried.
+    @Test func aResponseLongerThanTheTimeOutIsNotCut() async throws {
+        let server = try ServerProcess.start(arguments: ["--idle-timeout", "1"])
+        defer { server.stop() }
+        var open = 0.0, text = ""
+        for (attempt, minutes) in [3, 12].enumerated() {
+            let preset = RenderServiceTests.longPreset(seed: 40 + attempt, minutes: minutes)
+            let submitted = try await server.request("POST", "/v1/renders", json: ["preset": preset, "format": "ogg"])
+            #expect(submitted.status == 202, "\(submitted.object)")
+            let id = try #require(submitted.object["id"] as? String)
+            let started = Date()
+            let events = try await server.request("GET", "/v1/renders/\(id)/events", timeout: 900)
+            open = Date().timeIntervalSince(started)
+            #expect(events.status == 200)
+            text = String(decoding: events.body, as: UTF8.self)
+            if open > 1.5 { break }
+        }
+        #expect(text.contains("\"state\":\"succeeded\""), "\(text.suffix(300))")
+        #expect(open > 1.5, "the stream was open \(open) s, not past the time-out")
+    }
+
+    /// The option's values: a length of time up to an hour, named in the error otherwise.
+    @Test(arguments: [("0", "is not a length of time"), ("-5", "is not a length of time"), ("soon", "is not a length of time"),
+                      ("2h", "longer than an hour")])
+    func aBadTimeOutIsRefused(_ value: String, _ message: String) throws {
+        let folder = try TemporaryFolder(prefix: "mixrender-serve-test")
+        let r = try CLI.run(["serve", "--port", "0", "--state", folder.url.path, "--idle-timeout=\(value)"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("--idle-timeout") && r.stderr.contains(message), "\(r.stderr)")
+    }
+}
+
+/// A TCP connection to 127.0.0.1 through the C socket calls, for what URLSession will not do: send a request's head
+/// a byte at a time, or send nothing, and see when the server closes.
+final class RawConnection {
+    private let descriptor: Int32
+    /// Every byte the server has sent so far.
+    private(set) var received: [UInt8] = []
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ServerError("socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else { let code = errno; close(descriptor); throw ServerError("connect to port \(port): errno \(code)") }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends `bytes`; false when the server has closed the connection.
+    func send(_ bytes: some Collection<UInt8>) -> Bool {
+        let array = Array(bytes)
+        return array.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == array.count
+    }
+
+    /// Reads what the server sends until it closes the connection or `seconds` pass: the seconds it took to close, or
+    /// nil while it is still open.
+    func secondsUntilClosed(within seconds: Double) -> Double? {
+        let started = Date()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let left = seconds - Date().timeIntervalSince(started)
+            guard left > 0 else { return nil }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(max(1, (left * 1000).rounded(.up))))
+            if ready < 0 { if errno == EINTR { continue }; return Date().timeIntervalSince(started) }
+            if ready == 0 { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return Date().timeIntervalSince(started) }  // 0: closed; < 0: reset
+            received += buffer[0..<count]
+        }
+    }
+}
