@@ -96,6 +96,29 @@ import Testing
         _ = try await second.request("DELETE", "/v1/renders/\(id)")
     }
 
+    /// A clean stop leaves every job in `jobs.sqlite` itself, the WAL written back and emptied: the file alone, copied
+    /// into a new state folder with the tokens (as an operator backs up or moves "the job database"), gives a new server
+    /// the job. Before, a clean stop left the jobs in `jobs.sqlite-wal`, and the file alone held none.
+    @Test func aCleanStopLeavesEveryJobInTheDatabaseFileAlone() async throws {
+        let first = try ServerProcess.start()
+        let submitted = try await first.request("POST", "/v1/renders", json: ["preset": RenderServiceTests.shortPreset(seed: 12), "format": "wav"])
+        let id = try #require(submitted.object["id"] as? String)
+        let done = try await first.waitForRender(id)
+        #expect(done.object["state"] as? String == "succeeded", "\(done.object)")
+        #expect(first.stop(seconds: 30) == 0, "SIGTERM: exit status 0")
+        let wal = first.state.appendingPathComponent("jobs.sqlite-wal").path
+        let walBytes = (try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int ?? 0
+        #expect(walBytes == 0, "the WAL holds \(walBytes) bytes after a clean stop")
+        let copy = try TemporaryFolder(prefix: "mixrender-serve-test")
+        for name in ["jobs.sqlite", "tokens"] {
+            try FileManager.default.copyItem(at: first.state.appendingPathComponent(name), to: copy.url.appendingPathComponent(name))
+        }
+        let second = try ServerProcess.start(state: copy, token: first.token)
+        defer { second.stop() }
+        let after = try await second.request("GET", "/v1/renders/\(id)")
+        #expect(after.status == 200 && after.object["id"] as? String == id, "\(after.status) \(after.object)")
+    }
+
     @Test func aRenderPastTheTimeLimitFails() async throws {
         let server = try ServerProcess.start(arguments: ["--job-time-limit", "1s"])
         defer { server.stop() }

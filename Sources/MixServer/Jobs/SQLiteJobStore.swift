@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The jobs of one server: an SQLite database (WAL mode) in the server's state folder. SQLite has one writer at a
 /// time, so every change is one immediate transaction and two workers never claim the same job; several servers
@@ -11,6 +12,9 @@ final class SQLiteJobStore: JobStore {
     /// The database file.
     let file: URL
     private let pool: DatabasePool
+    /// Set by the first `close`: a later one only closes the pool again, which is harmless, and does not reach the
+    /// closed database for a checkpoint (which crashed in libsqlite3).
+    private let closing = Mutex(false)
 
     /// Opens (or creates) the database in `folder`; `migrate` creates its tables.
     init(folder: URL) throws {
@@ -299,11 +303,31 @@ final class SQLiteJobStore: JobStore {
         _ = try await read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 
+    /// Writes the WAL back into the database file and empties it, then closes: after a clean stop `jobs.sqlite` alone
+    /// holds every job, so that an operator who copies or backs up "the job database" has them all (before, a clean
+    /// stop left them in `jobs.sqlite-wal`). Another server on the same file that is still reading or writing past the
+    /// busy time-out makes the checkpoint give up (SQLITE_BUSY): that is no failure of this stop, and the last server
+    /// to close writes the WAL back. Any other failure is the error, after the database is closed.
     func close() async throws {
+        let first = closing.withLock { closing in
+            defer { closing = true }
+            return !closing
+        }
+        var checkpointFailure: Error? = nil
+        do {
+            if first { try await pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) } }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            // Another server's connection: it checkpoints when it closes.
+        } catch {
+            checkpointFailure = error
+        }
         do {
             try pool.close()
         } catch {
             throw JobStoreError("job store \(file.path): cannot close: \(Self.describe(error))")
+        }
+        if let checkpointFailure {
+            throw JobStoreError("job store \(file.path): cannot write the WAL back at close: \(Self.describe(checkpointFailure))")
         }
     }
 
