@@ -83,7 +83,7 @@ import Testing
 
     /// The option's values: a length of time up to an hour, named in the error otherwise.
     @Test(arguments: [("0", "is not a length of time"), ("-5", "is not a length of time"), ("soon", "is not a length of time"),
-                      ("2h", "longer than an hour")])
+                      ("2h", "up to 1h")])
     func aBadTimeOutIsRefused(_ value: String, _ message: String) throws {
         let folder = try TemporaryFolder(prefix: "mixrender-serve-test")
         let r = try CLI.run(["serve", "--port", "0", "--state", folder.url.path, "--idle-timeout=\(value)"])
