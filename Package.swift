@@ -100,6 +100,7 @@ let package = Package(
         .target(name: "MixServer",
                 dependencies: ["MixRender",
                                .product(name: "Hummingbird", package: "hummingbird"),
+                               .product(name: "HummingbirdCore", package: "hummingbird"),
                                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

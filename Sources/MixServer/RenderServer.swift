@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import Metrics
 import MixRender
@@ -21,6 +22,9 @@ public enum RenderServer {
         ProcessSystems.bootstrap()
         let logger = Logger(label: "mixrender.serve")
         try StateFolder.prepare(configuration)
+        // One server at a time on a folder whose jobs are in SQLite (with PostgreSQL, servers share folders by design).
+        let ownership = configuration.databaseURL == nil ? try StateFolder.own(configuration) : nil
+        defer { ownership?.release() }
         let tokens = try TokenSource.open(configuration, announce: announce)
         let signer = try WebhookSecret.signer(configuration)
         let registry = ProcessSystems.registry
@@ -66,7 +70,10 @@ public enum RenderServer {
         let host = configuration.host
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1e9)))),
+            server: HTTPServerBuilder { responder in
+                RuledHTTP1Channel(inner: HTTP1Channel(responder: responder, configuration: .init(
+                    idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1e9)))))
+            },
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mixrender"),
             onServerRunning: { channel in
                 announce("listening on http://\(host):\(channel.localAddress?.port ?? configuration.port)")

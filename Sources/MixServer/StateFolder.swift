@@ -19,6 +19,25 @@ enum StateFolder {
             }
         }
     }
+
+    /// The lock that makes this server the folder's only one while it runs (`STATE/server.lock`, an `flock` the
+    /// kernel drops when the process ends, kill -9 included): a second server on the same SQLite state would take
+    /// the first one's running jobs back into the queue as its own worker `local` and render them twice.
+    static func own(_ configuration: ServerConfiguration) throws -> HeldFileLock {
+        let path = configuration.stateFolder + "/server.lock"
+        let held: HeldFileLock?
+        do {
+            held = try FileLock.tryHolding(path)
+        } catch {
+            throw RenderProblem.badRequest("cannot lock the state folder '\(configuration.stateFolder)': \(error)")
+        }
+        guard let held else {
+            throw RenderProblem.badRequest("the state folder '\(configuration.stateFolder)' is in use by another mixrender serve "
+                + "(it holds server.lock there); stop that one, or give this one its own --state (several servers share jobs "
+                + "through --database postgres://...)")
+        }
+        return held
+    }
 }
 
 /// The bearer tokens, read from the tokens file and read again when it changes (a token added with

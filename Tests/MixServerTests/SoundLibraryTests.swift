@@ -57,6 +57,9 @@ import Testing
         }
     }
 
+    static let notByURL = "sounds are named 'FOLDER/path' (a sound folder of the server's) or 'sha256:<hex>' (a sound uploaded "
+        + "with PUT /v1/sounds/<hex>), not by URL; the server fetches nothing"
+
     @Test func refusesEverythingElse() async throws {
         try await withLibrary { library, _ in
             let cases: [(String, String)] = [
@@ -73,8 +76,11 @@ import Testing
                 ("~/rain.ogg", "the name contains '~'"),
                 ("music/~root", "the name contains '~'"),
                 ("music/take~1.ogg", "the name contains '~'"),
-                ("music//rain.ogg", "the name has an empty path component ('//' or a '/' at the end)"),
-                ("music/sub/", "the name has an empty path component ('//' or a '/' at the end)"),
+                ("music//rain.ogg", "the name has an empty path component (two slashes in a row, or one at the end)"),
+                ("music/sub/", "the name has an empty path component (two slashes in a row, or one at the end)"),
+                ("https://example.com/rain.ogg", Self.notByURL),
+                ("file:///srv/sounds/rain.ogg", Self.notByURL),
+                ("music/https://x", Self.notByURL),
                 ("nope/rain.ogg", "there is no sound folder 'nope' (the server has: fx, music)"),
                 ("\u{212A}/x.ogg", "there is no sound folder '\u{212A}' (the server has: fx, music)"),
                 ("music", "that is a folder; name a file in it, 'FOLDER/path'"),

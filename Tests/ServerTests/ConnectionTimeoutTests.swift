@@ -92,6 +92,50 @@ import Testing
     }
 }
 
+/// The HTTP/1 rules that need the request's version (RFC 9112), met with real sockets: a connection the client did not
+/// ask to keep is closed after its response (an HTTP/1.0 request was answered and left open before), and an HTTP/1.1
+/// request without exactly one `Host` is answered 400 (it was answered 200). The server's idle time-out is left at its
+/// minute, so a connection closed within seconds was closed by the rule.
+@Suite(.serialized) struct HTTPVersionRulesTests {
+    /// Sends `head` on a new connection; what came back, and whether the server closed the connection within 5 s.
+    static func exchange(_ server: ServerProcess, _ head: String) throws -> (answer: String, closed: Bool) {
+        let connection = try RawConnection(port: server.port)
+        #expect(connection.send(Array(head.utf8)))
+        let closed = connection.secondsUntilClosed(within: 5) != nil
+        return (String(decoding: connection.received, as: UTF8.self), closed)
+    }
+
+    @Test func aConnectionNotKeptIsClosedAndOneWithoutHostIsRefused() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+
+        let old = try Self.exchange(server, "GET /healthz HTTP/1.0\r\n\r\n")
+        #expect(old.answer.hasPrefix("HTTP/1.1 200") && old.answer.lowercased().contains("connection: close"), "\(old.answer.prefix(300))")
+        #expect(old.closed, "an HTTP/1.0 request without keep-alive: the connection was left open")
+
+        let closing = try Self.exchange(server, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(closing.answer.hasPrefix("HTTP/1.1 200") && closing.closed, "\(closing.answer.prefix(300))")
+
+        // HTTP/1.0 that asks to keep the connection keeps it, like HTTP/1.1 by default.
+        let kept = try RawConnection(port: server.port)
+        #expect(kept.send(Array("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n".utf8)))
+        #expect(kept.secondsUntilClosed(within: 1.5) == nil, "a kept HTTP/1.0 connection was closed")
+        #expect(String(decoding: kept.received, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+
+        for (head, words) in [("GET /healthz HTTP/1.1\r\n\r\n", "must carry a Host header"),
+                              ("GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", "one Host header, not several")] {
+            let refused = try Self.exchange(server, head)
+            #expect(refused.answer.hasPrefix("HTTP/1.1 400") && refused.answer.contains("application/problem+json")
+                    && refused.answer.contains(words), "\(refused.answer.prefix(400))")
+            #expect(refused.closed, "a refused request's connection was left open")
+        }
+        // A refused request's body is not taken as a next request; the server goes on for everyone else.
+        let withBody = try Self.exchange(server, "POST /v1/validate HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}")
+        #expect(withBody.answer.hasPrefix("HTTP/1.1 400") && withBody.closed, "\(withBody.answer.prefix(300))")
+        #expect(try await server.request("GET", "/healthz", token: "").status == 200)
+    }
+}
+
 /// A TCP connection to 127.0.0.1 through the C socket calls, for what URLSession will not do: send a request's head
 /// a byte at a time, or send nothing, and see when the server closes.
 final class RawConnection {

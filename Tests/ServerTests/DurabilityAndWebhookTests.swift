@@ -119,6 +119,23 @@ import Testing
         #expect(after.status == 200 && after.object["id"] as? String == id, "\(after.status) \(after.object)")
     }
 
+    /// Two servers on one SQLite state would both be worker `local`: the second's start would take the first's running
+    /// job back into the queue and render it twice. The second is refused in one line; the first keeps serving; the
+    /// lock goes with its holder, even when it is killed.
+    @Test func aSecondServerOnOneStateFolderIsRefusedAtStart() async throws {
+        let first = try ServerProcess.start()
+        let second = try CLI.run(["serve", "--port", "0", "--state", first.state.path])
+        #expect(second.status != 0)
+        let lines = second.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && second.stderr.contains("'\(first.state.path)' is in use by another mixrender serve"), "\(second.stderr)")
+        let health = try await first.request("GET", "/healthz")
+        #expect(health.status == 200, "the first server still answers")
+        first.kill9()
+        let third = try ServerProcess.start(state: first.folder, token: first.token)
+        defer { third.stop() }
+        #expect(try await third.request("GET", "/healthz").status == 200, "a dead server's lock is gone with it")
+    }
+
     @Test func aRenderPastTheTimeLimitFails() async throws {
         let server = try ServerProcess.start(arguments: ["--job-time-limit", "1s"])
         defer { server.stop() }

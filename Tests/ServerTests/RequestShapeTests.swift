@@ -46,6 +46,10 @@ import Testing
             (#"{"format": "wav"}"#, "preset", "required"),
             (#"{"preset": \#(preset), "name": "\#(String(repeating: "n", count: 201))"}"#, "name", "at most 200"),
             (#"{"preset": {"duration": "1s""#, nil, "line 1"),
+            // I-JSON: a key twice is refused, wherever it is, rather than one of the two taken silently.
+            (#"{"preset": \#(preset), "format": "wav", "format": "flac"}"#, "format", "appears twice"),
+            (#"{"preset": {"duration": "1s", "tracks": [{"generator": {"type": "pink"}, "gainDb": -9, "gainDb": 0}]}}"#,
+             "preset.tracks[0].gainDb", "appears twice"),
         ]
         for (body, path, words) in cases {
             let reply = try await Self.validate(server, body)
@@ -59,6 +63,17 @@ import Testing
         #expect(inPreset.status == 200)
         #expect(((inPreset.object["error"] as? [String: Any])?["jsonPath"] as? String)?.hasPrefix("preset") == true,
                 "\(String(decoding: inPreset.body, as: UTF8.self))")
+    }
+
+    /// A URL where a sound's name goes is told how sounds are named, not given a path-scrubbed riddle.
+    @Test func aSoundNamedByURLIsToldHowSoundsAreNamed() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        let reply = try await Self.validate(server, #"{"preset": {"duration": "1s", "tracks": [{"file": "https://example.com/rain.ogg"}]}}"#)
+        let error = try #require(reply.object["error"] as? [String: Any], "\(String(decoding: reply.body, as: UTF8.self))")
+        #expect(error["jsonPath"] as? String == "preset.tracks[0].file", "\(error)")
+        let reason = error["reason"] as? String ?? ""
+        #expect(reason.contains("'FOLDER/path'") && reason.contains("'sha256:<hex>'") && reason.contains("not by URL"), "\(reason)")
     }
 
     @Test func aRenderIsCalledAfterItsPresetUnlessTheRequestNamesIt() async throws {

@@ -174,7 +174,8 @@ struct JSONParser {
         path.removeLast()
         if !members.set(key, to: member), duplicateKey == nil {
             duplicateKey = JSONSyntaxError(jsonPath: currentPath(),
-                                           message: "duplicate key \(JSONValue.quote(key)); each key may appear once in an object")
+                                           message: "duplicate key \(JSONValue.quote(key)); each key may appear once in an object",
+                                           duplicateKey: key)
         }
     }
 

@@ -147,9 +147,11 @@ public indirect enum JSONValue: Equatable, Sendable {
 public struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
     /// Where the problem is when it is at a value (the object holding a duplicate key, an unreadable
     /// number); empty for syntax errors, which carry a line and column in the message instead.
-    var jsonPath: String = ""
+    public internal(set) var jsonPath: String = ""
     /// E.g. `malformed JSON: invalid value at line 3, column 19 (near ', 3]')`.
-    var message: String
+    public internal(set) var message: String
+    /// The key that appears twice in the object at `jsonPath`, when that is the problem (I-JSON, RFC 7493, 2.3).
+    public internal(set) var duplicateKey: String? = nil
 
     public var description: String { jsonPath.isEmpty ? message : "\(jsonPath): \(message)" }
 }

@@ -182,6 +182,16 @@ enum LibC {
         }
     }
 
+    /// `flock(fd, operation | LOCK_NB)`, again while interrupted: false when another open file holds a conflicting
+    /// lock (`EWOULDBLOCK`), rather than waiting for it.
+    static func tryFlock(_ fd: Int32, _ lockOperation: Int32, path: String, operation: String) throws -> Bool {
+        while cFlock(fd, lockOperation | LOCK_NB) != 0 {
+            if errno == EWOULDBLOCK { return false }
+            if errno != EINTR { throw failure("flock", path: path, operation: operation) }
+        }
+        return true
+    }
+
     /// Calls `futimens(fd, NULL)`: sets the open file's access and modification times to now.
     static func touch(_ fd: Int32, path: String, operation: String) throws {
         guard Glibc.futimens(fd, nil) == 0 else { throw failure("futimens", path: path, operation: operation) }

@@ -37,6 +37,24 @@ enum DecodingProblem {
         }
     }
 
+    /// The first key that appears twice in one object of the body, as a 400 at its path (`format`,
+    /// `preset.tracks[0].gainDb`): Foundation's decoder would take one of the two silently, and a gateway that
+    /// checked the request with another parser may have seen the other (I-JSON, RFC 7493, 2.3). Nil when the body
+    /// has no duplicate key, or is not JSON (the decoder says so).
+    static func duplicateKey(in body: [UInt8]) -> RenderProblem? {
+        do {
+            _ = try JSONValue.parse(body)
+            return nil
+        } catch let error as JSONSyntaxError {
+            guard let key = error.duplicateKey else { return nil }
+            let path = error.jsonPath.isEmpty ? key : error.jsonPath + "." + key
+            let reason = "appears twice in one object; each key may appear once (I-JSON, RFC 7493)"
+            return RenderProblem(status: 400, title: "Bad request", detail: "\(path): \(reason)", jsonPath: path, reason: reason)
+        } catch {
+            return nil
+        }
+    }
+
     /// The first member of the request outside its free-form `preset` that is JSON null, with its path: the
     /// document allows null nowhere there, but the generated decoder reads a null member as an absent one.
     static func nullMember(in body: [UInt8]) -> String? {

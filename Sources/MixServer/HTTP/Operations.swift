@@ -99,6 +99,7 @@ struct RequestErrorMiddleware: ServerMiddleware {
             let collected = try await [UInt8](collecting: given, upTo: .max)
             bytes = collected
             body = HTTPBody(collected)
+            if let problem = DecodingProblem.duplicateKey(in: collected) { return Self.response(problem) }
             if let path = DecodingProblem.nullMember(in: collected) {
                 let reason = "must not be null (leave it out instead)"
                 return Self.response(RenderProblem(status: 400, title: "Bad request", detail: "\(path): \(reason)", jsonPath: path, reason: reason))

@@ -107,3 +107,8 @@ extension RenderProblem {
         }
     }
 }
+
+extension RenderProblem: CustomStringConvertible {
+    /// The one line of detail: what `mixrender serve` prints when a start-up fault stops it.
+    var description: String { detail }
+}

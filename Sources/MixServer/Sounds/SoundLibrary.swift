@@ -78,6 +78,10 @@ struct SoundLibrary: Sendable {
             throw refuse("the name is longer than \(Self.maximumReferenceLength) bytes")
         }
         guard !reference.utf8.contains(0) else { throw refuse("the name contains a NUL byte") }
+        guard reference.range(of: "://") == nil else {
+            throw refuse("sounds are named 'FOLDER/path' (a sound folder of the server's) or 'sha256:<hex>' (a sound uploaded "
+                + "with PUT /v1/sounds/<hex>), not by URL; the server fetches nothing")
+        }
 
         if reference.utf8.starts(with: "sha256:".utf8) {
             let hex = reference.utf8.dropFirst("sha256:".utf8.count)
@@ -100,7 +104,7 @@ struct SoundLibrary: Sendable {
         guard !bytes.contains(UInt8(ascii: "~")) else { throw refuse("the name contains '~'") }
         let components = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         guard !components.contains(where: \.isEmpty) else {
-            throw refuse("the name has an empty path component ('//' or a '/' at the end)")
+            throw refuse("the name has an empty path component (two slashes in a row, or one at the end)")
         }
         guard !components.contains(where: { $0.elementsEqual([0x2e]) || $0.elementsEqual([0x2e, 0x2e]) }) else {
             throw refuse("'.' and '..' are not taken in a sound's path")
