@@ -44,12 +44,16 @@ public enum RenderServer {
         let webhooks = try WebhookURLPolicy(allowing: configuration.webhookHosts)
         // Decoded sources shared by every render here, as a batch shares them; the budget bounds what stays held.
         let material = PreparedMaterial(budgetBytes: 512 << 20)
+        let storage = StorageWatch(folders: [.init(role: "state folder", path: configuration.stateFolder),
+                                             .init(role: "results folder", path: configuration.resultsPath),
+                                             .init(role: "uploads folder", path: configuration.soundsPath)],
+                                   minimumFreeBytes: configuration.minimumFreeBytes, logger: logger)
         let service = RenderService(store: store, results: results, sounds: sounds, limits: configuration.limits, material: material,
-                                    live: LiveProgress(), wake: JobSignal(), webhooks: webhooks, logger: logger)
+                                    live: LiveProgress(), wake: JobSignal(), webhooks: webhooks, storage: storage, logger: logger)
         let runner = JobRunner(service: service, results: results, worker: configuration.worker,
                                budgetBytes: configuration.storeBudgetBytes, webhookSender: WebhookSender(signer: signer),
                                partialsSweepAge: configuration.databaseURL == nil ? 0 : 3600, logger: logger)
-        let readiness = Readiness(store: store)
+        let readiness = Readiness(store: store, storage: storage)
         let page = try PageFiles()
 
         let router = Router()

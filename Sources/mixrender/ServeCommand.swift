@@ -48,6 +48,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("store-budget"), help: "Results are kept up to this size, least recently used out first (10G).")
     var storeBudget = "10G"
 
+    @Option(name: .customLong("min-free-space"), help: "Below this much free space where it writes, the server takes no new render or upload and is not ready (64M).")
+    var minFreeSpace = "64M"
+
     @Option(name: .customLong("max-body"), help: "The largest JSON request body (1M).")
     var maxBody = "1M"
 
@@ -111,6 +114,7 @@ struct ServeCommand: ParsableCommand {
             configuration.soundFolders[name] = path
         }
         configuration.storeBudgetBytes = try Self.bytes(storeBudget, option: "--store-budget")
+        configuration.minimumFreeBytes = try Self.bytes(minFreeSpace, option: "--min-free-space")
         var limits = ServiceLimits()
         limits.maxBodyBytes = Int(try Self.bytes(maxBody, option: "--max-body", atMost: 64 << 20))
         limits.maxUploadBytes = Int(try Self.bytes(maxUpload, option: "--max-upload", atMost: 16 << 30))

@@ -86,6 +86,12 @@ public enum FileSystem {
         FileIdentity(try LibC.stat(path, operation: "look at"))
     }
 
+    /// The file system holding `path`: the bytes an unprivileged user may still write there, and whether it is
+    /// mounted read-only (`statvfs`); nil when it cannot be read (`path` is gone, say).
+    public static func space(of path: String) -> (freeBytes: Int64, readOnly: Bool)? {
+        LibC.fileSystemSpace(of: path)
+    }
+
     /// Calls `access(path, W_OK)`: whether this process may create and remove files in a folder (or write a file).
     public static func isWritable(_ path: String) -> Bool {
         (try? LibC.access(path, W_OK, operation: "write to")) != nil

@@ -276,6 +276,15 @@ enum LibC {
         return overflow ? Int64.max : bytes
     }
 
+    /// Calls `statvfs(path)`: `freeBytes`'s figure, and whether the file system is mounted read-only (`ST_RDONLY`);
+    /// nil when it cannot be read.
+    static func fileSystemSpace(of path: String) -> (freeBytes: Int64, readOnly: Bool)? {
+        var status = Glibc.statvfs()
+        guard cStatFileSystem(path, &status) == 0 else { return nil }
+        let (bytes, overflow) = Int64(status.f_bavail).multipliedReportingOverflow(by: Int64(status.f_frsize))
+        return (overflow ? Int64.max : bytes, status.f_flag & UInt(ST_RDONLY) != 0)
+    }
+
     /// Calls `rmdir(path)`; whether it removed the folder.
     @discardableResult
     static func rmdir(_ path: String) -> Bool { Glibc.rmdir(path) == 0 }

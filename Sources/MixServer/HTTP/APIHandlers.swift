@@ -39,7 +39,8 @@ struct APIHandlers: APIProtocol {
             case 400: return .badRequest(.init(body: .application_problem_plus_json(body)))
             case 413: return .contentTooLarge(.init(body: .application_problem_plus_json(body)))
             case 422: return .unprocessableContent(.init(body: .application_problem_plus_json(body)))
-            case 429, 503: return .tooManyRequests(.init(headers: .init(Retry_hyphen_After: problem.retryAfter ?? 5), body: .application_problem_plus_json(body)))
+            case 429: return .tooManyRequests(.init(headers: .init(Retry_hyphen_After: problem.retryAfter ?? 5), body: .application_problem_plus_json(body)))
+            case 503: return .serviceUnavailable(.init(headers: .init(Retry_hyphen_After: problem.retryAfter ?? 5), body: .application_problem_plus_json(body)))
             default: throw problem
             }
         }
@@ -160,6 +161,7 @@ struct APIHandlers: APIProtocol {
             return .badRequest(.init(body: .application_problem_plus_json(Self.problem(.badRequest("the body must be the sound's bytes (application/octet-stream)")))))
         }
         do {
+            if let fault = service.storage.fault() { throw service.storage.problem(fault) }
             let created = try await service.sounds.upload(sha256: hash, body: body, maximumBytes: service.limits.maxUploadBytes)
             guard let sound = try await SoundDescription.of(hash: hash, in: service.sounds) else {
                 throw RenderProblem.internalError("the sound was stored but cannot be read back")
@@ -170,6 +172,7 @@ struct APIHandlers: APIProtocol {
             switch problem.status {
             case 413: return .contentTooLarge(.init(body: .application_problem_plus_json(body)))
             case 422: return .unprocessableContent(.init(body: .application_problem_plus_json(body)))
+            case 503: return .serviceUnavailable(.init(headers: .init(Retry_hyphen_After: problem.retryAfter ?? 5), body: .application_problem_plus_json(body)))
             default: return .badRequest(.init(body: .application_problem_plus_json(body)))
             }
         }

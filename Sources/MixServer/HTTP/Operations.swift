@@ -8,16 +8,20 @@ import Prometheus
 /// Whether the server takes renders (`/readyz`): not while it stops, nor when its database does not answer.
 final class Readiness: Sendable {
     let store: any JobStore
+    let storage: StorageWatch
     private let stopping = Locked(false)
 
-    init(store: any JobStore) { self.store = store }
+    init(store: any JobStore, storage: StorageWatch) {
+        self.store = store
+        self.storage = storage
+    }
 
     func stop() { stopping.withLock { $0 = true } }
 
     func notReadyReason() async -> String? {
         if stopping.withLock({ $0 }) { return "stopping" }
         do { try await store.ping() } catch { return "the job store does not answer" }
-        return nil
+        return storage.fault().map { "cannot store: \($0)" }
     }
 }
 

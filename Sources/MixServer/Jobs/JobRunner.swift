@@ -126,9 +126,10 @@ final class JobRunner: Service, Sendable {
                 let problem: RenderProblem
                 if let problemError = error as? RenderProblem { problem = problemError }
                 else if let engine = error as? EngineError { problem = RenderProblem(engine, nameOf: service.sounds.name(ofPath:)) }
-                else { problem = .internalError("\(error)") }
+                // Any other error's words may hold a server path, which no answer names: quoted paths become names.
+                else { problem = .internalError(RenderProblem.hidingPaths("\(error)", nameOf: service.sounds.name(ofPath:))) }
                 await finish(job, .failed(problem: problem.document.json(.compact)), logger: log)
-                log.error("render failed", metadata: ["error": "\(problem.detail)"])
+                log.error("render failed", metadata: ["error": "\(error is RenderProblem || error is EngineError ? problem.detail : "\(error)")"])
             }
         }
         running.withLock { $0[job.id] = task }

@@ -89,7 +89,8 @@ struct RenderProblem: Error, Sendable, Equatable {
 extension RenderProblem {
     /// An engine error about a request's render, placed in the request: a preset error at `preset.` + its path, a
     /// setting at the request member that gave it, a file by the name the request used (never the server's path:
-    /// `nameOf` turns a path back into the name, and any other path is left out).
+    /// `nameOf` turns a path back into the name, and any other path is left out); a result that cannot be written is
+    /// the server's fault (500), not the request's.
     init(_ error: EngineError, nameOf: (String) -> String?) {
         switch error {
         case .preset(let preset):
@@ -103,7 +104,9 @@ extension RenderProblem {
             self = .unprocessable(jsonPath: "preset",
                                   reason: "cannot read '\(name)': " + RenderProblem.hidingPaths("\(reason)", nameOf: nameOf))
         case .output(_, let reason):
-            self = .unprocessable(jsonPath: "format", reason: RenderProblem.hidingPaths("\(reason)", nameOf: nameOf))
+            // Writing the result is the server's part (its disk), not the request's.
+            self = RenderProblem(status: 500, title: "Render failed",
+                                 detail: "the server could not write the result: " + RenderProblem.hidingPaths("\(reason)", nameOf: nameOf))
         }
     }
 }

@@ -18,10 +18,13 @@ final class RenderService: Sendable {
     let wake: JobSignal
     let webhooks: WebhookURLPolicy
     let logger: Logger
+    /// Whether the folders it writes can take writes: a new render is refused (503) while they cannot.
+    let storage: StorageWatch
 
     init(store: any JobStore, results: ResultStore, sounds: SoundLibrary, limits: ServiceLimits, material: PreparedMaterial, live: LiveProgress,
-         wake: JobSignal, webhooks: WebhookURLPolicy, logger: Logger) {
+         wake: JobSignal, webhooks: WebhookURLPolicy, storage: StorageWatch, logger: Logger) {
         self.store = store
+        self.storage = storage
         self.results = results
         self.sounds = sounds
         self.limits = limits
@@ -88,6 +91,7 @@ final class RenderService: Sendable {
         let job = NewJob(id: planned.id, format: spec.format.fileExtension, name: spec.name,
                          request: spec.document.json(.compact), durationSeconds: planned.render.durationSeconds,
                          resultMissing: results.folder(of: planned.id) == nil)
+        if let fault = storage.fault() { throw storage.problem(fault) }
         let outcome: SubmitOutcome
         do {
             outcome = try await store.submit(job, owner: JobOwner(token: token, webhookURL: webhookURL),
@@ -95,6 +99,7 @@ final class RenderService: Sendable {
                                              now: Date())
         } catch {
             logger.error("the job store failed", metadata: ["job": "\(planned.id)", "error": "\(error)"])
+            if let fault = storage.fault() { throw storage.problem(fault) }
             throw RenderProblem(status: 503, title: "Unavailable", detail: "the job store did not answer; try again", retryAfter: 5)
         }
         switch outcome {

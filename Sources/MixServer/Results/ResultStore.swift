@@ -45,7 +45,7 @@ struct ResultStore: Sendable {
     func makePartial() throws(ResultStoreError) -> String {
         let path = folder + "/" + Self.partialPrefix + LocalFiles.hex(LocalFiles.randomBytes(12))
         guard mkdir(path, 0o755) == 0 else {
-            throw ResultStoreError("results folder '\(folder)': cannot make a temporary folder (\(LocalFiles.reason()))")
+            throw ResultStoreError("the results folder cannot take a new render: a temporary folder cannot be made in it (\(LocalFiles.reason()))")
         }
         return path
     }

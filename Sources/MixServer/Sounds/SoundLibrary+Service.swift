@@ -28,7 +28,7 @@ extension SoundLibrary {
     static func isSHA256(_ text: String) -> Bool { LocalFiles.isSHA256Hex(text.utf8) }
 
     /// Stores an upload (`store`), its failures as the problems the API answers: 413 past the limit, 422 when the
-    /// bytes hash to another value. True when it was stored now, false when it was there.
+    /// bytes hash to another value, 503 when it cannot be written. True when it was stored now, false when it was there.
     func upload(sha256: String, body: HTTPBody, maximumBytes: Int) async throws(RenderProblem) -> Bool {
         do {
             return try await store(sha256: sha256, body: body, maximumBytes: maximumBytes) == .created
@@ -37,7 +37,8 @@ extension SoundLibrary {
             case .tooLarge: throw .tooLarge("\(error)")
             case .hashMismatch: throw .unprocessable(jsonPath: "", reason: "\(error)")
             case .invalidName: throw .badRequest("\(error)", jsonPath: "sha256")
-            case .cannotWrite: throw .internalError("\(error)")
+            // The server's disk, not the client's request: a 503 it may retry (here or on another server).
+            case .cannotWrite: throw RenderProblem(status: 503, title: "Unavailable", detail: "\(error); try again later", retryAfter: 30)
             }
         } catch {
             throw .badRequest("the upload was cut short: \(error)")
