@@ -22,6 +22,7 @@ package typealias FileAccess = MixEngine.FileAccess
 package typealias FileDescription = MixEngine.FileDescription
 package typealias FileLock = MixIO.FileLock
 package typealias FileSystem = MixIO.FileSystem
+package typealias DescriptorLimit = MixIO.DescriptorLimit
 package typealias FileTags = MixIO.FileTags
 package typealias HeldFileLock = MixIO.HeldFileLock
 package typealias InputFile = MixEngine.InputFile

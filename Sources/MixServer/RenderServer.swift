@@ -72,13 +72,19 @@ public enum RenderServer {
         router.add(middleware: MethodNotAllowedMiddleware(routes: try RouteTable(of: handlers)))
 
         let host = configuration.host
+        let descriptors = DescriptorLimit.raiseToHard() ?? 1024
+        let connections = ConnectionLimits(
+            maximum: configuration.maxConnections
+                ?? ConnectionLimits.maximum(descriptors: descriptors, renders: configuration.limits.concurrentRenders),
+            maximumPerAddress: configuration.maxConnectionsPerAddress, logger: logger)
         let app = Application(
             router: router,
             server: HTTPServerBuilder { responder in
                 RuledHTTP1Channel(inner: HTTP1Channel(responder: responder, configuration: .init(
-                    idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1e9)))))
+                    idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1e9)))), limits: connections)
             },
-            configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mixrender"),
+            configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mixrender",
+                                 availableConnectionsDelegate: connections.acceptGate),
             onServerRunning: { channel in
                 announce("listening on http://\(host):\(channel.localAddress?.port ?? configuration.port)")
             },

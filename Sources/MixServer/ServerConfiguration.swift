@@ -30,6 +30,11 @@ public struct ServerConfiguration: Sendable {
     /// not reset: a client that drips a header is closed as one that sends nothing). nginx's client_header_timeout
     /// and client_body_timeout are 60 s, its keepalive_timeout 75 s.
     public var idleTimeoutSeconds: Double = 60
+    /// Connections held at once; past it a new one is answered 503 and closed. nil: from the descriptor limit (raised to
+    /// its hard limit at start) less what renders need (`ConnectionLimits.maximum`).
+    public var maxConnections: Int? = nil
+    /// Connections held at once from one address (behind a proxy, every connection comes from the proxy's).
+    public var maxConnectionsPerAddress = 512
     /// Below this many free bytes on the disk of a folder the server writes (state, results, uploads), it takes no new
     /// render or upload (503, with Retry-After) and `/readyz` says it is not ready.
     public var minimumFreeBytes: Int64 = 64 << 20

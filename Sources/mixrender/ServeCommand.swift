@@ -48,6 +48,12 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("store-budget"), help: "Results are kept up to this size, least recently used out first (10G).")
     var storeBudget = "10G"
 
+    @Option(name: .customLong("max-connections"), help: "Connections held at once; past it a new one is answered 503 (from the descriptor limit).")
+    var maxConnections: Int? = nil
+
+    @Option(name: .customLong("max-connections-per-address"), help: "Connections held at once from one address; past it a new one is answered 503 (512).")
+    var maxConnectionsPerAddress = 512
+
     @Option(name: .customLong("min-free-space"), help: "Below this much free space where it writes, the server takes no new render or upload and is not ready (64M).")
     var minFreeSpace = "64M"
 
@@ -90,6 +96,12 @@ struct ServeCommand: ParsableCommand {
         guard (1...4096).contains(maxTracks) else { throw CLIError("--max-tracks must be from 1 to 4096, not \(maxTracks)") }
         guard (1...1_000_000).contains(jobsPerToken) else { throw CLIError("--jobs-per-token must be from 1 to 1000000, not \(jobsPerToken)") }
         guard (1...10_000_000).contains(queueLength) else { throw CLIError("--queue-length must be from 1 to 10000000, not \(queueLength)") }
+        if let maxConnections, !(1...1_000_000).contains(maxConnections) {
+            throw CLIError("--max-connections must be from 1 to 1000000, not \(maxConnections)")
+        }
+        guard (1...1_000_000).contains(maxConnectionsPerAddress) else {
+            throw CLIError("--max-connections-per-address must be from 1 to 1000000, not \(maxConnectionsPerAddress)")
+        }
     }
 
     func run() throws {
@@ -115,6 +127,8 @@ struct ServeCommand: ParsableCommand {
         }
         configuration.storeBudgetBytes = try Self.bytes(storeBudget, option: "--store-budget")
         configuration.minimumFreeBytes = try Self.bytes(minFreeSpace, option: "--min-free-space")
+        configuration.maxConnections = maxConnections
+        configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
         var limits = ServiceLimits()
         limits.maxBodyBytes = Int(try Self.bytes(maxBody, option: "--max-body", atMost: 64 << 20))
         limits.maxUploadBytes = Int(try Self.bytes(maxUpload, option: "--max-upload", atMost: 16 << 30))

@@ -136,6 +136,68 @@ import Testing
     }
 }
 
+/// The bounds on connections held at once, met with real sockets: in all (from the descriptor limit: before them, 300
+/// silent connections against a limit of 256 descriptors made the server spin a whole core on `accept`'s `EMFILE`
+/// and answer no one), and from one address. A connection past a bound is answered 503 with `Retry-After` at once.
+@Suite(.serialized) struct ConnectionLimitTests {
+    /// The server's CPU seconds so far (user and system), from /proc.
+    static func cpuSeconds(_ pid: Int32) throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
+        return (Double(fields[11])! + Double(fields[12])!) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The answer to `GET /healthz` on a new connection, as far as it came in 5 s.
+    static func health(_ server: ServerProcess) throws -> String {
+        let probe = try RawConnection(port: server.port)
+        _ = probe.send(Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+        _ = probe.secondsUntilClosed(within: 5)
+        return String(decoding: probe.received, as: UTF8.self)
+    }
+
+    @Test func aFloodOfSilentConnectionsIsAnsweredAndLeavesTheServerIdle() async throws {
+        let server = try ServerProcess.start(descriptorLimit: 256)
+        defer { server.stop() }
+        var silent: [RawConnection] = []
+        for _ in 0..<300 { silent.append(try RawConnection(port: server.port)) }
+        try await Task.sleep(for: .seconds(1))
+        // Idle: a spinning accept loop burns about a CPU second a second; an idle server next to none. The bound is
+        // far from both (a check for the spin, not a speed measurement).
+        let before = try Self.cpuSeconds(server.process.processIdentifier)
+        try await Task.sleep(for: .seconds(2))
+        let spent = try Self.cpuSeconds(server.process.processIdentifier) - before
+        #expect(spent < 0.8, "the server spent \(spent) CPU seconds in 2 s holding silent connections")
+        let refused = try Self.health(server)
+        #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("Retry-After: 5") && refused.contains("connections, the most it takes"),
+                "\(refused.prefix(300))")
+        #expect(server.log.lines.contains { $0.contains("out of connections") }, "the log says the server is out of connections")
+        // Once the flood leaves, the server answers.
+        silent.removeAll()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try Self.health(server).hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test func oneAddressHoldsAtMostItsShare() async throws {
+        let server = try ServerProcess.start(arguments: ["--max-connections-per-address", "4"])
+        defer { server.stop() }
+        var held = try (0..<4).map { _ in try RawConnection(port: server.port) }
+        try await Task.sleep(for: .milliseconds(300))
+        let refused = try Self.health(server)
+        #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("this address holds 4 connections"), "\(refused.prefix(300))")
+        held.removeLast()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try Self.health(server).hasPrefix("HTTP/1.1 200"), "a connection closed makes room")
+        withExtendedLifetime(held) {}
+    }
+
+    @Test(arguments: [(["--max-connections", "0"], "--max-connections must be from 1"),
+                      (["--max-connections-per-address", "0"], "--max-connections-per-address must be from 1")])
+    func aBadBoundIsRefused(_ arguments: [String], _ message: String) throws {
+        let result = try CLI.run(["serve", "--port", "0"] + arguments)
+        #expect(result.status != 0 && result.stderr.contains(message), "\(result.stderr)")
+    }
+}
+
 /// A TCP connection to 127.0.0.1 through the C socket calls, for what URLSession will not do: send a request's head
 /// a byte at a time, or send nothing, and see when the server closes.
 final class RawConnection {

@@ -17,25 +17,36 @@ final class ServerProcess: @unchecked Sendable {
     let token: String
     let output: Pipe
     private let lines: LineCollector
+    /// The server's log (its standard error), each line also passed on to the test's.
+    let log: LineCollector
 
     var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Starts a server on `state` (a new temporary folder when nil; a restart passes the first server's `folder`) with
     /// `arguments` besides `--port 0 --state`.
     /// `token`: the token to use when the state folder has one already (a restart); the first start prints one.
+    /// `descriptorLimit`: the server runs under `ulimit -n` of that many open files (soft and hard).
     static func start(state: TemporaryFolder? = nil, arguments: [String] = [], token: String? = nil,
-                      environment: [String: String] = [:]) throws -> ServerProcess {
+                      environment: [String: String] = [:], descriptorLimit: Int? = nil) throws -> ServerProcess {
         let folder = try state ?? TemporaryFolder(prefix: "mixrender-serve-test")
         let process = Process()
-        process.executableURL = try CLI.executable
-        process.arguments = ["serve", "--port", "0", "--state", folder.url.path] + arguments
+        let serve = ["serve", "--port", "0", "--state", folder.url.path] + arguments
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", try CLI.executable.path] + serve
+        } else {
+            process.executableURL = try CLI.executable
+            process.arguments = serve
+        }
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.standardError
+        let errors = Pipe()
+        process.standardError = errors
         let lines = LineCollector(output.fileHandleForReading)
+        let logLines = LineCollector(errors.fileHandleForReading, echo: FileHandle.standardError)
         try process.run()
         // The server prints its token (the first time) and then `listening on http://127.0.0.1:PORT`.
         let deadline = Date() + 60
@@ -54,10 +65,11 @@ final class ServerProcess: @unchecked Sendable {
         }
         guard let port else { process.terminate(); throw ServerError("mixrender serve did not say where it listens within 60 s") }
         guard let chosen = printed ?? token else { process.terminate(); throw ServerError("mixrender serve printed no token and none was given") }
-        return ServerProcess(process: process, folder: folder, port: port, token: chosen, output: output, lines: lines)
+        return ServerProcess(process: process, folder: folder, port: port, token: chosen, output: output, lines: lines, log: logLines)
     }
 
-    private init(process: Process, folder: TemporaryFolder, port: Int, token: String, output: Pipe, lines: LineCollector) {
+    private init(process: Process, folder: TemporaryFolder, port: Int, token: String, output: Pipe, lines: LineCollector, log: LineCollector) {
+        self.log = log
         self.process = process
         self.folder = folder
         self.port = port
@@ -144,12 +156,14 @@ final class LineCollector: @unchecked Sendable {
     private var pending: [String] = []
     private var all: [String] = []
 
-    init(_ handle: FileHandle) {
+    /// `echo`: where every chunk read is also written, as it comes.
+    init(_ handle: FileHandle, echo: FileHandle? = nil) {
         let thread = Thread { [self] in
             var buffer = Data()
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
+                echo?.write(chunk)
                 buffer.append(chunk)
                 while let newline = buffer.firstIndex(of: 10) {
                     let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)

@@ -76,13 +76,23 @@ final class HTTPVersionRules: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-/// Hummingbird's HTTP/1 child channel with `HTTPVersionRules` put in just after NIO's request decoder.
+/// Hummingbird's HTTP/1 child channel with the connection bounds (`ConnectionLimits`: a connection past them gets
+/// `RefusedConnection` first, and no byte reaches HTTP) and `HTTPVersionRules` put in just after NIO's request decoder.
 struct RuledHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let inner: HTTP1Channel
+    let limits: ConnectionLimits
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+        let address = channel.remoteAddress?.ipAddress ?? "unknown"
+        if let refusal = limits.open(from: address) {
+            return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+                try channel.pipeline.syncOperations.addHandler(RefusedConnection(reason: refusal), position: .first)
+                return value
+            }
+        }
+        channel.closeFuture.whenComplete { _ in limits.closed(from: address) }
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let decoder = try channel.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try channel.pipeline.syncOperations.addHandler(HTTPVersionRules(), position: .after(decoder.handler))
             return value
