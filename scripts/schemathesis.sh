@@ -6,8 +6,8 @@
 # forbids that is accepted, on a method a path does not take that is not answered 405 with `Allow`, on a call
 # without the token that is not refused. Two checks are fitted to the document: a request the document allows may
 # still be refused with 422 where it says so (a preset that is JSON but not a preset, a sound whose bytes do not
-# hash to its name); and use_after_free is left out, since DELETE /v1/renders/{id} cancels a render, which stays
-# readable (as `cancelled`) to the token that cancelled it. MIXRENDER_FUZZ_CHECKS chooses other checks
+# hash to its name). use_after_free is on: after DELETE /v1/renders/{id}, that token gets 404 for the render.
+# MIXRENDER_FUZZ_CHECKS chooses other checks
 # (comma-separated). It first submits two small renders and uploads one sound (so it needs
 # a server that renders), and fuzzes their ids beside random ones. Bounded: at most SECONDS of testing, at most MIXRENDER_FUZZ_EXAMPLES
 # cases per operation and round (default 50), each request at most 30 s, and the whole run killed at SECONDS + 120.
@@ -46,7 +46,7 @@ if ! "$venv/bin/python" -c 'import sys, urllib.request; urllib.request.urlopen(s
 fi
 
 # Real data for the paths that name one: two renders that succeeded (5-second procedural presets; one only for
-# DELETE, a no-op on a finished render) and an uploaded sound, offered as the `id` and `sha256` path parameters
+# DELETE, which deletes it for the token) and an uploaded sound, offered as the `id` and `sha256` path parameters
 # half the time (random ones, mostly 404, the other half), so the fuzzing reaches a render's audio (with Range),
 # waveform, timeline, report and events, and a sound.
 config="$report/schemathesis.toml"
@@ -85,7 +85,7 @@ def rendered(seed):
     return render["id"]
 
 
-# One render for every operation, and another for DELETE (a no-op on a finished render, but kept apart all the same).
+# One render for every operation, and another for DELETE (which deletes it: kept apart so the others stay).
 kept, cancelled = rendered(1), rendered(2)
 
 samples = io.BytesIO()
@@ -129,7 +129,6 @@ status=0
         --url "$url" \
         --header "Authorization: Bearer $token" \
         --checks "${MIXRENDER_FUZZ_CHECKS:-all}" \
-        --exclude-checks use_after_free \
         --phases examples,coverage,fuzzing,stateful \
         --mode all \
         --max-time "$seconds" \

@@ -52,7 +52,8 @@ public enum RenderServer {
                                     live: LiveProgress(), wake: JobSignal(), webhooks: webhooks, storage: storage, logger: logger)
         let runner = JobRunner(service: service, results: results, worker: configuration.worker,
                                budgetBytes: configuration.storeBudgetBytes, webhookSender: WebhookSender(signer: signer),
-                               partialsSweepAge: configuration.databaseURL == nil ? 0 : 3600, logger: logger)
+                               partialsSweepAge: configuration.databaseURL == nil ? 0 : 3600,
+                               forgetAfterSeconds: configuration.forgetAfterSeconds, logger: logger)
         let readiness = Readiness(store: store, storage: storage)
         let page = try PageFiles()
 

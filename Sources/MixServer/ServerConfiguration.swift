@@ -30,6 +30,8 @@ public struct ServerConfiguration: Sendable {
     /// not reset: a client that drips a header is closed as one that sends nothing). nginx's client_header_timeout
     /// and client_body_timeout are 60 s, its keepalive_timeout 75 s.
     public var idleTimeoutSeconds: Double = 60
+    /// A finished render (its job, owners, deliveries and files) is forgotten this long after it finished: 30 days.
+    public var forgetAfterSeconds: Double = 30 * 86_400
     /// Connections held at once; past it a new one is answered 503 and closed. nil: from the descriptor limit (raised to
     /// its hard limit at start) less what renders need (`ConnectionLimits.maximum`).
     public var maxConnections: Int? = nil

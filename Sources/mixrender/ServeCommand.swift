@@ -48,6 +48,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("store-budget"), help: "Results are kept up to this size, least recently used out first (10G).")
     var storeBudget = "10G"
 
+    @Option(name: .customLong("forget-after"), help: "A finished render, its record and its files are forgotten this long after it finished (720h).")
+    var forgetAfter = "720h"
+
     @Option(name: .customLong("max-connections"), help: "Connections held at once; past it a new one is answered 503 (from the descriptor limit).")
     var maxConnections: Int? = nil
 
@@ -127,6 +130,7 @@ struct ServeCommand: ParsableCommand {
         }
         configuration.storeBudgetBytes = try Self.bytes(storeBudget, option: "--store-budget")
         configuration.minimumFreeBytes = try Self.bytes(minFreeSpace, option: "--min-free-space")
+        configuration.forgetAfterSeconds = try Self.seconds(forgetAfter, option: "--forget-after", atMostHours: 24 * 3660)
         configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
         var limits = ServiceLimits()

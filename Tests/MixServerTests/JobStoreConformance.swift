@@ -82,9 +82,9 @@ import Testing
             // Joining a queued job does not lengthen the queue.
             #expect(try await store.submit(newJob(1), owner: owner("t3"), limits: limits, now: t0 + 3).state == .queued)
             // t1 withdraws: job 1 is still wanted by t3; t3 withdraws too: job 1 is cancelled, the queue has room.
-            #expect(try await store.cancel(id: newJob(1).id, owner: "t1", now: t0 + 4)?.state == .cancelled)
+            #expect(try await store.cancel(id: newJob(1).id, owner: "t1", now: t0 + 4)?.view.state == .cancelled)
             #expect(try await store.counts().queued == 2)
-            #expect(try await store.cancel(id: newJob(1).id, owner: "t3", now: t0 + 5)?.state == .cancelled)
+            #expect(try await store.cancel(id: newJob(1).id, owner: "t3", now: t0 + 5)?.view.state == .cancelled)
             #expect(try await store.counts().queued == 1)
             #expect(try await store.submit(newJob(3), owner: owner("t3"), limits: limits, now: t0 + 6).state == .queued)
             #expect(try await store.counts().queued == 2)
@@ -93,8 +93,8 @@ import Testing
             guard case .queued(let view) = resubmitted else { Issue.record("re-submit: \(resubmitted)"); return }
             #expect(view.state == .queued)
             #expect(try await store.counts().queued == 3)
-            // t3 withdrew from job 1 and did not come back: it still sees it cancelled.
-            #expect(try await store.job(id: newJob(1).id, owner: "t3")?.state == .cancelled)
+            // t3 withdrew from job 1 and did not come back: it does not see it.
+            #expect(try await store.job(id: newJob(1).id, owner: "t3") == nil)
         }
     }
 
@@ -132,7 +132,7 @@ import Testing
 
             // Cancelled, submitted again by its owner: queued.
             _ = try await store.submit(newJob(3), owner: owner("t1"), limits: roomy, now: t0 + 9)
-            #expect(try await store.cancel(id: newJob(3).id, owner: "t1", now: t0 + 10)?.state == .cancelled)
+            #expect(try await store.cancel(id: newJob(3).id, owner: "t1", now: t0 + 10)?.view.state == .cancelled)
             #expect(try await store.job(id: newJob(3).id)?.state == .cancelled)
             #expect(try await store.submit(newJob(3), owner: owner("t1"), limits: roomy, now: t0 + 11).state == .queued)
             #expect(try await store.job(id: newJob(3).id, owner: "t1")?.state == .queued)
@@ -159,12 +159,15 @@ import Testing
         try await withDatabase(kind) { database in
             let store = try await database.open()
             _ = try await store.submit(newJob(1), owner: owner("t1"), limits: roomy, now: t0)
-            let view = try #require(try await store.cancel(id: newJob(1).id, owner: "t1", now: t0 + 1))
+            let withdrawal = try #require(try await store.cancel(id: newJob(1).id, owner: "t1", now: t0 + 1))
+            let view = withdrawal.view
             #expect(view.state == .cancelled && view.record.state == .cancelled && view.record.finishedAt == t0 + 1)
+            #expect(!withdrawal.wantedByOthers)
             #expect(try await store.counts() == JobCounts(queued: 0, rendering: 0))
             #expect(try await store.claim(worker: "w1", now: t0 + 2, leaseUntil: t0 + 60) == nil)
-            // Cancelling again changes nothing.
-            #expect(try await store.cancel(id: newJob(1).id, owner: "t1", now: t0 + 3) == view)
+            // The owner does not see it any more; cancelling again finds nothing (the API's 404).
+            #expect(try await store.job(id: newJob(1).id, owner: "t1") == nil)
+            #expect(try await store.cancel(id: newJob(1).id, owner: "t1", now: t0 + 3) == nil)
         }
     }
 
@@ -177,15 +180,17 @@ import Testing
             _ = try await store.submit(newJob(1), owner: owner("t2"), limits: roomy, now: t0 + 1)
             _ = try #require(try await store.claim(worker: "w1", now: t0 + 2, leaseUntil: t0 + 60))
 
-            // t1 withdraws: its view is cancelled, the job renders on for t2.
-            #expect(try await store.cancel(id: id, owner: "t1", now: t0 + 3)?.state == .cancelled)
-            #expect(try await store.job(id: id, owner: "t1")?.state == .cancelled)
+            // t1 withdraws: its last view is cancelled, it sees the job no more, the job renders on for t2.
+            let first = try #require(try await store.cancel(id: id, owner: "t1", now: t0 + 3))
+            #expect(first.view.state == .cancelled && first.wantedByOthers)
+            #expect(try await store.job(id: id, owner: "t1") == nil)
             #expect(try await store.job(id: id, owner: "t2")?.state == .rendering)
             #expect(try await store.job(id: id)?.state == .rendering)
             #expect(try await store.renew(worker: "w1", progress: [id: progress(0.5)], leaseUntil: t0 + 70).isEmpty)
 
             // t2 withdraws: the job is marked cancelled; its worker learns it when it renews, and finishes it.
-            #expect(try await store.cancel(id: id, owner: "t2", now: t0 + 4)?.state == .cancelled)
+            let last = try #require(try await store.cancel(id: id, owner: "t2", now: t0 + 4))
+            #expect(last.view.state == .cancelled && !last.wantedByOthers)
             let marked = try #require(try await store.job(id: id))
             #expect(marked.state == .cancelled && marked.worker == "w1" && marked.finishedAt == t0 + 4)
             #expect(try await store.counts() == JobCounts(queued: 0, rendering: 0))
@@ -201,24 +206,48 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
-    func anOwnerThatWithdrewSeesTheJobCancelledWhateverItDoesForOthers(_ kind: StoreKind) async throws {
+    func anOwnerThatWithdrewNoLongerSeesTheJobWhateverItDoesForOthers(_ kind: StoreKind) async throws {
         try await withDatabase(kind) { database in
             let store = try await database.open()
             let id = newJob(1).id
             _ = try await store.submit(newJob(1), owner: owner("t1", webhook: "https://a.example/hook"), limits: roomy, now: t0)
             _ = try await store.submit(newJob(1), owner: owner("t2", webhook: "https://b.example/hook"), limits: roomy,
                                        now: t0 + 1)
-            #expect(try await store.cancel(id: id, owner: "t1", now: t0 + 2)?.state == .cancelled)
+            #expect(try await store.cancel(id: id, owner: "t1", now: t0 + 2)?.view.state == .cancelled)
             _ = try #require(try await store.claim(worker: "w1", now: t0 + 3, leaseUntil: t0 + 60))
             #expect(try await store.finish(id: id, worker: "w1", outcome: .succeeded(result: "{}"), webhookPayload: "{}",
                                            now: t0 + 4))
-            #expect(try await store.job(id: id, owner: "t1")?.state == .cancelled)
+            #expect(try await store.job(id: id, owner: "t1") == nil)
             #expect(try await store.job(id: id, owner: "t2")?.state == .succeeded)
-            // Cancelling a finished job changes nothing.
-            #expect(try await store.cancel(id: id, owner: "t2", now: t0 + 5)?.state == .succeeded)
+            // Withdrawing from a finished job leaves it as it is (its files may go: nobody owns it now).
+            let withdrawal = try #require(try await store.cancel(id: id, owner: "t2", now: t0 + 5))
+            #expect(withdrawal.view.state == .succeeded && !withdrawal.wantedByOthers)
+            #expect(try await store.job(id: id, owner: "t2") == nil)
+            #expect(try await store.job(id: id)?.state == .succeeded)
             // Only the owner that still wanted the job is called.
             let deliveries = try await store.dueDeliveries(now: t0 + 5, leaseUntil: t0 + 35, limit: 10)
             #expect(deliveries.map(\.url) == ["https://b.example/hook"])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func finishedJobsAreForgottenOnceTheirTimeHasPassed(_ kind: StoreKind) async throws {
+        try await withDatabase(kind) { database in
+            let store = try await database.open()
+            let (done, waiting) = (newJob(1).id, newJob(2).id)
+            _ = try await store.submit(newJob(1), owner: owner("t1", webhook: "https://a.example/hook"), limits: roomy, now: t0)
+            _ = try await store.submit(newJob(2), owner: owner("t1"), limits: roomy, now: t0 + 1)
+            _ = try #require(try await store.claim(worker: "w1", now: t0 + 2, leaseUntil: t0 + 60))
+            #expect(try await store.finish(id: done, worker: "w1", outcome: .succeeded(result: "{}"), webhookPayload: "{}", now: t0 + 3))
+            #expect(try await store.forget(finishedBefore: t0 + 3).isEmpty, "finished at t0 + 3, not before")
+            #expect(try await store.forget(finishedBefore: t0 + 10) == [done])
+            #expect(try await store.job(id: done) == nil)
+            #expect(try await store.job(id: done, owner: "t1") == nil)
+            #expect(try await store.dueDeliveries(now: t0 + 20, leaseUntil: t0 + 50, limit: 10).isEmpty, "its delivery went with it")
+            #expect(try await store.job(id: waiting)?.state == .queued, "an unfinished job is never forgotten")
+            #expect(try await store.forget(finishedBefore: t0 + 1000).isEmpty)
+            // The same request again is a new job.
+            #expect(try await store.submit(newJob(1), owner: owner("t1"), limits: roomy, now: t0 + 30).state == .queued)
         }
     }
 

@@ -159,15 +159,66 @@ import Testing
         let cancelled = try await server.request("DELETE", "/v1/renders/\(id)")
         #expect(cancelled.status == 200)
         #expect(cancelled.object["state"] as? String == "cancelled")
-        let after = try await server.waitForRender(id, seconds: 30)
-        #expect(after.object["state"] as? String == "cancelled")
-        let audio = try await server.request("GET", "/v1/renders/\(id)/audio")
-        #expect(audio.status == 409)
+        // Deleted means gone for this token (HTTP's DELETE): its id and files are 404, a second DELETE too.
+        #expect(try await server.request("GET", "/v1/renders/\(id)").status == 404)
+        #expect(try await server.request("GET", "/v1/renders/\(id)/audio").status == 404)
+        #expect(try await server.request("DELETE", "/v1/renders/\(id)").status == 404)
         // Nothing of it is left in the results folder, not even a partial one.
         try await Task.sleep(for: .seconds(1))
         let results = server.state.appendingPathComponent("results")
         let left = (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? []
         #expect(left.filter { !$0.hasPrefix(".") || $0.hasPrefix(".partial") }.isEmpty, "\(left)")
+    }
+
+    /// DELETE of a finished render: the deleting token gets 404 for it from then on, another token that submitted the
+    /// same request keeps it, and the files go when the last token that owns it deletes it.
+    @Test func aDeletedRenderIsGoneForItsTokenAndItsFilesGoWithTheLastOwner() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        let made = try CLI.run(["serve", "--new-token", "other-app", "--state", server.state.path])
+        let other = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await Task.sleep(for: .seconds(1.5))   // the server reads the tokens file again when it changes
+        let request: [String: Any] = ["preset": Self.shortPreset(seed: 81), "format": "wav"]
+        let id = try #require(try await server.request("POST", "/v1/renders", json: request).object["id"] as? String)
+        #expect(try await server.request("POST", "/v1/renders", json: request, token: other).object["id"] as? String == id)
+        #expect(try await server.waitForRender(id).object["state"] as? String == "succeeded")
+
+        let deleted = try await server.request("DELETE", "/v1/renders/\(id)")
+        #expect(deleted.status == 200 && deleted.object["state"] as? String == "succeeded", "\(deleted.object)")
+        for path in ["/v1/renders/\(id)", "/v1/renders/\(id)/audio", "/v1/renders/\(id)/report"] {
+            #expect(try await server.request("GET", path).status == 404, "\(path) after DELETE")
+        }
+        #expect(try await server.request("DELETE", "/v1/renders/\(id)").status == 404)
+        // The other token still has it, files included.
+        #expect(try await server.request("GET", "/v1/renders/\(id)/audio", token: other).status == 200)
+        let results = server.state.appendingPathComponent("results")
+        #expect(FileManager.default.fileExists(atPath: results.appendingPathComponent(id).path))
+        // The last owner deletes it: its files go at once.
+        #expect(try await server.request("DELETE", "/v1/renders/\(id)", token: other).status == 200)
+        #expect(!FileManager.default.fileExists(atPath: results.appendingPathComponent(id).path), "the files outlived every owner")
+        // Submitting it again renders it again.
+        let again = try await server.request("POST", "/v1/renders", json: request)
+        #expect(again.status == 202, "\(again.object)")
+        #expect(try await server.waitForRender(id).object["state"] as? String == "succeeded")
+    }
+
+    /// `--forget-after`: a finished render is forgotten, record and files, once that time has passed.
+    @Test func aFinishedRenderIsForgottenAfterItsTime() async throws {
+        let server = try ServerProcess.start(arguments: ["--forget-after", "2s"])
+        defer { server.stop() }
+        let id = try #require(try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(seed: 82), "format": "wav"])
+            .object["id"] as? String)
+        #expect(try await server.waitForRender(id).object["state"] as? String == "succeeded")
+        let deadline = Date() + 30
+        var status = 200
+        while Date() < deadline, status != 404 {
+            try await Task.sleep(for: .milliseconds(250))
+            status = try await server.request("GET", "/v1/renders/\(id)").status
+        }
+        #expect(status == 404, "still there 30 s after it finished, with --forget-after 2s")
+        try await Task.sleep(for: .milliseconds(500))
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: server.state.appendingPathComponent("results").path)) ?? []
+        #expect(!left.contains(id), "its files outlived its record")
     }
 
     @Test func aWrongPresetIsAnsweredWithItsJSONPath() async throws {

@@ -20,6 +20,8 @@ final class JobRunner: Service, Sendable {
     /// Partial result folders older than this are a dead render's, swept at start: any age when this server is the
     /// only one (SQLite), an hour when servers share the result folder (another's render may be writing).
     let partialsSweepAge: Double
+    /// A finished job is forgotten (its rows and files deleted) this long after it finished (`--forget-after`).
+    let forgetAfterSeconds: Double
     let logger: Logger
     /// How long a claimed job stays this server's without a renewal (a dead server's jobs are claimed again after it).
     static let leaseSeconds: Double = 30
@@ -32,8 +34,9 @@ final class JobRunner: Service, Sendable {
     private let renderSeconds = Timer(label: "mixrender_render_seconds")
 
     init(service: RenderService, results: ResultStore, worker: String, budgetBytes: Int64, webhookSender: WebhookSender,
-         partialsSweepAge: Double, logger: Logger) {
+         partialsSweepAge: Double, forgetAfterSeconds: Double, logger: Logger) {
         self.partialsSweepAge = partialsSweepAge
+        self.forgetAfterSeconds = forgetAfterSeconds
         self.service = service
         self.results = results
         self.worker = worker
@@ -52,6 +55,7 @@ final class JobRunner: Service, Sendable {
                 }
                 group.addTask { await self.leaseLoop() }
                 group.addTask { await self.webhookLoop() }
+                group.addTask { await self.forgetLoop() }
                 await group.waitForAll()
             }
         } onGracefulShutdown: {
@@ -245,6 +249,32 @@ final class JobRunner: Service, Sendable {
         guard let task = running.withLock({ $0[id] }) else { return }
         logger.info("render stopping", metadata: ["job": "\(id)", "reason": "\(reason)"])
         task.cancel()
+    }
+
+    // MARK: - Forgetting
+
+    /// At start and then every `forgetAfterSeconds / 4` (at most hourly): forgets the jobs that finished longer ago
+    /// than `--forget-after` (`JobStore.forget`), and deletes their files, so that the tables and the results do not
+    /// grow for ever. With several servers, each sweeps; a job is forgotten once.
+    private func forgetLoop() async {
+        let interval = min(3600, max(1, forgetAfterSeconds / 4))
+        var next = Date()
+        while !isStopping {
+            if Date() >= next {
+                next = Date() + interval
+                do {
+                    let forgotten = try await service.store.forget(finishedBefore: Date() - forgetAfterSeconds)
+                    let running = self.running.withLock { Set($0.keys) }
+                    for id in forgotten where !running.contains(id) { results.delete(id) }
+                    if !forgotten.isEmpty {
+                        logger.info("renders forgotten", metadata: ["count": "\(forgotten.count)", "finishedBefore": "\(Date() - forgetAfterSeconds)"])
+                    }
+                } catch {
+                    logger.error("could not forget old renders", metadata: ["error": "\(error)"])
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
     }
 
     // MARK: - Webhooks

@@ -9,8 +9,9 @@ import Foundation
 /// run out (its server died) is claimed again by any worker.
 ///
 /// Ownership: each token that submitted a job owns it (`JobOwner`); a token sees only the jobs it owns (another
-/// token's id is `nil`, which the API answers 404). A cancel is an owner's: it withdraws that owner, and the job
-/// itself is cancelled when no owner still wants it.
+/// token's id is `nil`, which the API answers 404). A cancel is an owner's (`DELETE`): it withdraws that owner, who
+/// from then on does not see the job, and the job itself is cancelled when no owner still wants it. Finished jobs are
+/// forgotten (`forget`) a while after they finish.
 protocol JobStore: Sendable {
     /// Creates the tables if they are not there (idempotent, safe from several servers at once).
     func migrate() async throws
@@ -27,10 +28,15 @@ protocol JobStore: Sendable {
     /// The job `id`, whoever owns it (the workers' view), or nil.
     func job(id: String) async throws -> JobRecord?
 
-    /// Withdraws `owner` from job `id`: its view becomes cancelled (if the job has not finished). When no owner
-    /// wants the job any more, a queued job is cancelled at once and a rendering one is marked cancelled (its worker
-    /// sees that when it renews its lease, stops, and calls `finish` with `.cancelled`). nil when `owner` does not own it.
-    func cancel(id: String, owner: String, now: Date) async throws -> JobView?
+    /// Withdraws `owner` from job `id`, finished or not: from then on `job(id:owner:)` is nil for it (until it submits
+    /// the same job again). When no owner wants the job any more, a queued job is cancelled at once and a rendering one
+    /// is marked cancelled (its worker sees that when it renews its lease, stops, and calls `finish` with
+    /// `.cancelled`). nil when `owner` does not own it (or has withdrawn already).
+    func cancel(id: String, owner: String, now: Date) async throws -> Withdrawal?
+
+    /// Deletes the finished jobs (succeeded, failed or cancelled) that finished before `before`, with their owners and
+    /// webhook deliveries, and returns their ids (their result files are the caller's to delete).
+    func forget(finishedBefore before: Date) async throws -> [String]
 
     /// Claims the oldest queued job, or a rendering job whose lease ran out before `now`, for `worker` until
     /// `leaseUntil`: it becomes `rendering`, `startedAt` is set, `attempts` goes up by one. Two workers (on two
@@ -66,6 +72,13 @@ protocol JobStore: Sendable {
 
     /// Closes connections (the server stopping).
     func close() async throws
+}
+
+/// What `cancel` did: the job as its owner saw it as it withdrew (cancelled, if it had not finished), and whether
+/// another owner still wants it (when none does, a finished job's files may go).
+struct Withdrawal: Sendable, Equatable {
+    var view: JobView
+    var wantedByOthers: Bool
 }
 
 /// A job as submitted: what identifies it and what a worker needs to render it.

@@ -66,7 +66,7 @@ enum JobRules {
 
     /// What an owner sees: cancelled once it withdrew (which it can only do while the job is unfinished).
     static func view(_ record: JobRecord, withdrawn: Bool) -> JobView {
-        JobView(record: record, state: withdrawn ? .cancelled : record.state)
+        JobView(record: record, state: withdrawn && !record.state.isFinal ? .cancelled : record.state)
     }
 }
 

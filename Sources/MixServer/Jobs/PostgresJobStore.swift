@@ -186,12 +186,11 @@ final class PostgresJobStore: JobStore {
         }
     }
 
-    func cancel(id: String, owner: String, now: Date) async throws -> JobView? {
+    func cancel(id: String, owner: String, now: Date) async throws -> Withdrawal? {
         try await transaction { connection, logger in
             // The job's row lock orders this cancel with a submit adding an owner, and with the job's worker.
             guard try await Self.record(connection, id: id, lock: true, logger: logger) != nil,
-                  let view = try await Self.view(connection, id: id, owner: owner, logger: logger) else { return nil }
-            if view.state.isFinal { return view }
+                  try await Self.view(connection, id: id, owner: owner, logger: logger) != nil else { return nil }
             try await connection.query("""
                 UPDATE job_owners SET withdrawn_at = \(now) WHERE job_id = \(id) AND token = \(owner)
                 """, logger: logger)
@@ -205,7 +204,20 @@ final class PostgresJobStore: JobStore {
                     WHERE id = \(id) AND state IN ('queued', 'rendering')
                     """, logger: logger)
             }
-            return try await Self.view(connection, id: id, owner: owner, logger: logger)
+            guard let record = try await Self.record(connection, id: id, lock: false, logger: logger) else {
+                throw JobStoreError("job \(id) vanished while it was cancelled")
+            }
+            return Withdrawal(view: JobRules.view(record, withdrawn: true), wantedByOthers: wanted > 0)
+        }
+    }
+
+    func forget(finishedBefore before: Date) async throws -> [String] {
+        try await transaction { connection, logger in
+            // Owners and deliveries go with their job (ON DELETE CASCADE).
+            let rows = try await connection.query("""
+                DELETE FROM jobs WHERE state IN ('succeeded', 'failed', 'cancelled') AND finished_at < \(before) RETURNING id
+                """, logger: logger).collect()
+            return try rows.map { try $0.decode(String.self) }.sorted()
         }
     }
 
@@ -371,14 +383,14 @@ final class PostgresJobStore: JobStore {
 
     private static func view(_ connection: PostgresConnection, id: String, owner: String,
                              logger: Logger) async throws -> JobView? {
+        // An owner that withdrew (DELETE) does not see the job any more.
         let rows = try await connection.query("""
-            SELECT job_owners.withdrawn_at, \(unescaped: JobRules.jobColumns(of: "jobs"))
+            SELECT \(unescaped: JobRules.jobColumns(of: "jobs"))
             FROM job_owners JOIN jobs ON jobs.id = job_owners.job_id
-            WHERE job_owners.job_id = \(id) AND job_owners.token = \(owner)
+            WHERE job_owners.job_id = \(id) AND job_owners.token = \(owner) AND job_owners.withdrawn_at IS NULL
             """, logger: logger).collect()
         guard let row = rows.first else { return nil }
-        let withdrawnAt = try row.decode(Date?.self)
-        return JobRules.view(try record(row, from: 1), withdrawn: withdrawnAt != nil)
+        return JobRules.view(try record(row), withdrawn: false)
     }
 
     private static func record(_ row: PostgresRow) throws -> JobRecord {

@@ -166,10 +166,9 @@ final class SQLiteJobStore: JobStore {
         try await read { db in try Self.record(db, id: id) }
     }
 
-    func cancel(id: String, owner: String, now: Date) async throws -> JobView? {
+    func cancel(id: String, owner: String, now: Date) async throws -> Withdrawal? {
         try await write { db in
-            guard let view = try Self.view(db, id: id, owner: owner) else { return nil }
-            if view.state.isFinal { return view }
+            guard try Self.view(db, id: id, owner: owner) != nil else { return nil }
             try db.execute(sql: "UPDATE job_owners SET withdrawn_at = ? WHERE job_id = ? AND token = ?",
                            arguments: [now, id, owner])
             let wanted = try Int.fetchOne(db, sql: "SELECT count(*) FROM job_owners WHERE job_id = ? AND withdrawn_at IS NULL",
@@ -180,7 +179,22 @@ final class SQLiteJobStore: JobStore {
                     UPDATE jobs SET state = 'cancelled', finished_at = ? WHERE id = ? AND state IN ('queued', 'rendering')
                     """, arguments: [now, id])
             }
-            return try Self.view(db, id: id, owner: owner)
+            guard let record = try Self.record(db, id: id) else { throw JobStoreError("job \(id) vanished while it was cancelled") }
+            return Withdrawal(view: JobRules.view(record, withdrawn: true), wantedByOthers: wanted > 0)
+        }
+    }
+
+    func forget(finishedBefore before: Date) async throws -> [String] {
+        try await write { db in
+            let ids = try String.fetchAll(db, sql: """
+                SELECT id FROM jobs WHERE state IN ('succeeded', 'failed', 'cancelled') AND finished_at < ? ORDER BY id
+                """, arguments: [before])
+            for id in ids {
+                try db.execute(sql: "DELETE FROM webhook_deliveries WHERE job_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM job_owners WHERE job_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM jobs WHERE id = ?", arguments: [id])
+            }
+            return ids
         }
     }
 
@@ -338,11 +352,11 @@ final class SQLiteJobStore: JobStore {
     }
 
     private static func view(_ db: Database, id: String, owner: String) throws -> JobView? {
-        guard let standing = try Row.fetchOne(db, sql: "SELECT withdrawn_at FROM job_owners WHERE job_id = ? AND token = ?",
-                                              arguments: [id, owner]),
+        // An owner that withdrew (DELETE) does not see the job any more.
+        guard try Row.fetchOne(db, sql: "SELECT 1 FROM job_owners WHERE job_id = ? AND token = ? AND withdrawn_at IS NULL",
+                               arguments: [id, owner]) != nil,
               let record = try record(db, id: id) else { return nil }
-        let withdrawnAt: Date? = try standing.decode(forColumn: "withdrawn_at")
-        return JobRules.view(record, withdrawn: withdrawnAt != nil)
+        return JobRules.view(record, withdrawn: false)
     }
 
     private static func jobRecord(_ row: Row) throws -> JobRecord {

@@ -135,16 +135,22 @@ final class RenderService: Sendable {
         return view
     }
 
-    /// Withdraws `token` from job `id` (`JobStore.cancel`), and stops its render here at once when no owner wants it.
+    /// Withdraws `token` from job `id` (`JobStore.cancel`, the API's DELETE): afterwards the token gets 404 for it. Its
+    /// render stops here at once when no owner wants it, and a finished render's files go when no token owns it.
     func cancel(id: String, token: String) async throws(RenderProblem) -> JobView {
         guard Self.isRenderID(id) else { throw .notFound("no render '\(id)'") }
-        let found: JobView?
+        let found: Withdrawal?
         do { found = try await store.cancel(id: id, owner: token, now: Date()) } catch {
             throw RenderProblem(status: 503, title: "Unavailable", detail: "the job store did not answer; try again", retryAfter: 5)
         }
-        guard let view = found else { throw .notFound("no render '\(id)' for this token") }
+        guard let withdrawal = found else { throw .notFound("no render '\(id)' for this token") }
+        let view = withdrawal.view
         if view.record.state == .cancelled || view.record.state == .rendering { wake.cancelled(id) }
-        logger.info("render cancelled by a token", metadata: ["job": "\(id)", "token": "\(token)"])
+        // A finished render nobody owns any more: its files go now, not when the budget gets to them.
+        if view.record.state == .succeeded, !withdrawal.wantedByOthers, results.delete(id) {
+            logger.info("render's files deleted: no token owns it any more", metadata: ["job": "\(id)"])
+        }
+        logger.info("render deleted by a token", metadata: ["job": "\(id)", "token": "\(token)"])
         return view
     }
 
