@@ -81,8 +81,9 @@ public enum RenderServer {
         let app = Application(
             router: router,
             server: HTTPServerBuilder { responder in
-                RuledHTTP1Channel(inner: HTTP1Channel(responder: responder, configuration: .init(
-                    idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1e9)))), limits: connections)
+                // The time-outs are the server's own (ConnectionTimeouts), not Hummingbird's single idle time-out.
+                RuledHTTP1Channel(inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: nil)),
+                                  limits: connections, timeouts: configuration.connectionTimeouts)
             },
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mixrender",
                                  availableConnectionsDelegate: connections.acceptGate),

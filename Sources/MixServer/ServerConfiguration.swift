@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// How `mixrender serve` runs (docs/serve.md lists every option, its default and what a client sees at a limit).
 public struct ServerConfiguration: Sendable {
@@ -25,11 +26,18 @@ public struct ServerConfiguration: Sendable {
     /// This server's name in the job store's leases (unique per server over one database); nil: host name and port.
     public var workerName: String? = nil
     public var limits = ServiceLimits()
-    /// Seconds a connection may go without a whole request head arriving, or between two reads of a request's body,
-    /// or idle between requests, before the server closes it (Hummingbird's idle time-out, which reading a byte does
-    /// not reset: a client that drips a header is closed as one that sends nothing). nginx's client_header_timeout
-    /// and client_body_timeout are 60 s, its keepalive_timeout 75 s.
-    public var idleTimeoutSeconds: Double = 60
+    /// Seconds a request's head may take to arrive whole, from the connection opening or the request's first byte
+    /// (nginx's client_header_timeout, 60 s): bytes arriving do not reset it, so a dripped header is closed.
+    public var headerTimeoutSeconds: Double = 60
+    /// Seconds a request's body may go between two reads (nginx's client_body_timeout, 60 s).
+    public var bodyTimeoutSeconds: Double = 60
+    /// Seconds a connection may sit idle between a response's end and a next request (nginx's keepalive_timeout, 75 s).
+    public var idleTimeoutSeconds: Double = 75
+
+    var connectionTimeouts: ConnectionTimeouts.Limits {
+        func amount(_ seconds: Double) -> TimeAmount { .nanoseconds(Int64(seconds * 1e9)) }
+        return .init(header: amount(headerTimeoutSeconds), body: amount(bodyTimeoutSeconds), idle: amount(idleTimeoutSeconds))
+    }
     /// A finished render (its job, owners, deliveries and files) is forgotten this long after it finished: 30 days.
     public var forgetAfterSeconds: Double = 30 * 86_400
     /// Connections held at once; past it a new one is answered 503 and closed. nil: from the descriptor limit (raised to

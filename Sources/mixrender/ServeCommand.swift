@@ -81,8 +81,14 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("job-time-limit"), help: "The longest one render may take (2h).")
     var jobTimeLimit = "2h"
 
-    @Option(name: .customLong("idle-timeout"), help: "A connection is closed when a request's head takes longer, its body stops for as long, or it is idle between requests for as long (60s).")
-    var idleTimeout = "60s"
+    @Option(name: .customLong("header-timeout"), help: "A connection is closed when a request's head takes longer than this to arrive whole (60s).")
+    var headerTimeout = "60s"
+
+    @Option(name: .customLong("body-timeout"), help: "A connection is closed when a request's body sends nothing for this long (60s).")
+    var bodyTimeout = "60s"
+
+    @Option(name: .customLong("idle-timeout"), help: "A connection is closed when it is idle this long between requests (75s).")
+    var idleTimeout = "75s"
 
     @Option(name: .customLong("webhook-host"), help: "A host (host or host:port) webhooks may call (repeatable; none: webhooks refused).")
     var webhookHosts: [String] = []
@@ -144,6 +150,8 @@ struct ServeCommand: ParsableCommand {
         limits.concurrentRenders = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         configuration.limits = limits
         // At most an hour: longer lets idle clients hold every connection.
+        configuration.headerTimeoutSeconds = try Self.seconds(headerTimeout, option: "--header-timeout", atMostHours: 1)
+        configuration.bodyTimeoutSeconds = try Self.seconds(bodyTimeout, option: "--body-timeout", atMostHours: 1)
         configuration.idleTimeoutSeconds = try Self.seconds(idleTimeout, option: "--idle-timeout", atMostHours: 1)
 
         if let newToken {

@@ -77,11 +77,13 @@ final class HTTPVersionRules: ChannelDuplexHandler, RemovableChannelHandler {
 }
 
 /// Hummingbird's HTTP/1 child channel with the connection bounds (`ConnectionLimits`: a connection past them gets
-/// `RefusedConnection` first, and no byte reaches HTTP) and `HTTPVersionRules` put in just after NIO's request decoder.
+/// `RefusedConnection` first, and no byte reaches HTTP), the connection's three time-outs (`ConnectionTimeouts`), and
+/// `HTTPVersionRules` just after NIO's request decoder.
 struct RuledHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let inner: HTTP1Channel
     let limits: ConnectionLimits
+    let timeouts: ConnectionTimeouts.Limits
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress?.ipAddress ?? "unknown"
@@ -92,9 +94,13 @@ struct RuledHTTP1Channel: ServerChildChannel {
             }
         }
         channel.closeFuture.whenComplete { _ in limits.closed(from: address) }
-        return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let decoder = try channel.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(HTTPVersionRules(), position: .after(decoder.handler))
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { [timeouts] value in
+            let pipeline = channel.pipeline.syncOperations
+            let decoder = try pipeline.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            let clock = ConnectionTimeouts(timeouts)
+            try pipeline.addHandler(ConnectionTimeouts.RawBytes(clock), position: .first)
+            try pipeline.addHandler(HTTPVersionRules(), position: .after(decoder.handler))
+            try pipeline.addHandler(ConnectionTimeouts.Messages(clock), position: .after(decoder.handler))
             return value
         }
     }

@@ -3,8 +3,8 @@ import OpenAPIRuntime
 
 /// A render's server-sent events (`GET /v1/renders/{id}/events`): a `state` event at once and whenever the state
 /// changes, `progress` events while it renders (at most four a second), a `state` event every 15 s while nothing
-/// changes (so proxies keep the stream open), and the end of the stream after the final state. Each event's data
-/// is the render as `GET /v1/renders/{id}` gives it.
+/// changes (so proxies keep the stream open), and the end of the stream after the final state, or as soon as the
+/// token deletes the render. Each event's data is the render as `GET /v1/renders/{id}` gives it.
 struct RenderEvents: Sendable {
     let first: JobView
     let current: @Sendable () async throws -> JobView
@@ -44,7 +44,11 @@ struct RenderEvents: Sendable {
         var lastSent = Date()
         while !view.state.isFinal {
             try await Task.sleep(for: .milliseconds(250))
-            let next = try await current()
+            let next: JobView
+            do { next = try await current() } catch let problem as RenderProblem where problem.status == 404 {
+                // The token deleted the render (or it was forgotten) while the stream ran: the stream ends, cleanly.
+                return
+            }
             if next.state != view.state {
                 view = next
                 try await send("state")
