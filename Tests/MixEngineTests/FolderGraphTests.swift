@@ -10,10 +10,11 @@ import Testing
     /// The folders in a loop today (issue 55's read: 13 of 17).
     static let knownLoop: Set<String> = ["Analysis", "Files", "Join", "Loudness", "Master", "Output", "Plan", "Preparation",
                                          "Preset", "Render", "Report", "Session", "SourceKinds"]
-    /// The pairs of folders that use each other today (14), each as "A<->B" with A before B.
+    /// The pairs of folders that use each other today, each as "A<->B" with A before B: issue 55's read found 14;
+    /// Preset<->Report went when the JSON values, the cache-key writer and printable text moved down into `Values/`.
     static let knownPairs: Set<String> = [
         "Analysis<->Plan", "Analysis<->Preparation", "Analysis<->SourceKinds", "Loudness<->Plan", "Loudness<->Preparation",
-        "Loudness<->Render", "Output<->Render", "Plan<->Session", "Plan<->SourceKinds", "Preset<->Report", "Preset<->Session",
+        "Loudness<->Render", "Output<->Render", "Plan<->Session", "Plan<->SourceKinds", "Preset<->Session",
         "Preset<->SourceKinds", "Render<->Report", "Session<->SourceKinds",
     ]
 

@@ -21,10 +21,10 @@ struct JSONCursor {
         .preset(PresetError(file: file, jsonPath: path, message: message))
     }
 
-    /// `base.key`, or `key` at the top.
-    static func path(_ base: String, key: String) -> String { base.isEmpty ? key : base + "." + key }
-    /// `base[index]`.
-    static func path(_ base: String, index: Int) -> String { base + "[\(index)]" }
+    /// `base.key`, or `key` at the top (`JSONPath`).
+    static func path(_ base: String, key: String) -> String { JSONPath.path(base, key: key) }
+    /// `base[index]` (`JSONPath`).
+    static func path(_ base: String, index: Int) -> String { JSONPath.path(base, index: index) }
 
     private func mismatch(_ expected: String) -> EngineError {
         error("expected \(expected), got \(value.summary)")

@@ -479,8 +479,8 @@ struct JSONParser {
         var text = ""
         for component in path {
             switch component {
-            case .key(let key): text = JSONCursor.path(text, key: key)
-            case .index(let index): text = JSONCursor.path(text, index: index)
+            case .key(let key): text = JSONPath.path(text, key: key)
+            case .index(let index): text = JSONPath.path(text, index: index)
             }
         }
         return text
