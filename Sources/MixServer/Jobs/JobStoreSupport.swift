@@ -64,7 +64,8 @@ enum JobRules {
         }
     }
 
-    /// What an owner sees: cancelled once it withdrew (which it can only do while the job is unfinished).
+    /// What an owner sees. `withdrawn`: the view `cancel` gives as the owner withdraws (after which it sees nothing),
+    /// cancelled if the job had not finished, else as it ended.
     static func view(_ record: JobRecord, withdrawn: Bool) -> JobView {
         JobView(record: record, state: withdrawn && !record.state.isFinal ? .cancelled : record.state)
     }
