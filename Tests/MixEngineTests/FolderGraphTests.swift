@@ -2,24 +2,34 @@ import Foundation
 import Testing
 
 /// The graph of MixEngine's folders, computed from the sources: folder A uses folder B when a file in A names a type
-/// that only B declares at the top level of one of its files (comments left out). Issue 55 asks for layers with no
-/// loop between folders; until it is done, this test is a ratchet: a loop or a two-way pair of folders that is not
-/// among today's fails it, and a pair or folder that leaves the loop must be taken out of the lists below (so the
-/// lists only shrink). When the engine is in layers, both lists are empty and the test says there is no loop.
+/// that only B declares at the top level of one of its files (comments left out). The engine is in layers (issue 55):
+/// each folder uses only folders of layers below its own, so there is no loop. A use that goes up or sideways, a loop,
+/// or a folder no layer lists fails the test, naming the types that make the use.
 @Suite struct FolderGraphTests {
-    /// The folders in a loop today (issue 55's read: 13 of 17).
-    static let knownLoop: Set<String> = ["Analysis", "Files", "Join", "Loudness", "Master", "Output", "Plan", "Preparation",
-                                         "Preset", "Render", "Report", "Session", "SourceKinds"]
-    /// The pairs of folders that use each other today, each as "A<->B" with A before B: issue 55's read found 14;
-    /// Preset<->Report went when the JSON values, the cache-key writer and printable text moved down into `Values/`.
-    static let knownPairs: Set<String> = [
-        "Analysis<->Plan", "Analysis<->Preparation", "Analysis<->SourceKinds", "Loudness<->Plan", "Loudness<->Preparation",
-        "Loudness<->Render", "Output<->Render", "Plan<->Session", "Plan<->SourceKinds", "Preset<->Session",
-        "Preset<->SourceKinds", "Render<->Report", "Session<->SourceKinds",
+    /// MixEngine's folders from the bottom up, in the order data flows (docs/architecture.md lists them so): the
+    /// values and the reading vocabulary; the kinds' contract and the kinds; the preset, its session and its files;
+    /// the plan; the material prepared, the master chain and its sinks, the render loop, analysis and waveforms;
+    /// loudness (measuring passes are renders); outputs and finishing steps; the job; the batch.
+    static let layers: [[String]] = [
+        ["Values", "Errors", "Concurrency"],
+        ["Reading"],
+        ["Contract"],
+        ["SourceKinds", "Session"],
+        ["Preset"],
+        ["Plan", "Files"],
+        ["Preparation", "Master", "Join"],
+        ["Analysis", "Render", "Waveform"],
+        ["Loudness"],
+        ["Output"],
+        ["Job"],
+        ["Batch"],
     ]
 
     /// Folder to the folders it uses.
-    static func graph() throws -> [String: Set<String>] {
+    static func graph() throws -> [String: Set<String>] { try uses().mapValues { Set($0.keys) } }
+
+    /// Folder to the folders it uses, each with the types it names there.
+    static func uses() throws -> [String: [String: Set<String>]] {
         let root = KindFolderTests.sources.appendingPathComponent("MixEngine")
         let enumerator = try #require(FileManager.default.enumerator(atPath: root.path))
         var files: [(folder: String, code: String)] = []
@@ -41,12 +51,12 @@ import Testing
             for match in file.code.matches(of: declaration) { declaredIn[String(match.1), default: []].insert(file.folder) }
         }
         let owner = declaredIn.compactMapValues { $0.count == 1 ? $0.first : nil }
-        var uses: [String: Set<String>] = [:]
+        var uses: [String: [String: Set<String>]] = [:]
         for file in files {
-            uses[file.folder, default: []].formUnion([])
+            uses[file.folder, default: [:]].merge([:]) { a, _ in a }
             // Simple word boundaries: Unicode's default would read `Type.member` as one word.
             for match in file.code.matches(of: /\b[A-Z][A-Za-z0-9_]*\b/.wordBoundaryKind(.simple)) {
-                if let used = owner[String(match.0)], used != file.folder { uses[file.folder, default: []].insert(used) }
+                if let used = owner[String(match.0)], used != file.folder { uses[file.folder, default: [:]][used, default: []].insert(String(match.0)) }
             }
         }
         return uses
@@ -76,25 +86,26 @@ import Testing
         return found
     }
 
-    @Test func noFolderJoinsTheLoopAndNoNewPairAppears() throws {
-        let graph = try Self.graph()
-        let looped = Self.loops(graph).reduce(into: Set<String>()) { $0.formUnion($1) }
-        let pairs = Set(graph.flatMap { folder, used in
-            used.filter { folder < $0 && graph[$0]?.contains(folder) == true }.map { "\(folder)<->\($0)" }
-        })
-        #expect(looped.subtracting(Self.knownLoop).isEmpty, "folders newly in a loop: \(looped.subtracting(Self.knownLoop).sorted())")
-        #expect(pairs.subtracting(Self.knownPairs).isEmpty, "folders newly using each other: \(pairs.subtracting(Self.knownPairs).sorted())")
-        // The ratchet only tightens: what has left the loop comes off the lists.
-        #expect(Self.knownLoop.subtracting(looped).isEmpty, "out of the loop now, take them off knownLoop: \(Self.knownLoop.subtracting(looped).sorted())")
-        #expect(Self.knownPairs.subtracting(pairs).isEmpty, "no longer a pair, take them off knownPairs: \(Self.knownPairs.subtracting(pairs).sorted())")
+    @Test func everyFolderUsesOnlyTheLayersBelowIt() throws {
+        let uses = try Self.uses()
+        let layer = Dictionary(uniqueKeysWithValues: Self.layers.enumerated().flatMap { i, folders in folders.map { ($0, i) } })
+        #expect(Set(uses.keys).subtracting(layer.keys).isEmpty, "folders no layer lists: \(Set(uses.keys).subtracting(layer.keys).sorted())")
+        #expect(Set(layer.keys).subtracting(uses.keys).isEmpty, "listed folders with no sources: \(Set(layer.keys).subtracting(uses.keys).sorted())")
+        for (folder, used) in uses.sorted(by: { $0.key < $1.key }) {
+            for (other, types) in used.sorted(by: { $0.key < $1.key }) where (layer[other] ?? .max) >= (layer[folder] ?? .max) {
+                Issue.record("\(folder) (layer \(layer[folder] ?? -1)) uses \(other) (layer \(layer[other] ?? -1)), not below it: \(types.sorted().joined(separator: ", "))")
+            }
+        }
+        #expect(Self.loops(uses.mapValues { Set($0.keys) }).isEmpty)
     }
 
-    /// The graph is computed, not assumed: two folders made to use each other in a copy of the graph form a loop.
+    /// The graph is computed, not assumed: two folders made to use each other in a copy of the graph form a loop,
+    /// and the engine's own graph has as many folders as the layers list.
     @Test func aPairOfFoldersUsingEachOtherIsALoop() throws {
         var graph = try Self.graph()
-        #expect(graph.count == 17 || graph.count == 18, "\(graph.keys.sorted())")
-        let free = graph.keys.filter { !Self.knownLoop.contains($0) }.sorted()
-        let (a, b) = (try #require(free.first), try #require(free.last))
+        #expect(graph.count == Self.layers.joined().count, "\(graph.keys.sorted())")
+        #expect(graph["Job"]?.contains("Render") == true && graph["Contract"]?.contains("Errors") == true, "\(graph)")
+        let (a, b) = ("Values", "Batch")
         graph[a, default: []].insert(b)
         graph[b, default: []].insert(a)
         #expect(Self.loops(graph).contains { $0.isSuperset(of: [a, b]) })

@@ -87,19 +87,19 @@ import Testing
               "tracks": [ { "generator": { "type": "pink" } } ] }
             """#)
         let job = try RenderJob(presetPath: path)
-        let caf = OutputPlan.fileWarnings(job: job, settings: job.outputSettings(format: .caf))
+        let caf = OutputPlan.fileWarnings(source: job.outputSource, settings: job.outputSettings(format: .caf))
         #expect(caf.count == 3, "\(caf)")
         #expect(caf.allSatisfy { $0.hasPrefix(path + ": ") }, "\(caf)")
         #expect(caf.contains { $0.contains("output.tags.Mood: CAF ALAC keeps only title, artist, album") }, "\(caf)")
         #expect(caf.contains { $0.contains(": chapters: CAF ALAC has no chapter marks") }, "\(caf)")
         #expect(caf.contains { $0.contains(": output.loudness: CAF ALAC has no ReplayGain tags") }, "\(caf)")
         for format in OutputFileFormat.allCases where format != .caf {
-            #expect(OutputPlan.fileWarnings(job: job, settings: job.outputSettings(format: format)).isEmpty, "\(format)")
+            #expect(OutputPlan.fileWarnings(source: job.outputSource, settings: job.outputSettings(format: format)).isEmpty, "\(format)")
         }
         var long = job.outputSettings(format: .wav)
         long.expectedFrameCount = 1 << 31
         #expect(long.wavNeedsRF64)
-        let rf64 = OutputPlan.fileWarnings(job: job, settings: long)
+        let rf64 = OutputPlan.fileWarnings(source: job.outputSource, settings: long)
         #expect(rf64.count == 1 && rf64[0].contains("RF64"), "\(rf64)")
         // The title defaults to the name; the preset's tags follow, in order.
         #expect(job.outputSettings(format: .mp3).tagFields.fields.map(\.key) == ["TITLE", "ALBUM", "MOOD"])

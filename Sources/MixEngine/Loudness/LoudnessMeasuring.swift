@@ -10,17 +10,6 @@ import MixIO
 /// A value: the preset's path (what errors name); allocates nothing itself. Each call renders on the calling
 /// thread (the normalisation's passes on every core); `Sendable`, safe to share.
 public struct LoudnessMeasuring: Sendable {
-    /// A track whose gain is set from its measured loudness, as the planner recorded it: its index in the plan,
-    /// the track as it was planned (measured alone, its own gains at unity), its spec (`loudness`, `name`,
-    /// `gainDb`) and its JSON path. Tracks that only have a name are recorded too: another's `loudness` may be
-    /// relative to theirs. A value (`Sendable`); allocates what the track holds.
-    public struct TrackRequest: Sendable {
-        public var track: Int
-        public var solo: PlannedTrack
-        public var spec: TrackSpec
-        public var jsonPath: String
-    }
-
     /// The preset's path, which errors name.
     public let presetFile: String
 
@@ -46,7 +35,7 @@ public struct LoudnessMeasuring: Sendable {
             .preset(PresetError(file: presetFile, jsonPath: path, message: message))
         }
         var measured: [Int: Double] = [:]
-        func measure(_ entry: TrackRequest) throws -> Double {
+        func measure(_ entry: TrackLoudnessRequest) throws -> Double {
             if let known = measured[entry.track] { return known }
             var solo = entry.solo
             solo.gains = GainStack()
@@ -66,7 +55,7 @@ public struct LoudnessMeasuring: Sendable {
         }
         var resolving = Set<Int>()
         var levels: [Int: Double] = [:]   // each track's loudness in the mix, once known
-        func level(_ entry: TrackRequest) throws -> Double {
+        func level(_ entry: TrackLoudnessRequest) throws -> Double {
             if let known = levels[entry.track] { return known }
             let own = try measure(entry)
             let gainDb: Double

@@ -49,13 +49,13 @@ struct EncodedFileCorrection: FinishingStep {
     }
 
     func finish(_ context: inout FinishingContext) throws {
-        let measuring = context.job.measuring
+        let measuring = context.source.measuring
         let first = try measuring.decodedLoudness(ofFile: context.file.temporaryPath)
         context.fileLoudness = first
         guard var n = context.normalisation, let spec = context.output.loudness else { return }
-        let correctsLoudness = context.job.window == nil
-        n.limiterCeilingDb = context.job.plan.limiter.ceilingDb
-        var current = Attempt(outcome: n, ceilingDb: context.job.plan.limiter.ceilingDb, file: first)
+        let correctsLoudness = context.source.window == nil
+        n.limiterCeilingDb = context.source.limiterCeilingDb
+        var current = Attempt(outcome: n, ceilingDb: context.source.limiterCeilingDb, file: first)
         current.outcome.encodedLUFS = first.integrated
         current.outcome.encodedTruePeakDb = first.truePeak
         var best = current

@@ -12,12 +12,12 @@ public protocol FinishingStep: Sendable {
     func finish(_ context: inout FinishingContext) throws
 }
 
-/// What the finishing steps share: the render and its output, the temporary file written, the summary and what
+/// What the finishing steps share: what the render is (`OutputSource`) and its output, the temporary file written, the summary and what
 /// normalising did so far, and a way to write the file again.
 /// A value holding references (the file, the material) and a closure; allocates nothing itself. Not `Sendable`:
 /// used on the render's calling thread only.
 public struct FinishingContext {
-    public let job: RenderJob
+    public let source: OutputSource
     public let output: OutputPlan
     /// The temporary file and its destination (a new one after `rewrite`).
     public internal(set) var file: AtomicOutputFile

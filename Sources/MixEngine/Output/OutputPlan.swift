@@ -40,27 +40,27 @@ public struct OutputPlan: Sendable {
         }
     }
 
-    /// The output of `job` to `destination`, checked (see the type's comment).
-    init(job: RenderJob, destination: Destination) throws {
+    /// The output of `source` to `destination`, checked (see the type's comment).
+    init(source: OutputSource, destination: Destination) throws {
         self.destination = destination
-        chapters = job.chapters
-        loudness = job.plan.loudness
+        chapters = source.chapters
+        loudness = source.loudness
         switch destination {
         case .file(let path):
             guard let format = OutputFileFormat.from(path: path) else {
                 throw EngineError.output(path: path, reason: "unknown output extension; use \(OutputFileFormat.extensionList(dotted: true))")
             }
-            settings = try Self.checkedSettings(job: job, format: format, name: path)
-            try job.checkWrites([(path, "the output")])
-            warnings = Self.fileWarnings(job: job, settings: settings)
+            settings = try Self.checkedSettings(source: source, format: format, name: path)
+            try source.checkWrites([(path, "the output")])
+            warnings = Self.fileWarnings(source: source, settings: settings)
             finishing = Self.finishingSteps(settings: settings, loudness: loudness)
         case .stream(let descriptor, let format, let name):
             if let refusal = format.streamRefusal { throw EngineError.setting(.format, reason: "\(format.fileExtension): \(refusal)") }
-            var settings = try Self.checkedSettings(job: job, format: format, name: name)
+            var settings = try Self.checkedSettings(source: source, format: format, name: name)
             settings.tagsWrittenAfterwards = false   // a stream is never tagged afterwards
             settings.tagRoomBytes = 0
             self.settings = settings
-            warnings = Self.streamWarnings(job: job, settings: settings, isSeekable: FileSystem.isRegularFile(descriptor: descriptor))
+            warnings = Self.streamWarnings(source: source, settings: settings, isSeekable: FileSystem.isRegularFile(descriptor: descriptor))
             finishing = []
         }
     }
@@ -77,18 +77,18 @@ public struct OutputPlan: Sendable {
 
     /// The settings for writing `job` in `format`, checked before anything is rendered; `name` is what errors
     /// call the output (its path, or the stream).
-    static func checkedSettings(job: RenderJob, format: OutputFileFormat, name: String) throws -> OutputSettings {
-        let settings = job.outputSettings(format: format)
+    static func checkedSettings(source: OutputSource, format: OutputFileFormat, name: String) throws -> OutputSettings {
+        let settings = source.settings(format: format)
         if let problem = AudioFileWriter.validate(settings: settings) {
             throw EngineError.output(path: name, reason: "\(problem)")
         }
         // Each format's own limit on its tags (TagLimits): FLAC's 16 MiB block, CAF's 16 KiB 'info' chunk.
-        let extra = settings.format.carriesVorbisComments ? Chapters.comments(job.chapters) : []
+        let extra = settings.format.carriesVorbisComments ? Chapters.comments(source.chapters) : []
         if let (key, reason) = TagLimits.problem(format: settings.format, fields: settings.tagFields, extra: extra) {
-            throw EngineError.preset(PresetError(file: job.presetPath, jsonPath: key.map { "output.tags.\($0.lowercased())" } ?? "output.tags",
+            throw EngineError.preset(PresetError(file: source.presetPath, jsonPath: key.map { "output.tags.\($0.lowercased())" } ?? "output.tags",
                                                  message: "\(reason) (writing \(name))"))
         }
-        if let least = leastSeparateChannelsBitrateKbps(settings), job.plan.needsSeparateChannels {
+        if let least = leastSeparateChannelsBitrateKbps(settings), source.needsSeparateChannels {
             throw EngineError.output(path: name, reason: "the render has binaural beats, which need each ear its own tone, and \(settings.format.displayName) below \(least) kbit/s merges the channels (measured: at 24 kbit/s both ears get both tones); use \(least) kbit/s or more")
         }
         return settings
@@ -108,17 +108,17 @@ public struct OutputPlan: Sendable {
 
     /// What a stream cannot carry of what the preset asks for, one warning line each: tags other than title,
     /// artist and comment, chapter marks and ReplayGain are written into a finished file, which a stream never is.
-    static func streamWarnings(job: RenderJob, settings: OutputSettings, isSeekable: Bool) -> [String] {
+    static func streamWarnings(source: OutputSource, settings: OutputSettings, isSeekable: Bool) -> [String] {
         var lost: [String] = []
         if !settings.tagFields.fields.map(\.key).filter({ !["TITLE", "ARTIST", "COMMENT", WindowMark.tagKey].contains($0) }).isEmpty { lost.append("tags other than title, artist and comment") }
-        if job.window != nil { lost.append("the window mark join checks (\(WindowMark.tagKey))") }
-        let chapters = job.chapters
+        if source.window != nil { lost.append("the window mark join checks (\(WindowMark.tagKey))") }
+        let chapters = source.chapters
         if !chapters.isEmpty { lost.append("its \(chapters.count) chapter marks") }
-        if job.plan.loudness != nil && settings.format != .opus { lost.append("ReplayGain tags (the audio is normalised)") }
-        if job.plan.loudness != nil && settings.format == .opus { lost.append("R128_TRACK_GAIN (the audio is normalised)") }
-        var warnings = lost.isEmpty ? [] : ["\(job.presetPath): a stream carries only what its encoder writes at its start, not \(lost.joined(separator: ", ")); render to a file to keep them"]
+        if source.loudness != nil && settings.format != .opus { lost.append("ReplayGain tags (the audio is normalised)") }
+        if source.loudness != nil && settings.format == .opus { lost.append("R128_TRACK_GAIN (the audio is normalised)") }
+        var warnings = lost.isEmpty ? [] : ["\(source.presetPath): a stream carries only what its encoder writes at its start, not \(lost.joined(separator: ", ")); render to a file to keep them"]
         if settings.format == .mp3 && !isSeekable {
-            warnings.append("\(job.presetPath): an MP3 written to a pipe has no LAME header (it is written last, at the start of the file), so players add about 50 ms of silence at each end; render to a file for a gapless MP3")
+            warnings.append("\(source.presetPath): an MP3 written to a pipe has no LAME header (it is written last, at the start of the file), so players add about 50 ms of silence at each end; render to a file for a gapless MP3")
         }
         return warnings
     }
@@ -126,12 +126,12 @@ public struct OutputPlan: Sendable {
     /// What a file in `settings` cannot keep of the tags, chapters and ReplayGain asked for, as warnings (one line
     /// each, naming the JSON path): a CAF keeps only the known keys (libsndfile's 'info' chunk), no chapters and
     /// no ReplayGain; an RF64 WAV is not tagged (TagLib reads only RIFF WAVs).
-    static func fileWarnings(job: RenderJob, settings: OutputSettings) -> [String] {
+    static func fileWarnings(source: OutputSource, settings: OutputSettings) -> [String] {
         var warnings: [String] = []
-        let name = settings.format.displayName, presetPath = job.presetPath, chapters = job.chapters
+        let name = settings.format.displayName, presetPath = source.presetPath, chapters = source.chapters
         if settings.wavNeedsRF64 {
             let lost = settings.tagFields.fields.map(\.key).filter { !["TITLE", "ARTIST", "COMMENT", WindowMark.tagKey].contains($0) }
-            if !lost.isEmpty || !chapters.isEmpty || job.plan.loudness != nil {
+            if !lost.isEmpty || !chapters.isEmpty || source.loudness != nil {
                 warnings.append("\(presetPath): output.tags: a WAV this long is RF64, which the tagger does not write; "
                                 + "it keeps only title, artist and comment (libsndfile's), without other tags, chapters or ReplayGain")
             }
@@ -139,18 +139,18 @@ public struct OutputPlan: Sendable {
         }
         guard settings.format == .caf else { return warnings }
         let dropped = settings.tagFields.freeFormKeys.filter { $0 != WindowMark.tagKey }
-        if job.window != nil {
+        if source.window != nil {
             warnings.append("\(presetPath): \(name) cannot carry the window mark (\(WindowMark.tagKey)) that lets join check its parts; render windows as .flac, .wav or .aiff")
         }
         if !dropped.isEmpty {
-            let paths = dropped.map { job.preset.output.tagPaths[$0] ?? "output.tags.\($0)" }
+            let paths = dropped.map { source.output.tagPaths[$0] ?? "output.tags.\($0)" }
             warnings.append("\(presetPath): \(paths.joined(separator: ", ")): \(name) keeps only "
                             + TagFields.knownKeys.map { $0.lowercased() }.joined(separator: ", ") + "; not written")
         }
         if !chapters.isEmpty {
-            warnings.append("\(presetPath): \(job.preset.chapters != nil ? "chapters" : "sections"): \(name) has no chapter marks; the \(chapters.count) chapters are not written")
+            warnings.append("\(presetPath): \(source.listsChapters ? "chapters" : "sections"): \(name) has no chapter marks; the \(chapters.count) chapters are not written")
         }
-        if job.plan.loudness != nil {
+        if source.loudness != nil {
             warnings.append("\(presetPath): output.loudness: \(name) has no ReplayGain tags; the audio is normalised, but no gain tag is written")
         }
         return warnings

@@ -24,7 +24,7 @@ struct PlanDraft {
     var speech: [Range<Int64>] = []
     /// The tracks whose gain the job sets by measuring them (`LoudnessMeasuring.applyTrackLoudness`), each as it
     /// stood when `TrackLoudnessPass` recorded it.
-    var trackLoudness: [LoudnessMeasuring.TrackRequest] = []
+    var trackLoudness: [TrackLoudnessRequest] = []
     /// The master gain's envelopes: fades, a sleep ending's fade.
     var masterEnvelopes: [Envelope]
     var timeline: Timeline

@@ -27,7 +27,7 @@ public struct RenderPlan: Sendable {
     /// The tracks whose gain is set from their measured loudness, as the planner recorded them (with the named
     /// tracks they may refer to); the job measures them and sets the gains (`LoudnessMeasuring.applyTrackLoudness`),
     /// which empties this. Empty when no track gives a `loudness`.
-    public var trackLoudness: [LoudnessMeasuring.TrackRequest] = []
+    public var trackLoudness: [TrackLoudnessRequest] = []
     /// Things the planner had to adjust (a crossfade longer than half a loop, say), one line each,
     /// with the JSON path they concern. The render goes ahead; the CLI prints them on stderr.
     public var warnings: [String] = []
@@ -78,12 +78,15 @@ public struct LoopOutput: Sendable, Equatable {
     }
 }
 
-/// Speech synthesised in the analysis phase: seconds of speech made and the wall-clock seconds it took.
-/// A value of two `Double`s; allocates nothing. `Sendable`.
-public struct SynthesisStats: Sendable, Equatable {
-    public var speechSeconds = 0.0
-    public var wallSeconds = 0.0
-    public init() {}
+/// A track whose gain is set from its measured loudness, as the planner recorded it (`RenderPlan.trackLoudness`), for `LoudnessMeasuring.applyTrackLoudness`: its index in the plan,
+/// the track as it was planned (measured alone, its own gains at unity), its spec (`loudness`, `name`,
+/// `gainDb`) and its JSON path. Tracks that only have a name are recorded too: another's `loudness` may be
+/// relative to theirs. A value (`Sendable`); allocates what the track holds.
+public struct TrackLoudnessRequest: Sendable {
+    public var track: Int
+    public var solo: PlannedTrack
+    public var spec: TrackSpec
+    public var jsonPath: String
 }
 
 /// One track: its events summed, then its own gains and balance applied.
@@ -99,27 +102,6 @@ public struct PlannedTrack: Sendable {
     public var gains: GainStack
     /// Per-output-channel balance gains.
     public var balance: [Float]
-}
-
-/// One source placed on the timeline: plays `[start, end)`, reading its source from `sourceOffset`.
-/// A value: three `Int64`s, an existential `EventMaterial` and a `GainStack`; allocates only
-/// those when made. `Sendable`, safe to share.
-public struct PlannedEvent: Sendable {
-    public var start: Int64
-    public var end: Int64
-    public var sourceOffset: Int64
-    /// What it plays (made into a `FrameSource` when the event starts).
-    public var material: any EventMaterial
-    /// The event's own gains (a playlist item's crossfades); empty when none.
-    public var gains: GainStack
-
-    public init(start: Int64, end: Int64, sourceOffset: Int64 = 0, material: any EventMaterial, gains: GainStack = GainStack()) {
-        self.start = start
-        self.end = end
-        self.sourceOffset = sourceOffset
-        self.material = material
-        self.gains = gains
-    }
 }
 
 /// Balance law: the centre leaves both sides at unity; towards one side the other side falls

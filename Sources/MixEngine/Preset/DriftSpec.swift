@@ -49,7 +49,7 @@ public struct DriftSpec: Sendable, Equatable {
 
 extension PresetReader {
     /// `true` (the defaults), `false` (none), or `{"gainDb": 4, "timeScale": "3m", "pan": 0.3, "seed": 9}`.
-    func drift(_ cursor: JSONCursor) throws -> DriftSpec? {
+    static func drift(_ cursor: JSONCursor) throws -> DriftSpec? {
         if case .bool(let on) = cursor.value { return on ? DriftSpec() : nil }
         let object = try cursor.object(allowing: DriftSpec.keys)
         var drift = DriftSpec()

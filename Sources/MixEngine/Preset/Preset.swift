@@ -126,14 +126,6 @@ public struct LoudnessSpec: Sendable, Equatable {
     }
 }
 
-/// A fade: how long, and the curve it follows.
-/// A value of a `Double` and a `Curve`; allocates nothing. `Sendable`, safe to share.
-public struct FadeSpec: Sendable, Equatable {
-    public var seconds: Double
-    public var curve: Curve
-    public init(seconds: Double, curve: Curve) { self.seconds = seconds; self.curve = curve }
-}
-
 /// The master limiter's settings: a value of three `Double`s and a `Limiter.Detection`; allocates nothing.
 /// `Sendable`, safe to share.
 public struct LimiterSpec: Sendable, Equatable {
@@ -164,13 +156,6 @@ public struct MasterSpec: Sendable, Equatable {
 /// One breakpoint of a track's gain envelope: at `position` seconds (on the render's timeline) the gain is `value`
 /// dB, reached along `curve`. The planner makes it an `Envelope.Point` (a frame and a linear gain).
 public typealias EnvelopePoint = Breakpoint<Double, Double>
-
-/// How a track loops: a value holding one `FadeSpec`; allocates nothing. `Sendable`, safe to share.
-public struct LoopSpec: Sendable, Equatable {
-    /// Crossfade at the seam between the end of one repetition and the start of the next.
-    public var crossfade: FadeSpec
-    public init(crossfade: FadeSpec = FadeSpec(seconds: 1, curve: .equalPower)) { self.crossfade = crossfade }
-}
 
 /// One track of a preset: a value of a name, its source (`SourceSpec`), numbers, optional loop and fades,
 /// and an array of envelope points; allocates only those when made. `Sendable`, safe to share.
@@ -220,4 +205,3 @@ public struct SectionSpan: Sendable, Equatable {
     public var last: String
     public init(first: String, last: String) { self.first = first; self.last = last }
 }
-

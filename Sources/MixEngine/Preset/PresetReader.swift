@@ -3,12 +3,7 @@ import MixIO
 
 /// Walks a parsed preset document (format version 1) and builds the validated `Preset`.
 /// The format is documented in docs/presets.md and docs/preset.schema.json; keep all three in step.
-struct PresetReader {
-    /// The most tracks a preset (with its bed) may have, and files a playlist may list. Each track that sounds
-    /// costs its own decoder and, for a file at another rate, its own resampler (about 400 KB; a file that
-    /// several tracks play is decoded once and shared), so this bounds a render's memory at a few GB however
-    /// the tracks overlap.
-    static let maximumTracks = 4096
+struct PresetReader: SourceReader {
     /// Relative source paths are resolved against this folder.
     let baseDirectory: String
     /// What the caller overrides. Two change how the document is checked: a length instead of the document's
@@ -42,18 +37,16 @@ struct PresetReader {
         static let chapter = ["at", "name"]
         static var master: [String] { MasterSpec.settings.keys ?? [] }
         static var limiter: [String] { LimiterSpec.settings.keys ?? [] }
-        static let fade = ["duration", "curve"]
+        static let fade = FadeSpec.keys
         /// A track's own keys; its source's key (one of `SourceKinds.keys`) comes after `name`.
         static var trackSettings: [String] { TrackSpec.settings.keys ?? [] }
         static var track: [String] { ["name"] + SourceKinds.keys + trackSettings }
-        static let loop = ["crossfade"]
+        static let loop = LoopSpec.keys
         static let envelopePoint = ["time", "gainDb", "curve"]
     }
 
     /// The only format version there is.
     static let version = 1
-    static let defaultFadeCurve = Curve.sCurve
-    static let defaultCrossfadeCurve = Curve.equalPower
 
     // MARK: - Document
 
@@ -91,9 +84,9 @@ struct PresetReader {
         if let tracksCursor = document["tracks"] {
             let trackCursors = try tracksCursor.array()
             guard !trackCursors.isEmpty || isSession else { throw tracksCursor.error("a preset needs at least one track") }
-            guard tracks.count + trackCursors.count <= Self.maximumTracks else {
+            guard tracks.count + trackCursors.count <= ReadingLimits.maximumTracks else {
                 let bed = tracks.isEmpty ? "" : " with the bed's \(tracks.count)"
-                throw tracksCursor.error("\(tracks.count + trackCursors.count) tracks\(bed); a preset has at most \(Self.maximumTracks)")
+                throw tracksCursor.error("\(tracks.count + trackCursors.count) tracks\(bed); a preset has at most \(ReadingLimits.maximumTracks)")
             }
             tracks += try trackCursors.map { try reader.track($0, duration: duration, isSession: isSession, warnings: &fittedFades) }
         } else if !isSession {
@@ -123,7 +116,7 @@ struct PresetReader {
 
     /// `output.tags`: any key (case does not matter; written in upper case) with a string or a list of strings.
     /// The known keys come first, in `TagFields.knownKeys`'s order, then the others in alphabetical order.
-    func tags(_ cursor: JSONCursor) throws -> TagFields {
+    static func tags(_ cursor: JSONCursor) throws -> TagFields {
         guard case .object(let members) = cursor.value else { throw cursor.error("expected an object of tags, got \(cursor.value.summary)") }
         guard members.count <= TagFields.maximumFields else {
             throw cursor.error("\(members.count) tags; a file takes at most \(TagFields.maximumFields)")
@@ -206,7 +199,7 @@ struct PresetReader {
     }
 
     /// `16`, `24` or `"float"`.
-    func sampleFormat(_ cursor: JSONCursor) throws -> OutputSampleFormat {
+    static func sampleFormat(_ cursor: JSONCursor) throws -> OutputSampleFormat {
         switch cursor.value {
         case .number(16): return .pcm16
         case .number(24): return .pcm24
@@ -244,23 +237,6 @@ struct PresetReader {
     }
 
     // MARK: - Fades
-
-    /// A fade: `"5s"`, `5`, or `{"duration": "5s", "curve": "sCurve"}`.
-    /// Crossfades also take the curve name `equalGain`, and (loop seams only) a duration of 0.
-    func fade(_ cursor: JSONCursor, defaultCurve: Curve = PresetReader.defaultFadeCurve,
-              isCrossfade: Bool = false, allowingZero: Bool = false) throws -> FadeSpec {
-        switch cursor.value {
-        case .number, .string:
-            return FadeSpec(seconds: try cursor.time(allowingZero: allowingZero), curve: defaultCurve)
-        case .object:
-            let object = try cursor.object(allowing: Keys.fade)
-            let seconds = try object.required("duration").time(allowingZero: allowingZero)
-            let curve = try object["curve"]?.curve(allowingEqualGain: isCrossfade) ?? defaultCurve
-            return FadeSpec(seconds: seconds, curve: curve)
-        default:
-            throw cursor.error("expected a fade (\"5s\", 5, or {\"duration\": \"5s\", \"curve\": \"\(defaultCurve.rawValue)\"}), got \(cursor.value.summary)")
-        }
-    }
 
     /// A fade-in and a fade-out must each fit in `span`, and so must both together.
     /// `what` names the span in messages, with its length: "the render (8h)".
@@ -376,23 +352,8 @@ struct PresetReader {
         return path
     }
 
-    /// `true`, `false`, or `{"crossfade": FADE}` (a crossfade of 0 is a hard seam).
-    func loop(_ cursor: JSONCursor) throws -> LoopSpec? {
-        switch cursor.value {
-        case .bool(let isLooping):
-            return isLooping ? LoopSpec() : nil
-        case .object:
-            let object = try cursor.object(allowing: Keys.loop)
-            guard let crossfade = object["crossfade"] else { return LoopSpec() }
-            return LoopSpec(crossfade: try fade(crossfade, defaultCurve: PresetReader.defaultCrossfadeCurve,
-                                                isCrossfade: true, allowingZero: true))
-        default:
-            throw cursor.error("expected true, false or {\"crossfade\": \"1s\"}, got \(cursor.value.summary)")
-        }
-    }
-
     /// Breakpoints `{"time": "10m", "gainDb": -12, "curve": "exponential"}`, times strictly increasing.
-    func envelope(_ cursor: JSONCursor) throws -> [EnvelopePoint] {
+    static func envelope(_ cursor: JSONCursor) throws -> [EnvelopePoint] {
         var points: [EnvelopePoint] = []
         for element in try cursor.array() {
             let object = try element.object(allowing: Keys.envelopePoint)

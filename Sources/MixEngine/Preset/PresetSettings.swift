@@ -24,10 +24,10 @@ extension OutputSpec {
             }),
             .number("quality", \.quality, .quality, "Ogg Vorbis, MP3 and Opus quality, 0 to 1 (Vorbis: 0.4 is about 92 kbit/s, 0.7 about 150; MP3: LAME's variable bitrate V(10 - 10 x quality); Opus: a target of 6 (0) through 48 (0.5) to 256 (1) kbit/s per channel)."),
             .number("bitrate", \.bitrateKbps, .bitrate, "Bitrate in kbit/s instead of quality: MP3's constant bitrate (32 to 320 at 32 to 48 kHz, 8 to 160 at 16 to 24 kHz, 8 to 64 below, from MPEG's table) or Opus's target (6 to 256 per channel). Not for Ogg Vorbis; ignored by the lossless formats. Not together with quality."),
-            .inTemplate("bitDepth", read: { cursor, output, reader in output.sampleFormat = try reader.sampleFormat(cursor) }),
+            .inTemplate("bitDepth", read: { cursor, output, reader in output.sampleFormat = try PresetReader.sampleFormat(cursor) }),
             .choice("resampler", \.resampler, what: "resampler", "Sample-rate converter: soxr-hq (the default: libsoxr's HQ recipe, as SoX's rate -h, linear phase, flat to 91 % of the lower Nyquist frequency, and the fastest) or soxr-vhq (its VHQ recipe); best, medium or fast (libsamplerate's sinc converters)."),
             .inTemplate("tags", read: { cursor, output, reader in
-                output.tags = try reader.tags(cursor)
+                output.tags = try PresetReader.tags(cursor)
                 if case .object(let members) = cursor.value {
                     for key in members.keys { output.tagPaths[key.uppercased()] = JSONCursor.path(cursor.path, key: key) }
                 }
@@ -42,7 +42,7 @@ extension OutputSpec {
                     output.loopable = on ? loop : nil
                     return
                 }
-                let fade = try reader.fade(cursor, defaultCurve: loop.curve, isCrossfade: true)
+                let fade = try cursor.fade(defaultCurve: loop.curve, isCrossfade: true)
                 guard fade.seconds >= minimumLoopCrossfadeSeconds && fade.seconds <= maximumLoopCrossfadeSeconds else {
                     throw cursor.error("the loop's crossfade must be between \(minimumLoopCrossfadeSeconds) and \(Int(maximumLoopCrossfadeSeconds)) s, not \(fade.seconds) s")
                 }
@@ -120,13 +120,13 @@ extension TrackSpec {
             .custom("end", schema: { _ in
                 .object(["description": .string("When the track stops on the render's timeline; after start."), "$ref": .string("#/$defs/time")])
             }, read: { cursor, track, _ in track.endSeconds = try cursor.time(allowingZero: true) }),
-            .inTemplate("during", read: { cursor, track, reader in track.during = try reader.sectionSpan(cursor) }),
-            .inTemplate("loop", read: { cursor, track, reader in track.loop = try reader.loop(cursor) }),
+            .inTemplate("during", read: { cursor, track, reader in track.during = try PresetReader.sectionSpan(cursor) }),
+            .inTemplate("loop", read: { cursor, track, reader in track.loop = try cursor.loop() }),
             .fade("fadeIn", \.fadeIn, "Fade from the track's start."),
             .fade("fadeOut", \.fadeOut, "Fade that ends at the track's end."),
-            .inTemplate("envelope", read: { cursor, track, reader in track.envelope = try reader.envelope(cursor) }),
+            .inTemplate("envelope", read: { cursor, track, reader in track.envelope = try PresetReader.envelope(cursor) }),
             .flag("duck", \.ducks, "false keeps the track at its level when voices speak."),
-            .inTemplate("drift", read: { cursor, track, reader in track.drift = try reader.drift(cursor) }),
+            .inTemplate("drift", read: { cursor, track, reader in track.drift = try PresetReader.drift(cursor) }),
         ], finish: { object, _ in
             let levels = ["gainDb", "volume", "loudness"].filter(object.has)
             if levels.count > 1, let second = object[levels[1]] {

@@ -3,9 +3,9 @@
 /// each alone and sets its gain (`LoudnessMeasuring.applyTrackLoudness`). The planner never renders.
 struct TrackLoudnessPass: PlanPass {
     func apply(to draft: inout PlanDraft, session: PlanningContext) throws {
-        let named = draft.tracks.indices.compactMap { t -> LoudnessMeasuring.TrackRequest? in
+        let named = draft.tracks.indices.compactMap { t -> TrackLoudnessRequest? in
             guard let spec = draft.tracks[t].spec, let index = draft.tracks[t].index, spec.loudness != nil || spec.name != nil else { return nil }
-            return LoudnessMeasuring.TrackRequest(track: t, solo: draft.tracks[t].planned, spec: spec, jsonPath: "tracks[\(index)]")
+            return TrackLoudnessRequest(track: t, solo: draft.tracks[t].planned, spec: spec, jsonPath: "tracks[\(index)]")
         }
         draft.trackLoudness = named.contains { $0.spec.loudness != nil } ? named : []
     }

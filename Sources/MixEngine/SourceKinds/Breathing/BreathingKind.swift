@@ -143,11 +143,11 @@ public struct BreathingKind: DeclaredSourceKind {
     }
 
     /// `true`, or `{"cycles": 3, "inhale": "In", "hold": "Hold", "exhale": "Out", "rest": "", "voice": "en-gb", ...}`.
-    static func cues(_ cursor: JSONCursor, reader: PresetReader) throws -> Cues? {
+    static func cues(_ cursor: JSONCursor, reader: any SourceReader) throws -> Cues? {
         var cues = Cues()
         cues.settings = reader.voice?.speech ?? SpeechSettings()
         if case .bool(let on) = cursor.value { return on ? cues : nil }
-        let voiceKeys = PresetReader.SessionKeys.speech
+        let voiceKeys = SpeechSettings.keys
         let object = try cursor.object(allowing: ["cycles"] + BreathingPacer.Kind.allCases.map(\.rawValue) + voiceKeys)
         if let cycles = object["cycles"] { cues.cycles = Int(try cycles.integer(in: 1...100_000)) }
         for kind in BreathingPacer.Kind.allCases {

@@ -24,7 +24,7 @@ public struct PlaylistKind: DeclaredSourceKind {
     /// Its settings, declared once for the reader and the schema (defaults from `init`).
     static var settings: DeclaredSettings<PlaylistKind> {
         DeclaredSettings(description: "Files played one after another, each crossfaded into the next.", defaults: PlaylistKind(paths: []), settings: [
-            .files("files", \.paths, atMost: PresetReader.maximumTracks, required: "a list of at least one audio file",
+            .files("files", \.paths, atMost: ReadingLimits.maximumTracks, required: "a list of at least one audio file",
                    none: "a playlist needs at least one file", most: "a playlist lists at most",
                    "The files, in the order they play."),
             .crossfade("crossfade", \.crossfade, "Crossfade between neighbours."),

@@ -27,7 +27,7 @@ public struct SpeechKind: DeclaredSourceKind {
         DeclaredSettings(description: "Text spoken once, by the neural voice or espeak-ng (its 'voice' says which).",
                      defaults: SpeechKind(text: ""), settings: [
             text("text", isMarkup: false), text("ssml", isMarkup: true),
-            .group(PresetReader.SessionKeys.speech, properties: { _ in SchemaValue.speechSettingsReferences }, read: { object, kind, reader in
+            .group(SpeechSettings.keys, properties: { _ in SchemaValue.speechSettingsReferences }, read: { object, kind, reader in
                 kind.settings = try reader.speech(keysOf: object, defaults: reader.voice?.speech ?? SpeechSettings())
             }),
         ], exactlyOne: .init(keys: ["text", "ssml"], missing: "missing required key 'text' (what to say; or 'ssml' for SSML markup)",

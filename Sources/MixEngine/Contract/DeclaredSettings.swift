@@ -54,12 +54,12 @@ struct DeclaredSettings<Owner> {
     /// Reads the settings at `cursor`. An object: unknown keys are refused, the required settings read first (a
     /// missing one is an error naming what it wants), then the keys of which exactly one is given are checked,
     /// then the others read, each over the defaults, and `finish` called.
-    func read(_ cursor: JSONCursor, reader: PresetReader) throws -> Owner {
+    func read(_ cursor: JSONCursor, reader: any SourceReader) throws -> Owner {
         try read(cursor, over: defaults, reader: reader)
     }
 
     /// Reads the settings at `cursor` over `start` instead of the defaults (a nested object's current value).
-    func read(_ cursor: JSONCursor, over start: Owner, reader: PresetReader) throws -> Owner {
+    func read(_ cursor: JSONCursor, over start: Owner, reader: any SourceReader) throws -> Owner {
         var owner = start
         guard isObject else {
             if case .value(let read) = settings[0].reading { try read(cursor, &owner, reader) }
@@ -70,7 +70,7 @@ struct DeclaredSettings<Owner> {
 
     /// Reads the settings from `object`, opened by the caller with these keys among others (a track's own keys
     /// beside its source's), over `start`.
-    func read(_ object: JSONObjectCursor, over start: Owner, reader: PresetReader) throws -> Owner {
+    func read(_ object: JSONObjectCursor, over start: Owner, reader: any SourceReader) throws -> Owner {
         var owner = start
         for setting in settings {
             if case .value(let read) = setting.reading, let hint = setting.requiredHint {
@@ -135,14 +135,14 @@ struct DeclaredSetting<Owner> {
     /// How it is read: one value, when its key is given (or required); or a group, from the whole settings
     /// object, always.
     enum Reading {
-        case value((JSONCursor, inout Owner, PresetReader) throws -> Void)
-        case members((JSONObjectCursor, inout Owner, PresetReader) throws -> Void)
+        case value((JSONCursor, inout Owner, any SourceReader) throws -> Void)
+        case members((JSONObjectCursor, inout Owner, any SourceReader) throws -> Void)
     }
 
     /// A setting of one key: `read` reads the value at its cursor into the owner; the reader resolves paths and
     /// reads the shared shapes.
     init(key: String, requiredHint: String?, schema: @escaping (Owner) -> SchemaValue,
-         read: @escaping (JSONCursor, inout Owner, PresetReader) throws -> Void) {
+         read: @escaping (JSONCursor, inout Owner, any SourceReader) throws -> Void) {
         keys = [key]
         self.requiredHint = requiredHint
         properties = { [SchemaValue.Member(key, schema($0))] }
@@ -238,7 +238,7 @@ struct DeclaredSetting<Owner> {
             return .object(["description": .string(description), "$ref": .string("#/$defs/crossfade"),
                             "default": .object(["duration": .number(fade.seconds), "curve": .string(fade.curve.rawValue)])])
         }, read: { cursor, owner, reader in
-            owner[keyPath: path] = try reader.fade(cursor, defaultCurve: PresetReader.defaultCrossfadeCurve, isCrossfade: true)
+            owner[keyPath: path] = try cursor.fade(defaultCurve: FadeSpec.defaultCrossfadeCurve, isCrossfade: true)
         })
     }
 
@@ -321,7 +321,7 @@ struct DeclaredSetting<Owner> {
     static func fade(_ key: String, _ path: WritableKeyPath<Owner, FadeSpec?>, _ description: String) -> Self {
         DeclaredSetting(key: key, requiredHint: nil, schema: { _ in
             .object(["description": .string(description), "$ref": .string("#/$defs/fade")])
-        }, read: { cursor, owner, reader in owner[keyPath: path] = try reader.fade(cursor) })
+        }, read: { cursor, owner, _ in owner[keyPath: path] = try cursor.fade() })
     }
 
     /// An object of settings of its own (the master's limiter), declared by `settings`, read over the owner's own.
@@ -346,7 +346,7 @@ struct DeclaredSetting<Owner> {
     }
 
     /// A shape read by `read` whose schema is kept in `docs/preset.schema.json` as it is written there.
-    static func inTemplate(_ key: String, read: @escaping (JSONCursor, inout Owner, PresetReader) throws -> Void) -> Self {
+    static func inTemplate(_ key: String, read: @escaping (JSONCursor, inout Owner, any SourceReader) throws -> Void) -> Self {
         var setting = DeclaredSetting(key: key, requiredHint: nil, schema: { _ in .null }, read: read)
         setting.isInTemplate = true
         return setting
@@ -354,14 +354,14 @@ struct DeclaredSetting<Owner> {
 
     /// A shape of the owner's own: `read` reads it, `schema` says it (given the defaults).
     static func custom(_ key: String, required hint: String? = nil, schema: @escaping (Owner) -> SchemaValue,
-                       read: @escaping (JSONCursor, inout Owner, PresetReader) throws -> Void) -> Self {
+                       read: @escaping (JSONCursor, inout Owner, any SourceReader) throws -> Void) -> Self {
         DeclaredSetting(key: key, requiredHint: hint, schema: schema, read: read)
     }
 
     /// Keys read together from the settings object (the speech settings beside a `speech` track's text), whichever
     /// of them are given: `read` reads them from the object, `properties` says them.
     static func group(_ keys: [String], properties: @escaping (Owner) -> [SchemaValue.Member],
-                      read: @escaping (JSONObjectCursor, inout Owner, PresetReader) throws -> Void) -> Self {
+                      read: @escaping (JSONObjectCursor, inout Owner, any SourceReader) throws -> Void) -> Self {
         DeclaredSetting(keys: keys, requiredHint: nil, properties: properties, reading: .members(read))
     }
 

@@ -6,7 +6,7 @@ import MixIO
 extension PresetReader {
     enum SessionKeys {
         static var voice: [String] { VoiceSpec.settings.keys ?? [] }
-        static var speech: [String] { SpeechSettings.settings.keys ?? [] }
+        static var speech: [String] { SpeechSettings.keys }
         static var ducking: [String] { DuckingSpec.settings.keys ?? [] }
         static let section = ["name", "stretch", "length", "segments", "pacing", "shortestPause", "longestPause"]
         static let segmentSources = ["text", "ssml", "file"]
@@ -18,42 +18,6 @@ extension PresetReader {
 
     /// `voice`, read from its declaration (`VoiceSpec.settings`).
     func voice(_ cursor: JSONCursor) throws -> VoiceSpec { try VoiceSpec.settings.read(cursor, reader: self) }
-
-    /// Speech settings over `defaults`: `{"voice": "hibari:heart", "speed": 0.9}`, `{"voice": "espeak:en-gb", "rate": 140, "pitch": 40}`,
-    /// read from their declaration (`SpeechSettings.settings`).
-    func speech(_ cursor: JSONCursor, defaults: SpeechSettings) throws -> SpeechSettings {
-        try SpeechSettings.settings.read(cursor, over: defaults, reader: self)
-    }
-
-    /// A voice's name. It is looked up among the engines' voices here (`SpeechSynthesizer.check`), so an unknown one or a
-    /// missing neural voice is an error at its JSON path, naming the closest voice.
-    func voiceName(_ voice: JSONCursor) throws -> String {
-        let name = try voice.nonEmptyString()
-        do {
-            try SpeechSynthesizer.check(voice: name)
-        } catch let unknown as SpeechSynthesizer.UnknownVoice {
-            let closest = NameSuggestion.closest(to: unknown.voice, among: unknown.candidates)
-                ?? NameSuggestion.closest(to: SpeechEngine.resolve(unknown.voice).name, among: unknown.candidates.map { String($0.drop { $0 != ":" }.dropFirst()) })
-                    .map { name in unknown.candidates.first { $0.hasSuffix(":" + name) } ?? name }
-            throw voice.error(unknown.what + (closest.map { "; did you mean '\($0)'?" } ?? "") + " (mixrender voices lists them all)")
-        } catch {
-            throw voice.error("\(error)")
-        }
-        return name
-    }
-
-    /// The speech keys (`voice`, `speed`, `rate`, ...) that sit beside other keys in `object` (a `speech` track's
-    /// text, breathing cues' words), over `defaults`; their paths stay those of `object`'s members.
-    func speech(keysOf object: JSONObjectCursor, defaults: SpeechSettings) throws -> SpeechSettings {
-        let own = object.members.members.filter { SessionKeys.speech.contains($0.key) }
-        return try speech(JSONCursor(.object(own), path: object.path, file: object.cursor.file), defaults: defaults)
-    }
-
-    /// Refuses SSML outside the subset mixrender documents (`SSMLSubset`: no `<audio>`, nothing naming a file).
-    func checkSSML(_ markup: String, at cursor: JSONCursor) throws {
-        do { _ = try SSMLSubset(markup) } catch { throw cursor.error("\(error)") }
-    }
-
 
     // MARK: - Bed
 
@@ -182,7 +146,7 @@ extension PresetReader {
     }
 
     /// `"Deepener"`, or `["Induction", "Deepener"]` (from the first's start to the last's end).
-    func sectionSpan(_ cursor: JSONCursor) throws -> SectionSpan {
+    static func sectionSpan(_ cursor: JSONCursor) throws -> SectionSpan {
         if case .string = cursor.value {
             let name = try cursor.nonEmptyString()
             return SectionSpan(first: name, last: name)
@@ -206,7 +170,7 @@ extension PresetReader {
         if type == 0 {
             let hold = try object["hold"]?.time(allowingZero: true) ?? 0
             let fade = try object.required("fadeOut", hint: "how long everything fades out after the last words, e.g. \"5m\"")
-            return .sleep(holdSeconds: hold, fade: try self.fade(fade))
+            return .sleep(holdSeconds: hold, fade: try fade.fade())
         }
         let rise = try object["rise"]?.time(allowingZero: true) ?? 10
         let riseDb = try object["riseDb"]?.number(in: 0...24) ?? 6

@@ -33,12 +33,6 @@ struct NumberLimit: Sendable {
         [.init("type", .string(isWhole ? "integer" : "number")), .init("minimum", .number(range.lowerBound)),
          .init("maximum", .number(range.upperBound))]
     }
-
-    static let sampleRate = NumberLimit(OutputSpec.sampleRates, unit: " Hz")
-    static let quality = NumberLimit(OutputSpec.qualities)
-    static let bitrate = NumberLimit(OutputSpec.bitrates, unit: " kbit/s")
-    static let loudnessTarget = NumberLimit(LoudnessSpec.targets, unit: " LUFS")
-    static let truePeakCeiling = NumberLimit(LoudnessSpec.ceilings, unit: " dBTP")
 }
 
 /// The rule every time follows, in a preset (`JSONCursor.time`) and from the caller (`--duration`, `--start`,

@@ -5,7 +5,7 @@ protocol DeclaredSourceKind: ReadableSourceKind {
 }
 
 extension DeclaredSourceKind {
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> Self { try settings.read(cursor, reader: reader) }
+    static func read(_ cursor: JSONCursor, reader: any SourceReader) throws -> Self { try settings.read(cursor, reader: reader) }
     static var settingsKeys: [String]? { settings.keys }
     static var schema: SchemaValue { settings.schema }
 }

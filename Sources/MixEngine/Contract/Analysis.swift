@@ -47,3 +47,11 @@ public struct Analysis: Sendable {
         self.files = files.mapValues { .success($0) }
     }
 }
+
+/// Speech synthesised in the analysis phase: seconds of speech made and the wall-clock seconds it took.
+/// A value of two `Double`s; allocates nothing. `Sendable`.
+public struct SynthesisStats: Sendable, Equatable {
+    public var speechSeconds = 0.0
+    public var wallSeconds = 0.0
+    public init() {}
+}

@@ -74,6 +74,19 @@ extension DuckingSpec {
 }
 
 extension SpeechSettings {
+    /// The keys speech settings take (`voice`, `speed`, `rate`, ...), in the order they are declared.
+    static var keys: [String] { settings.keys ?? [] }
+}
+
+extension SchemaValue {
+    /// The speech settings that sit beside a kind's own keys (a `speech` track's text, breathing cues' words), as
+    /// references to the session's `$defs/speechSettings`, one per key the reader takes (`SpeechSettings.keys`).
+    static var speechSettingsReferences: [Member] {
+        SpeechSettings.keys.map { Member($0, .object(["$ref": .string("#/$defs/speechSettings/properties/\($0)")])) }
+    }
+}
+
+extension SpeechSettings {
     /// The longest pause inside a text: a segment's `pauseAfter` makes longer ones.
     static let maximumPauseSeconds = 60.0
 

@@ -23,9 +23,4 @@ extension JSONValue {
         setting("properties", to: .object((self["properties"]?.members ?? []) + extra))
     }
 
-    /// The speech settings that sit beside a kind's own keys (a `speech` track's text, breathing cues' words), as
-    /// references to the session's `$defs/speechSettings`, one per key the reader takes (`SessionKeys.speech`).
-    static var speechSettingsReferences: [Member] {
-        PresetReader.SessionKeys.speech.map { Member($0, .object(["$ref": .string("#/$defs/speechSettings/properties/\($0)")])) }
-    }
 }

@@ -53,7 +53,7 @@ protocol WordReadableSourceKind: ReadableSourceKind {
 protocol ReadableSourceKind: SourceKind {
     /// Reads and checks the settings at `cursor` (the track's member `key`); problems are `PresetError`s
     /// naming the JSON path. `reader` resolves paths and reads the shared shapes (fades, times).
-    static func read(_ cursor: JSONCursor, reader: PresetReader) throws -> Self
+    static func read(_ cursor: JSONCursor, reader: any SourceReader) throws -> Self
     /// The keys its settings object allows, in the order messages list them; nil when the settings are
     /// not an object (`file` takes a path).
     static var settingsKeys: [String]? { get }

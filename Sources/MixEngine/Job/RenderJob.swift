@@ -127,23 +127,18 @@ public struct RenderJob: Sendable {
         }
     }
 
-    /// The settings for writing this job in `format` (not checked against the writer's limits).
-    public func outputSettings(format: OutputFileFormat) -> OutputSettings {
-        var settings = OutputSettings(format: format, sampleRate: plan.sampleRate, channelCount: plan.channelCount,
-                                      sampleFormat: preset.output.sampleFormat, vorbisQuality: preset.output.quality,
-                                      title: preset.name)
-        for field in preset.output.tags.fields { settings.tagFields.set(field.key, field.values) }
-        if let window { settings.tagFields.set(WindowMark.tagKey, window.text) }
-        settings.bitrateKbps = preset.output.bitrateKbps
-        settings.expectedFrameCount = Int64(range.count)
-        settings.tagsWrittenAfterwards = FileTags.canWrite(format) && !settings.wavNeedsRF64   // see TagWriting
-        if settings.tagsWrittenAfterwards {
-            settings.tagRoomBytes = TagLimits.room(format: format, fields: settings.tagFields,
-                                                   extra: format.carriesVorbisComments ? Chapters.comments(chapters) : [],
-                                                   chapterNames: chapters.map(\.name))
-        }
-        return settings
+    /// What this job's outputs are written from (`OutputSource`): its settings, chapters, loudness, window and reads.
+    public var outputSource: OutputSource {
+        var reads = FileAccess()
+        recordReads(into: &reads)
+        return OutputSource(presetPath: presetPath, title: preset.name, output: preset.output, sampleRate: plan.sampleRate,
+                            channelCount: plan.channelCount, frameCount: Int64(range.count), chapters: chapters,
+                            listsChapters: preset.chapters != nil, loudness: plan.loudness, limiterCeilingDb: plan.limiter.ceilingDb,
+                            needsSeparateChannels: plan.needsSeparateChannels, window: window, reads: reads)
     }
+
+    /// The settings for writing this job in `format` (not checked against the writer's limits).
+    public func outputSettings(format: OutputFileFormat) -> OutputSettings { outputSource.settings(format: format) }
 
     /// Adds what this render reads to `access`: the preset (`preset`: how errors call it, by default "the preset
     /// being rendered") and every file it names, its beds' at any depth included, and every source the plan opened.
@@ -155,14 +150,10 @@ public struct RenderJob: Sendable {
         }
     }
 
-    /// Refuses writing any of `outputs` (each a path and what it is: `"the output"`, `"\(setting: .timeline)"`)
-    /// where this render reads (its preset, a bed, a source, however reached: `..`, a symbolic or hard link) or
-    /// where another of them writes (`FileAccess`). Nothing has been written when it throws.
+    /// Refuses writing any of `outputs` where this render reads or where another of them writes
+    /// (`OutputSource.checkWrites`). Nothing has been written when it throws.
     public func checkWrites(_ outputs: [(path: String, what: EngineReason)]) throws {
-        var access = FileAccess()
-        recordReads(into: &access)
-        for output in outputs { access.writes(output.path, as: output.what) }
-        try access.check()
+        try outputSource.checkWrites(outputs)
     }
 
     /// The frames to render: all of them, or the part the overrides ask for.
@@ -190,7 +181,7 @@ public struct RenderJob: Sendable {
     /// (`OutputPlan`): its settings, chapters, loudness policy, warnings and finishing steps. A file's path is
     /// also checked against what the render reads (`checkWrites`).
     public func outputPlan(to destination: OutputPlan.Destination) throws -> OutputPlan {
-        try OutputPlan(job: self, destination: destination)
+        try OutputPlan(source: outputSource, destination: destination)
     }
 
     /// Checks that this render can be written as `format` (`validate --format`): the encoder's limits (its rates,
@@ -198,8 +189,9 @@ public struct RenderJob: Sendable {
     /// checks them before it starts, with `name` standing for the file in errors. Returns what the format
     /// cannot keep (tags, chapters, ReplayGain), one warning each. Writes nothing.
     public func check(format: OutputFileFormat, name: String) throws -> [String] {
-        let settings = try OutputPlan.checkedSettings(job: self, format: format, name: name)
-        return OutputPlan.fileWarnings(job: self, settings: settings)
+        let source = outputSource
+        let settings = try OutputPlan.checkedSettings(source: source, format: format, name: name)
+        return OutputPlan.fileWarnings(source: source, settings: settings)
     }
 
     /// Renders to `path` through a temporary file beside it, renamed into place when complete
@@ -250,7 +242,7 @@ public struct RenderJob: Sendable {
             }
             var context: FinishingContext?
             do {
-                context = FinishingContext(job: self, output: output, file: file, summary: try write(gainDb, plan.limiter.ceilingDb, file, taps),
+                context = FinishingContext(source: outputSource, output: output, file: file, summary: try write(gainDb, plan.limiter.ceilingDb, file, taps),
                                            normalisation: normalisation, hasOtherSinks: !taps.isEmpty,
                                            write: { try write($0, $1, $2, []) })
                 if releasesMaterial && normalisation == nil { material.releaseUnheld() }
