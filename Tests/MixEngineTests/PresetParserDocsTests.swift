@@ -133,7 +133,7 @@ import Testing
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg"}, {"file": "b.ogg", "fadeIn": {"duration": 5, "curve": "cubic"}}]}"#,
          "presets/night.json: tracks[1].fadeIn.curve: unknown curve 'cubic'; expected one of linear, equalPower, sCurve, logarithmic, exponential"),
         (#"{"duration": "8h", "tracks": [{"file": "a.ogg", "gian": -6}]}"#,
-         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb' or 'volume'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, rain, wind, surf, fire, crickets, events, resequence, gainDb, volume, loudness, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck, drift"),
+         "presets/night.json: tracks[0]: unknown key 'gian' (did you mean 'gainDb' or 'volume'?); expected one of name, file, generator, playlist, tone, sweep, speech, binaural, isochronic, breathing, chime, rain, wind, surf, fire, crickets, events, resequence, gainDb, volume, loudness, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck, drift"),
         (#"{"tracks": [{"file": "a.ogg"}]}"#,
          #"presets/night.json: missing required key 'duration' (the length of the render, e.g. "8h")"#),
         ("{\n  \"duration\": \"8h\",\n  \"tracks\": [1, 2,, 3]\n}",

@@ -294,7 +294,7 @@ import Testing
 
     @Test func unknownTrackKey() {
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "gian": -6}"#), path: "tracks[0]",
-                         "unknown key 'gian' (did you mean 'gainDb' or 'volume'?); expected one of name, file, generator, playlist, tone, speech, binaural, isochronic, breathing, chime, rain, wind, surf, fire, crickets, events, resequence, gainDb, volume, loudness, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck, drift")
+                         "unknown key 'gian' (did you mean 'gainDb' or 'volume'?); expected one of name, file, generator, playlist, tone, sweep, speech, binaural, isochronic, breathing, chime, rain, wind, surf, fire, crickets, events, resequence, gainDb, volume, loudness, pan, start, end, during, loop, fadeIn, fadeOut, envelope, duck, drift")
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "fade_in": 5}"#), path: "tracks[0]", "(did you mean 'fadeIn'?)")
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "tempo": 5}"#), path: "tracks[0]", "unknown key 'tempo'; expected one of")
         Self.expectError(Self.preset(extra: #""master": {"limiter": {"ceiling": -1}}"#), path: "master.limiter",
@@ -387,7 +387,7 @@ import Testing
         Self.expectError(Self.preset(tracks: #"{"file": "a.ogg", "playlist": {"files": ["b.ogg"]}}"#),
                          path: "tracks[0]", "found 'file' and 'playlist'")
         Self.expectError(Self.preset(tracks: #"{"gainDb": -6}"#), path: "tracks[0]",
-                         "a track needs a source: one of 'file', 'generator', 'playlist', 'tone', 'speech', 'binaural', 'isochronic', 'breathing', 'chime', 'rain', 'wind', 'surf', 'fire', 'crickets', 'events' or 'resequence'")
+                         "a track needs a source: one of 'file', 'generator', 'playlist', 'tone', 'sweep', 'speech', 'binaural', 'isochronic', 'breathing', 'chime', 'rain', 'wind', 'surf', 'fire', 'crickets', 'events' or 'resequence'")
         Self.expectError(Self.preset(tracks: #"{"playlist": {"files": []}}"#), path: "tracks[0].playlist.files",
                          "a playlist needs at least one file")
         Self.expectError(Self.preset(tracks: #"{"playlist": {"crossfade": 2}}"#), path: "tracks[0].playlist", "missing required key 'files'")

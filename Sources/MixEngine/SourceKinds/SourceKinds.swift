@@ -7,6 +7,7 @@ public enum SourceKinds {
         NoiseKind.self,
         PlaylistKind.self,
         ToneKind.self,
+        SweepKind.self,
         SpeechKind.self,
         BinauralKind.self,
         IsochronicKind.self,

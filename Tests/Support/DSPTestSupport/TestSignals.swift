@@ -85,3 +85,14 @@ public func forEachBlock(of interleaved: [Float], channels: Int, blockFrames: In
         }
     }
 }
+
+/// The frequency heard over `x[range]`, in Hz at `rate`, from its upward zero crossings (each placed between its two
+/// samples by a straight line): for a signal whose frequency changes slowly over the range.
+public func zeroCrossingFrequency(_ x: [Float], _ range: Range<Int>, rate: Double) -> Double {
+    var crossings: [Double] = []
+    for i in range.dropFirst() where x[i - 1] < 0 && x[i] >= 0 {
+        crossings.append(Double(i - 1) + Double(-x[i - 1] / (x[i] - x[i - 1])))
+    }
+    guard crossings.count > 1 else { return 0 }
+    return Double(crossings.count - 1) * rate / (crossings.last! - crossings.first!)
+}
