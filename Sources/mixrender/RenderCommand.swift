@@ -90,7 +90,7 @@ struct RenderCommand: ParsableCommand {
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved(), analyzer: Analyzer(material: material))
         // A bad extension or format is found before rendering, and what the output cannot keep is said then.
         let outputPlan = try job.outputPlan(to: stream.map { .stream(descriptor: Terminal.standardOutput, format: $0, name: "standard output") }
-                                            ?? .file(path: output))
+                                            ?? .file(path: output), checksum: report != nil)
         if !quiet { Printout.warn(job.plan.warnings + outputPlan.warnings) }
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,

@@ -17,6 +17,8 @@ public struct RenderResult: Sendable {
     public var outputPath: String
     /// The file's size; nil for a stream, whose bytes went to its reader.
     public var outputBytes: Int64?
+    /// The file's SHA-256, when its output plan asked for it (`OutputPlan`'s `checksum`); nil otherwise.
+    public var outputChecksum: OutputChecksum? = nil
     /// The output plan the render wrote by: its settings (format, rate, tags) and chapters, as the report gives them.
     public var output: OutputPlan
     public var isStream: Bool { outputBytes == nil }
@@ -180,8 +182,9 @@ public struct RenderJob: Sendable {
     /// The output of this job to `destination`, computed and checked once before anything is rendered
     /// (`OutputPlan`): its settings, chapters, loudness policy, warnings and finishing steps. A file's path is
     /// also checked against what the render reads (`checkWrites`).
-    public func outputPlan(to destination: OutputPlan.Destination) throws -> OutputPlan {
-        try OutputPlan(source: outputSource, destination: destination)
+    /// With `checksum`, a file is hashed before it is renamed into place (`ChecksumStep`, `RenderResult.outputChecksum`).
+    public func outputPlan(to destination: OutputPlan.Destination, checksum: Bool = false) throws -> OutputPlan {
+        try OutputPlan(source: outputSource, destination: destination, checksum: checksum)
     }
 
     /// Checks that this render can be written as `format` (`validate --format`): the encoder's limits (its rates,
@@ -248,7 +251,8 @@ public struct RenderJob: Sendable {
                 if releasesMaterial && normalisation == nil { material.releaseUnheld() }
                 for step in output.finishing { try step.finish(&context!) }
                 return RenderResult(summary: context!.summary, normalisation: context!.normalisation, fileLoudness: context!.fileLoudness,
-                                    outputPath: path, outputBytes: context!.committedBytes ?? 0, output: output)
+                                    outputPath: path, outputBytes: context!.committedBytes ?? 0,
+                                    outputChecksum: context!.checksum, output: output)
             } catch {
                 context?.file.discard()   // the file written again, if it was
                 file.discard()

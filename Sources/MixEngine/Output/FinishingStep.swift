@@ -1,9 +1,9 @@
 import MixIO
 
 /// One thing done to a rendered file after the block loop and before it is renamed into place: the encoded
-/// file measured and corrected (`EncodedFileCorrection`), the tags written (`TagWriting`), the rename (`CommitStep`).
-/// `OutputPlan.finishing` lists them in the order they run; `RenderJob.render` runs the list, and a new step
-/// (a checksum, an upload) goes into that list, not into `render`.
+/// file measured and corrected (`EncodedFileCorrection`), the tags written (`TagWriting`), the file hashed
+/// (`ChecksumStep`), the rename (`CommitStep`). `OutputPlan.finishing` lists them in the order they run;
+/// `RenderJob.render` runs the list, and a new step (an upload) goes into that list, not into `render`.
 ///
 /// A step is a value (`Sendable`) with no state of its own: what it reads and changes is the `FinishingContext`.
 /// It runs on the render's calling thread; if it throws, the temporary file is removed and nothing is left at
@@ -31,6 +31,8 @@ public struct FinishingContext {
     public let hasOtherSinks: Bool
     /// The file's size once committed.
     public internal(set) var committedBytes: Int64?
+    /// The file's SHA-256, when the output asked for it (`ChecksumStep`).
+    public var checksum: OutputChecksum?
     let write: (_ gainDb: Double, _ limiterCeilingDb: Double, _ file: AtomicOutputFile) throws -> RenderSummary
 
     /// Discards the temporary file and renders the plan again into a new one, at master gain `gainDb` and with the

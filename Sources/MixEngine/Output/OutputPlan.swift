@@ -41,7 +41,8 @@ public struct OutputPlan: Sendable {
     }
 
     /// The output of `source` to `destination`, checked (see the type's comment).
-    init(source: OutputSource, destination: Destination) throws {
+    /// With `checksum`, a file is hashed before it is renamed into place (`ChecksumStep`).
+    init(source: OutputSource, destination: Destination, checksum: Bool = false) throws {
         self.destination = destination
         chapters = source.chapters
         loudness = source.loudness
@@ -53,7 +54,7 @@ public struct OutputPlan: Sendable {
             settings = try Self.checkedSettings(source: source, format: format, name: path)
             try source.checkWrites([(path, "the output")])
             warnings = Self.fileWarnings(source: source, settings: settings)
-            finishing = Self.finishingSteps(settings: settings, loudness: loudness)
+            finishing = Self.finishingSteps(settings: settings, loudness: loudness, checksum: checksum)
         case .stream(let descriptor, let format, let name):
             if let refusal = format.streamRefusal { throw EngineError.setting(.format, reason: "\(format.fileExtension): \(refusal)") }
             var settings = try Self.checkedSettings(source: source, format: format, name: name)
@@ -67,10 +68,11 @@ public struct OutputPlan: Sendable {
 
     /// The finishing steps of a file in `settings`' format: a lossy file is decoded and measured (and, normalised to a
     /// loudness, perhaps written again); a format with tags gets them; the file is renamed into place last.
-    static func finishingSteps(settings: OutputSettings, loudness: LoudnessSpec?) -> [any FinishingStep] {
+    static func finishingSteps(settings: OutputSettings, loudness: LoudnessSpec?, checksum: Bool) -> [any FinishingStep] {
         var steps: [any FinishingStep] = []
         if !settings.format.isPCM { steps.append(EncodedFileCorrection()) }
         if FileTags.canWrite(settings.format) && !settings.wavNeedsRF64 { steps.append(TagWriting()) }
+        if checksum { steps.append(ChecksumStep()) }
         steps.append(CommitStep())
         return steps
     }
