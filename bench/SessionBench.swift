@@ -40,7 +40,7 @@ struct SessionBench {
                 started = clock.now
                 _ = try synthesizer.synthesize("Hello.", settings: engine.settings, ssml: false)
                 let again = (clock.now - started).seconds
-                startUp.append(engine.settings.engineVoice.engine == .hibari ? first - again : again)
+                startUp.append(engine.settings.voiceID.engine == SpeechEngines.hibari.key ? first - again : again)
                 var speech = 0.0, wall = 0.0
                 for k in 0..<(isQuick ? 8 : 30) {
                     let text = "Round \(round), sentence \(k). Let your breath slow down, and let the sound of the rain carry you further."
@@ -52,7 +52,7 @@ struct SessionBench {
                 perMinute.append(wall / speech * 60)
             }
             section.add(["synthesis s per minute of speech, \(engine.name)"], ["value": Spread(perMinute)])
-            section.add([engine.settings.engineVoice.engine == .hibari ? "helper start-up, neural voice (once per render)"
+            section.add([engine.settings.voiceID.engine == SpeechEngines.hibari.key ? "helper start-up, neural voice (once per render)"
                                                                        : "helper per text, espeak-ng (start-up and a short text)"],
                          ["value": Spread(startUp)])
         }

@@ -182,10 +182,10 @@ public struct Analyzer: Sendable {
     /// What a synthesis depends on, as a store's key: a pure function of the engine (its exact version), the voice,
     /// every setting, the seed and the text; nil when the engine cannot say what it is (then nothing is stored).
     static func storeDescription(_ request: SpeechRequest) -> String? {
-        let s = request.settings, engine = s.engineVoice.engine
-        guard let identity = SpeechSynthesizer.engineIdentity(engine) else { return nil }
+        let s = request.settings, engine = s.voiceID.speechEngine
+        guard let identity = engine.identity() else { return nil }
         let n = { (x: Double?) in x.map { "\($0)" } ?? "default" }
-        return "speech; mixrender \(MixrenderVersion.string); \(identity); \(SpeechSynthesizer.sampleRate(of: engine)) Hz; voice \(s.voice); "
+        return "speech; mixrender \(MixrenderVersion.string); \(identity); \(engine.sampleRate) Hz; voice \(s.voice); "
             + "wpm \(s.wordsPerMinute); pitch \(s.pitch); volume \(s.volume); speed \(n(s.speed)); sentence pause \(n(s.sentencePauseSeconds)); "
             + "paragraph pause \(n(s.paragraphPauseSeconds)); seed \(s.seed); ssml \(request.ssml); text sha256 \(ContentHash.of(request.text))"
     }
@@ -194,7 +194,7 @@ public struct Analyzer: Sendable {
     /// removed with a warning and said again).
     func storedSpeech(_ request: SpeechRequest, warnings: inout [String]) -> SynthesizedSpeech? {
         guard let store, let description = Self.storeDescription(request) else { return nil }
-        let rate = SpeechSynthesizer.sampleRate(of: request.settings.engineVoice.engine)
+        let rate = request.settings.voiceID.speechEngine.sampleRate
         do {
             guard let kept = try store.audio(for: description, channelCount: 1, frames: 1...(Self.longestStoredSpeechSeconds * rate)) else { return nil }
             // Written from 16-bit samples (x / 32768, exact in a Float): anything else is not a synthesis.
@@ -218,7 +218,7 @@ public struct Analyzer: Sendable {
     /// Keeps `speech` in the store for `request`, when there is a store (a failure to keep it is a warning).
     func keep(_ speech: SynthesizedSpeech, for request: SpeechRequest, warnings: inout [String]) {
         guard let store, let description = Self.storeDescription(request),
-              speech.sampleRate == SpeechSynthesizer.sampleRate(of: request.settings.engineVoice.engine) else { return }
+              speech.sampleRate == request.settings.voiceID.speechEngine.sampleRate else { return }
         let block = AudioBlock(channelCount: 1, capacity: speech.samples.count)
         let channel = block.channel(0)
         for (i, sample) in speech.samples.enumerated() { channel[i] = Float(sample) / 32768 }

@@ -10,7 +10,7 @@ protocol SourceReader {
     /// The audio file's path at `cursor`, resolved; an error at `cursor` when it is not a usable path.
     func path(_ cursor: JSONCursor) throws -> String
     /// The preset's `voice`, once read (nil without one).
-    var voice: VoiceSpec? { get }
+    var voice: NarrationSpec? { get }
 }
 
 /// The limits every reader keeps.
@@ -37,7 +37,7 @@ extension SourceReader {
             try SpeechSynthesizer.check(voice: name)
         } catch let unknown as SpeechSynthesizer.UnknownVoice {
             let closest = NameSuggestion.closest(to: unknown.voice, among: unknown.candidates)
-                ?? NameSuggestion.closest(to: SpeechEngine.resolve(unknown.voice).name, among: unknown.candidates.map { String($0.drop { $0 != ":" }.dropFirst()) })
+                ?? NameSuggestion.closest(to: VoiceID(parsing: unknown.voice).name, among: unknown.candidates.map { String($0.drop { $0 != ":" }.dropFirst()) })
                     .map { name in unknown.candidates.first { $0.hasSuffix(":" + name) } ?? name }
             throw voice.error(unknown.what + (closest.map { "; did you mean '\($0)'?" } ?? "") + " (mixrender voices lists them all)")
         } catch {

@@ -79,7 +79,7 @@ final class PlanningContext {
     let sampleRate: Int
     let channelCount: Int
     /// The preset's voice settings (levels, fades, speech defaults).
-    let voice: VoiceSpec
+    let voice: NarrationSpec
     /// What the analysis phase found: every file, text, recording and decode planning looks up.
     let analysis: Analysis
     var warnings: [String] = []
@@ -90,7 +90,7 @@ final class PlanningContext {
     /// The texts looked up so far, so what keeping each in the store warned is given once.
     var warnedSpeech: Set<SpeechRequest> = []
 
-    init(presetFile: String, sampleRate: Int, channelCount: Int = 2, voice: VoiceSpec = VoiceSpec(), analysis: Analysis) {
+    init(presetFile: String, sampleRate: Int, channelCount: Int = 2, voice: NarrationSpec = NarrationSpec(), analysis: Analysis) {
         self.presetFile = presetFile
         self.sampleRate = sampleRate
         self.channelCount = channelCount

@@ -24,14 +24,14 @@ public struct Utterance: Sendable {
     public let caption: String
 
     /// The gain that brings it to `voice.loudnessLUFS` or `voice.levelDb` (unity for a silent clip), times `extraDb`.
-    func gain(for voice: VoiceSpec, extraDb: Double = 0) -> Float {
+    func gain(for voice: NarrationSpec, extraDb: Double = 0) -> Float {
         let level: Double
         if let target = voice.loudnessLUFS { level = loudness.map { target - $0 } ?? 0 } else { level = levelDb.map { voice.levelDb - $0 } ?? 0 }
         return Float(MixDSP.gain(fromDecibels: level + extraDb))
     }
 
     /// The clip placed at `start`, at the voice's level, with short fades at its edges.
-    func event(at start: Int64, voice spec: VoiceSpec, extraDb: Double = 0, sampleRate: Int) -> PlannedEvent {
+    func event(at start: Int64, voice spec: NarrationSpec, extraDb: Double = 0, sampleRate: Int) -> PlannedEvent {
         let fade = min(Int64((spec.edgeFadeSeconds * Double(sampleRate)).rounded()), length / 2)
         var envelopes: [Envelope] = []
         if fade > 0 {
@@ -110,7 +110,7 @@ extension TrackPlanning {
     }
 
     /// The preset's voice settings (its level, fades and speech defaults).
-    public var voice: VoiceSpec { session.voice }
+    public var voice: NarrationSpec { session.voice }
 }
 
 extension PlanningContext {

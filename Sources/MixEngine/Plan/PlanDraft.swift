@@ -34,7 +34,7 @@ struct PlanDraft {
     let frameCount: Int64
     let context: RenderFormat
     /// The preset's voice settings (its ducking, its pan).
-    let voice: VoiceSpec
+    let voice: NarrationSpec
 
     /// The indices of the tracks that speak, or that a pass added to speak (the session's voice).
     var speaking: Set<Int> { Set(tracks.indices.filter { tracks[$0].speaks }) }

@@ -20,7 +20,7 @@ public struct Planner {
     public func plan(_ preset: Preset, analysis: Analysis) throws -> RenderPlan {
         let rate = preset.output.sampleRate
         let channels = preset.output.channelCount
-        let voiceSpec = preset.voice ?? VoiceSpec()
+        let voiceSpec = preset.voice ?? NarrationSpec()
         let session = PlanningContext(presetFile: presetFile, sampleRate: rate, channelCount: channels, voice: voiceSpec,
                                       analysis: analysis)
 

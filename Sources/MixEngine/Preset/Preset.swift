@@ -24,7 +24,7 @@ public struct Preset: Sendable, Equatable {
     /// The tracks: the whole mix, or a session's bed (a mix preset's tracks, then the preset's own).
     public var tracks: [TrackSpec]
     /// How voices sound and how the bed ducks under them (`voice`); nil when the preset has none.
-    public var voice: VoiceSpec?
+    public var voice: NarrationSpec?
     /// The sections of narration that make the preset a session; nil for a mix.
     public var session: SessionSpec?
     /// The chapter marks the output carries (`chapters`), in time order, at the output rate (`output.sampleRate`);
@@ -38,7 +38,7 @@ public struct Preset: Sendable, Equatable {
     public var warnings: [String] = []
 
     public init(name: String? = nil, output: OutputSpec = OutputSpec(), durationSeconds: Double?,
-                master: MasterSpec = MasterSpec(), tracks: [TrackSpec], voice: VoiceSpec? = nil, session: SessionSpec? = nil) {
+                master: MasterSpec = MasterSpec(), tracks: [TrackSpec], voice: NarrationSpec? = nil, session: SessionSpec? = nil) {
         self.name = name
         self.output = output
         self.durationSeconds = durationSeconds

@@ -12,7 +12,7 @@ struct PresetReader: SourceReader {
     /// merges the rest (`RenderOverrides.merge`).
     var overrides = RenderOverrides()
     /// The preset's `voice`, once read: the defaults of its `speech` tracks.
-    var voice: VoiceSpec? = nil
+    var voice: NarrationSpec? = nil
     /// Every file the preset names, as `path` resolves it (shared by the copies of the reader).
     let files = FileLog()
     /// The presets whose beds led here, outermost first (`a.json` -> `b.json`), so a bed that leads back is refused.
@@ -94,7 +94,7 @@ struct PresetReader: SourceReader {
         }
         var session: SessionSpec?
         if let sections = document["sections"] {
-            session = try reader.session(sections, ending: document["ending"], voice: voice ?? VoiceSpec())
+            session = try reader.session(sections, ending: document["ending"], voice: voice ?? NarrationSpec())
         } else if let ending = document["ending"] {
             throw ending.error("'ending' ends a session's voice; it needs 'sections'")
         }

@@ -5,7 +5,7 @@ import MixIO
 /// docs/sessions.md). Same conventions as the rest of the reader: every problem names its JSON path.
 extension PresetReader {
     enum SessionKeys {
-        static var voice: [String] { VoiceSpec.settings.keys ?? [] }
+        static var voice: [String] { NarrationSpec.settings.keys ?? [] }
         static var speech: [String] { SpeechSettings.keys }
         static var ducking: [String] { DuckingSpec.settings.keys ?? [] }
         static let section = ["name", "stretch", "length", "segments", "pacing", "shortestPause", "longestPause"]
@@ -16,8 +16,8 @@ extension PresetReader {
 
     // MARK: - Voice
 
-    /// `voice`, read from its declaration (`VoiceSpec.settings`).
-    func voice(_ cursor: JSONCursor) throws -> VoiceSpec { try VoiceSpec.settings.read(cursor, reader: self) }
+    /// `voice`, read from its declaration (`NarrationSpec.settings`).
+    func voice(_ cursor: JSONCursor) throws -> NarrationSpec { try NarrationSpec.settings.read(cursor, reader: self) }
 
     // MARK: - Bed
 
@@ -55,7 +55,7 @@ extension PresetReader {
 
     // MARK: - Sections
 
-    func session(_ cursor: JSONCursor, ending: JSONCursor?, voice: VoiceSpec) throws -> SessionSpec {
+    func session(_ cursor: JSONCursor, ending: JSONCursor?, voice: NarrationSpec) throws -> SessionSpec {
         let elements = try cursor.array()
         guard !elements.isEmpty else { throw cursor.error("a session needs at least one section") }
         guard elements.count <= 999 else { throw cursor.error("\(elements.count) sections are more than 999, the most chapter marks can number") }
@@ -77,7 +77,7 @@ extension PresetReader {
         return SessionSpec(sections: sections, ending: try ending.map(self.ending))
     }
 
-    func section(_ cursor: JSONCursor, voice: VoiceSpec) throws -> SectionSpec {
+    func section(_ cursor: JSONCursor, voice: NarrationSpec) throws -> SectionSpec {
         let object = try cursor.object(allowing: SessionKeys.section)
         let name = try object.required("name", hint: "e.g. \"Induction\"").nonEmptyString()
         var section = SectionSpec(name: name, segments: [])
@@ -114,7 +114,7 @@ extension PresetReader {
         return section
     }
 
-    func segment(_ cursor: JSONCursor, voice: VoiceSpec) throws -> SegmentSpec {
+    func segment(_ cursor: JSONCursor, voice: NarrationSpec) throws -> SegmentSpec {
         let object = try cursor.object(allowing: SessionKeys.segment)
         let given = SessionKeys.segmentSources.filter(object.has)
         guard given.count == 1, let key = given.first, let source = object[key] else {

@@ -10,7 +10,7 @@ import MixIO
 /// thread, inside `Planner.plan`). `layout` allocates the layout and, through the session, the speech.
 struct SessionPlanner {
     let spec: SessionSpec
-    let voice: VoiceSpec
+    let voice: NarrationSpec
     let session: PlanningContext
 
     /// How long a chime rings (`wake` ending), and the quiet after it before the render ends.

@@ -42,34 +42,8 @@ public struct SpeechSettings: Sendable, Hashable {
         self.seed = seed
     }
 
-    /// The engine and the engine's own name for the voice.
-    public var engineVoice: (engine: SpeechEngine, name: String) { SpeechEngine.resolve(voice) }
+    /// The voice, parsed: its engine and the engine's own name for it.
+    public var voiceID: VoiceID { VoiceID(parsing: voice) }
     /// The pace factor in effect.
-    public var effectiveSpeed: Double { speed ?? engineVoice.engine.defaultSpeed }
-}
-
-/// The engines mixrender speaks with, each in a helper process (`SpeechHelperProcess`).
-public enum SpeechEngine: String, Sendable, CaseIterable {
-    /// hibari-tts (PyPI, Apache-2.0): a neural voice distilled from Kokoro-82M, run by the project's virtual
-    /// environment's Python (`scripts/install-speech.sh`).
-    case hibari
-    /// espeak-ng (libespeak-ng, Debian's espeak-ng-data): every language, robotic; drafts and languages
-    /// the neural voice lacks.
-    case espeak
-
-    /// The neural voices that need nothing downloaded (inside the hibari-tts wheel): name, language, gender.
-    public static let hibariVoices: [(name: String, language: String, gender: String)] = [("heart", "en-us", "female")]
-
-    /// The engine a voice name means, and its name there (see `SpeechSettings`).
-    public static func resolve(_ voice: String) -> (engine: SpeechEngine, name: String) {
-        if let colon = voice.firstIndex(of: ":"), let engine = SpeechEngine(rawValue: String(voice[..<colon]).lowercased()) {
-            return (engine, String(voice[voice.index(after: colon)...]))
-        }
-        if hibariVoices.contains(where: { $0.name == voice.lowercased() }) { return (.hibari, voice.lowercased()) }
-        return (.espeak, voice)
-    }
-
-    /// The pace when none is given: 0.9 for the neural voice (calm, not a newsreader's), espeak-ng's own
-    /// words per minute for espeak-ng.
-    public var defaultSpeed: Double { self == .hibari ? 0.9 : 1.0 }
+    public var effectiveSpeed: Double { speed ?? voiceID.speechEngine.defaultSpeed }
 }

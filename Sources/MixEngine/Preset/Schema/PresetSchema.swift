@@ -4,7 +4,7 @@ import MixIO
 /// the preset reader reads with (`DeclaredSettings`): every kind's part from the kinds themselves (`SourceKinds.all`:
 /// each kind's `$defs` entry, the track's property for each kind's key, that a track has exactly one of them, and
 /// that the kinds that cannot loop refuse `loop`); the track's own keys (`TrackSpec.settings`); and the `$defs` of
-/// `output`, `master`, `voice` and `speechSettings` (`OutputSpec.settings`, `MasterSpec.settings`, `VoiceSpec.settings`,
+/// `output`, `master`, `voice` and `speechSettings` (`OutputSpec.settings`, `MasterSpec.settings`, `NarrationSpec.settings`,
 /// `SpeechSettings.settings`, with the ranges the caller's overrides share, `NumberLimit`). The file is its own
 /// template: the rest (the root, the shared shapes such as `time` and `fade`, sections, segments, the ending, and the settings a
 /// declaration leaves there, `DeclaredSetting.inTemplate`: the output's tags and bit depth, a track's loudness, during,
@@ -41,7 +41,7 @@ public enum PresetSchema {
         // The preset's own declared objects, in place; what their declarations keep in the template is kept.
         defs = defs.setting("output", to: OutputSpec.settings.schema(template: defs["output"]))
         defs = defs.setting("master", to: MasterSpec.settings.schema(template: defs["master"]))
-        defs = defs.setting("voice", to: VoiceSpec.settings.schema(template: defs["voice"]))
+        defs = defs.setting("voice", to: NarrationSpec.settings.schema(template: defs["voice"]))
         defs = defs.setting("speechSettings", to: SpeechSettings.settings.schema(template: defs["speechSettings"]))
         return root.setting("$defs", to: defs).text
     }

@@ -5,13 +5,13 @@ import MixIO
 /// and speech settings. The reader reads them from these declarations and `PresetSchema` writes `$defs/voice` and
 /// `$defs/speechSettings` from the same ones. (Sections, segments and the ending are still read by hand,
 /// `SessionReader.swift`, and their schema kept in `docs/preset.schema.json`.)
-extension VoiceSpec {
+extension NarrationSpec {
     /// The longest edge fade: an edge fade is a few milliseconds.
     static let maximumEdgeFadeSeconds = 1.0
 
-    static var settings: DeclaredSettings<VoiceSpec> {
+    static var settings: DeclaredSettings<NarrationSpec> {
         let t = TimeParser.string(fromSeconds:)
-        return DeclaredSettings(description: "How voices sound and how the other tracks duck under them.", defaults: VoiceSpec(), settings: [
+        return DeclaredSettings(description: "How voices sound and how the other tracks duck under them.", defaults: NarrationSpec(), settings: [
             .number("levelDb", \.levelDb, in: -60...0, "The level every segment is brought to, in dBFS: RMS over its speech only (pauses left out)."),
             .number("loudness", \.loudnessLUFS, .loudnessTarget, "Instead of levelDb: the loudness every segment is brought to, in LUFS (EBU R128, gated, as it plays centred in the output)."),
             .custom("edgeFade", schema: { defaults in
@@ -107,7 +107,7 @@ extension SpeechSettings {
                          "type": .string("string"), "minLength": .number(1)])
             }, read: { cursor, settings, reader in settings.voice = try reader.voiceName(cursor) }),
             .number("speed", \.speed, in: speedRange,
-                    "A pace factor for either engine (1 is the voice's own; default \(JSONValue.format(SpeechEngine.hibari.defaultSpeed)) for the neural voice, \(JSONValue.format(SpeechEngine.espeak.defaultSpeed)) for espeak-ng)."),
+                    "A pace factor for either engine (1 is the voice's own; default \(JSONValue.format(SpeechEngines.hibari.defaultSpeed)) for the neural voice, \(JSONValue.format(SpeechEngines.espeak.defaultSpeed)) for espeak-ng)."),
             pause("sentencePause", \.sentencePauseSeconds, "sentence", defaultSentencePause),
             pause("paragraphPause", \.paragraphPauseSeconds, "paragraph (a blank line)", defaultParagraphPause),
             .number("seed", \.seed, NumberLimit(0...4_294_967_295, unit: ""), "The neural voice's noise seed."),
