@@ -53,24 +53,17 @@ import TestSupport
     }
 
     @Test func badSettingsNameTheirPath() throws {
-        func error(_ json: String) -> String {
-            do {
-                let folder = try TemporaryFolder()
-                _ = try RenderJob(presetPath: try folder.preset(json))
-                return "no error"
-            } catch { return "\(error)" }
-        }
-        #expect(error(Self.preset(#""surf": {"periodSeconds": 20}"#)).hasSuffix("tracks[0].surf.periodSeconds: 20 is out of range; expected 2...14"))
-        #expect(error(Self.preset(#""surf": {"intensity": 1.5}"#)).hasSuffix("tracks[0].surf.intensity: 1.5 is out of range; expected 0...1"))
-        #expect(error(Self.preset(#""fire": {"seed": -1}"#)).contains("tracks[0].fire.seed:"))
-        #expect(error(Self.preset(#""fire": {"crackle": 1}"#)).contains("tracks[0].fire: unknown key 'crackle'"))
-        #expect(error(Self.preset(#""crickets": {"temperatureC": 40}"#)).hasSuffix("tracks[0].crickets.temperatureC: 40 is out of range; expected 10...35"))
-        #expect(error(Self.preset(#""crickets": {}"#, rate: 8000))
+        #expect(jobError(Self.preset(#""surf": {"periodSeconds": 20}"#)).hasSuffix("tracks[0].surf.periodSeconds: 20 is out of range; expected 2...14"))
+        #expect(jobError(Self.preset(#""surf": {"intensity": 1.5}"#)).hasSuffix("tracks[0].surf.intensity: 1.5 is out of range; expected 0...1"))
+        #expect(jobError(Self.preset(#""fire": {"seed": -1}"#)).contains("tracks[0].fire.seed:"))
+        #expect(jobError(Self.preset(#""fire": {"crackle": 1}"#)).contains("tracks[0].fire: unknown key 'crackle'"))
+        #expect(jobError(Self.preset(#""crickets": {"temperatureC": 40}"#)).hasSuffix("tracks[0].crickets.temperatureC: 40 is out of range; expected 10...35"))
+        #expect(jobError(Self.preset(#""crickets": {}"#, rate: 8000))
             .hasSuffix("tracks[0].crickets: crickets sing at 3.8 to 4.8 kHz and need an output rate of at least 16000 Hz, not 8000 Hz"))
-        #expect(error(Self.preset(#""surf": {}"#, extra: #", "loop": true"#))
+        #expect(jobError(Self.preset(#""surf": {}"#, extra: #", "loop": true"#))
             .hasSuffix("tracks[0].loop: generators are endless and cannot loop; 'loop' is for 'file' and 'playlist' tracks"))
         for json in [Self.preset(#""surf": {}"#), Self.preset(#""fire": {}"#), Self.preset(#""crickets": {}"#)] {
-            #expect(!error(json.replacingOccurrences(of: "{}", with: "{\"seed\": 1e300}")).contains("\n"))
+            #expect(!jobError(json.replacingOccurrences(of: "{}", with: "{\"seed\": 1e300}")).contains("\n"))
         }
     }
 }

@@ -46,20 +46,13 @@ import TestSupport
     }
 
     @Test func badSweepsNameTheirPath() throws {
-        func error(_ json: String) -> String {
-            do {
-                let folder = try TemporaryFolder()
-                _ = try RenderJob(presetPath: try folder.preset(json))
-                return "no error"
-            } catch { return "\(error)" }
-        }
-        #expect(error(Self.preset(#"{"fromHz": 100, "toHz": 5000, "over": 1}"#, rate: 8000))
+        #expect(jobError(Self.preset(#"{"fromHz": 100, "toHz": 5000, "over": 1}"#, rate: 8000))
             .hasSuffix("tracks[0].sweep.toHz: 5000 Hz is not below half the output rate (4000 Hz at 8000 Hz)"))
-        #expect(error(Self.preset(#"{"fromHz": 0, "toHz": 50, "over": 1}"#)).hasSuffix("tracks[0].sweep.fromHz: must be greater than 0"))
-        #expect(error(Self.preset(#"{"fromHz": 100, "toHz": 50}"#)).contains("tracks[0].sweep: missing required key 'over'"))
-        #expect(error(Self.preset(#"{"fromHz": 100, "toHz": 50, "over": 0}"#)).contains("tracks[0].sweep.over: must be longer than 0"))
-        #expect(error(Self.preset(#"{"fromHz": 100, "toHz": 50, "over": "1s"}"#, extra: #", "loop": true"#))
+        #expect(jobError(Self.preset(#"{"fromHz": 0, "toHz": 50, "over": 1}"#)).hasSuffix("tracks[0].sweep.fromHz: must be greater than 0"))
+        #expect(jobError(Self.preset(#"{"fromHz": 100, "toHz": 50}"#)).contains("tracks[0].sweep: missing required key 'over'"))
+        #expect(jobError(Self.preset(#"{"fromHz": 100, "toHz": 50, "over": 0}"#)).contains("tracks[0].sweep.over: must be longer than 0"))
+        #expect(jobError(Self.preset(#"{"fromHz": 100, "toHz": 50, "over": "1s"}"#, extra: #", "loop": true"#))
             .hasSuffix("tracks[0].loop: generators are endless and cannot loop; 'loop' is for 'file' and 'playlist' tracks"))
-        #expect(error(Self.preset(#"{"fromHz": 100, "toHz": 50, "over": "1s", "to": 3}"#)).contains("tracks[0].sweep: unknown key 'to'"))
+        #expect(jobError(Self.preset(#"{"fromHz": 100, "toHz": 50, "over": "1s", "to": 3}"#)).contains("tracks[0].sweep: unknown key 'to'"))
     }
 }

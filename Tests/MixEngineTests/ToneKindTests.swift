@@ -100,23 +100,16 @@ import TestSupport
     }
 
     @Test func badTonesNameTheirPath() throws {
-        func error(_ json: String) -> String {
-            do {
-                let folder = try TemporaryFolder()
-                _ = try RenderJob(presetPath: try folder.preset(json))
-                return "no error"
-            } catch { return "\(error)" }
-        }
-        #expect(error(Self.tonePreset(#"{"frequencyHz": 5000}"#, rate: 8000))
+        #expect(jobError(Self.tonePreset(#"{"frequencyHz": 5000}"#, rate: 8000))
             .hasSuffix("tracks[0].tone.frequencyHz: 5000 Hz is not below half the output rate (4000 Hz at 8000 Hz)"))
-        #expect(error(Self.tonePreset(#"{"frequencyHz": 30000}"#)).hasSuffix("tracks[0].tone.frequencyHz: 30000 is out of range; expected 0...24000"))
-        #expect(error(Self.tonePreset(#"{"frequencyHz": 0}"#)).hasSuffix("tracks[0].tone.frequencyHz: must be greater than 0"))
-        #expect(error(Self.tonePreset(#"{"waveform": "sine"}"#)).contains("tracks[0].tone: missing required key 'frequencyHz'"))
-        #expect(error(Self.tonePreset(#"{"frequencyHz": 100, "waveform": "square"}"#))
+        #expect(jobError(Self.tonePreset(#"{"frequencyHz": 30000}"#)).hasSuffix("tracks[0].tone.frequencyHz: 30000 is out of range; expected 0...24000"))
+        #expect(jobError(Self.tonePreset(#"{"frequencyHz": 0}"#)).hasSuffix("tracks[0].tone.frequencyHz: must be greater than 0"))
+        #expect(jobError(Self.tonePreset(#"{"waveform": "sine"}"#)).contains("tracks[0].tone: missing required key 'frequencyHz'"))
+        #expect(jobError(Self.tonePreset(#"{"frequencyHz": 100, "waveform": "square"}"#))
             .hasSuffix("tracks[0].tone.waveform: unknown waveform 'square'; expected one of sine, triangle"))
-        #expect(error(Self.tonePreset(#"{"frequencyHz": 100, "phase": 1}"#)).contains("tracks[0].tone.phase: 1 is a whole cycle"))
-        #expect(error(Self.tonePreset(#"{"frequencyHz": 100}"#, extra: #", "loop": true"#))
+        #expect(jobError(Self.tonePreset(#"{"frequencyHz": 100, "phase": 1}"#)).contains("tracks[0].tone.phase: 1 is a whole cycle"))
+        #expect(jobError(Self.tonePreset(#"{"frequencyHz": 100}"#, extra: #", "loop": true"#))
             .hasSuffix("tracks[0].loop: generators are endless and cannot loop; 'loop' is for 'file' and 'playlist' tracks"))
-        #expect(error(Self.tonePreset(#"{"frequencyHz": 100, "hz": 3}"#)).contains("tracks[0].tone: unknown key 'hz'"))
+        #expect(jobError(Self.tonePreset(#"{"frequencyHz": 100, "hz": 3}"#)).contains("tracks[0].tone: unknown key 'hz'"))
     }
 }
