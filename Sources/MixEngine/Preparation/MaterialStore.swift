@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import MixIO
 
 /// Prepared material kept on disk between processes (`mixrender batch --cache-dir`, `mixrender render --cache-dir`): a later batch, or another
@@ -148,13 +145,13 @@ public final class MaterialStore: Sendable {
         do {
             bytes = try FileSystem.readDocument(path: file, maximumBytes: Self.measurementBytes, followsLinks: false, touches: true)
         } catch let error as AudioIOError {
-            switch error.code {
-            case ENOENT?: return nil
-            case ELOOP?: throw damaged("is a symbolic link, not a cache entry")
-            case EISDIR?: throw damaged("is a folder, not a cache entry")
-            case EINVAL?: throw damaged("is not a regular file")
-            case EFBIG?: throw damaged("is longer than \(Self.measurementBytes) bytes, more than any measurement")
-            default: throw error
+            switch error.cause {
+            case .noSuchFile: return nil
+            case .symbolicLink: throw damaged("is a symbolic link, not a cache entry")
+            case .isFolder: throw damaged("is a folder, not a cache entry")
+            case .notRegularFile: throw damaged("is not a regular file")
+            case .tooLarge: throw damaged("is longer than \(Self.measurementBytes) bytes, more than any measurement")
+            case .permissionDenied, .other: throw error
             }
         }
         // Nothing of the file's text is repeated in a reason: it may hold anything.

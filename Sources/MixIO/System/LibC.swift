@@ -383,6 +383,12 @@ extension AudioIOError {
         case isFolder
         /// `EACCES`, `EPERM`.
         case permissionDenied
+        /// `ELOOP`: a symbolic link where none is followed (`readDocument(followsLinks: false)`).
+        case symbolicLink
+        /// `EINVAL` from `readDocument`: not a regular file (a FIFO, a device).
+        case notRegularFile
+        /// `EFBIG`: longer than the most bytes the reader takes.
+        case tooLarge
         /// Anything else, or not a libc error.
         case other
     }
@@ -392,6 +398,9 @@ extension AudioIOError {
         case ENOENT?, ENOTDIR?: return .noSuchFile
         case EISDIR?: return .isFolder
         case EACCES?, EPERM?: return .permissionDenied
+        case ELOOP?: return .symbolicLink
+        case EINVAL?: return .notRegularFile
+        case EFBIG?: return .tooLarge
         default: return .other
         }
     }
