@@ -138,6 +138,7 @@ enum GoldenCatalog {
         feature("channels-mono", start: 1, end: 2, guards: "the same sources into mono output (stereo averaged, pan ignored)"),
         feature("generators", guards: "white, pink and brown noise from their seeds"),
         feature("tone", guards: "sine and triangle tones from the timeline's position: a late start keeps the phase of 0:00, a phase, a fade"),
+        feature("sweep", guards: "sines gliding along equal musical steps from the track's start, then holding: down two octaves, and up two from a late start, in mono"),
         feature("binaural", guards: "binaural beats: an sCurve ramp of the beat from 10 to 4 Hz, then a step to 6 Hz, phase-continuous"),
         feature("isochronic", guards: "an isochronic tone: raised-cosine pulses, the rate ramping from 8 to 3 Hz"),
         feature("breathing", guards: "a breathing pacer's tone (swell, hold, glide, rest) and a second pacer swelling the bed"),

@@ -38,33 +38,30 @@ extension JSONCursor {
     /// A fade: `"5s"`, `5`, or `{"duration": "5s", "curve": "sCurve"}`.
     /// Crossfades also take the curve name `equalGain`, and (loop seams only) a duration of 0.
     func fade(defaultCurve: Curve = FadeSpec.defaultCurve, isCrossfade: Bool = false, allowingZero: Bool = false) throws -> FadeSpec {
-        let cursor = self
-        switch cursor.value {
+        switch value {
         case .number, .string:
-            return FadeSpec(seconds: try cursor.time(allowingZero: allowingZero), curve: defaultCurve)
+            return FadeSpec(seconds: try time(allowingZero: allowingZero), curve: defaultCurve)
         case .object:
-            let object = try cursor.object(allowing: FadeSpec.keys)
+            let object = try self.object(allowing: FadeSpec.keys)
             let seconds = try object.required("duration").time(allowingZero: allowingZero)
             let curve = try object["curve"]?.curve(allowingEqualGain: isCrossfade) ?? defaultCurve
             return FadeSpec(seconds: seconds, curve: curve)
         default:
-            throw cursor.error("expected a fade (\"5s\", 5, or {\"duration\": \"5s\", \"curve\": \"\(defaultCurve.rawValue)\"}), got \(cursor.value.summary)")
+            throw error("expected a fade (\"5s\", 5, or {\"duration\": \"5s\", \"curve\": \"\(defaultCurve.rawValue)\"}), got \(value.summary)")
         }
     }
 
     /// `true`, `false`, or `{"crossfade": FADE}` (a crossfade of 0 is a hard seam).
     func loop() throws -> LoopSpec? {
-        let cursor = self
-        switch cursor.value {
+        switch value {
         case .bool(let isLooping):
             return isLooping ? LoopSpec() : nil
         case .object:
-            let object = try cursor.object(allowing: LoopSpec.keys)
+            let object = try self.object(allowing: LoopSpec.keys)
             guard let crossfade = object["crossfade"] else { return LoopSpec() }
-            return LoopSpec(crossfade: try crossfade.fade(defaultCurve: FadeSpec.defaultCrossfadeCurve,
-                                                isCrossfade: true, allowingZero: true))
+            return LoopSpec(crossfade: try crossfade.fade(defaultCurve: FadeSpec.defaultCrossfadeCurve, isCrossfade: true, allowingZero: true))
         default:
-            throw cursor.error("expected true, false or {\"crossfade\": \"1s\"}, got \(cursor.value.summary)")
+            throw error("expected true, false or {\"crossfade\": \"1s\"}, got \(value.summary)")
         }
     }
 }

@@ -65,6 +65,7 @@ public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
         self.init(engine: SpeechEngines.espeak.key, name: text)
     }
 
-    /// Its engine.
+    /// Its engine. An id parsed from text always names a registered one; one made with a key no engine has is
+    /// given to espeak-ng, the engine that takes any name, whose `check` then refuses it with the voices there are.
     public var speechEngine: any SpeechEngine { SpeechEngines.engine(forKey: engine) ?? SpeechEngines.espeak }
 }
