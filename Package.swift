@@ -98,7 +98,7 @@ let package = Package(
         // The render service (`mixrender serve`, docs/serve.md): a library over MixRender, its HTTP API generated
         // from openapi.yaml (the server's side; the tests generate a client from the same document).
         .target(name: "MixServer",
-                dependencies: ["MixRender",
+                dependencies: ["MixRender", "MixIO",
                                .product(name: "Hummingbird", package: "hummingbird"),
                                .product(name: "HummingbirdCore", package: "hummingbird"),
                                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

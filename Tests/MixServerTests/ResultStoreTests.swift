@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MixIO
 @testable import MixServer
 
 @Suite struct ResultStoreTests {
@@ -45,7 +46,7 @@ import Testing
             try FileManager.default.createDirectory(atPath: folder + "/elsewhere", withIntermediateDirectories: true)
             #expect(throws: ResultStoreError.self) { try store.commit(folder + "/elsewhere", as: "x") }
             #expect(throws: ResultStoreError.self) { try store.commit(store.folder + "/.partial-x/../../elsewhere", as: "x") }
-            #expect(LocalFiles.kind(folder + "/elsewhere") == .directory)
+            #expect(FileSystem.entry(at: folder + "/elsewhere")?.kind == .folder)
             #expect(throws: ResultStoreError.self) { try store.touch("missing") }
         }
     }
@@ -90,7 +91,7 @@ import Testing
             let partial = try store.makePartial()
             try write(String(repeating: "x", count: 5000), to: partial + "/audio.m4a")
             #expect(store.enforceBudget(bytes: 1000, keeping: []) == [])
-            #expect(LocalFiles.kind(partial) == .directory)
+            #expect(FileSystem.entry(at: partial)?.kind == .folder)
         }
     }
 

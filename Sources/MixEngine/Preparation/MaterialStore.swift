@@ -151,7 +151,7 @@ public final class MaterialStore: Sendable {
             case .isFolder: throw damaged("is a folder, not a cache entry")
             case .notRegularFile: throw damaged("is not a regular file")
             case .tooLarge: throw damaged("is longer than \(Self.measurementBytes) bytes, more than any measurement")
-            case .permissionDenied, .other: throw error
+            case .permissionDenied, .alreadyExists, .other: throw error
             }
         }
         // Nothing of the file's text is repeated in a reason: it may hold anything.

@@ -42,7 +42,7 @@ public enum PresetLoader {
             case .noSuchFile: problem = "no such file"
             case .isFolder: problem = "it is a folder, not a file"
             case .permissionDenied: problem = "permission denied"
-            case .symbolicLink, .notRegularFile, .tooLarge, .other: problem = error.function.isEmpty ? error.reason : "\(error.reason) (\(error.function))"
+            case .symbolicLink, .notRegularFile, .tooLarge, .alreadyExists, .other: problem = error.function.isEmpty ? error.reason : "\(error.reason) (\(error.function))"
             }
             throw EngineError.preset(PresetError(file: path, jsonPath: "", message: "cannot read preset: \(problem)"))
         }

@@ -9,6 +9,7 @@ typealias CStat = Glibc.stat
 // Called at file scope, where `stat` can still mean the C function (inside `LibC` it is the wrapper,
 // and `Glibc.stat(...)` picks the struct's initializer).
 private func cStat(_ path: String, _ status: inout CStat) -> Int32 { stat(path, &status) }
+private func cLinkStat(_ path: String, _ status: inout CStat) -> Int32 { lstat(path, &status) }
 /// `statvfs(2)`, named apart from its struct for the same reason.
 private func cStatFileSystem(_ path: String, _ status: inout Glibc.statvfs) -> Int32 { statvfs(path, &status) }
 // The same for `flock`, whose name is also a struct's.
@@ -21,7 +22,7 @@ private func cFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operat
 /// knows and what was being done, so messages read `cannot write 'night.ogg': No space left on device (write)`.
 ///
 /// Everything outside MixIO reaches these through `FileSystem`, `SpillFile`, `AtomicOutputFile`,
-/// `InterruptCleanup`, `Terminal`, `CurrentProcess` and `BytePipe`.
+/// `InterruptCleanup`, `Terminal`, `CurrentProcess`, `BytePipe` and `DurableFile`.
 enum LibC {
     /// `strerror(code)`, as Swift text.
     static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
@@ -214,6 +215,46 @@ enum LibC {
         return status
     }
 
+    /// Calls `lstat(path)` (a symbolic link at `path` is reported as itself, not followed).
+    static func lstat(_ path: String, operation: String) throws -> CStat {
+        try checkPath(path, function: "lstat", operation: operation)
+        var status = CStat()
+        guard cLinkStat(path, &status) == 0 else { throw failure("lstat", path: path, operation: operation) }
+        return status
+    }
+
+    /// Calls `realpath(path, NULL)`: `path` with every symbolic link, `.` and `..` resolved.
+    static func realpath(_ path: String, operation: String) throws -> String {
+        try checkPath(path, function: "realpath", operation: operation)
+        guard let resolved = Glibc.realpath(path, nil) else { throw failure("realpath", path: path, operation: operation) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Calls `fsync(fd)`, again while it is interrupted: the file's data and metadata reach the device.
+    static func fsync(_ fd: Int32, path: String, operation: String) throws {
+        while Glibc.fsync(fd) != 0 {
+            if errno != EINTR { throw failure("fsync", path: path, operation: operation) }
+        }
+    }
+
+    /// Calls `utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW)` with one time for access and modification.
+    static func setTimes(_ path: String, nanoseconds: Int64, operation: String) throws {
+        try checkPath(path, function: "utimensat", operation: operation)
+        let time = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        let times = [time, time]
+        guard Glibc.utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw failure("utimensat", path: path, operation: operation)
+        }
+    }
+
+    /// Calls `mkdir(path, mode)`; unlike `mkdir(_:displayPath:operation:)`, something already at `path` is an error
+    /// (`EEXIST`), for a folder that must be new.
+    static func mkdirNew(_ path: String, mode: mode_t, operation: String) throws {
+        try checkPath(path, function: "mkdir", operation: operation)
+        guard Glibc.mkdir(path, mode) == 0 else { throw failure("mkdir", path: path, operation: operation) }
+    }
+
     /// Calls `access(path, mode)`: throws unless the process may use `path` that way (`W_OK`, `R_OK`, ...).
     static func access(_ path: String, _ mode: Int32, operation: String) throws {
         try checkPath(path, function: "access", operation: operation)
@@ -389,6 +430,8 @@ extension AudioIOError {
         case notRegularFile
         /// `EFBIG`: longer than the most bytes the reader takes.
         case tooLarge
+        /// `EEXIST`, `ENOTEMPTY`: something is at the path already (a new folder's name, a rename's target folder).
+        case alreadyExists
         /// Anything else, or not a libc error.
         case other
     }
@@ -401,6 +444,7 @@ extension AudioIOError {
         case ELOOP?: return .symbolicLink
         case EINVAL?: return .notRegularFile
         case EFBIG?: return .tooLarge
+        case EEXIST?, ENOTEMPTY?: return .alreadyExists
         default: return .other
         }
     }

@@ -1,12 +1,6 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MixIO
 
 /// The server's bearer tokens: a text file the operator keeps, one token a line as `NAME sha256:<64 hex digits>`
 /// (the SHA-256 of the token's text), with blank lines and `#` comments (a whole line, or after the two fields).
@@ -38,10 +32,10 @@ struct TokenFile: Sendable {
     /// The tokens in the file at `path`; a missing or malformed file throws a one-line error naming the file and line.
     static func load(path: String) throws(TokenFileError) -> TokenFile {
         let bytes: [UInt8]
-        switch LocalFiles.readAll(path, limit: maximumFileBytes) {
-        case .success(let read): bytes = read
-        case .failure(let failure):
-            throw TokenFileError("token file '\(path)': cannot be read (\(failure.reason))")
+        do {
+            bytes = try FileSystem.readDocument(path: path, maximumBytes: maximumFileBytes)
+        } catch {
+            throw TokenFileError("token file '\(path)': cannot be read (\(error.fileReason))")
         }
         guard let text = String(bytes: bytes, encoding: .utf8) else {
             throw TokenFileError("token file '\(path)': not UTF-8 text")
@@ -69,7 +63,7 @@ struct TokenFile: Sendable {
                 throw TokenFileError("\(place): the hash must be written 'sha256:<64 hex digits>'")
             }
             let hex = fields[1].dropFirst("sha256:".count).lowercased()
-            guard LocalFiles.isSHA256Hex(hex.utf8) else {
+            guard HexDigits.isSHA256(hex.utf8) else {
                 throw TokenFileError("\(place): 'sha256:' must be followed by 64 hexadecimal digits")
             }
             let hash = Self.bytes(hex: hex)
@@ -116,7 +110,7 @@ struct TokenFile: Sendable {
 
     /// A new token: `mxr_` and 32 random bytes in base64url without padding.
     static func makeToken() -> String {
-        let encoded = Data(LocalFiles.randomBytes(32)).base64EncodedString()
+        let encoded = Data(HexDigits.randomBytes(32)).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
@@ -130,29 +124,32 @@ struct TokenFile: Sendable {
         if let problem = problem(withName: name) {
             throw TokenFileError("token name '\(name)': \(problem)")
         }
-        let descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw TokenFileError("token file '\(path)': cannot be opened (\(LocalFiles.reason()))")
+        let appending: DurableFile
+        do {
+            appending = try DurableFile(path: path, opening: .appending, permissions: 0o600)
+        } catch {
+            throw TokenFileError("token file '\(path)': cannot be opened (\(error.fileReason))")
         }
-        defer { close(descriptor) }
+        defer { appending.close() }
         // One writer at a time (two `token add` at once must not both take a name).
-        guard flock(descriptor, LOCK_EX) == 0 else {
-            throw TokenFileError("token file '\(path)': cannot be locked (\(LocalFiles.reason()))")
+        do {
+            try appending.lockExclusively()
+        } catch {
+            throw TokenFileError("token file '\(path)': cannot be locked (\(error.fileReason))")
         }
         let existing = try load(path: path)
         guard !existing.entries.contains(where: { $0.name == name }) else {
             throw TokenFileError("token file '\(path)': the name '\(name)' is there already")
         }
         let token = makeToken()
-        let hash = LocalFiles.hex(SHA256.hash(data: Data(token.utf8)))
-        let lastByte = (try? LocalFiles.readAll(path, limit: maximumFileBytes).get())?.last
+        let hash = HexDigits.of(SHA256.hash(data: Data(token.utf8)))
+        let lastByte = (try? FileSystem.readDocument(path: path, maximumBytes: maximumFileBytes))?.last
         let line = (lastByte == nil || lastByte == 0x0a ? "" : "\n") + "\(name) sha256:\(hash)\n"
-        let failure = Array(line.utf8).withUnsafeBytes { LocalFiles.writeAll(descriptor, $0) }
-        if let failure {
-            throw TokenFileError("token file '\(path)': cannot be written (\(LocalFiles.reason(failure)))")
-        }
-        guard fsync(descriptor) == 0 else {
-            throw TokenFileError("token file '\(path)': cannot be synced (\(LocalFiles.reason()))")
+        do {
+            try appending.write(Array(line.utf8))
+            try appending.commit()
+        } catch {
+            throw TokenFileError("token file '\(path)': cannot be written (\(error.fileReason))")
         }
         let file = TokenFile(path: path, entries: existing.entries + [Entry(name: name, hash: bytes(hex: hash))])
         return (token, file)

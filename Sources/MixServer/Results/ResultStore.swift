@@ -1,11 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MixIO
 
 /// The finished renders' folders (`<results>/<id>/…`: the audio, its waveform, timeline and report), kept within a
 /// size budget by deleting the least recently used.
@@ -24,11 +18,11 @@ struct ResultStore: Sendable {
     /// A store in `folder` (created when missing).
     init(folder: String) throws(ResultStoreError) {
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileSystem.makeFolders(folder)
         } catch {
-            throw ResultStoreError("results folder '\(folder)': cannot be created (\(error.localizedDescription))")
+            throw ResultStoreError("results folder '\(folder)': cannot be created (\(error.fileReason))")
         }
-        guard case .success(let real) = LocalFiles.realPath(folder), LocalFiles.kind(real) == .directory else {
+        guard let real = try? FileSystem.realPath(folder), FileSystem.entry(at: real)?.kind == .folder else {
             throw ResultStoreError("results folder '\(folder)': not a folder")
         }
         self.folder = real
@@ -38,14 +32,16 @@ struct ResultStore: Sendable {
     func path(of id: String) -> String? {
         guard Self.isID(id) else { return nil }
         let path = folder + "/" + id
-        return LocalFiles.kind(path) == .directory ? path : nil
+        return FileSystem.entry(at: path)?.kind == .folder ? path : nil
     }
 
     /// A new, empty temporary folder to write a result into; `commit` or `discard` it.
     func makePartial() throws(ResultStoreError) -> String {
-        let path = folder + "/" + Self.partialPrefix + LocalFiles.hex(LocalFiles.randomBytes(12))
-        guard mkdir(path, 0o755) == 0 else {
-            throw ResultStoreError("the results folder cannot take a new render: a temporary folder cannot be made in it (\(LocalFiles.reason()))")
+        let path = folder + "/" + HexDigits.randomName(prefix: Self.partialPrefix)
+        do {
+            try FileSystem.makeNewFolder(path)
+        } catch {
+            throw ResultStoreError("the results folder cannot take a new render: a temporary folder cannot be made in it (\(error.fileReason))")
         }
         return path
     }
@@ -60,50 +56,47 @@ struct ResultStore: Sendable {
             throw ResultStoreError("'\(partial)' is not a temporary folder of this store")
         }
         Self.syncFiles(in: partial)
-        LocalFiles.syncFolder(partial)
         let destination = folder + "/" + id
-        if LocalFiles.kind(destination) != nil {
+        if FileSystem.entry(at: destination) != nil {
             discard(partial)
             return false
         }
-        if rename(partial, destination) != 0 {
-            let code = errno
+        do {
+            try FileSystem.rename(partial, to: destination)
+        } catch let error as AudioIOError where error.cause == .alreadyExists {
             // A folder that appeared meanwhile (rename does not replace a non-empty folder).
-            if code == EEXIST || code == ENOTEMPTY {
-                discard(partial)
-                return false
-            }
-            throw ResultStoreError("result \(id): cannot be put in place (\(LocalFiles.reason(code)))")
+            discard(partial)
+            return false
+        } catch {
+            throw ResultStoreError("result \(id): cannot be put in place (\(error.fileReason))")
         }
-        LocalFiles.syncFolder(folder)
+        try? FileSystem.sync(folder)
         try? touch(id, now: now)
         return true
     }
 
     /// Deletes a temporary folder that will not be committed (a failed or cancelled render).
     func discard(_ partial: String) {
-        try? FileManager.default.removeItem(atPath: partial)
+        FileSystem.removeTree(partial)
     }
 
     /// Marks result `id` used at `now` (its folder's modification time), so that the budget keeps it longer.
     func touch(_ id: String, now: Date = Date()) throws(ResultStoreError) {
         guard let path = path(of: id) else { throw ResultStoreError("result \(id.prefix(80)): not there") }
-        var times = [timespec](repeating: timespec(), count: 2)
-        let seconds = now.timeIntervalSince1970.rounded(.down)
-        times[0] = timespec(tv_sec: Int(seconds), tv_nsec: Int((now.timeIntervalSince1970 - seconds) * 1e9))
-        times[1] = times[0]
-        guard utimensat(AT_FDCWD, path, times, 0) == 0 else {
-            throw ResultStoreError("result \(id): cannot be marked used (\(LocalFiles.reason()))")
+        do {
+            try FileSystem.setModificationTime(path, nanoseconds: Int64((now.timeIntervalSince1970 * 1e9).rounded(.down)))
+        } catch {
+            throw ResultStoreError("result \(id): cannot be marked used (\(error.fileReason))")
         }
     }
 
     /// The results in place: id, total bytes of their files, last use.
     func results() -> [(id: String, bytes: Int64, lastUsed: Date)] {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        guard let entries = try? FileSystem.folderEntries(folder) else { return [] }
         return entries.filter(Self.isID).compactMap { id in
             let path = folder + "/" + id
-            guard LocalFiles.kind(path) == .directory, let (_, modified) = LocalFiles.sizeAndModification(path) else { return nil }
-            return (id, Self.bytes(in: path), modified)
+            guard let entry = FileSystem.entry(at: path), entry.kind == .folder else { return nil }
+            return (id, Self.bytes(in: path), Self.date(entry.modified))
         }
     }
 
@@ -130,28 +123,19 @@ struct ResultStore: Sendable {
     @discardableResult
     func delete(_ id: String) -> Bool {
         guard let path = path(of: id) else { return false }
-        let away = folder + "/" + Self.deletingPrefix + LocalFiles.hex(LocalFiles.randomBytes(12))
-        guard rename(path, away) == 0 else { return false }
-        try? FileManager.default.removeItem(atPath: away)
+        let away = folder + "/" + HexDigits.randomName(prefix: Self.deletingPrefix)
+        guard (try? FileSystem.rename(path, to: away)) != nil else { return false }
+        FileSystem.removeTree(away)
         return true
     }
 
     /// Deletes temporary folders left by a server that stopped while writing (`.partial-*` whose newest file is older
     /// than `age`, so a long render still writing is left alone) and deletions that stopped halfway
-    /// (`.deleting-*`); returns how many.
+    /// (`.deleting-*`, at any age); returns how many.
     @discardableResult
     func sweepPartials(olderThan age: TimeInterval = 3600, now: Date = Date()) -> Int {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
-        var removed = 0
-        for entry in entries {
-            let path = folder + "/" + entry
-            if entry.hasPrefix(Self.deletingPrefix)
-                || (entry.hasPrefix(Self.partialPrefix) && now.timeIntervalSince(Self.newestModification(in: path)) > age) {
-                try? FileManager.default.removeItem(atPath: path)
-                if LocalFiles.kind(path) == nil { removed += 1 }
-            }
-        }
-        return removed
+        StaleEntries.sweep(in: folder, prefix: Self.deletingPrefix, olderThan: nil, now: now)
+            + StaleEntries.sweep(in: folder, prefix: Self.partialPrefix, olderThan: age, now: now)
     }
 
     /// Whether `id` can name a result: 1 to 128 letters, digits, `-`, `_` (a render's id is 64 hex digits).
@@ -165,45 +149,24 @@ struct ResultStore: Sendable {
     /// The total size of the regular files under `path` (links are not followed).
     private static func bytes(in path: String) -> Int64 {
         var total: Int64 = 0
-        walk(path) { file, kind in
-            if kind == .regular, let (size, _) = LocalFiles.sizeAndModification(file) { total += size }
+        FileSystem.walk(path) { _, entry in
+            if entry.kind == .regular { total += entry.size }
         }
         return total
     }
 
-    /// The latest modification time of `path` and of everything under it.
-    private static func newestModification(in path: String) -> Date {
-        var newest = LocalFiles.sizeAndModification(path)?.modified ?? .distantPast
-        walk(path) { file, _ in
-            if let (_, modified) = LocalFiles.sizeAndModification(file), modified > newest { newest = modified }
-        }
-        return newest
-    }
-
-    /// fsyncs every regular file under `path`, and its folders.
+    /// Syncs every regular file under `path`, its folders, and `path` itself, so that a rename of `path` publishes
+    /// only what is on the device.
     private static func syncFiles(in path: String) {
-        walk(path) { file, kind in
-            if kind == .regular {
-                let descriptor = open(file, O_RDONLY | O_CLOEXEC)
-                if descriptor >= 0 {
-                    _ = fsync(descriptor)
-                    close(descriptor)
-                }
-            } else if kind == .directory {
-                LocalFiles.syncFolder(file)
-            }
+        FileSystem.walk(path) { file, entry in
+            if entry.kind == .regular || entry.kind == .folder { try? FileSystem.sync(file) }
         }
+        try? FileSystem.sync(path)
     }
 
-    /// Calls `visit` with every entry under `path` (depth first, links not followed).
-    private static func walk(_ path: String, _ visit: (String, LocalFiles.Kind) -> Void) {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
-        for entry in entries {
-            let child = path + "/" + entry
-            guard let kind = LocalFiles.kind(child) else { continue }
-            visit(child, kind)
-            if kind == .directory { walk(child, visit) }
-        }
+    /// A `FileEntry.modified` (nanoseconds since 1970) as a `Date`.
+    static func date(_ nanoseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(nanoseconds) / 1e9)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MixIO
 import MixRender
 import OpenAPIRuntime
 
@@ -25,7 +26,7 @@ extension SoundLibrary {
         return nil
     }
 
-    static func isSHA256(_ text: String) -> Bool { LocalFiles.isSHA256Hex(text.utf8) }
+    static func isSHA256(_ text: String) -> Bool { HexDigits.isSHA256(text.utf8) }
 
     /// Stores an upload (`store`), its failures as the problems the API answers: 413 past the limit, 422 when the
     /// bytes hash to another value, 503 when it cannot be written. True when it was stored now, false when it was there.
@@ -50,11 +51,14 @@ extension ResultStore {
     /// The folder of the finished result `id`, or nil.
     func folder(of id: String) -> String? { path(of: id) }
 
+    /// The most `resultDocument` reads of a `result.json` (a report with its timeline and warnings is a few KiB).
+    static let resultDocumentBytes = 16 << 20
+
     /// The `result.json` of the finished result `id`, or nil when there is none (or it cannot be read).
     func resultDocument(of id: String) -> String? {
         guard let folder = path(of: id) else { return nil }
-        let data = FileManager.default.contents(atPath: folder + "/result.json")
-        return data.map { String(decoding: $0, as: UTF8.self) }
+        let bytes = try? FileSystem.readDocument(path: folder + "/result.json", maximumBytes: Self.resultDocumentBytes, followsLinks: false)
+        return bytes.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Marks the result used now (the budget evicts the least recently used); a failure only loses that mark.

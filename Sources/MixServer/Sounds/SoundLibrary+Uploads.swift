@@ -1,12 +1,6 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MixIO
 
 /// What `store` did with an upload.
 enum SoundUploadOutcome: Sendable, Equatable {
@@ -48,46 +42,52 @@ extension SoundLibrary {
     /// Errors of `body` itself (a client gone) are rethrown as they are, after the cleanup.
     func store<Body: AsyncSequence>(sha256: String, body: Body, maximumBytes: Int) async throws -> SoundUploadOutcome
     where Body.Element: Collection, Body.Element.Element == UInt8 {
-        guard LocalFiles.isSHA256Hex(sha256.utf8) else { throw SoundUploadError.invalidName(sha256) }
+        guard HexDigits.isSHA256(sha256.utf8) else { throw SoundUploadError.invalidName(sha256) }
         let destination = uploadsFolder + "/" + sha256
-        if LocalFiles.kind(destination) == .regular { return .existing }
+        if FileSystem.entry(at: destination)?.kind == .regular { return .existing }
 
-        let temporary = uploadsFolder + "/" + Self.partialUploadPrefix + LocalFiles.hex(LocalFiles.randomBytes(12))
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw SoundUploadError.cannotWrite(LocalFiles.reason()) }
-        var isOpen = true
+        let file: DurableFile
+        do {
+            file = try DurableFile(path: uploadsFolder + "/" + HexDigits.randomName(prefix: Self.partialUploadPrefix), opening: .new)
+        } catch {
+            throw SoundUploadError.cannotWrite(error.fileReason)
+        }
         do {
             var hasher = SHA256()
             var count = 0
             for try await chunk in body {
                 count += chunk.count
                 guard count <= maximumBytes else { throw SoundUploadError.tooLarge(maximumBytes: maximumBytes) }
-                let failure: Int32? = chunk.withContiguousStorageIfAvailable { buffer in
-                    let raw = UnsafeRawBufferPointer(buffer)
-                    hasher.update(bufferPointer: raw)
-                    return LocalFiles.writeAll(descriptor, raw)
-                } ?? Array(chunk).withUnsafeBytes { raw in
-                    hasher.update(bufferPointer: raw)
-                    return LocalFiles.writeAll(descriptor, raw)
+                do {
+                    try chunk.withContiguousStorageIfAvailable { buffer in
+                        let raw = UnsafeRawBufferPointer(buffer)
+                        hasher.update(bufferPointer: raw)
+                        try file.write(raw)
+                    } ?? Array(chunk).withUnsafeBytes { raw in
+                        hasher.update(bufferPointer: raw)
+                        try file.write(raw)
+                    }
+                } catch {
+                    throw SoundUploadError.cannotWrite(error.fileReason)
                 }
-                if let failure { throw SoundUploadError.cannotWrite(LocalFiles.reason(failure)) }
             }
-            let actual = LocalFiles.hex(hasher.finalize())
+            let actual = HexDigits.of(hasher.finalize())
             guard actual == sha256 else { throw SoundUploadError.hashMismatch(expected: sha256, actual: actual) }
-            guard fsync(descriptor) == 0 else { throw SoundUploadError.cannotWrite(LocalFiles.reason()) }
-            isOpen = false
-            guard close(descriptor) == 0 else { throw SoundUploadError.cannotWrite(LocalFiles.reason()) }
-            // Another upload of the same sound may have finished meanwhile: its bytes are these bytes.
-            if LocalFiles.kind(destination) == .regular {
-                unlink(temporary)
-                return .existing
+            do {
+                try file.commit()
+                // Another upload of the same sound may have finished meanwhile: its bytes are these bytes.
+                if FileSystem.entry(at: destination)?.kind == .regular {
+                    file.discard()
+                    return .existing
+                }
+                try FileSystem.rename(file.path, to: destination)
+            } catch {
+                throw SoundUploadError.cannotWrite(error.fileReason)
             }
-            guard rename(temporary, destination) == 0 else { throw SoundUploadError.cannotWrite(LocalFiles.reason()) }
-            LocalFiles.syncFolder(uploadsFolder)
+            try? FileSystem.sync(uploadsFolder)
             return .created
         } catch {
-            if isOpen { close(descriptor) }
-            unlink(temporary)
+            file.discard()
             throw error
         }
     }
@@ -96,14 +96,6 @@ extension SoundLibrary {
     /// `age` seconds; returns how many.
     @discardableResult
     func sweepPartialUploads(olderThan age: TimeInterval = 3600, now: Date = Date()) -> Int {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: uploadsFolder) else { return 0 }
-        var removed = 0
-        for entry in entries where entry.hasPrefix(Self.partialUploadPrefix) {
-            let path = uploadsFolder + "/" + entry
-            guard let (_, modified) = LocalFiles.sizeAndModification(path),
-                  now.timeIntervalSince(modified) > age, unlink(path) == 0 else { continue }
-            removed += 1
-        }
-        return removed
+        StaleEntries.sweep(in: uploadsFolder, prefix: Self.partialUploadPrefix, olderThan: age, now: now)
     }
 }

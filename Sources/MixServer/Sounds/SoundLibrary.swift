@@ -1,11 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MixIO
 
 /// Where presets' sounds come from. A request never names a path of the server: a preset names a sound either as
 /// `sha256:<hex>`, a sound uploaded before (kept in the state folder's `sounds/<hex>`), or as `NAME/path/in/folder`,
@@ -32,12 +26,12 @@ struct SoundLibrary: Sendable {
     /// malformed entry.
     init(uploadsFolder: String, folders specifications: [String]) throws(SoundLibraryError) {
         do {
-            try FileManager.default.createDirectory(atPath: uploadsFolder, withIntermediateDirectories: true)
+            try FileSystem.makeFolders(uploadsFolder)
         } catch {
-            throw SoundLibraryError("sounds folder '\(uploadsFolder)': cannot be created (\(error.localizedDescription))")
+            throw SoundLibraryError("sounds folder '\(uploadsFolder)': cannot be created (\(error.fileReason))")
         }
-        guard case .success(let uploadsReal) = LocalFiles.realPath(uploadsFolder),
-              LocalFiles.kind(uploadsReal) == .directory else {
+        guard let uploadsReal = try? FileSystem.realPath(uploadsFolder),
+              FileSystem.entry(at: uploadsReal)?.kind == .folder else {
             throw SoundLibraryError("sounds folder '\(uploadsFolder)': not a folder")
         }
         var folders: [String: String] = [:]
@@ -56,14 +50,16 @@ struct SoundLibrary: Sendable {
             guard !directory.isEmpty else {
                 throw SoundLibraryError("sound folder '\(specification)': DIR is empty")
             }
-            switch LocalFiles.realPath(directory) {
-            case .success(let real) where LocalFiles.kind(real) == .directory:
-                folders[name] = real
-            case .success:
-                throw SoundLibraryError("sound folder '\(specification)': '\(directory)' is not a folder")
-            case .failure(let failure):
-                throw SoundLibraryError("sound folder '\(specification)': '\(directory)': \(failure.reason)")
+            let real: String
+            do {
+                real = try FileSystem.realPath(directory)
+            } catch {
+                throw SoundLibraryError("sound folder '\(specification)': '\(directory)': \(error.fileReason)")
             }
+            guard FileSystem.entry(at: real)?.kind == .folder else {
+                throw SoundLibraryError("sound folder '\(specification)': '\(directory)' is not a folder")
+            }
+            folders[name] = real
         }
         self.uploadsFolder = uploadsReal
         self.folders = folders
@@ -85,11 +81,11 @@ struct SoundLibrary: Sendable {
 
         if reference.utf8.starts(with: "sha256:".utf8) {
             let hex = reference.utf8.dropFirst("sha256:".utf8.count)
-            guard LocalFiles.isSHA256Hex(hex) else {
+            guard HexDigits.isSHA256(hex) else {
                 throw refuse("'sha256:' must be followed by 64 lowercase hexadecimal digits")
             }
             let path = uploadsFolder + "/" + String(decoding: hex, as: UTF8.self)
-            switch LocalFiles.kind(path) {
+            switch FileSystem.entry(at: path)?.kind {
             case .regular: return path
             case nil: throw refuse("no such sound has been uploaded")
             default: throw refuse("the uploaded sound is not a regular file")
@@ -117,18 +113,21 @@ struct SoundLibrary: Sendable {
 
         let candidate = root + "/" + String(decoding: bytes[(components[0].count + 1)...], as: UTF8.self)
         let real: String
-        switch LocalFiles.realPath(candidate) {
-        case .success(let path): real = path
-        case .failure(let failure) where failure.isMissing: throw refuse("no such sound")
-        case .failure(let failure) where failure.code == ELOOP: throw refuse("a symbolic link loops")
-        case .failure(let failure): throw refuse("cannot be read (\(failure.reason))")
+        do {
+            real = try FileSystem.realPath(candidate)
+        } catch let error as AudioIOError where error.cause == .noSuchFile {
+            throw refuse("no such sound")
+        } catch let error as AudioIOError where error.cause == .symbolicLink {
+            throw refuse("a symbolic link loops")
+        } catch {
+            throw refuse("cannot be read (\(error.fileReason))")
         }
         guard real.hasPrefix(root == "/" ? "/" : root + "/"), real != root else {
             throw refuse("a symbolic link leads outside the folder '\(folderName)'")
         }
-        switch LocalFiles.kind(real) {
+        switch FileSystem.entry(at: real)?.kind {
         case .regular: return real
-        case .directory: throw refuse("that is a folder, not a sound")
+        case .folder: throw refuse("that is a folder, not a sound")
         case nil: throw refuse("no such sound")
         default: throw refuse("not a regular file")
         }
@@ -149,7 +148,7 @@ struct SoundLibrary: Sendable {
     private func walk(_ directory: String, prefix: String, depth: Int, limit: Int, visited: inout Int,
                       into names: inout [String]) {
         guard depth < Self.maximumListDepth,
-              let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+              let entries = try? FileSystem.folderEntries(directory) else { return }
         for entry in entries.sorted() {
             // Every entry counts, so a folder of millions of non-sounds cannot make a listing run for long.
             visited += 1
@@ -157,8 +156,8 @@ struct SoundLibrary: Sendable {
             guard !entry.hasPrefix("."), !entry.contains("~"), !entry.contains("\\") else { continue }
             let path = directory + "/" + entry
             let name = prefix + "/" + entry
-            switch LocalFiles.kind(path) {
-            case .directory:
+            switch FileSystem.entry(at: path)?.kind {
+            case .folder:
                 walk(path, prefix: name, depth: depth + 1, limit: limit, visited: &visited, into: &names)
             case .regular:
                 names.append(name)

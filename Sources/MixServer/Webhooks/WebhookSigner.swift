@@ -36,7 +36,7 @@ struct WebhookSigner: Sendable, CustomStringConvertible {
 
     /// A new random secret (32 bytes from the system's secure generator), as `whsec_<base64>`.
     static func makeSecret() -> String {
-        secretPrefix + Data(LocalFiles.randomBytes(32)).base64EncodedString()
+        secretPrefix + Data(HexDigits.randomBytes(32)).base64EncodedString()
     }
 
     /// Never the secret.
