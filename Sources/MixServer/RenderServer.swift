@@ -105,7 +105,7 @@ public enum RenderServer {
         do {
             return try TokenFile.appending(name: name, to: configuration.tokensPath).token
         } catch {
-            throw RenderProblem.badRequest("\(error)")
+            throw ServerSetupError("\(error)")
         }
     }
 }

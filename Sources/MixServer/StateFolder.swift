@@ -1,21 +1,30 @@
 import Foundation
 import Logging
+import MixIO
 import MixRender
+
+/// Why the server cannot start (its folders, its tokens, its secret): one line naming the file, which `mixrender
+/// serve` prints before it exits.
+struct ServerSetupError: Error, Sendable, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
 
 /// The server's state folder: made (mode 0700) with its `sounds` and `results` folders when absent.
 enum StateFolder {
     static func prepare(_ configuration: ServerConfiguration) throws {
-        let manager = FileManager.default
         for folder in [configuration.stateFolder, configuration.soundsPath, configuration.resultsPath] {
-            var isFolder: ObjCBool = false
-            if manager.fileExists(atPath: folder, isDirectory: &isFolder) {
-                guard isFolder.boolValue else { throw RenderProblem.badRequest("'\(folder)' is a file, not a folder") }
+            if let existing = FileSystem.identity(of: folder) {
+                guard existing.kind == .folder else { throw ServerSetupError("'\(folder)' is a file, not a folder") }
                 continue
             }
             do {
-                try manager.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                if let slash = folder.lastIndex(of: "/"), slash != folder.startIndex { try FileSystem.makeFolders(String(folder[..<slash])) }
+                try FileSystem.makeNewFolder(folder, mode: 0o700)
+            } catch let error as AudioIOError where error.cause == .alreadyExists {
+                continue   // made meanwhile by another process
             } catch {
-                throw RenderProblem.badRequest("cannot make the folder '\(folder)': \(error.localizedDescription)")
+                throw ServerSetupError("cannot make the folder '\(folder)': \(error.fileReason)")
             }
         }
     }
@@ -29,10 +38,10 @@ enum StateFolder {
         do {
             held = try FileLock.tryHolding(path)
         } catch {
-            throw RenderProblem.badRequest("cannot lock the state folder '\(configuration.stateFolder)': \(error)")
+            throw ServerSetupError("cannot lock the state folder '\(configuration.stateFolder)': \(error)")
         }
         guard let held else {
-            throw RenderProblem.badRequest("the state folder '\(configuration.stateFolder)' is in use by another mixrender serve "
+            throw ServerSetupError("the state folder '\(configuration.stateFolder)' is in use by another mixrender serve "
                 + "(it holds server.lock there); stop that one, or give this one its own --state (several servers share jobs "
                 + "through --database postgres://...)")
         }
@@ -44,7 +53,7 @@ enum StateFolder {
 /// `mixrender serve --new-token` works without a restart; checked at most once a second).
 final class TokenSource: Sendable {
     let path: String
-    private let state: Locked<(file: TokenFile, modified: Date?, checked: Date)>
+    private let state: Locked<(file: TokenFile, modified: Int64?, checked: Date)>
 
     private init(path: String, file: TokenFile) {
         self.path = path
@@ -55,19 +64,19 @@ final class TokenSource: Sendable {
     /// (named `default`), which `announce` prints (`token: mxr_...`): the only time it is shown.
     static func open(_ configuration: ServerConfiguration, announce: @Sendable (String) -> Void) throws -> TokenSource {
         let path = configuration.tokensPath
-        if configuration.tokensFile == nil, !FileManager.default.fileExists(atPath: path) {
+        if configuration.tokensFile == nil, FileSystem.entry(at: path) == nil {
             do {
                 let made = try TokenFile.appending(name: "default", to: path)
                 announce("token: \(made.token)")
                 announce("(a token for this server, shown once; its hash is in \(path); add others with mixrender serve --new-token NAME)")
             } catch {
-                throw RenderProblem.badRequest("\(error)")
+                throw ServerSetupError("\(error)")
             }
         }
         do {
             return TokenSource(path: path, file: try TokenFile.load(path: path))
         } catch {
-            throw RenderProblem.badRequest("\(error)")
+            throw ServerSetupError("\(error)")
         }
     }
 
@@ -91,8 +100,9 @@ final class TokenSource: Sendable {
         return reread
     }
 
-    private static func modification(of path: String) -> Date? {
-        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    /// The file's modification time (nanoseconds since 1970), or nil when it cannot be looked at.
+    private static func modification(of path: String) -> Int64? {
+        FileSystem.identity(of: path)?.modified
     }
 }
 
@@ -100,20 +110,27 @@ final class TokenSource: Sendable {
 enum WebhookSecret {
     static func signer(_ configuration: ServerConfiguration) throws -> WebhookSigner {
         let path = configuration.webhookSecretPath
-        if !FileManager.default.fileExists(atPath: path) {
-            let secret = WebhookSigner.makeSecret()
-            guard FileManager.default.createFile(atPath: path, contents: Data((secret + "\n").utf8),
-                                                 attributes: [.posixPermissions: 0o600]) else {
-                throw RenderProblem.badRequest("cannot write the webhook secret '\(path)'")
+        if FileSystem.entry(at: path) == nil {
+            do {
+                let file = try DurableFile(path: path, opening: .new, permissions: 0o600)
+                try file.write(Array((WebhookSigner.makeSecret() + "\n").utf8))
+                try file.commit()
+            } catch let error as AudioIOError where error.cause == .alreadyExists {
+                // Made meanwhile by another server sharing the folder: read below.
+            } catch {
+                throw ServerSetupError("cannot write the webhook secret '\(path)': \(error.fileReason)")
             }
         }
-        guard let text = FileManager.default.contents(atPath: path) else {
-            throw RenderProblem.badRequest("cannot read the webhook secret '\(path)'")
+        let text: [UInt8]
+        do {
+            text = try FileSystem.readDocument(path: path, maximumBytes: 4096)
+        } catch {
+            throw ServerSetupError("cannot read the webhook secret '\(path)': \(error.fileReason)")
         }
         do {
             return try WebhookSigner(secret: String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         } catch {
-            throw RenderProblem.badRequest("\(path): \(error)")
+            throw ServerSetupError("\(path): \(error)")
         }
     }
 }

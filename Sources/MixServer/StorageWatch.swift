@@ -63,9 +63,8 @@ final class StorageWatch: Sendable {
     }
 
     /// The problem a request that would store something gets while `fault` is not nil.
-    func problem(_ fault: String) -> RenderProblem {
-        RenderProblem(status: 503, title: "Unavailable", detail: "the server cannot store anything now: \(fault); try again later",
-                      retryAfter: 30)
+    func problem(_ fault: String) -> ServiceError {
+        .unavailable("the server cannot store anything now: \(fault); try again later", retryAfter: 30)
     }
 
     private static func mebibytes(_ bytes: Int64) -> String {

@@ -7,6 +7,9 @@ import OpenAPIRuntime
 /// document's types and the service's: the work is `RenderService`'s, `ResultStore`'s and `SoundLibrary`'s.
 /// The audio itself (`GET`/`HEAD /v1/renders/{id}/audio`, with ranges) is `AudioRoute`'s: its content type is
 /// the file's, which a generated handler cannot set.
+///
+/// A handler returns only its success; a refusal is thrown as a `ServiceError`, which `RequestErrorMiddleware` answers
+/// through the one mapping (`HTTPProblem.init(_:)`), so no handler chooses a status for an error.
 struct APIHandlers: APIProtocol {
     let service: RenderService
     let results: ResultStore
@@ -16,7 +19,7 @@ struct APIHandlers: APIProtocol {
 
     private var token: String {
         get throws {
-            guard let name = RequestToken.name else { throw RenderProblem(status: 401, title: "Unauthorized", detail: "no token") }
+            guard let name = RequestToken.name else { throw ServiceError.unauthorized("no token") }
             return name
         }
     }
@@ -24,53 +27,29 @@ struct APIHandlers: APIProtocol {
     // MARK: - Renders
 
     func createRender(_ input: Operations.createRender.Input) async throws -> Operations.createRender.Output {
-        guard case .json(let request) = input.body else { return .badRequest(.init(body: .application_problem_plus_json(Self.problem(.badRequest("the body must be JSON"))))) }
-        do {
-            let spec = try Self.spec(of: request)
-            let (view, created, warnings) = try await service.submit(spec, token: try token, webhookURL: request.webhook?.url)
-            let render = try await self.render(view, warnings: warnings)
-            if created {
-                return .accepted(.init(headers: .init(Location: "/v1/renders/\(view.record.id)"), body: .json(render)))
-            }
-            return .ok(.init(body: .json(render)))
-        } catch let problem as RenderProblem {
-            let body = Self.problem(problem)
-            switch problem.status {
-            case 400: return .badRequest(.init(body: .application_problem_plus_json(body)))
-            case 413: return .contentTooLarge(.init(body: .application_problem_plus_json(body)))
-            case 422: return .unprocessableContent(.init(body: .application_problem_plus_json(body)))
-            case 429: return .tooManyRequests(.init(headers: .init(Retry_hyphen_After: problem.retryAfter ?? 5), body: .application_problem_plus_json(body)))
-            case 503: return .serviceUnavailable(.init(headers: .init(Retry_hyphen_After: problem.retryAfter ?? 5), body: .application_problem_plus_json(body)))
-            default: throw problem
-            }
+        guard case .json(let request) = input.body else { throw ServiceError.malformed("the body must be JSON") }
+        let spec = try Self.spec(of: request)
+        let (view, created, warnings) = try await service.submit(spec, token: try token, webhookURL: request.webhook?.url)
+        let render = try await self.render(view, warnings: warnings)
+        if created {
+            return .accepted(.init(headers: .init(Location: "/v1/renders/\(view.record.id)"), body: .json(render)))
         }
+        return .ok(.init(body: .json(render)))
     }
 
     func getRender(_ input: Operations.getRender.Input) async throws -> Operations.getRender.Output {
-        do {
-            let view = try await service.view(id: input.path.id, token: try token)
-            return .ok(.init(body: .json(try await render(view))))
-        } catch let problem as RenderProblem where problem.status == 404 {
-            return .notFound(.init(body: .application_problem_plus_json(Self.problem(problem))))
-        }
+        let view = try await service.view(id: input.path.id, token: try token)
+        return .ok(.init(body: .json(try await render(view))))
     }
 
     func cancelRender(_ input: Operations.cancelRender.Input) async throws -> Operations.cancelRender.Output {
-        do {
-            let view = try await service.cancel(id: input.path.id, token: try token)
-            return .ok(.init(body: .json(try await render(view))))
-        } catch let problem as RenderProblem where problem.status == 404 {
-            return .notFound(.init(body: .application_problem_plus_json(Self.problem(problem))))
-        }
+        let view = try await service.cancel(id: input.path.id, token: try token)
+        return .ok(.init(body: .json(try await render(view))))
     }
 
     func getRenderEvents(_ input: Operations.getRenderEvents.Input) async throws -> Operations.getRenderEvents.Output {
         let token = try self.token
-        let first: JobView
-        do { first = try await service.view(id: input.path.id, token: token) } catch {
-            guard error.status == 404 else { throw error }
-            return .notFound(.init(body: .application_problem_plus_json(Self.problem(error))))
-        }
+        let first = try await service.view(id: input.path.id, token: token)
         let events = RenderEvents(first: first) { [service] in try await service.view(id: first.record.id, token: token) } describe: { view in
             try await self.render(view)
         }
@@ -88,45 +67,29 @@ struct APIHandlers: APIProtocol {
 
     func getRenderWaveform(_ input: Operations.getRenderWaveform.Input) async throws -> Operations.getRenderWaveform.Output {
         let format = input.query.format ?? .json
-        do {
-            let folder = try await finishedFolder(input.path.id)
-            let path = folder + "/waveform.\(format.rawValue)"
-            switch format {
-            case .json: return .ok(.init(body: .json(try Self.object(fromFile: path))))
-            case .png: return .ok(.init(body: .png(HTTPBody(try Data(contentsOf: URL(fileURLWithPath: path))))))
-            case .svg: return .ok(.init(body: .image_svg_plus_xml(HTTPBody(try Data(contentsOf: URL(fileURLWithPath: path))))))
-            }
-        } catch let problem as RenderProblem {
-            return problem.status == 404 ? .notFound(.init(body: .application_problem_plus_json(Self.problem(problem))))
-                                         : .conflict(.init(body: .application_problem_plus_json(Self.problem(problem))))
+        let path = try await finishedFolder(input.path.id) + "/waveform.\(format.rawValue)"
+        switch format {
+        case .json: return .ok(.init(body: .json(try await Self.object(fromFile: path))))
+        case .png: return .ok(.init(body: .png(HTTPBody(try await ResultFiles.read(path)))))
+        case .svg: return .ok(.init(body: .image_svg_plus_xml(HTTPBody(try await ResultFiles.read(path)))))
         }
     }
 
     func getRenderTimeline(_ input: Operations.getRenderTimeline.Input) async throws -> Operations.getRenderTimeline.Output {
-        do {
-            let folder = try await finishedFolder(input.path.id)
-            return .ok(.init(body: .json(try Self.object(fromFile: folder + "/timeline.json"))))
-        } catch let problem as RenderProblem {
-            return problem.status == 404 ? .notFound(.init(body: .application_problem_plus_json(Self.problem(problem))))
-                                         : .conflict(.init(body: .application_problem_plus_json(Self.problem(problem))))
-        }
+        let folder = try await finishedFolder(input.path.id)
+        return .ok(.init(body: .json(try await Self.object(fromFile: folder + "/timeline.json"))))
     }
 
     func getRenderReport(_ input: Operations.getRenderReport.Input) async throws -> Operations.getRenderReport.Output {
-        do {
-            let folder = try await finishedFolder(input.path.id)
-            return .ok(.init(body: .json(try Self.object(fromFile: folder + "/report.json"))))
-        } catch let problem as RenderProblem {
-            return problem.status == 404 ? .notFound(.init(body: .application_problem_plus_json(Self.problem(problem))))
-                                         : .conflict(.init(body: .application_problem_plus_json(Self.problem(problem))))
-        }
+        let folder = try await finishedFolder(input.path.id)
+        return .ok(.init(body: .json(try await Self.object(fromFile: folder + "/report.json"))))
     }
 
     /// The result folder of render `id` for this token: 404 when the token does not own it, 409 until it succeeded.
     func finishedFolder(_ id: String) async throws -> String {
         let view = try await service.view(id: id, token: try token)
         guard view.state == .succeeded, let folder = results.folder(of: id) else {
-            throw RenderProblem.notReady(RenderService.notReadyReason(id: id, state: view.state))
+            throw ServiceError.notReady(RenderService.notReadyReason(id: id, state: view.state))
         }
         results.markUsed(id)
         return folder
@@ -142,11 +105,9 @@ struct APIHandlers: APIProtocol {
     func getSound(_ input: Operations.getSound.Input) async throws -> Operations.getSound.Output {
         _ = try token
         let hash = input.path.sha256
-        guard SoundLibrary.isSHA256(hash) else {
-            return .badRequest(.init(body: .application_problem_plus_json(Self.problem(.badRequest("'\(hash)' is not a SHA-256 (64 lowercase hexadecimal digits)", jsonPath: "sha256")))))
-        }
+        guard SoundLibrary.isSHA256(hash) else { throw Self.notAHash(hash) }
         guard let sound = try await SoundDescription.of(hash: hash, in: service.sounds) else {
-            return .notFound(.init(body: .application_problem_plus_json(Self.problem(.notFound("no sound sha256:\(hash) has been uploaded")))))
+            throw ServiceError.notFound("no sound sha256:\(hash) has been uploaded")
         }
         return .ok(.init(body: .json(sound)))
     }
@@ -154,44 +115,37 @@ struct APIHandlers: APIProtocol {
     func uploadSound(_ input: Operations.uploadSound.Input) async throws -> Operations.uploadSound.Output {
         _ = try token
         let hash = input.path.sha256
-        guard SoundLibrary.isSHA256(hash) else {
-            return .badRequest(.init(body: .application_problem_plus_json(Self.problem(.badRequest("'\(hash)' is not a SHA-256 (64 lowercase hexadecimal digits)", jsonPath: "sha256")))))
-        }
+        guard SoundLibrary.isSHA256(hash) else { throw Self.notAHash(hash) }
         guard case .binary(let body) = input.body else {
-            return .badRequest(.init(body: .application_problem_plus_json(Self.problem(.badRequest("the body must be the sound's bytes (application/octet-stream)")))))
+            throw ServiceError.malformed("the body must be the sound's bytes (application/octet-stream)")
         }
-        do {
-            if let fault = service.storage.fault() { throw service.storage.problem(fault) }
-            let created = try await service.sounds.upload(sha256: hash, body: body, maximumBytes: service.limits.maxUploadBytes)
-            guard let sound = try await SoundDescription.of(hash: hash, in: service.sounds) else {
-                throw RenderProblem.internalError("the sound was stored but cannot be read back")
-            }
-            return created ? .created(.init(body: .json(sound))) : .ok(.init(body: .json(sound)))
-        } catch let problem as RenderProblem {
-            let body = Self.problem(problem)
-            switch problem.status {
-            case 413: return .contentTooLarge(.init(body: .application_problem_plus_json(body)))
-            case 422: return .unprocessableContent(.init(body: .application_problem_plus_json(body)))
-            case 503: return .serviceUnavailable(.init(headers: .init(Retry_hyphen_After: problem.retryAfter ?? 5), body: .application_problem_plus_json(body)))
-            default: return .badRequest(.init(body: .application_problem_plus_json(body)))
-            }
+        if let fault = service.storage.fault() { throw service.storage.problem(fault) }
+        let created = try await service.sounds.upload(sha256: hash, body: body, maximumBytes: service.limits.maxUploadBytes)
+        guard let sound = try await SoundDescription.of(hash: hash, in: service.sounds) else {
+            throw ServiceError.internalFault("the sound was stored but cannot be read back")
         }
+        return created ? .created(.init(body: .json(sound))) : .ok(.init(body: .json(sound)))
+    }
+
+    /// A path's `{sha256}` that is not one.
+    private static func notAHash(_ hash: String) -> ServiceError {
+        .malformed(jsonPath: "sha256", reason: "'\(hash)' is not a SHA-256 (64 lowercase hexadecimal digits)")
     }
 
     // MARK: - Presets
 
     func validatePreset(_ input: Operations.validatePreset.Input) async throws -> Operations.validatePreset.Output {
-        guard case .json(let request) = input.body else { return .badRequest(.init(body: .application_problem_plus_json(Self.problem(.badRequest("the body must be JSON"))))) }
+        guard case .json(let request) = input.body else { throw ServiceError.malformed("the body must be JSON") }
         _ = try token
         do {
             let spec = try Self.spec(of: request)
             let planned = try await service.plan(spec)
             return .ok(.init(body: .json(.init(valid: true, warnings: planned.warnings, durationSeconds: planned.render.durationSeconds,
                                                sampleRate: planned.render.sampleRate, channels: planned.render.channelCount))))
-        } catch let problem as RenderProblem where problem.status == 422 {
-            return .ok(.init(body: .json(.init(valid: false, error: Self.problem(problem), warnings: []))))
-        } catch let problem as RenderProblem {
-            return .badRequest(.init(body: .application_problem_plus_json(Self.problem(problem))))
+        } catch let error as ServiceError {
+            // An invalid preset is this operation's answer, not its failure.
+            guard case .invalid = error else { throw error }
+            return .ok(.init(body: .json(.init(valid: false, error: Self.problem(HTTPProblem(error)), warnings: []))))
         }
     }
 
@@ -241,7 +195,7 @@ struct APIHandlers: APIProtocol {
             encoder.outputFormatting = [.sortedKeys]
             presetJSON = try JSONValue.parse([UInt8](try encoder.encode(request.preset)))
         } catch {
-            throw RenderProblem.badRequest("the preset cannot be read as JSON: \(error)", jsonPath: "preset")
+            throw ServiceError.malformed(jsonPath: "preset", reason: "cannot be read as JSON: \(error)")
         }
         let format = request.format.flatMap { OutputFileFormat.named($0.rawValue) } ?? .m4a
         var overrides = RenderOverrides()
@@ -257,11 +211,10 @@ struct APIHandlers: APIProtocol {
         if let name = request.name {
             // The document's maxLength, which the generated code does not check.
             if name.unicodeScalars.count > Self.longestName {
-                throw RenderProblem.badRequest("name: has \(name.unicodeScalars.count) characters; a name has at most \(Self.longestName)",
-                                               jsonPath: "name")
+                throw ServiceError.malformed(jsonPath: "name", reason: "has \(name.unicodeScalars.count) characters; a name has at most \(Self.longestName)")
             }
             if !Self.isFitName(name) {
-                throw RenderProblem.unprocessable(jsonPath: "name", reason: "a name cannot hold control characters")
+                throw ServiceError.invalid(jsonPath: "name", reason: "a name cannot hold control characters")
             }
         }
         return RenderSpec(preset: presetJSON, name: request.name ?? Self.ownName(of: presetJSON) ?? "preset", format: format, overrides: overrides)
@@ -319,12 +272,12 @@ struct APIHandlers: APIProtocol {
         return render
     }
 
-    static func problem(_ problem: RenderProblem) -> Components.Schemas.Problem {
+    static func problem(_ problem: HTTPProblem) -> Components.Schemas.Problem {
         .init(_type: "about:blank", title: problem.title, status: problem.status, detail: problem.detail,
               jsonPath: problem.jsonPath, reason: problem.reason)
     }
 
-    static func object(fromFile path: String) throws -> OpenAPIObjectContainer {
-        try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    static func object(fromFile path: String) async throws -> OpenAPIObjectContainer {
+        try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(try await ResultFiles.read(path)))
     }
 }

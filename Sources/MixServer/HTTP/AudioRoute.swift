@@ -19,16 +19,16 @@ struct AudioRoute: Sendable {
 
     func respond<Context: RequestContext>(_ request: Request, context: Context, head: Bool) async throws -> Response {
         guard let token = RequestToken.name else {
-            return ProblemResponse.make(RenderProblem(status: 401, title: "Unauthorized", detail: "this call needs a token"))
+            return ProblemResponse.make(HTTPProblem(.unauthorized("this call needs a token")))
         }
         let id = context.parameters.get("id") ?? ""
         let view: JobView
         do { view = try await service.view(id: id, token: token) } catch {
-            return ProblemResponse.make(error)
+            return ProblemResponse.make(HTTPProblem(error))
         }
         guard view.state == .succeeded, let folder = results.folder(of: id), let text = view.record.result,
               let stored = try? JSONDecoder().decode(StoredResult.self, from: Data(text.utf8)) else {
-            return ProblemResponse.make(.notReady(RenderService.notReadyReason(id: id, state: view.state)))
+            return ProblemResponse.make(HTTPProblem(.notReady(RenderService.notReadyReason(id: id, state: view.state))))
         }
         results.markUsed(id)
         let path = folder + "/" + stored.file
@@ -43,7 +43,7 @@ struct AudioRoute: Sendable {
         let range = ByteRange(header: head ? nil : rangeHeader, fileLength: length)
         if range.status == 416 {
             headers = [.contentRange: range.contentRange ?? "bytes */\(length)", .contentType: "application/problem+json"]
-            let problem = RenderProblem(status: 416, title: "Range not satisfiable", detail: "the range '\(rangeHeader ?? "")' is outside the file's \(length) bytes")
+            let problem = HTTPProblem.rangeNotSatisfiable("the range '\(rangeHeader ?? "")' is outside the file's \(length) bytes")
             return Response(status: .rangeNotSatisfiable, headers: headers,
                             body: ResponseBody(byteBuffer: ByteBuffer(string: problem.document.json(.compact))))
         }

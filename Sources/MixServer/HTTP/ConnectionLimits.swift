@@ -102,7 +102,7 @@ final class RefusedConnection: ChannelInboundHandler, RemovableChannelHandler {
     private func answer(_ context: ChannelHandlerContext) {
         guard !answered else { return }
         answered = true
-        let body = RenderProblem(status: 503, title: "Unavailable", detail: reason).document.json(.compact)
+        let body = HTTPProblem(.unavailable(reason, retryAfter: 5)).document.json(.compact)
         var bytes = context.channel.allocator.buffer(capacity: 256 + body.utf8.count)
         bytes.writeString("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\n"
                           + "Content-Type: application/problem+json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)

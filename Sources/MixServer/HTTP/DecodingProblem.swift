@@ -8,7 +8,7 @@ import MixRender
 /// JSON. For those the body is read again: a syntax error is the project's JSON parser's (line and column), and a
 /// number that does not fit is found by decoding the body again with such numbers set to 0.
 enum DecodingProblem {
-    static func problem(_ error: DecodingError, body: [UInt8]?, decoding type: (any Decodable.Type)?) -> RenderProblem {
+    static func problem(_ error: DecodingError, body: [UInt8]?, decoding type: (any Decodable.Type)?) -> HTTPProblem {
         switch error {
         case .typeMismatch(_, let context):
             return located(context.codingPath, context.debugDescription)
@@ -22,18 +22,18 @@ enum DecodingProblem {
             guard let body else { return located(context.codingPath, context.debugDescription) }
             let value: JSONValue
             do { value = try JSONValue.parse(body) } catch {
-                return .badRequest("the body is not JSON: \(error)")
+                return HTTPProblem(.malformed("the body is not JSON: \(error)"))
             }
             guard context.codingPath.isEmpty, let type else { return located(context.codingPath, context.debugDescription) }
             if let (path, number) = misfitNumber(in: value, decoding: type) {
                 let reason = number == number.rounded(.towardZero)
                     ? "\(JSONValue.number(number).json(.compact)) is beyond the whole numbers this API takes (64 bits)"
                     : "must be a whole number, not \(JSONValue.number(number).json(.compact))"
-                return RenderProblem(status: 400, title: "Bad request", detail: "\(path): \(reason)", jsonPath: path, reason: reason)
+                return HTTPProblem(.malformed(jsonPath: path, reason: reason))
             }
             return located([], context.debugDescription)
         @unknown default:
-            return .badRequest("the request does not fit the API (openapi.yaml): \(error)")
+            return HTTPProblem(.malformed("the request does not fit the API (openapi.yaml): \(error)"))
         }
     }
 
@@ -41,7 +41,7 @@ enum DecodingProblem {
     /// `preset.tracks[0].gainDb`): Foundation's decoder would take one of the two silently, and a gateway that
     /// checked the request with another parser may have seen the other (I-JSON, RFC 7493, 2.3). Nil when the body
     /// has no duplicate key, or is not JSON (the decoder says so).
-    static func duplicateKey(in body: [UInt8]) -> RenderProblem? {
+    static func duplicateKey(in body: [UInt8]) -> HTTPProblem? {
         do {
             _ = try JSONValue.parse(body)
             return nil
@@ -49,7 +49,7 @@ enum DecodingProblem {
             guard let key = error.duplicateKey else { return nil }
             let path = error.jsonPath.isEmpty ? key : error.jsonPath + "." + key
             let reason = "appears twice in one object; each key may appear once (I-JSON, RFC 7493)"
-            return RenderProblem(status: 400, title: "Bad request", detail: "\(path): \(reason)", jsonPath: path, reason: reason)
+            return HTTPProblem(.malformed(jsonPath: path, reason: reason))
         } catch {
             return nil
         }
@@ -81,12 +81,12 @@ enum DecodingProblem {
         return nil
     }
 
-    private static func located(_ codingPath: [any CodingKey], _ reason: String) -> RenderProblem {
+    private static func located(_ codingPath: [any CodingKey], _ reason: String) -> HTTPProblem {
         let path = codingPath.reduce(into: "") { path, key in
             if let index = key.intValue { path += "[\(index)]" } else { path += path.isEmpty ? key.stringValue : "." + key.stringValue }
         }
-        guard !path.isEmpty else { return .badRequest("the request does not fit the API (openapi.yaml): \(reason)") }
-        return RenderProblem(status: 400, title: "Bad request", detail: "\(path): \(reason)", jsonPath: path, reason: reason)
+        guard !path.isEmpty else { return HTTPProblem(.malformed("the request does not fit the API (openapi.yaml): \(reason)")) }
+        return HTTPProblem(.malformed(jsonPath: path, reason: reason))
     }
 
     /// The first number in `value` (in document order) that is not a 64-bit whole number and that `type` fails

@@ -63,7 +63,7 @@ final class HTTPVersionRules: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Answers `400` with a problem document naming `reason`, then closes the connection.
     private func refuse(context: ChannelHandlerContext, reason: String) {
-        let problem = RenderProblem.badRequest(reason)
+        let problem = HTTPProblem(.malformed(reason))
         var body = context.channel.allocator.buffer(capacity: 256)
         body.writeString(problem.document.json(.compact))
         var headers = HTTPHeaders()

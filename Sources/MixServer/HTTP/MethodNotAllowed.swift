@@ -65,8 +65,7 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             guard let methods = routes.methods(at: request.uri.path), !methods.contains(request.method) else { throw error }
             let allowed = methods.map(\.rawValue).joined(separator: ", ")
-            return ProblemResponse.make(RenderProblem(status: 405, title: "Method not allowed",
-                                                      detail: "\(request.uri.path) takes \(allowed), not \(request.method.rawValue)"),
+            return ProblemResponse.make(.methodNotAllowed("\(request.uri.path) takes \(allowed), not \(request.method.rawValue)"),
                                         headers: [.allow: allowed])
         }
     }

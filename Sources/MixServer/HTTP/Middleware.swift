@@ -18,12 +18,11 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
         let path = request.uri.path
         guard path.hasPrefix("/v1/"), path != "/v1/schema" else { return try await next(request, context) }
         guard let header = request.headers[.authorization] else {
-            return ProblemResponse.make(RenderProblem(status: 401, title: "Unauthorized",
-                                                      detail: "this call needs a token: Authorization: Bearer <token>"),
+            return ProblemResponse.make(HTTPProblem(.unauthorized("this call needs a token: Authorization: Bearer <token>")),
                                         headers: [.wwwAuthenticate: "Bearer realm=\"mixrender\""])
         }
         guard let name = tokens.authenticate(authorization: header) else {
-            return ProblemResponse.make(RenderProblem(status: 401, title: "Unauthorized", detail: "the token is not one this server knows"),
+            return ProblemResponse.make(HTTPProblem(.unauthorized("the token is not one this server knows")),
                                         headers: [.wwwAuthenticate: "Bearer realm=\"mixrender\", error=\"invalid_token\""])
         }
         return try await RequestToken.$name.withValue(name) { try await next(request, context) }
@@ -42,10 +41,10 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         let what = isUpload ? "a sound" : "a request body"
         if let header = request.headers[.contentLength] {
             guard let length = Int(header), length >= 0 else {
-                return ProblemResponse.make(.badRequest("Content-Length '\(header)' is not a length"))
+                return ProblemResponse.make(HTTPProblem(.malformed("Content-Length '\(header)' is not a length")))
             }
             if length > limit {
-                return ProblemResponse.make(.tooLarge("\(what) of \(length) bytes is larger than this server takes (\(limit) bytes)"))
+                return ProblemResponse.make(HTTPProblem(.tooLarge("\(what) of \(length) bytes is larger than this server takes (\(limit) bytes)")))
             }
         }
         guard !isUpload, request.method == .post || request.method == .put || request.method == .patch else {
@@ -56,7 +55,7 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
             let buffer = try await request.body.collect(upTo: limit)
             request.body = RequestBody(buffer: buffer)
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            return ProblemResponse.make(.tooLarge("\(what) is larger than this server takes (\(limit) bytes)"))
+            return ProblemResponse.make(HTTPProblem(.tooLarge("\(what) is larger than this server takes (\(limit) bytes)")))
         }
         return try await next(request, context)
     }
@@ -64,7 +63,7 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// Answers a problem (RFC 9457) as `application/problem+json`.
 enum ProblemResponse {
-    static func make(_ problem: RenderProblem, headers: HTTPFields = [:]) -> Response {
+    static func make(_ problem: HTTPProblem, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/problem+json"
         if let retry = problem.retryAfter { fields[.retryAfter] = String(retry) }

@@ -56,19 +56,19 @@ struct PageFiles: Sendable {
     init() throws {
         var files: [String: [UInt8]] = [:]
         guard let folder = Bundle.module.resourceURL?.appendingPathComponent("Page") else {
-            throw RenderProblem.internalError("the server's page files are missing from its resources")
+            throw ServiceError.internalFault("the server's page files are missing from its resources")
         }
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
             if let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) { files[name] = [UInt8](data) }
         }
         for required in ["index.html", "page.js", "page.css", "openapi.yaml", "preset.schema.json"] where files[required] == nil {
-            throw RenderProblem.internalError("the server's resources lack \(required)")
+            throw ServiceError.internalFault("the server's resources lack \(required)")
         }
         self.files = files
     }
 
     func bytes(of name: String) throws -> [UInt8] {
-        guard let bytes = files[name] else { throw RenderProblem.notFound("no file \(name)") }
+        guard let bytes = files[name] else { throw ServiceError.notFound("no file \(name)") }
         return bytes
     }
 }
@@ -89,8 +89,9 @@ enum SoundDescription {
     }
 }
 
-/// The generated handlers' own failures (a body that does not decode, a wrong `Accept`, a missing parameter) as
-/// problems with a 4xx status naming where, rather than the 500 the runtime would answer; and a null member of a
+/// Every refusal a generated handler throws, answered as a problem document: a `ServiceError` by the one mapping
+/// (`HTTPProblem.init(_:)`), and the handlers' own failures (a body that does not decode, a wrong `Accept`, a missing
+/// parameter) with a 4xx status naming where, rather than the 500 the runtime would answer; and a null member of a
 /// JSON body refused, which the document does not allow but the generated decoder would read as absent.
 struct RequestErrorMiddleware: ServerMiddleware {
     func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
@@ -106,7 +107,7 @@ struct RequestErrorMiddleware: ServerMiddleware {
             if let problem = DecodingProblem.duplicateKey(in: collected) { return Self.response(problem) }
             if let path = DecodingProblem.nullMember(in: collected) {
                 let reason = "must not be null (leave it out instead)"
-                return Self.response(RenderProblem(status: 400, title: "Bad request", detail: "\(path): \(reason)", jsonPath: path, reason: reason))
+                return Self.response(HTTPProblem(.malformed(jsonPath: path, reason: reason)))
             }
         }
         do {
@@ -117,15 +118,15 @@ struct RequestErrorMiddleware: ServerMiddleware {
             }
             return (response, responseBody)
         } catch let error as ServerError {
-            if let problem = error.underlyingError as? RenderProblem { return Self.response(problem) }
+            if let problem = HTTPProblem.of(error.underlyingError) { return Self.response(problem) }
             if let decoding = error.underlyingError as? DecodingError {
                 return Self.response(DecodingProblem.problem(decoding, body: bytes, decoding: Self.bodyType(of: operationID)))
             }
             let reason = "\(error.underlyingError)".split(separator: "\n").first.map(String.init) ?? "malformed request"
             if "\(error.underlyingError)".contains("Accept") || "\(error.underlyingError)".contains("content type") {
-                return Self.response(RenderProblem(status: 406, title: "Not acceptable", detail: String(reason.prefix(300))))
+                return Self.response(.notAcceptable(String(reason.prefix(300))))
             }
-            return Self.response(.badRequest("the request does not fit the API (openapi.yaml): \(reason.prefix(300))"))
+            return Self.response(HTTPProblem(.malformed("the request does not fit the API (openapi.yaml): \(reason.prefix(300))")))
         }
     }
 
@@ -137,7 +138,7 @@ struct RequestErrorMiddleware: ServerMiddleware {
         }
     }
 
-    static func response(_ problem: RenderProblem) -> (HTTPResponse, HTTPBody?) {
+    static func response(_ problem: HTTPProblem) -> (HTTPResponse, HTTPBody?) {
         var fields = HTTPFields()
         fields[.contentType] = "application/problem+json"
         if let retry = problem.retryAfter { fields[.retryAfter] = String(retry) }

@@ -45,7 +45,7 @@ struct RenderEvents: Sendable {
         while !view.state.isFinal {
             try await Task.sleep(for: .milliseconds(250))
             let next: JobView
-            do { next = try await current() } catch let problem as RenderProblem where problem.status == 404 {
+            do { next = try await current() } catch ServiceError.notFound {
                 // The token deleted the render (or it was forgotten) while the stream ran: the stream ends, cleanly.
                 return
             }

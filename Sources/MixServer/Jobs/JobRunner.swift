@@ -114,9 +114,8 @@ final class JobRunner: Service, Sendable {
                 log.info("render succeeded", metadata: ["seconds": "\(String(format: "%.2f", Date().timeIntervalSince(started)))"])
             } catch is TimeLimitExceeded {
                 failuresCounter.increment()
-                let problem = RenderProblem(status: 500, title: "Render failed",
-                                            detail: "the render took longer than \(TimeParser.string(fromSeconds: service.limits.jobSeconds)), the most this server gives one")
-                await finish(job, .failed(problem: problem.document.json(.compact)), logger: log)
+                let error = ServiceError.renderFailed("the render took longer than \(TimeParser.string(fromSeconds: service.limits.jobSeconds)), the most this server gives one")
+                await finish(job, .failed(problem: HTTPProblem(error).document.json(.compact)), logger: log)
                 log.warning("render stopped at its time limit")
             } catch is CancellationError {
                 if isStopping {
@@ -127,13 +126,14 @@ final class JobRunner: Service, Sendable {
                 }
             } catch {
                 failuresCounter.increment()
-                let problem: RenderProblem
-                if let problemError = error as? RenderProblem { problem = problemError }
-                else if let engine = error as? EngineError { problem = RenderProblem(engine, nameOf: service.sounds.name(ofPath:)) }
+                let failure: ServiceError
+                if let serviceError = error as? ServiceError { failure = serviceError }
+                else if let engine = error as? EngineError { failure = ServiceError(engine, nameOf: service.sounds.name(ofPath:)) }
                 // Any other error's words may hold a server path, which no answer names: quoted paths become names.
-                else { problem = .internalError(RenderProblem.hidingPaths("\(error)", nameOf: service.sounds.name(ofPath:))) }
-                await finish(job, .failed(problem: problem.document.json(.compact)), logger: log)
-                log.error("render failed", metadata: ["error": "\(error is RenderProblem || error is EngineError ? problem.detail : "\(error)")"])
+                else { failure = .internalFault(ServiceError.hidingPaths("\(error)", nameOf: service.sounds.name(ofPath:))) }
+                // Stored as the document the API and the webhook will give for it.
+                await finish(job, .failed(problem: HTTPProblem(failure).document.json(.compact)), logger: log)
+                log.error("render failed", metadata: ["error": "\(error is ServiceError || error is EngineError ? failure.detail : "\(error)")"])
             }
         }
         running.withLock { $0[job.id] = task }
@@ -172,16 +172,15 @@ final class JobRunner: Service, Sendable {
         }
         let document: JSONValue
         do { document = try JSONValue.parse(job.request) } catch {
-            throw RenderProblem.internalError("the stored request is not JSON: \(error)")
+            throw ServiceError.internalFault("the stored request is not JSON: \(error)")
         }
         let spec: RenderSpec
         do { spec = try RenderSpec(document: document) } catch {
-            throw RenderProblem.internalError("the stored request is wrong at \(error.jsonPath): \(error.reason)")
+            throw ServiceError.internalFault("the stored request is wrong at \(error.jsonPath): \(error.reason)")
         }
         let planned = try await service.plan(spec)
         guard planned.id == job.id else {
-            throw RenderProblem(status: 409, title: "Inputs changed",
-                                detail: "the preset's sounds or this server's mixrender changed since it was submitted (its key is now \(planned.id)); submit it again")
+            throw ServiceError.inputsChanged("the preset's sounds or this server's mixrender changed since it was submitted (its key is now \(planned.id)); submit it again")
         }
         let partial = try results.makePartial()
         var committed = false

@@ -44,11 +44,11 @@ final class RenderService: Sendable {
     }
 
     /// Plans `spec` as a render would (its JSON, values, sounds, speech and length checked), within the
-    /// server's limits, and finds its id. Every fault is a `RenderProblem` naming where in the request.
-    func plan(_ spec: RenderSpec) async throws(RenderProblem) -> Planned {
+    /// server's limits, and finds its id. Every fault is a `ServiceError` naming where in the request.
+    func plan(_ spec: RenderSpec) async throws(ServiceError) -> Planned {
         if case .array(let tracks)? = spec.preset["tracks"], tracks.count > limits.maxTracks {
-            throw .unprocessable(jsonPath: "preset.tracks",
-                                 reason: "has \(tracks.count) tracks; this server renders at most \(limits.maxTracks)")
+            throw .invalid(jsonPath: "preset.tracks",
+                           reason: "has \(tracks.count) tracks; this server renders at most \(limits.maxTracks)")
         }
         let render: PresetRender
         do {
@@ -57,35 +57,35 @@ final class RenderService: Sendable {
                                                sources: sounds.resolver, material: material)
             }
         } catch let error as EngineError {
-            throw RenderProblem(error, nameOf: sounds.name(ofPath:))
+            throw ServiceError(error, nameOf: sounds.name(ofPath:))
         } catch is TimeLimitExceeded {
-            throw .unprocessable(jsonPath: "preset", reason: "took longer than \(Int(limits.prepareSeconds)) s to prepare (its speech and sounds); this server gives a preset at most that")
+            throw .invalid(jsonPath: "preset", reason: "took longer than \(Int(limits.prepareSeconds)) s to prepare (its speech and sounds); this server gives a preset at most that")
         } catch {
-            throw .internalError("planning failed: \(error)")
+            throw .internalFault("planning failed: \(error)")
         }
         if render.durationSeconds > limits.maxDurationSeconds {
             let path = spec.overrides.durationSeconds != nil ? "overrides.durationSeconds" : "preset.duration"
-            throw .unprocessable(jsonPath: path, reason: "renders \(TimeParser.string(fromSeconds: render.durationSeconds)); this server renders at most \(TimeParser.string(fromSeconds: limits.maxDurationSeconds))")
+            throw .invalid(jsonPath: path, reason: "renders \(TimeParser.string(fromSeconds: render.durationSeconds)); this server renders at most \(TimeParser.string(fromSeconds: limits.maxDurationSeconds))")
         }
         if render.renderJob.preset.tracks.count > limits.maxTracks {
-            throw .unprocessable(jsonPath: "preset.bed", reason: "brings the preset to \(render.renderJob.preset.tracks.count) tracks; this server renders at most \(limits.maxTracks)")
+            throw .invalid(jsonPath: "preset.bed", reason: "brings the preset to \(render.renderJob.preset.tracks.count) tracks; this server renders at most \(limits.maxTracks)")
         }
         var warnings = render.warnings
         do {
             warnings += try render.check(outputFile: "render.\(spec.format.fileExtension)")
             let id = try render.fileCacheKey(format: spec.format)
-            return Planned(id: id, render: render, spec: spec, warnings: warnings.map { RenderProblem.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
+            return Planned(id: id, render: render, spec: spec, warnings: warnings.map { ServiceError.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
         } catch let error as EngineError {
-            throw RenderProblem(error, nameOf: sounds.name(ofPath:))
+            throw ServiceError(error, nameOf: sounds.name(ofPath:))
         } catch {
-            throw .internalError("planning failed: \(error)")
+            throw .internalFault("planning failed: \(error)")
         }
     }
 
     /// Submits `spec` for `token`, with the webhook it asked for: the job is stored before this returns.
-    func submit(_ spec: RenderSpec, token: String, webhookURL: String?) async throws(RenderProblem) -> (view: JobView, created: Bool, warnings: [String]) {
+    func submit(_ spec: RenderSpec, token: String, webhookURL: String?) async throws(ServiceError) -> (view: JobView, created: Bool, warnings: [String]) {
         if let webhookURL, let reason = webhooks.refusal(of: webhookURL) {
-            throw .unprocessable(jsonPath: "webhook.url", reason: reason)
+            throw .invalid(jsonPath: "webhook.url", reason: reason)
         }
         let planned = try await plan(spec)
         let job = NewJob(id: planned.id, format: spec.format.fileExtension, name: spec.name,
@@ -100,7 +100,7 @@ final class RenderService: Sendable {
         } catch {
             logger.error("the job store failed", metadata: ["job": "\(planned.id)", "error": "\(error)"])
             if let fault = storage.fault() { throw storage.problem(fault) }
-            throw RenderProblem(status: 503, title: "Unavailable", detail: "the job store did not answer; try again", retryAfter: 5)
+            throw Self.storeUnavailable
         }
         switch outcome {
         case .queued(let view):
@@ -110,12 +110,15 @@ final class RenderService: Sendable {
         case .existing(let view):
             return (view, false, planned.warnings)
         case .tooManyForToken(let limit):
-            throw .tooMany("this token has \(limit) renders queued or rendering, the most it may have; wait for one to finish",
+            throw .busy("this token has \(limit) renders queued or rendering, the most it may have; wait for one to finish",
                            retryAfter: await retryAfter())
         case .queueFull(let limit):
-            throw .tooMany("the queue holds \(limit) renders, the most it takes; try again later", retryAfter: await retryAfter())
+            throw .busy("the queue holds \(limit) renders, the most it takes; try again later", retryAfter: await retryAfter())
         }
     }
+
+    /// What a caller gets while the job store does not answer.
+    static let storeUnavailable = ServiceError.unavailable("the job store did not answer; try again", retryAfter: 5)
 
     /// Seconds until a slot is likely free: the queue's length over the renders running at once, a few seconds each.
     private func retryAfter() async -> Int {
@@ -124,11 +127,11 @@ final class RenderService: Sendable {
     }
 
     /// The job `id` as `token` sees it, with this server's live progress when it renders here.
-    func view(id: String, token: String) async throws(RenderProblem) -> JobView {
+    func view(id: String, token: String) async throws(ServiceError) -> JobView {
         guard Self.isRenderID(id) else { throw .notFound("no render '\(id)'") }
         let found: JobView?
         do { found = try await store.job(id: id, owner: token) } catch {
-            throw RenderProblem(status: 503, title: "Unavailable", detail: "the job store did not answer; try again", retryAfter: 5)
+            throw Self.storeUnavailable
         }
         guard var view = found else { throw .notFound("no render '\(id)' for this token") }
         if view.state == .rendering, let progress = live.progress(of: id) { view.record.progress = progress }
@@ -137,11 +140,11 @@ final class RenderService: Sendable {
 
     /// Withdraws `token` from job `id` (`JobStore.cancel`, the API's DELETE): afterwards the token gets 404 for it. Its
     /// render stops here at once when no owner wants it, and a finished render's files go when no token owns it.
-    func cancel(id: String, token: String) async throws(RenderProblem) -> JobView {
+    func cancel(id: String, token: String) async throws(ServiceError) -> JobView {
         guard Self.isRenderID(id) else { throw .notFound("no render '\(id)'") }
         let found: Withdrawal?
         do { found = try await store.cancel(id: id, owner: token, now: Date()) } catch {
-            throw RenderProblem(status: 503, title: "Unavailable", detail: "the job store did not answer; try again", retryAfter: 5)
+            throw Self.storeUnavailable
         }
         guard let withdrawal = found else { throw .notFound("no render '\(id)' for this token") }
         let view = withdrawal.view

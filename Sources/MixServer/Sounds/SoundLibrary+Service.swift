@@ -28,21 +28,21 @@ extension SoundLibrary {
 
     static func isSHA256(_ text: String) -> Bool { HexDigits.isSHA256(text.utf8) }
 
-    /// Stores an upload (`store`), its failures as the problems the API answers: 413 past the limit, 422 when the
-    /// bytes hash to another value, 503 when it cannot be written. True when it was stored now, false when it was there.
-    func upload(sha256: String, body: HTTPBody, maximumBytes: Int) async throws(RenderProblem) -> Bool {
+    /// Stores an upload (`store`), its failures as the service's errors: too large past the limit, invalid when the
+    /// bytes hash to another value, unavailable when it cannot be written. True when it was stored now, false when it was there.
+    func upload(sha256: String, body: HTTPBody, maximumBytes: Int) async throws(ServiceError) -> Bool {
         do {
             return try await store(sha256: sha256, body: body, maximumBytes: maximumBytes) == .created
         } catch let error as SoundUploadError {
             switch error {
             case .tooLarge: throw .tooLarge("\(error)")
-            case .hashMismatch: throw .unprocessable(jsonPath: "", reason: "\(error)")
-            case .invalidName: throw .badRequest("\(error)", jsonPath: "sha256")
+            case .hashMismatch: throw .invalid(jsonPath: "", reason: "\(error)")
+            case .invalidName: throw .malformed(jsonPath: "sha256", reason: "\(error)")
             // The server's disk, not the client's request: a 503 it may retry (here or on another server).
-            case .cannotWrite: throw RenderProblem(status: 503, title: "Unavailable", detail: "\(error); try again later", retryAfter: 30)
+            case .cannotWrite: throw .unavailable("\(error); try again later", retryAfter: 30)
             }
         } catch {
-            throw .badRequest("the upload was cut short: \(error)")
+            throw .malformed("the upload was cut short: \(error)")
         }
     }
 }
