@@ -156,7 +156,10 @@ let package = Package(
         // The library used as a program uses it: MixRender only.
         .testTarget(name: "MixRenderTests", dependencies: ["MixRender"]),
         // The render service's parts (tokens, webhooks, sounds, ranges, the result store, the job stores).
+        // The service's parts, and its routes in process (HummingbirdTesting's router client over `buildApplication`).
         .testTarget(name: "MixServerTests", dependencies: ["MixServer", .product(name: "Crypto", package: "swift-crypto"),
+                                                           .product(name: "Hummingbird", package: "hummingbird"),
+                                                           .product(name: "HummingbirdTesting", package: "hummingbird"),
                                                            .product(name: "Logging", package: "swift-log"),
                                                            .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The render service end to end: the real `mixrender serve` on a loopback port, called by a client generated

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import Metrics
+import MixIO
 import MixRender
 import OpenAPIHummingbird
 import OpenAPIRuntime
@@ -13,18 +14,29 @@ import ServiceLifecycle
 /// `mixrender serve`: puts the render service together and runs it until SIGTERM or SIGINT (docs/serve.md).
 ///
 /// The state folder holds the SQLite jobs (unless a PostgreSQL URL is given), the uploaded sounds, the results, the
-/// tokens and the webhook secret; the first start makes the tokens file with one token and prints it. The pieces
-/// run as services of one `ServiceGroup`: on a graceful shutdown the HTTP server stops taking requests first, then
-/// the runner stops its renders and puts their jobs back in the queue, then the store closes.
+/// tokens and the webhook secret; the first start makes the tokens file with one token and prints it. The pieces are
+/// put together by `buildApplication` and run as the application's services.
 public enum RenderServer {
     /// Runs the server; `announce` gets the lines a person starting it should see (the token made, the address).
     public static func run(_ configuration: ServerConfiguration, announce: @escaping @Sendable (String) -> Void) async throws {
         ProcessSystems.bootstrap()
+        let app = try await buildApplication(configuration, announce: announce)
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    }
+
+    /// The whole service as one Hummingbird application, not yet running: its routes, and as its services the state
+    /// folder's lock, the job store, the runner and the readiness guard. `run` runs it on a socket; the route tests
+    /// run it in process (HummingbirdTesting's `app.test(.router)`), services and all, with no socket.
+    ///
+    /// On a graceful shutdown the application stops its services in reverse: the HTTP server stops taking requests
+    /// first, then readiness falls, then the runner stops its renders and puts their jobs back in the queue, then the
+    /// store closes, and the state folder's lock goes last.
+    static func buildApplication(_ configuration: ServerConfiguration,
+                                 announce: @escaping @Sendable (String) -> Void) async throws -> Application<RouterResponder<BasicRequestContext>> {
         let logger = Logger(label: "mixrender.serve")
         try StateFolder.prepare(configuration)
         // One server at a time on a folder whose jobs are in SQLite (with PostgreSQL, servers share folders by design).
         let ownership = configuration.databaseURL == nil ? try StateFolder.own(configuration) : nil
-        defer { ownership?.release() }
         let tokens = try TokenSource.open(configuration, announce: announce)
         let signer = try WebhookSecret.signer(configuration)
         let registry = ProcessSystems.registry
@@ -78,7 +90,9 @@ public enum RenderServer {
             maximum: configuration.maxConnections
                 ?? ConnectionLimits.maximum(descriptors: descriptors, renders: configuration.limits.concurrentRenders),
             maximumPerAddress: configuration.maxConnectionsPerAddress, logger: logger)
-        let app = Application(
+        var services: [any Service] = [StoreCloser(store: store), runner, ReadinessGuard(readiness: readiness)]
+        if let ownership { services.insert(FolderOwnership(lock: ownership), at: 0) }
+        return Application(
             router: router,
             server: HTTPServerBuilder { responder in
                 // The time-outs are the server's own (ConnectionTimeouts), not Hummingbird's single idle time-out.
@@ -87,16 +101,11 @@ public enum RenderServer {
             },
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mixrender",
                                  availableConnectionsDelegate: connections.acceptGate),
+            services: services,
             onServerRunning: { channel in
                 announce("listening on http://\(host):\(channel.localAddress?.port ?? configuration.port)")
             },
             logger: logger)
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: StoreCloser(store: store)), .init(service: runner),
-                       .init(service: ReadinessGuard(readiness: readiness)), .init(service: app)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
-        try await group.run()
     }
 
     /// Adds a token named `name` to the server's tokens file (made if absent) and returns it, to be given once.
@@ -107,6 +116,16 @@ public enum RenderServer {
         } catch {
             throw ServerSetupError("\(error)")
         }
+    }
+}
+
+/// Holds the state folder's lock (`StateFolder.own`) while the server runs, and lets go of it when every other service
+/// has stopped (it is first among them, so it stops last).
+struct FolderOwnership: Service {
+    let lock: HeldFileLock
+    func run() async throws {
+        try? await gracefulShutdown()
+        lock.release()
     }
 }
 
