@@ -74,15 +74,16 @@ public enum RenderServer {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: BodyLimitMiddleware(jsonLimit: configuration.limits.maxBodyBytes,
                                                    uploadLimit: configuration.limits.maxUploadBytes))
-        router.add(middleware: AccessMiddleware(tokens: tokens))
-        AudioRoute(service: service, results: results).register(on: router)
         let handlers = APIHandlers(service: service, results: results, readiness: readiness,
                                    metrics: MetricsEndpoint(registry: registry, store: store), page: page)
+        let routes = try RouteTable(of: handlers, document: String(decoding: try page.bytes(of: "openapi.yaml"), as: UTF8.self))
+        router.add(middleware: AccessMiddleware(tokens: tokens, routes: routes))
+        AudioRoute(service: service, results: results).register(on: router)
         try handlers.registerHandlers(on: SelectiveTransport(router: router, servedElsewhere: ["GET /v1/renders/{id}/audio",
                                                                                                   "HEAD /v1/renders/{id}/audio"]),
                                       middlewares: [RequestErrorMiddleware()])
         // Added after the routes, so it wraps only the router's answer to a request no route takes.
-        router.add(middleware: MethodNotAllowedMiddleware(routes: try RouteTable(of: handlers)))
+        router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
 
         let host = configuration.host
         let descriptors = DescriptorLimit.raiseToHard() ?? 1024

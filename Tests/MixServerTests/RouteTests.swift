@@ -55,6 +55,25 @@ import Testing
         }
     }
 
+    /// Which operations need no token is the document's word (`security: []`), read from it, not a list of paths.
+    @Test func theDocumentSaysWhichOperationsAreOpen() throws {
+        let document = String(decoding: try PageFiles().bytes(of: "openapi.yaml"), as: UTF8.self)
+        let open = RouteTable.openOperations(in: document)
+        #expect(Set(open.map { "\($0.method.uppercased()) \($0.path)" }) == [
+            "GET /v1/schema", "GET /healthz", "GET /readyz", "GET /metrics", "GET /openapi.yaml", "GET /page.js", "GET /page.css", "GET /",
+        ])
+        // An operation marked open in a document is open in the table; any other needs a token.
+        let planted = document.replacingOccurrences(of: "      operationId: listSounds\n", with: "      operationId: listSounds\n      security: []\n")
+        let registered: [(HTTPRequest.Method, String)] = [(.get, "/v1/sounds"), (.get, "/v1/renders/{id}"), (.get, "/healthz")]
+        let table = RouteTable(registered: registered, document: planted)
+        #expect(table.isOpen(.get, at: "/v1/sounds"))
+        #expect(!table.isOpen(.get, at: "/v1/renders/abc"))
+        #expect(!table.isOpen(.put, at: "/v1/sounds"))
+        #expect(!table.isOpen(.get, at: "/no/such/path"))
+        #expect(RouteTable(registered: registered, document: document).isOpen(.head, at: "/healthz"))
+        #expect(!RouteTable(registered: registered, document: document).isOpen(.get, at: "/v1/sounds"))
+    }
+
     @Test func refusalsAreProblemsWithTheStatusTheMappingGives() async throws {
         try await withServer { client, token in
             // No token, a token the server does not know: 401 with the challenge.

@@ -9,14 +9,17 @@ enum RequestToken {
     @TaskLocal static var name: String?
 }
 
-/// Bearer tokens: every call under `/v1` but the schema needs a token the tokens file knows (401 otherwise, with
-/// `WWW-Authenticate`); the handlers see its name (`RequestToken.name`). Tokens are never logged.
+/// Bearer tokens: every operation needs a token the tokens file knows (401 otherwise, with `WWW-Authenticate`) but
+/// those the document opens (`security: []` in openapi.yaml: the operations' endpoints, the page, the schema), as
+/// `RouteTable` reads them; a path the API does not have is left to the router's 404. The handlers see the token's
+/// name (`RequestToken.name`). Tokens are never logged.
 struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let tokens: TokenSource
+    let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        guard path.hasPrefix("/v1/"), path != "/v1/schema" else { return try await next(request, context) }
+        guard routes.methods(at: path) != nil, !routes.isOpen(request.method, at: path) else { return try await next(request, context) }
         guard let header = request.headers[.authorization] else {
             return ProblemResponse.make(HTTPProblem(.unauthorized("this call needs a token: Authorization: Bearer <token>")),
                                         headers: [.wwwAuthenticate: "Bearer realm=\"mixrender\""])
