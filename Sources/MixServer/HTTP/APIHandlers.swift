@@ -28,7 +28,7 @@ struct APIHandlers: APIProtocol {
 
     func createRender(_ input: Operations.createRender.Input) async throws -> Operations.createRender.Output {
         guard case .json(let request) = input.body else { throw ServiceError.malformed("the body must be JSON") }
-        let spec = try Self.spec(of: request)
+        let spec = try RenderSpec(request: request)
         let (view, created, warnings) = try await service.submit(spec, token: try token, webhookURL: request.webhook?.url)
         let render = try await self.render(view, warnings: warnings)
         if created {
@@ -138,7 +138,7 @@ struct APIHandlers: APIProtocol {
         guard case .json(let request) = input.body else { throw ServiceError.malformed("the body must be JSON") }
         _ = try token
         do {
-            let spec = try Self.spec(of: request)
+            let spec = try RenderSpec(request: request)
             let planned = try await service.plan(spec)
             return .ok(.init(body: .json(.init(valid: true, warnings: planned.warnings, durationSeconds: planned.render.durationSeconds,
                                                sampleRate: planned.render.sampleRate, channels: planned.render.channelCount))))
@@ -185,55 +185,6 @@ struct APIHandlers: APIProtocol {
     }
 
     // MARK: - Translation
-
-    /// The request as the service's `RenderSpec`: the preset as the engine's JSON value (by way of its JSON text),
-    /// the settings and overrides as `RenderOverrides`.
-    static func spec(of request: Components.Schemas.RenderRequest) throws -> RenderSpec {
-        let presetJSON: JSONValue
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            presetJSON = try JSONValue.parse([UInt8](try encoder.encode(request.preset)))
-        } catch {
-            throw ServiceError.malformed(jsonPath: "preset", reason: "cannot be read as JSON: \(error)")
-        }
-        let format = request.format.flatMap { OutputFileFormat.named($0.rawValue) } ?? .m4a
-        var overrides = RenderOverrides()
-        overrides.sampleRate = request.settings?.sampleRate
-        overrides.quality = request.settings?.quality
-        overrides.bitrateKbps = request.settings?.bitrateKbps
-        overrides.durationSeconds = request.overrides?.durationSeconds
-        overrides.startSeconds = request.overrides?.startSeconds
-        overrides.endSeconds = request.overrides?.endSeconds
-        overrides.loudnessTarget = request.overrides?.loudness
-        overrides.truePeakDb = request.overrides?.truePeakDb
-        overrides.loopable = request.overrides?.loopable ?? false
-        if let name = request.name {
-            // The document's maxLength, which the generated code does not check.
-            if name.unicodeScalars.count > Self.longestName {
-                throw ServiceError.malformed(jsonPath: "name", reason: "has \(name.unicodeScalars.count) characters; a name has at most \(Self.longestName)")
-            }
-            if !Self.isFitName(name) {
-                throw ServiceError.invalid(jsonPath: "name", reason: "a name cannot hold control characters")
-            }
-        }
-        return RenderSpec(preset: presetJSON, name: request.name ?? Self.ownName(of: presetJSON) ?? "preset", format: format, overrides: overrides)
-    }
-
-    /// The longest `name` a request may give (openapi.yaml's maxLength, in Unicode scalars as JSON Schema counts).
-    static let longestName = 200
-
-    static func isFitName(_ name: String) -> Bool {
-        !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
-
-    /// The preset's own `name`, when it has one that would do as the request's: what the report and the page's
-    /// download call a render the request did not name.
-    static func ownName(of preset: JSONValue) -> String? {
-        guard case .string(let name)? = preset["name"], !name.trimmingCharacters(in: .whitespaces).isEmpty,
-              name.unicodeScalars.count <= longestName, isFitName(name) else { return nil }
-        return name
-    }
 
     /// A job as the API's `Render`, with its result's chapters and warnings.
     func render(_ view: JobView, warnings: [String]? = nil) async throws -> Components.Schemas.Render {

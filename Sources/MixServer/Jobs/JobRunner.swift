@@ -170,14 +170,7 @@ final class JobRunner: Service, Sendable {
             logger.info("the result was there already (rendered before a restart); kept")
             return stored
         }
-        let document: JSONValue
-        do { document = try JSONValue.parse(job.request) } catch {
-            throw ServiceError.internalFault("the stored request is not JSON: \(error)")
-        }
-        let spec: RenderSpec
-        do { spec = try RenderSpec(document: document) } catch {
-            throw ServiceError.internalFault("the stored request is wrong at \(error.jsonPath): \(error.reason)")
-        }
+        let spec = try RenderSpec(storedRequest: job.request)
         let planned = try await service.plan(spec)
         guard planned.id == job.id else {
             throw ServiceError.inputsChanged("the preset's sounds or this server's mixrender changed since it was submitted (its key is now \(planned.id)); submit it again")

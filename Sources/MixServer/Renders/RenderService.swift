@@ -89,7 +89,7 @@ final class RenderService: Sendable {
         }
         let planned = try await plan(spec)
         let job = NewJob(id: planned.id, format: spec.format.fileExtension, name: spec.name,
-                         request: spec.document.json(.compact), durationSeconds: planned.render.durationSeconds,
+                         request: spec.storedRequest, durationSeconds: planned.render.durationSeconds,
                          resultMissing: results.folder(of: planned.id) == nil)
         if let fault = storage.fault() { throw storage.problem(fault) }
         let outcome: SubmitOutcome

@@ -1,104 +1,95 @@
+import Foundation
 import MixRender
+import OpenAPIRuntime
 
-/// A render as asked for: the preset (inline) and what a render of it may change (format, output settings,
-/// overrides). It is what a job stores (`NewJob.request`, as JSON) and what a worker on any server reads back to
-/// render it, so it holds no path: its sounds are named as the server knows them (`sha256:<hex>`, `folder/path`).
-struct RenderSpec: Sendable, Equatable {
-    var preset: JSONValue
-    var name: String
-    var format: OutputFileFormat
-    var overrides: RenderOverrides
+/// A render as asked for, read from the API's request (`Components.Schemas.RenderRequest`, generated from
+/// openapi.yaml) by the one mapping, `init(request:)`: the preset as the engine's JSON value, the name, the format
+/// and what a render of it may change (`RenderOverrides`).
+///
+/// A job stores the request itself (`storedRequest`: the generated type as JSON, without its webhook, which is the
+/// owner's), and a worker on any server reads it back with the same type and the same mapping
+/// (`init(storedRequest:)`). It holds no path: its sounds are named as the server knows them (`sha256:<hex>`,
+/// `folder/path`).
+struct RenderSpec: Sendable {
+    /// The request as given, with its name filled in and its webhook left out.
+    let request: Components.Schemas.RenderRequest
+    let preset: JSONValue
+    let name: String
+    let format: OutputFileFormat
+    let overrides: RenderOverrides
 
-    /// The spec as the JSON document a job stores: the members in a fixed order, absent settings left out.
-    var document: JSONValue {
-        typealias Member = JSONValue.Member
-        let given = overrides
-        var settings: [Member] = [], overrides: [Member] = []
-        if let rate = given.sampleRate { settings.append(Member("sampleRate", .number(Double(rate)))) }
-        if let quality = given.quality { settings.append(Member("quality", .number(quality))) }
-        if let bitrate = given.bitrateKbps { settings.append(Member("bitrateKbps", .number(Double(bitrate)))) }
-        if let seconds = given.durationSeconds { overrides.append(Member("durationSeconds", .number(seconds))) }
-        if let seconds = given.startSeconds { overrides.append(Member("startSeconds", .number(seconds))) }
-        if let seconds = given.endSeconds { overrides.append(Member("endSeconds", .number(seconds))) }
-        if let target = given.loudnessTarget { overrides.append(Member("loudness", .number(target))) }
-        if let ceiling = given.truePeakDb { overrides.append(Member("truePeakDb", .number(ceiling))) }
-        if given.loopable { overrides.append(Member("loopable", .bool(true))) }
-        return .object(JSONObject([Member("preset", preset), Member("name", .string(name)),
-                                   Member("format", .string(format.fileExtension)),
-                                   Member("settings", .object(JSONObject(settings))),
-                                   Member("overrides", .object(JSONObject(overrides)))]))
-    }
+    /// The longest `name` a request may give (openapi.yaml's maxLength, in Unicode scalars as JSON Schema counts).
+    static let longestName = 200
 
-    /// The spec a job stored (`document`), read back. The server wrote it, but a database is read as untrusted:
-    /// anything missing or of the wrong type is an error naming it.
-    init(document: JSONValue) throws(RenderRequestError) {
-        guard case .object(let root) = document, let preset = root["preset"], case .object = preset else {
-            throw RenderRequestError(jsonPath: "preset", reason: "the stored request has no preset object")
+    /// The API's request as the service's render. Refuses a name past the document's `maxLength` (which the generated
+    /// code does not check) or with control characters, naming `name`.
+    init(request given: Components.Schemas.RenderRequest) throws(ServiceError) {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            preset = try JSONValue.parse([UInt8](try encoder.encode(given.preset)))
+        } catch {
+            throw .malformed(jsonPath: "preset", reason: "cannot be read as JSON: \(error)")
         }
-        self.preset = preset
-        if case .string(let name)? = root["name"] { self.name = name } else { self.name = "preset" }
-        guard case .string(let format)? = root["format"], let chosen = OutputFileFormat.named(format) else {
-            throw RenderRequestError(jsonPath: "format", reason: "the stored request has no known format")
+        if let name = given.name {
+            if name.unicodeScalars.count > Self.longestName {
+                throw .malformed(jsonPath: "name", reason: "has \(name.unicodeScalars.count) characters; a name has at most \(Self.longestName)")
+            }
+            if !Self.isFitName(name) {
+                throw .invalid(jsonPath: "name", reason: "a name cannot hold control characters")
+            }
         }
-        self.format = chosen
-        overrides = try RenderSpec.overrides(settings: root["settings"], overrides: root["overrides"])
-    }
-
-    init(preset: JSONValue, name: String, format: OutputFileFormat, overrides: RenderOverrides) {
-        self.preset = preset
-        self.name = name
-        self.format = format
+        name = given.name ?? Self.ownName(of: preset) ?? "preset"
+        format = given.format.flatMap { OutputFileFormat.named($0.rawValue) } ?? .m4a
+        var overrides = RenderOverrides()
+        overrides.sampleRate = given.settings?.sampleRate
+        overrides.quality = given.settings?.quality
+        overrides.bitrateKbps = given.settings?.bitrateKbps
+        overrides.durationSeconds = given.overrides?.durationSeconds
+        overrides.startSeconds = given.overrides?.startSeconds
+        overrides.endSeconds = given.overrides?.endSeconds
+        overrides.loudnessTarget = given.overrides?.loudness
+        overrides.truePeakDb = given.overrides?.truePeakDb
+        overrides.loopable = given.overrides?.loopable ?? false
         self.overrides = overrides
+        var kept = given
+        kept.name = name
+        kept.webhook = nil
+        request = kept
     }
 
-    /// `settings` and `overrides` (objects of numbers, as the API's `OutputSettings` and `Overrides`) as the
-    /// engine's `RenderOverrides`; whether the values can work is the engine's to say when it plans the render.
-    static func overrides(settings: JSONValue?, overrides: JSONValue?) throws(RenderRequestError) -> RenderOverrides {
-        var result = RenderOverrides()
-        let settings = try object(settings, at: "settings"), given = try object(overrides, at: "overrides")
-        result.sampleRate = try integer(settings["sampleRate"], at: "settings.sampleRate")
-        result.quality = try number(settings["quality"], at: "settings.quality")
-        result.bitrateKbps = try integer(settings["bitrateKbps"], at: "settings.bitrateKbps")
-        result.durationSeconds = try number(given["durationSeconds"], at: "overrides.durationSeconds")
-        result.startSeconds = try number(given["startSeconds"], at: "overrides.startSeconds")
-        result.endSeconds = try number(given["endSeconds"], at: "overrides.endSeconds")
-        result.loudnessTarget = try number(given["loudness"], at: "overrides.loudness")
-        result.truePeakDb = try number(given["truePeakDb"], at: "overrides.truePeakDb")
-        switch given["loopable"] {
-        case nil, .null?: break
-        case .bool(let loopable)?: result.loopable = loopable
-        default: throw RenderRequestError(jsonPath: "overrides.loopable", reason: "must be true or false")
+    /// The request as a job stores it: the generated type's JSON, keys sorted.
+    var storedRequest: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // The request's values came from JSON and are JSON values: encoding cannot fail.
+        return String(decoding: (try? encoder.encode(request)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    /// A job's stored request, read back as the API reads a request. The server wrote it, but a database is read as
+    /// untrusted: what does not decode is an internal fault naming where.
+    init(storedRequest text: String) throws(ServiceError) {
+        let request: Components.Schemas.RenderRequest
+        do {
+            request = try JSONDecoder().decode(Components.Schemas.RenderRequest.self, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            let where_ = DecodingProblem.problem(error, body: Array(text.utf8), decoding: Components.Schemas.RenderRequest.self)
+            throw .internalFault("the stored request cannot be read: \(where_.detail)")
+        } catch {
+            throw .internalFault("the stored request cannot be read: \(error)")
         }
-        return result
+        try self.init(request: request)
     }
 
-    private static func object(_ value: JSONValue?, at path: String) throws(RenderRequestError) -> JSONObject {
-        switch value {
-        case nil, .null?: return JSONObject()
-        case .object(let object)?: return object
-        default: throw RenderRequestError(jsonPath: path, reason: "must be an object")
-        }
+    static func isFitName(_ name: String) -> Bool {
+        !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    private static func number(_ value: JSONValue?, at path: String) throws(RenderRequestError) -> Double? {
-        switch value {
-        case nil, .null?: return nil
-        case .number(let n)? where n.isFinite: return n
-        default: throw RenderRequestError(jsonPath: path, reason: "must be a number")
-        }
+    /// The preset's own `name`, when it has one that would do as the request's: what the report and the page's
+    /// download call a render the request did not name.
+    static func ownName(of preset: JSONValue) -> String? {
+        guard case .string(let name)? = preset["name"], !name.trimmingCharacters(in: .whitespaces).isEmpty,
+              name.unicodeScalars.count <= longestName, isFitName(name) else { return nil }
+        return name
     }
-
-    private static func integer(_ value: JSONValue?, at path: String) throws(RenderRequestError) -> Int? {
-        guard let n = try number(value, at: path) else { return nil }
-        guard n == n.rounded(), abs(n) < 1e15 else {
-            throw RenderRequestError(jsonPath: path, reason: "must be a whole number")
-        }
-        return Int(n)
-    }
-}
-
-/// A request that cannot be read as a render: where (`jsonPath` in the request body) and why.
-struct RenderRequestError: Error, Sendable, Equatable {
-    var jsonPath: String
-    var reason: String
 }
