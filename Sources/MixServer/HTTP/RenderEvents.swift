@@ -5,14 +5,24 @@ import OpenAPIRuntime
 /// changes, `progress` events while it renders (at most four a second), a `state` event every 15 s while nothing
 /// changes (so proxies keep the stream open), and the end of the stream after the final state, or as soon as the
 /// token deletes the render. Each event's data is the render as `GET /v1/renders/{id}` gives it.
+///
+/// The stream awaits `changes` (this server's renders' progress and ends, `LiveProgress.changes`) rather than polling;
+/// a render on another server changes only in the store, which it reads at least once a second.
 struct RenderEvents: Sendable {
     let first: JobView
+    let changes: ChangeSignal
     let current: @Sendable () async throws -> JobView
     let describe: @Sendable (JobView) async throws -> Components.Schemas.Render
 
-    init(first: JobView, current: @escaping @Sendable () async throws -> JobView,
+    /// The longest the stream waits for a change here before it reads the store.
+    static let storeLookSeconds = 1.0
+    /// The least time between two reads of the render (so at most four progress events a second).
+    static let leastInterval = 0.25
+
+    init(first: JobView, changes: ChangeSignal, current: @escaping @Sendable () async throws -> JobView,
          describe: @escaping @Sendable (JobView) async throws -> Components.Schemas.Render) {
         self.first = first
+        self.changes = changes
         self.current = current
         self.describe = describe
     }
@@ -41,9 +51,15 @@ struct RenderEvents: Sendable {
             continuation.yield(ServerSentEvent(id: String(sequence), event: name, data: data))
         }
         try await send("state")
-        var lastSent = Date()
+        var lastSent = Date(), lastRead = Date()
+        var seen = changes.version
         while !view.state.isFinal {
-            try await Task.sleep(for: .milliseconds(250))
+            await changes.wait(after: seen, timeout: .seconds(Self.storeLookSeconds))
+            try Task.checkCancellation()
+            let sinceRead = Date().timeIntervalSince(lastRead)
+            if sinceRead < Self.leastInterval { try await Task.sleep(for: .seconds(Self.leastInterval - sinceRead)) }
+            seen = changes.version
+            lastRead = Date()
             let next: JobView
             do { next = try await current() } catch ServiceError.notFound {
                 // The token deleted the render (or it was forgotten) while the stream ran: the stream ends, cleanly.

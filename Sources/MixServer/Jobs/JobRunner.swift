@@ -29,6 +29,13 @@ final class JobRunner: Service, Sendable {
 
     private let running = Locked([String: Task<Void, Never>]())
     private let stopping = Locked(false)
+    /// Closed when the runner stops: the loops that wait for a time wait on it.
+    private let stopped = ChangeSignal()
+    /// Changes when a job finishes here (its webhooks are queued).
+    private let finished = ChangeSignal()
+    /// How long a worker with nothing to do, or the webhook sender, waits for a change here before it looks at the
+    /// store itself (for what other servers queued, and deliveries whose retry time has come).
+    static let storeLookSeconds = 1.0
     private let rendersCounter = Counter(label: "mixrender_renders_total")
     private let failuresCounter = Counter(label: "mixrender_render_failures_total")
     private let renderSeconds = Timer(label: "mixrender_render_seconds")
@@ -73,6 +80,8 @@ final class JobRunner: Service, Sendable {
         stopping.withLock { $0 = true }
         for task in running.withLock({ Array($0.values) }) { task.cancel() }
         service.wake.stopWaiting()
+        stopped.close()
+        finished.close()
     }
 
     var isStopping: Bool { stopping.withLock { $0 } }
@@ -81,17 +90,19 @@ final class JobRunner: Service, Sendable {
 
     private func workLoop() async {
         while !isStopping {
+            // Read before the store is: a job queued here meanwhile ends the wait below at once.
+            let seen = service.wake.queued.version
             let claimed: JobRecord?
             do {
                 let now = Date()
                 claimed = try await service.store.claim(worker: worker, now: now, leaseUntil: now + Self.leaseSeconds)
             } catch {
                 logger.error("could not claim a job", metadata: ["error": "\(error)"])
-                await service.wake.wait(seconds: 2)
+                await service.wake.queued.wait(after: seen, timeout: .seconds(2))
                 continue
             }
             guard let job = claimed else {
-                await service.wake.wait(seconds: 1)
+                await service.wake.queued.wait(after: seen, timeout: .seconds(Self.storeLookSeconds))
                 continue
             }
             await run(job)
@@ -159,6 +170,7 @@ final class JobRunner: Service, Sendable {
         } catch {
             logger.error("could not record the job's end; it will be rendered again", metadata: ["error": "\(error)"])
         }
+        self.finished.change()
         if case .succeeded = outcome {
             results.enforceBudget(bytes: budgetBytes, keeping: Set(running.withLock { $0.keys }))
         }
@@ -205,16 +217,20 @@ final class JobRunner: Service, Sendable {
 
     // MARK: - Leases
 
-    /// Every few seconds (and at once when a cancel arrives here): renews this server's leases with their progress,
-    /// and cancels the renders the store says are no longer this server's to make.
+    /// Every few seconds (and at once when a cancel arrives here, which it awaits): renews this server's leases with
+    /// their progress, and cancels the renders the store says are no longer this server's to make.
     private func leaseLoop() async {
         var lastRenewal = Date.distantPast
         while !isStopping {
-            try? await Task.sleep(for: .milliseconds(250))
+            let seen = service.wake.cancels.version
             let cancelledHere = service.wake.takeCancelled()
             let ids = running.withLock { Array($0.keys) }
             for id in ids where cancelledHere.contains(id) { await stopIfUnwanted(id) }
-            guard Date().timeIntervalSince(lastRenewal) >= Self.renewSeconds else { continue }
+            let sinceRenewal = Date().timeIntervalSince(lastRenewal)
+            guard sinceRenewal >= Self.renewSeconds else {
+                await service.wake.cancels.wait(after: seen, timeout: .seconds(Self.renewSeconds - sinceRenewal))
+                continue
+            }
             lastRenewal = Date()
             guard !ids.isEmpty else { continue }
             var progress: [String: JobProgress] = [:]
@@ -265,7 +281,7 @@ final class JobRunner: Service, Sendable {
                     logger.error("could not forget old renders", metadata: ["error": "\(error)"])
                 }
             }
-            try? await Task.sleep(for: .milliseconds(500))
+            await stopped.wait(after: 0, timeout: .seconds(max(0.001, next.timeIntervalSinceNow)))
         }
     }
 
@@ -273,16 +289,20 @@ final class JobRunner: Service, Sendable {
 
     private func webhookLoop() async {
         while !isStopping {
-            try? await Task.sleep(for: .milliseconds(500))
+            // Read before the store is: a job finishing here meanwhile ends the wait below at once.
+            let seen = finished.version
             let due: [WebhookDelivery]
             do {
                 let now = Date()
                 due = try await service.store.dueDeliveries(now: now, leaseUntil: now + 60, limit: 16)
             } catch {
                 logger.error("could not read the webhook deliveries", metadata: ["error": "\(error)"])
+                await stopped.wait(after: 0, timeout: .seconds(2))
                 continue
             }
             for delivery in due { await deliver(delivery) }
+            // A full batch: there may be more due now.
+            if due.count < 16 { await finished.wait(after: seen, timeout: .seconds(Self.storeLookSeconds)) }
         }
     }
 

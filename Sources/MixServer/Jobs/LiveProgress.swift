@@ -2,57 +2,56 @@ import MixRender
 
 /// The progress of the renders running on this server, as their renders report it (every 50 ms at most): what
 /// `GET /v1/renders/{id}` and the events show between the store's updates (every few seconds, for other servers).
+/// `changes` changes with every update and every render's end, which an event stream awaits.
 final class LiveProgress: Sendable {
     private let progress = Locked([String: JobProgress]())
+    let changes = ChangeSignal()
 
-    func update(_ id: String, _ value: JobProgress) { progress.withLock { $0[id] = value } }
-    func remove(_ id: String) { _ = progress.withLock { $0.removeValue(forKey: id) } }
+    func update(_ id: String, _ value: JobProgress) {
+        progress.withLock { $0[id] = value }
+        changes.change()
+    }
+
+    /// Render `id` ended here (its job is finished in the store, or back in the queue).
+    func remove(_ id: String) {
+        _ = progress.withLock { $0.removeValue(forKey: id) }
+        changes.change()
+    }
+
     func progress(of id: String) -> JobProgress? { progress.withLock { $0[id] } }
     var all: [String: JobProgress] { progress.withLock { $0 } }
 }
 
-/// Wakes the runner's workers when a job is queued here (within 50 ms, rather than at their next poll of the
-/// store), and tells the runner which renders were cancelled here (rather than at their next lease renewal).
+/// Wakes the runner's workers when a job is queued here (at once, rather than at their next look at the store), and
+/// its lease keeper when a render was cancelled here (rather than at its next lease renewal). Both are awaited
+/// (`ChangeSignal`), never polled.
 final class JobSignal: Sendable {
-    private let state = Locked(State())
+    /// Changes when a job is queued here.
+    let queued = ChangeSignal()
+    /// Changes when a render is cancelled here.
+    let cancels = ChangeSignal()
+    private let cancelled = Locked<Set<String>>([])
 
-    private struct State {
-        /// Signals not yet taken by a worker.
-        var pending = 0
-        /// Set when the server stops: every wait returns at once.
-        var isStopping = false
-        var cancelled: Set<String> = []
-    }
-
-    /// One waiting worker wakes (or the next to wait returns at once).
-    func signal() { state.withLock { $0.pending += 1 } }
-
-    /// Waits for `signal` (taking it), at most `seconds`, checking every 50 ms.
-    func wait(seconds: Double) async {
-        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            let woken = state.withLock { state -> Bool in
-                if state.isStopping { return true }
-                guard state.pending > 0 else { return false }
-                state.pending -= 1
-                return true
-            }
-            if woken || Task.isCancelled { return }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-    }
+    /// A job was queued here: the waiting workers wake (one claims it).
+    func signal() { queued.change() }
 
     /// Every wait returns now and from now on (the server stopping).
-    func stopWaiting() { state.withLock { $0.isStopping = true } }
+    func stopWaiting() {
+        queued.close()
+        cancels.close()
+    }
 
     /// Job `id` was cancelled through this server: its render here stops now.
-    func cancelled(_ id: String) { _ = state.withLock { $0.cancelled.insert(id) } }
+    func cancelled(_ id: String) {
+        _ = cancelled.withLock { $0.insert(id) }
+        cancels.change()
+    }
 
     /// The cancels since the last call.
     func takeCancelled() -> Set<String> {
-        state.withLock { state in
-            defer { state.cancelled = [] }
-            return state.cancelled
+        cancelled.withLock { cancelled in
+            defer { cancelled = [] }
+            return cancelled
         }
     }
 }
