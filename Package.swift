@@ -160,6 +160,9 @@ let package = Package(
         .testTarget(name: "MixServerTests", dependencies: ["MixServer", .product(name: "Crypto", package: "swift-crypto"),
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "HummingbirdTesting", package: "hummingbird"),
+                                                           .product(name: "NIOCore", package: "swift-nio"),
+                                                           .product(name: "NIOEmbedded", package: "swift-nio"),
+                                                           .product(name: "NIOHTTP1", package: "swift-nio"),
                                                            .product(name: "Logging", package: "swift-log"),
                                                            .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The render service end to end: the real `mixrender serve` on a loopback port, called by a client generated

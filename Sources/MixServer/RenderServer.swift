@@ -47,7 +47,6 @@ public enum RenderServer {
         } else {
             store = try SQLiteJobStore(folder: URL(fileURLWithPath: configuration.stateFolder))
         }
-        try await store.migrate()
         let results = try ResultStore(folder: configuration.resultsPath)
         let sounds = try SoundLibrary(uploadsFolder: configuration.soundsPath,
                                       folders: configuration.soundFolders.map { "\($0.key)=\($0.value)" }.sorted())
@@ -91,9 +90,9 @@ public enum RenderServer {
             maximum: configuration.maxConnections
                 ?? ConnectionLimits.maximum(descriptors: descriptors, renders: configuration.limits.concurrentRenders),
             maximumPerAddress: configuration.maxConnectionsPerAddress, logger: logger)
-        var services: [any Service] = [StoreCloser(store: store), runner, ReadinessGuard(readiness: readiness)]
+        var services: [any Service] = [JobStoreService(store: store), runner, ReadinessGuard(readiness: readiness)]
         if let ownership { services.insert(FolderOwnership(lock: ownership), at: 0) }
-        return Application(
+        var app = Application(
             router: router,
             server: HTTPServerBuilder { responder in
                 // The time-outs are the server's own (ConnectionTimeouts), not Hummingbird's single idle time-out.
@@ -107,6 +106,12 @@ public enum RenderServer {
                 announce("listening on http://\(host):\(channel.localAddress?.port ?? configuration.port)")
             },
             logger: logger)
+        // With the store running, and before the first request: its tables; then the runner starts claiming.
+        app.beforeServerStarts {
+            try await store.migrate()
+            runner.storeIsReady()
+        }
+        return app
     }
 
     /// Adds a token named `name` to the server's tokens file (made if absent) and returns it, to be given once.
@@ -130,10 +135,13 @@ struct FolderOwnership: Service {
     }
 }
 
-/// Closes the job store when every other service has stopped (it is first in the group, so it stops last).
-struct StoreCloser: Service {
+/// The job store as a service: runs what it needs (PostgreSQL's connection pool) until a graceful shutdown, then
+/// closes it. It is first among the services (after the state folder's lock), so it stops after the runner has put
+/// its jobs back in the queue.
+struct JobStoreService: Service {
     let store: any JobStore
     func run() async throws {
+        await store.run()
         try? await gracefulShutdown()
         try await store.close()
     }

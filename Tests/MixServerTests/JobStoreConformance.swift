@@ -569,12 +569,16 @@ import Testing
         let store = try PostgresJobStore(url: url, schema: "unused")
         // Reported as the server's refusal, not as the pool's retries running out (no timing is asserted: the
         // machine may be loaded).
-        do {
-            try await store.migrate()
-            Issue.record("migrate with a wrong password succeeded")
-        } catch {
-            #expect("\(error)".contains("password authentication failed"), "\(error)")
-            #expect(!"\(error)".contains("wrong-password"))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await store.run() }
+            do {
+                try await store.migrate()
+                Issue.record("migrate with a wrong password succeeded")
+            } catch {
+                #expect("\(error)".contains("password authentication failed"), "\(error)")
+                #expect(!"\(error)".contains("wrong-password"))
+            }
+            group.cancelAll()
         }
         try await store.close()
     }
@@ -596,6 +600,8 @@ final class TestDatabase: @unchecked Sendable {
     private let schema: String
     private let lock = NSLock()
     private var opened: [any JobStore] = []
+    /// Each store's `run` (PostgreSQL's connection pool), as the server runs it beside its store, until `remove`.
+    private var running: [Task<Void, Never>] = []
 
     init(kind: StoreKind) throws {
         self.kind = kind
@@ -611,7 +617,11 @@ final class TestDatabase: @unchecked Sendable {
         case .sqlite: try SQLiteJobStore(folder: folder)
         case .postgres: try PostgresJobStore(url: url!, schema: schema)
         }
-        lock.withLock { opened.append(store) }
+        let run = Task { await store.run() }
+        lock.withLock {
+            opened.append(store)
+            running.append(run)
+        }
         return store
     }
 
@@ -625,6 +635,10 @@ final class TestDatabase: @unchecked Sendable {
     /// Closes the stores and removes the database.
     func remove() async throws {
         for store in lock.withLock({ opened }) { try? await store.close() }
+        for run in lock.withLock({ running }) {
+            run.cancel()
+            await run.value
+        }
         switch kind {
         case .sqlite:
             try? FileManager.default.removeItem(at: folder)

@@ -50,7 +50,7 @@ struct APIHandlers: APIProtocol {
     func getRenderEvents(_ input: Operations.getRenderEvents.Input) async throws -> Operations.getRenderEvents.Output {
         let token = try self.token
         let first = try await service.view(id: input.path.id, token: token)
-        let events = RenderEvents(first: first, changes: service.live.changes) { [service] in try await service.view(id: first.record.id, token: token) } describe: { view in
+        let events = RenderEvents(first: first, changes: service.live.changes, logger: service.logger) { [service] in try await service.view(id: first.record.id, token: token) } describe: { view in
             try await self.render(view)
         }
         return .ok(.init(body: .text_event_hyphen_stream(HTTPBody(events.stream(), length: .unknown, iterationBehavior: .single))))

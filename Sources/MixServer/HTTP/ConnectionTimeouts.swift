@@ -37,6 +37,10 @@ final class ConnectionTimeouts {
 
     private let limits: Limits
     private var phase = Phase.head
+    /// Requests read whole whose responses have not ended. A client may send its next request on the connection as
+    /// soon as it has a response's last byte, before the server's end of that response has passed `Messages`: the
+    /// idle time then starts only when no response is owed, never under the next request's response.
+    private var responsesOwed = 0
     private var timer: Scheduled<Void>?
     /// The first handler's context: where a time-out closes the connection.
     private var context: ChannelHandlerContext?
@@ -113,13 +117,18 @@ final class ConnectionTimeouts {
             switch unwrapInboundIn(data) {
             case .head: clock.enter(.body)
             case .body: break
-            case .end: clock.enter(.responding)
+            case .end:
+                clock.responsesOwed += 1
+                clock.enter(.responding)
             }
             context.fireChannelRead(data)
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            if case .end = unwrapOutboundIn(data), clock.phase == .responding { clock.enter(.idle) }
+            if case .end = unwrapOutboundIn(data) {
+                clock.responsesOwed = max(0, clock.responsesOwed - 1)
+                if clock.responsesOwed == 0, clock.phase == .responding { clock.enter(.idle) }
+            }
             context.write(data, promise: promise)
         }
     }

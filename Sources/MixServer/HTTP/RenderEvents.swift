@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OpenAPIRuntime
 
 /// A render's server-sent events (`GET /v1/renders/{id}/events`): a `state` event at once and whenever the state
@@ -11,6 +12,7 @@ import OpenAPIRuntime
 struct RenderEvents: Sendable {
     let first: JobView
     let changes: ChangeSignal
+    let logger: Logger
     let current: @Sendable () async throws -> JobView
     let describe: @Sendable (JobView) async throws -> Components.Schemas.Render
 
@@ -19,10 +21,11 @@ struct RenderEvents: Sendable {
     /// The least time between two reads of the render (so at most four progress events a second).
     static let leastInterval = 0.25
 
-    init(first: JobView, changes: ChangeSignal, current: @escaping @Sendable () async throws -> JobView,
+    init(first: JobView, changes: ChangeSignal, logger: Logger, current: @escaping @Sendable () async throws -> JobView,
          describe: @escaping @Sendable (JobView) async throws -> Components.Schemas.Render) {
         self.first = first
         self.changes = changes
+        self.logger = logger
         self.current = current
         self.describe = describe
     }
@@ -33,7 +36,11 @@ struct RenderEvents: Sendable {
             do {
                 try await produce(into: continuation)
                 continuation.finish()
+            } catch is CancellationError {
+                continuation.finish()   // the client went away
             } catch {
+                // The stream ends cut (the client sees no final event): say why, for the operator.
+                logger.error("events stream ended early", metadata: ["job": "\(first.record.id)", "error": "\(error)"])
                 continuation.finish(throwing: error)
             }
         }

@@ -62,6 +62,12 @@ final class ChangeSignal: Sendable {
         }
     }
 
+    /// Returns once `version` is past `seen`, the signal is closed, or the task is cancelled.
+    func wait(after seen: UInt64) async {
+        if state.withLock({ $0.isClosed || $0.version != seen }) { return }
+        await waitForChange(after: seen)
+    }
+
     private func waitForChange(after seen: UInt64) async {
         let number = state.withLock { state -> UInt64 in
             state.nextWaiter &+= 1

@@ -27,10 +27,12 @@ final class JobRunner: Service, Sendable {
     static let leaseSeconds: Double = 30
     static let renewSeconds: Double = 5
 
-    private let running = Locked([String: Task<Void, Never>]())
+    private let running = Locked([String: Task<Result<String, any Error>, Never>]())
     private let stopping = Locked(false)
     /// Closed when the runner stops: the loops that wait for a time wait on it.
     private let stopped = ChangeSignal()
+    /// Closed when the store's tables are there (`storeIsReady`), or when the runner stops before they are.
+    private let ready = ChangeSignal()
     /// Changes when a job finishes here (its webhooks are queued).
     private let finished = ChangeSignal()
     /// How long a worker with nothing to do, or the webhook sender, waits for a change here before it looks at the
@@ -52,7 +54,17 @@ final class JobRunner: Service, Sendable {
         self.logger = logger
     }
 
+    /// The store's tables are there (migrated, before the server takes requests): the runner may start.
+    func storeIsReady() { ready.close() }
+
     func run() async throws {
+        // The store runs beside the runner (its own service); its tables are made before the server starts.
+        await withGracefulShutdownHandler {
+            await ready.wait(after: 0)
+        } onGracefulShutdown: {
+            self.stop()
+        }
+        guard !isStopping else { return }
         try? await service.store.requeue(worker: worker)   // a previous run of this server under the same name
         _ = results.sweepPartials(olderThan: partialsSweepAge)
         await withGracefulShutdownHandler {
@@ -82,6 +94,7 @@ final class JobRunner: Service, Sendable {
         service.wake.stopWaiting()
         stopped.close()
         finished.close()
+        ready.close()
     }
 
     var isStopping: Bool { stopping.withLock { $0 } }
@@ -109,47 +122,54 @@ final class JobRunner: Service, Sendable {
         }
     }
 
-    /// Renders `job` in a task of its own (so the lease keeper can cancel it) and finishes it however it ended.
+    /// Renders `job` in a task of its own (so the lease keeper can cancel it), then finishes it however it ended.
+    /// The job is finished here, outside the render's task: a cancelled render's task is cancelled, and the store
+    /// would refuse to record its end from there.
     private func run(_ job: JobRecord) async {
         let log = { var log = logger; log[metadataKey: "job"] = "\(job.id)"; return log }()
         log.info("render started", metadata: ["attempt": "\(job.attempts)", "format": "\(job.format)"])
         let started = Date()
-        let task = Task { [self] in
+        let task = Task { [self] () async -> Result<String, any Error> in
             do {
-                let result = try await withTimeLimit(seconds: service.limits.jobSeconds) { [self] in
+                return .success(try await withTimeLimit(seconds: service.limits.jobSeconds) { [self] in
                     try await render(job, logger: log)
-                }
-                await finish(job, .succeeded(result: result), logger: log)
-                rendersCounter.increment()
-                renderSeconds.recordSeconds(Date().timeIntervalSince(started))
-                log.info("render succeeded", metadata: ["seconds": "\(String(format: "%.2f", Date().timeIntervalSince(started)))"])
-            } catch is TimeLimitExceeded {
-                failuresCounter.increment()
-                let error = ServiceError.renderFailed("the render took longer than \(TimeParser.string(fromSeconds: service.limits.jobSeconds)), the most this server gives one")
-                await finish(job, .failed(problem: HTTPProblem(error).document.json(.compact)), logger: log)
-                log.warning("render stopped at its time limit")
-            } catch is CancellationError {
-                if isStopping {
-                    log.info("render stopped: the server is stopping; the job goes back to the queue")
-                } else {
-                    await finish(job, .cancelled, logger: log)
-                    log.info("render cancelled")
-                }
+                })
             } catch {
-                failuresCounter.increment()
-                let failure: ServiceError
-                if let serviceError = error as? ServiceError { failure = serviceError }
-                else if let engine = error as? EngineError { failure = ServiceError(engine, nameOf: service.sounds.name(ofPath:)) }
-                // Any other error's words may hold a server path, which no answer names: quoted paths become names.
-                else { failure = .internalFault(ServiceError.hidingPaths("\(error)", nameOf: service.sounds.name(ofPath:))) }
-                // Stored as the document the API and the webhook will give for it.
-                await finish(job, .failed(problem: HTTPProblem(failure).document.json(.compact)), logger: log)
-                log.error("render failed", metadata: ["error": "\(error is ServiceError || error is EngineError ? failure.detail : "\(error)")"])
+                return .failure(error)
             }
         }
         running.withLock { $0[job.id] = task }
         if isStopping { task.cancel() }
-        await task.value
+        let ended = await task.value
+        switch ended {
+        case .success(let result):
+            await finish(job, .succeeded(result: result), logger: log)
+            rendersCounter.increment()
+            renderSeconds.recordSeconds(Date().timeIntervalSince(started))
+            log.info("render succeeded", metadata: ["seconds": "\(String(format: "%.2f", Date().timeIntervalSince(started)))"])
+        case .failure(is TimeLimitExceeded):
+            failuresCounter.increment()
+            let error = ServiceError.renderFailed("the render took longer than \(TimeParser.string(fromSeconds: service.limits.jobSeconds)), the most this server gives one")
+            await finish(job, .failed(problem: HTTPProblem(error).document.json(.compact)), logger: log)
+            log.warning("render stopped at its time limit")
+        case .failure(is CancellationError):
+            if isStopping {
+                log.info("render stopped: the server is stopping; the job goes back to the queue")
+            } else {
+                await finish(job, .cancelled, logger: log)
+                log.info("render cancelled")
+            }
+        case .failure(let error):
+            failuresCounter.increment()
+            let failure: ServiceError
+            if let serviceError = error as? ServiceError { failure = serviceError }
+            else if let engine = error as? EngineError { failure = ServiceError(engine, nameOf: service.sounds.name(ofPath:)) }
+            // Any other error's words may hold a server path, which no answer names: quoted paths become names.
+            else { failure = .internalFault(ServiceError.hidingPaths("\(error)", nameOf: service.sounds.name(ofPath:))) }
+            // Stored as the document the API and the webhook will give for it.
+            await finish(job, .failed(problem: HTTPProblem(failure).document.json(.compact)), logger: log)
+            log.error("render failed", metadata: ["error": "\(error is ServiceError || error is EngineError ? failure.detail : "\(error)")"])
+        }
         running.withLock { _ = $0.removeValue(forKey: job.id) }
         service.live.remove(job.id)
     }

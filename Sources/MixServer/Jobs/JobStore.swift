@@ -13,6 +13,11 @@ import Foundation
 /// from then on does not see the job, and the job itself is cancelled when no owner still wants it. Finished jobs are
 /// forgotten (`forget`) a while after they finish.
 protocol JobStore: Sendable {
+    /// Runs what the store needs while it is used, until a graceful shutdown or the task's cancel: PostgreSQL's
+    /// connection pool (calls made before it runs wait for it); nothing for SQLite, which returns at once. The
+    /// server runs it as a service (`JobStoreService`), structured, never in a task of its own.
+    func run() async
+
     /// Creates the tables if they are not there (idempotent, safe from several servers at once).
     func migrate() async throws
 

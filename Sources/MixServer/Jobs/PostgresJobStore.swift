@@ -9,7 +9,6 @@ final class PostgresJobStore: JobStore {
     /// Where the store connects (the URL it was given, parsed).
     let location: PostgresLocation
     private let client: PostgresClient
-    private let runner: Task<Void, Never>
     private let logger: Logger
 
     /// The advisory lock held while the tables are created (any server, any schema of the database).
@@ -24,9 +23,12 @@ final class PostgresJobStore: JobStore {
     init(url: String, schema: String? = nil, logger: Logger = Logger(label: "mixrender.jobs")) throws {
         location = try PostgresLocation(url: url, schema: schema)
         self.logger = logger
-        let client = PostgresClient(configuration: location.clientConfiguration(), backgroundLogger: logger)
-        self.client = client
-        runner = Task { await client.run() }
+        client = PostgresClient(configuration: location.clientConfiguration(), backgroundLogger: logger)
+    }
+
+    /// Runs the connection pool (`PostgresClient.run`) until a graceful shutdown or the task's cancel.
+    func run() async {
+        await client.run()
     }
 
     // MARK: Schema
@@ -366,10 +368,8 @@ final class PostgresJobStore: JobStore {
         }
     }
 
-    func close() async throws {
-        runner.cancel()
-        await runner.value
-    }
+    /// Nothing to do: the pool's connections close when `run` returns.
+    func close() async throws {}
 
     // MARK: Reading rows
 

@@ -322,6 +322,9 @@ final class SQLiteJobStore: JobStore {
     /// stop left them in `jobs.sqlite-wal`). Another server on the same file that is still reading or writing past the
     /// busy time-out makes the checkpoint give up (SQLITE_BUSY): that is no failure of this stop, and the last server
     /// to close writes the WAL back. Any other failure is the error, after the database is closed.
+    /// Nothing runs beside a SQLite database.
+    func run() async {}
+
     func close() async throws {
         let first = closing.withLock { closing in
             defer { closing = true }
