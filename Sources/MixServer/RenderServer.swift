@@ -59,10 +59,14 @@ public enum RenderServer {
                                              .init(role: "results folder", path: configuration.resultsPath),
                                              .init(role: "uploads folder", path: configuration.soundsPath)],
                                    minimumFreeBytes: configuration.minimumFreeBytes, logger: logger)
-        let service = RenderService(store: store, results: results, sounds: sounds, limits: configuration.limits, material: material,
-                                    live: LiveProgress(), wake: JobSignal(), webhooks: webhooks, storage: storage, logger: logger)
-        let runner = JobRunner(service: service, results: results, worker: configuration.worker,
-                               budgetBytes: configuration.storeBudgetBytes, webhookSender: WebhookSender(signer: signer),
+        // The service (what requests ask) and the runner (the renders) stand side by side, made of the same parts.
+        let planner = RenderPlanner(sounds: sounds, limits: configuration.limits, material: material)
+        let live = LiveProgress(), wake = JobSignal()
+        let service = RenderService(store: store, results: results, planner: planner, live: live, wake: wake,
+                                    webhooks: webhooks, storage: storage, logger: logger)
+        let runner = JobRunner(store: store, planner: planner, results: results, live: live, wake: wake,
+                               worker: configuration.worker, budgetBytes: configuration.storeBudgetBytes,
+                               webhookSender: WebhookSender(signer: signer),
                                partialsSweepAge: configuration.databaseURL == nil ? 0 : 3600,
                                forgetAfterSeconds: configuration.forgetAfterSeconds, logger: logger)
         let readiness = Readiness(store: store, storage: storage)

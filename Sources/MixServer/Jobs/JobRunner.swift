@@ -12,8 +12,13 @@ import ServiceLifecycle
 /// On a graceful shutdown (SIGTERM) it stops claiming, stops its renders (nothing partial is left behind) and
 /// puts their jobs back in the queue, for this server when it starts again or for another one.
 final class JobRunner: Service, Sendable {
-    let service: RenderService
+    let store: any JobStore
+    let planner: RenderPlanner
     let results: ResultStore
+    /// Where a render reports its progress, which the service and the event streams read.
+    let live: LiveProgress
+    /// What the service wakes the runner with (a job queued here, a cancel here).
+    let wake: JobSignal
     let worker: String
     let budgetBytes: Int64
     let webhookSender: WebhookSender
@@ -23,6 +28,7 @@ final class JobRunner: Service, Sendable {
     /// A finished job is forgotten (its rows and files deleted) this long after it finished (`--forget-after`).
     let forgetAfterSeconds: Double
     let logger: Logger
+    private var limits: ServiceLimits { planner.limits }
     /// How long a claimed job stays this server's without a renewal (a dead server's jobs are claimed again after it).
     static let leaseSeconds: Double = 30
     static let renewSeconds: Double = 5
@@ -42,12 +48,16 @@ final class JobRunner: Service, Sendable {
     private let failuresCounter = Counter(label: "mixrender_render_failures_total")
     private let renderSeconds = Timer(label: "mixrender_render_seconds")
 
-    init(service: RenderService, results: ResultStore, worker: String, budgetBytes: Int64, webhookSender: WebhookSender,
-         partialsSweepAge: Double, forgetAfterSeconds: Double, logger: Logger) {
+    init(store: any JobStore, planner: RenderPlanner, results: ResultStore, live: LiveProgress, wake: JobSignal,
+         worker: String, budgetBytes: Int64, webhookSender: WebhookSender, partialsSweepAge: Double,
+         forgetAfterSeconds: Double, logger: Logger) {
+        self.store = store
+        self.planner = planner
+        self.results = results
+        self.live = live
+        self.wake = wake
         self.partialsSweepAge = partialsSweepAge
         self.forgetAfterSeconds = forgetAfterSeconds
-        self.service = service
-        self.results = results
         self.worker = worker
         self.budgetBytes = budgetBytes
         self.webhookSender = webhookSender
@@ -65,11 +75,11 @@ final class JobRunner: Service, Sendable {
             self.stop()
         }
         guard !isStopping else { return }
-        try? await service.store.requeue(worker: worker)   // a previous run of this server under the same name
+        try? await store.requeue(worker: worker)   // a previous run of this server under the same name
         _ = results.sweepPartials(olderThan: partialsSweepAge)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<max(1, service.limits.concurrentRenders) {
+                for _ in 0..<max(1, limits.concurrentRenders) {
                     group.addTask { await self.workLoop() }
                 }
                 group.addTask { await self.leaseLoop() }
@@ -81,7 +91,7 @@ final class JobRunner: Service, Sendable {
             self.stop()
         }
         // Every render has stopped: the jobs they held go back to the queue.
-        do { try await service.store.requeue(worker: worker) } catch {
+        do { try await store.requeue(worker: worker) } catch {
             logger.error("could not put this server's jobs back in the queue", metadata: ["error": "\(error)"])
         }
         logger.info("job runner stopped")
@@ -91,7 +101,7 @@ final class JobRunner: Service, Sendable {
     func stop() {
         stopping.withLock { $0 = true }
         for task in running.withLock({ Array($0.values) }) { task.cancel() }
-        service.wake.stopWaiting()
+        wake.stopWaiting()
         stopped.close()
         finished.close()
         ready.close()
@@ -104,18 +114,18 @@ final class JobRunner: Service, Sendable {
     private func workLoop() async {
         while !isStopping {
             // Read before the store is: a job queued here meanwhile ends the wait below at once.
-            let seen = service.wake.queued.version
+            let seen = wake.queued.version
             let claimed: JobRecord?
             do {
                 let now = Date()
-                claimed = try await service.store.claim(worker: worker, now: now, leaseUntil: now + Self.leaseSeconds)
+                claimed = try await store.claim(worker: worker, now: now, leaseUntil: now + Self.leaseSeconds)
             } catch {
                 logger.error("could not claim a job", metadata: ["error": "\(error)"])
-                await service.wake.queued.wait(after: seen, timeout: .seconds(2))
+                await wake.queued.wait(after: seen, timeout: .seconds(2))
                 continue
             }
             guard let job = claimed else {
-                await service.wake.queued.wait(after: seen, timeout: .seconds(Self.storeLookSeconds))
+                await wake.queued.wait(after: seen, timeout: .seconds(Self.storeLookSeconds))
                 continue
             }
             await run(job)
@@ -131,7 +141,7 @@ final class JobRunner: Service, Sendable {
         let started = Date()
         let task = Task { [self] () async -> Result<String, any Error> in
             do {
-                return .success(try await withTimeLimit(seconds: service.limits.jobSeconds) { [self] in
+                return .success(try await withTimeLimit(seconds: limits.jobSeconds) { [self] in
                     try await render(job, logger: log)
                 })
             } catch {
@@ -149,7 +159,7 @@ final class JobRunner: Service, Sendable {
             log.info("render succeeded", metadata: ["seconds": "\(String(format: "%.2f", Date().timeIntervalSince(started)))"])
         case .failure(is TimeLimitExceeded):
             failuresCounter.increment()
-            let error = ServiceError.renderFailed("the render took longer than \(TimeParser.string(fromSeconds: service.limits.jobSeconds)), the most this server gives one")
+            let error = ServiceError.renderFailed("the render took longer than \(TimeParser.string(fromSeconds: limits.jobSeconds)), the most this server gives one")
             await finish(job, .failed(problem: HTTPProblem(error).document.json(.compact)), logger: log)
             log.warning("render stopped at its time limit")
         case .failure(is CancellationError):
@@ -163,15 +173,15 @@ final class JobRunner: Service, Sendable {
             failuresCounter.increment()
             let failure: ServiceError
             if let serviceError = error as? ServiceError { failure = serviceError }
-            else if let engine = error as? EngineError { failure = ServiceError(engine, nameOf: service.sounds.name(ofPath:)) }
+            else if let engine = error as? EngineError { failure = ServiceError(engine, nameOf: planner.sounds.name(ofPath:)) }
             // Any other error's words may hold a server path, which no answer names: quoted paths become names.
-            else { failure = .internalFault(ServiceError.hidingPaths("\(error)", nameOf: service.sounds.name(ofPath:))) }
+            else { failure = .internalFault(ServiceError.hidingPaths("\(error)", nameOf: planner.sounds.name(ofPath:))) }
             // Stored as the document the API and the webhook will give for it.
             await finish(job, .failed(problem: HTTPProblem(failure).document.json(.compact)), logger: log)
             log.error("render failed", metadata: ["error": "\(error is ServiceError || error is EngineError ? failure.detail : "\(error)")"])
         }
         running.withLock { _ = $0.removeValue(forKey: job.id) }
-        service.live.remove(job.id)
+        live.remove(job.id)
     }
 
     private func finish(_ job: JobRecord, _ outcome: JobOutcome, logger: Logger) async {
@@ -185,7 +195,7 @@ final class JobRunner: Service, Sendable {
         }
         let payload = WebhookPayload.document(for: finished, at: now).json(.compact)
         do {
-            let held = try await service.store.finish(id: job.id, worker: worker, outcome: outcome, webhookPayload: payload, now: now)
+            let held = try await store.finish(id: job.id, worker: worker, outcome: outcome, webhookPayload: payload, now: now)
             if !held { logger.warning("the job was no longer this server's when it finished; its result is kept, its state left to its holder") }
         } catch {
             logger.error("could not record the job's end; it will be rendered again", metadata: ["error": "\(error)"])
@@ -203,7 +213,7 @@ final class JobRunner: Service, Sendable {
             return stored
         }
         let spec = try RenderSpec(storedRequest: job.request)
-        let planned = try await service.plan(spec)
+        let planned = try await planner.plan(spec)
         guard planned.id == job.id else {
             throw ServiceError.inputsChanged("the preset's sounds or this server's mixrender changed since it was submitted (its key is now \(planned.id)); submit it again")
         }
@@ -212,7 +222,7 @@ final class JobRunner: Service, Sendable {
         defer { if !committed { results.discard(partial: partial) } }
         let audio = partial + "/" + ResultStore.audioFileName(format: spec.format)
         let (progress, reporter) = AsyncStream.makeStream(of: RenderProgress.self, bufferingPolicy: .bufferingNewest(1))
-        let live = service.live, id = job.id
+        let live = self.live, id = job.id
         let watcher = Task {
             for await value in progress {
                 let left = value.realtime > 0 ? Double(value.totalFrames - value.frames) / Double(value.sampleRate) / value.realtime : nil
@@ -242,21 +252,21 @@ final class JobRunner: Service, Sendable {
     private func leaseLoop() async {
         var lastRenewal = Date.distantPast
         while !isStopping {
-            let seen = service.wake.cancels.version
-            let cancelledHere = service.wake.takeCancelled()
+            let seen = wake.cancels.version
+            let cancelledHere = wake.takeCancelled()
             let ids = running.withLock { Array($0.keys) }
             for id in ids where cancelledHere.contains(id) { await stopIfUnwanted(id) }
             let sinceRenewal = Date().timeIntervalSince(lastRenewal)
             guard sinceRenewal >= Self.renewSeconds else {
-                await service.wake.cancels.wait(after: seen, timeout: .seconds(Self.renewSeconds - sinceRenewal))
+                await wake.cancels.wait(after: seen, timeout: .seconds(Self.renewSeconds - sinceRenewal))
                 continue
             }
             lastRenewal = Date()
             guard !ids.isEmpty else { continue }
             var progress: [String: JobProgress] = [:]
-            for id in ids { progress[id] = service.live.progress(of: id) ?? JobProgress(fraction: 0) }
+            for id in ids { progress[id] = live.progress(of: id) ?? JobProgress(fraction: 0) }
             do {
-                let lost = try await service.store.renew(worker: worker, progress: progress, leaseUntil: Date() + Self.leaseSeconds)
+                let lost = try await store.renew(worker: worker, progress: progress, leaseUntil: Date() + Self.leaseSeconds)
                 for id in lost { cancelRender(id, reason: "no longer this server's to render (cancelled, or its lease ran out)") }
             } catch {
                 logger.error("could not renew this server's leases", metadata: ["error": "\(error)"])
@@ -266,8 +276,8 @@ final class JobRunner: Service, Sendable {
 
     /// A cancel arrived here for `id`: asks the store whether anyone still wants it (a renewal answers that).
     private func stopIfUnwanted(_ id: String) async {
-        guard let progress = running.withLock({ $0[id] != nil }) ? service.live.progress(of: id) ?? JobProgress(fraction: 0) : nil else { return }
-        if let lost = try? await service.store.renew(worker: worker, progress: [id: progress], leaseUntil: Date() + Self.leaseSeconds),
+        guard let progress = running.withLock({ $0[id] != nil }) ? live.progress(of: id) ?? JobProgress(fraction: 0) : nil else { return }
+        if let lost = try? await store.renew(worker: worker, progress: [id: progress], leaseUntil: Date() + Self.leaseSeconds),
            lost.contains(id) {
             cancelRender(id, reason: "cancelled")
         }
@@ -291,7 +301,7 @@ final class JobRunner: Service, Sendable {
             if Date() >= next {
                 next = Date() + interval
                 do {
-                    let forgotten = try await service.store.forget(finishedBefore: Date() - forgetAfterSeconds)
+                    let forgotten = try await store.forget(finishedBefore: Date() - forgetAfterSeconds)
                     let running = self.running.withLock { Set($0.keys) }
                     for id in forgotten where !running.contains(id) { results.delete(id) }
                     if !forgotten.isEmpty {
@@ -314,7 +324,7 @@ final class JobRunner: Service, Sendable {
             let due: [WebhookDelivery]
             do {
                 let now = Date()
-                due = try await service.store.dueDeliveries(now: now, leaseUntil: now + 60, limit: 16)
+                due = try await store.dueDeliveries(now: now, leaseUntil: now + 60, limit: 16)
             } catch {
                 logger.error("could not read the webhook deliveries", metadata: ["error": "\(error)"])
                 await stopped.wait(after: 0, timeout: .seconds(2))
@@ -343,7 +353,7 @@ final class JobRunner: Service, Sendable {
             delivered = false
             logger.warning("webhook refused; given up", metadata: ["job": "\(delivery.jobID)", "webhook": "\(delivery.id)", "reason": "\(reason)"])
         }
-        do { try await service.store.recordDelivery(id: delivery.id, delivered: delivered, retryAt: retryAt, now: now) } catch {
+        do { try await store.recordDelivery(id: delivery.id, delivered: delivered, retryAt: retryAt, now: now) } catch {
             logger.error("could not record a webhook delivery", metadata: ["webhook": "\(delivery.id)", "error": "\(error)"])
         }
     }

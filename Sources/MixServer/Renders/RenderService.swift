@@ -5,15 +5,12 @@ import MixRender
 /// What the API asks of the server, in its own words: plan a requested render (its id is its cache key), submit
 /// it for a token, show it as that token sees it, cancel it. The HTTP handlers (`APIHandlers`) only translate.
 ///
-/// Planning runs the library's analysis (`PresetRender.prepare`) with the server's sounds (`SoundLibrary`) as the
-/// only files a preset may name, and shares prepared material with the renders (`material`), so a request
-/// submitted twice, or rendered after it was planned, says and decodes nothing again.
+/// It stands beside the runner (`JobRunner`), not over it: both are made from the same parts (the store, the
+/// planner, the live progress and the wake-ups), and neither reaches through the other.
 final class RenderService: Sendable {
     let store: any JobStore
     let results: ResultStore
-    let sounds: SoundLibrary
-    let limits: ServiceLimits
-    let material: PreparedMaterial
+    let planner: RenderPlanner
     let live: LiveProgress
     let wake: JobSignal
     let webhooks: WebhookURLPolicy
@@ -21,65 +18,24 @@ final class RenderService: Sendable {
     /// Whether the folders it writes can take writes: a new render is refused (503) while they cannot.
     let storage: StorageWatch
 
-    init(store: any JobStore, results: ResultStore, sounds: SoundLibrary, limits: ServiceLimits, material: PreparedMaterial, live: LiveProgress,
-         wake: JobSignal, webhooks: WebhookURLPolicy, storage: StorageWatch, logger: Logger) {
+    var sounds: SoundLibrary { planner.sounds }
+    var limits: ServiceLimits { planner.limits }
+
+    init(store: any JobStore, results: ResultStore, planner: RenderPlanner, live: LiveProgress, wake: JobSignal,
+         webhooks: WebhookURLPolicy, storage: StorageWatch, logger: Logger) {
         self.store = store
         self.storage = storage
         self.results = results
-        self.sounds = sounds
-        self.limits = limits
-        self.material = material
+        self.planner = planner
         self.live = live
         self.wake = wake
         self.webhooks = webhooks
         self.logger = logger
     }
 
-    /// A render planned: its id (the file cache key), the library's prepared render, what it warned.
-    struct Planned: Sendable {
-        var id: String
-        var render: PresetRender
-        var spec: RenderSpec
-        var warnings: [String]
-    }
-
-    /// Plans `spec` as a render would (its JSON, values, sounds, speech and length checked), within the
-    /// server's limits, and finds its id. Every fault is a `ServiceError` naming where in the request.
-    func plan(_ spec: RenderSpec) async throws(ServiceError) -> Planned {
-        if case .array(let tracks)? = spec.preset["tracks"], tracks.count > limits.maxTracks {
-            throw .invalid(jsonPath: "preset.tracks",
-                           reason: "has \(tracks.count) tracks; this server renders at most \(limits.maxTracks)")
-        }
-        let render: PresetRender
-        do {
-            render = try await withTimeLimit(seconds: limits.prepareSeconds) { [sounds, material] in
-                try await PresetRender.prepare(preset: spec.preset, name: spec.name, overrides: spec.overrides,
-                                               sources: sounds.resolver, material: material)
-            }
-        } catch let error as EngineError {
-            throw ServiceError(error, nameOf: sounds.name(ofPath:))
-        } catch is TimeLimitExceeded {
-            throw .invalid(jsonPath: "preset", reason: "took longer than \(Int(limits.prepareSeconds)) s to prepare (its speech and sounds); this server gives a preset at most that")
-        } catch {
-            throw .internalFault("planning failed: \(error)")
-        }
-        if render.durationSeconds > limits.maxDurationSeconds {
-            let path = spec.overrides.durationSeconds != nil ? "overrides.durationSeconds" : "preset.duration"
-            throw .invalid(jsonPath: path, reason: "renders \(TimeParser.string(fromSeconds: render.durationSeconds)); this server renders at most \(TimeParser.string(fromSeconds: limits.maxDurationSeconds))")
-        }
-        if render.renderJob.preset.tracks.count > limits.maxTracks {
-            throw .invalid(jsonPath: "preset.bed", reason: "brings the preset to \(render.renderJob.preset.tracks.count) tracks; this server renders at most \(limits.maxTracks)")
-        }
-        var warnings = render.warnings
-        do {
-            warnings += try render.check(outputFile: "render.\(spec.format.fileExtension)")
-            let id = try render.fileCacheKey(format: spec.format)
-            return Planned(id: id, render: render, spec: spec, warnings: warnings.map { ServiceError.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
-        } catch let error as EngineError {
-            throw ServiceError(error, nameOf: sounds.name(ofPath:))
-        } catch {
-            throw .internalFault("planning failed: \(error)")
-        }
+    /// Plans `spec` (`RenderPlanner.plan`).
+    func plan(_ spec: RenderSpec) async throws(ServiceError) -> RenderPlanner.Planned {
+        try await planner.plan(spec)
     }
 
     /// Submits `spec` for `token`, with the webhook it asked for: the job is stored before this returns.
