@@ -1,12 +1,21 @@
 import MixIO
 import NIOPosix
 
-/// The result files a handler answers with whole (a waveform, the timeline, the report), read through MixIO on NIO's
-/// blocking-I/O thread pool, never on the threads that run async tasks: a slow disk then holds one pool thread, not a
-/// thread every request needs. The audio itself is streamed in ranges by `AudioRoute`.
+/// The small files of a result (a waveform, the timeline, the report, `result.json`), read by the handlers that answer
+/// with them whole and written by the runner, through MixIO on NIO's blocking-I/O thread pool, never on the threads
+/// that run async tasks: a slow disk then holds one pool thread, not a thread every request needs. The audio itself
+/// is written by the render's own thread and streamed in ranges by `AudioRoute`.
 enum ResultFiles {
     /// The most any of these files is read (a PNG waveform at the largest size the API draws is a few MiB).
     static let maximumBytes = 64 << 20
+
+    /// Writes `text` as the file `path` (a result's partial folder, which the result store syncs before it is renamed
+    /// into place).
+    static func write(_ text: String, to path: String) async throws {
+        try await NIOThreadPool.singleton.runIfActive {
+            try FileSystem.writeFile(path: path, bytes: Array(text.utf8))
+        }
+    }
 
     /// The bytes of `path` (a regular file, links not followed: the results folder is the server's own).
     static func read(_ path: String) async throws -> [UInt8] {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MixIO
 import MixRender
 import OpenAPIRuntime
 import Prometheus
@@ -58,8 +59,10 @@ struct PageFiles: Sendable {
         guard let folder = Bundle.module.resourceURL?.appendingPathComponent("Page") else {
             throw ServiceError.internalFault("the server's page files are missing from its resources")
         }
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
-            if let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) { files[name] = [UInt8](data) }
+        for name in (try? FileSystem.folderEntries(folder.path)) ?? [] {
+            if let bytes = try? FileSystem.readDocument(path: folder.appendingPathComponent(name).path, maximumBytes: 16 << 20) {
+                files[name] = bytes
+            }
         }
         for required in ["index.html", "page.js", "page.css", "openapi.yaml", "preset.schema.json"] where files[required] == nil {
             throw ServiceError.internalFault("the server's resources lack \(required)")
@@ -77,7 +80,7 @@ struct PageFiles: Sendable {
 enum SoundDescription {
     static func of(hash: String, in sounds: SoundLibrary) async throws -> Components.Schemas.Sound? {
         guard let path = try? sounds.resolve("sha256:" + hash) else { return nil }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        let size = Int(FileSystem.identity(of: path)?.size ?? 0)
         var sound = Components.Schemas.Sound(sha256: hash, bytes: size, name: "sha256:" + hash)
         if let info = try? await AudioAnalysis.info(ofFile: path) {
             sound.format = info.formatName

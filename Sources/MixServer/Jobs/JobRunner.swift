@@ -232,14 +232,14 @@ final class JobRunner: Service, Sendable {
         let report = try await planned.render.renderWithReport(toFile: audio, progress: reporter)
         await watcher.value
         try Task.checkCancellation()
-        try report.document.write(toFile: partial + "/report.json", atomically: false, encoding: .utf8)
-        try planned.render.timelineJSON.write(toFile: partial + "/timeline.json", atomically: false, encoding: .utf8)
+        try await ResultFiles.write(report.document, to: partial + "/report.json")
+        try await ResultFiles.write(planned.render.timelineJSON, to: partial + "/timeline.json")
         for format in ["json", "png", "svg"] {
             _ = try await AudioAnalysis.waveform(ofFile: audio, writingTo: partial + "/waveform.\(format)")
         }
         let text = StoredResult(report: report, render: planned.render, format: spec.format,
                                 fileName: ResultStore.audioFileName(format: spec.format), warnings: planned.warnings).json
-        try text.write(toFile: partial + "/result.json", atomically: false, encoding: .utf8)
+        try await ResultFiles.write(text, to: partial + "/result.json")
         try results.commit(partial: partial, id: job.id)
         committed = true
         return text

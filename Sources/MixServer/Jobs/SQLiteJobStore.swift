@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MixIO
 import Synchronization
 
 /// The jobs of one server: an SQLite database (WAL mode) in the server's state folder. SQLite has one writer at a
@@ -29,7 +30,7 @@ final class SQLiteJobStore: JobStore {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileSystem.makeFolders(folder.path)
             pool = try DatabasePool(path: file.path, configuration: configuration)
         } catch {
             throw JobStoreError("job store \(file.path): \(Self.describe(error))")
