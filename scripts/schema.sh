@@ -1,5 +1,5 @@
 #!/bin/bash
-# Rewrites docs/preset.schema.json from the declarations (PresetSchema.generate: the kinds, output, master, voice; the file is its own
+# Rewrites the preset schema (Sources/MixServer/Page/preset.schema.json; docs/preset.schema.json links to it) from the declarations (PresetSchema.generate: the kinds, output, master, voice; the file is its own
 # template for everything that is not a kind). The test run that writes it fails on purpose, so writing is never
 # mistaken for passing: run the test again without MIXRENDER_WRITE_SCHEMA to see it pass.
 set -e
