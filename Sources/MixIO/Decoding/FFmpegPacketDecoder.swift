@@ -12,10 +12,12 @@ import CFFmpeg
 /// `receive` in its pooled frame buffers. Not thread-safe: one thread at a time.
 final class FFmpegPacketDecoder {
     let path: String
+    /// The context, packet and frame, freed together when the decoder goes.
+    private let parts: FFmpegCodecParts
     /// The last frame `receive` gave.
-    let frame: UnsafeMutablePointer<AVFrame>
-    private let codec: UnsafeMutablePointer<AVCodecContext>
-    private let packet: UnsafeMutablePointer<AVPacket>
+    var frame: UnsafeMutablePointer<AVFrame> { parts.frame }
+    private var codec: UnsafeMutablePointer<AVCodecContext> { parts.codec }
+    private var packet: UnsafeMutablePointer<AVPacket> { parts.packet }
 
     /// Opens FFmpeg's decoder for `codecID` (`avcodec_find_decoder`, `avcodec_open2`) with `headers` as its
     /// extradata (for Vorbis, the three header packets in Xiph lacing). Throws an `AudioIOError` naming the file
@@ -50,41 +52,18 @@ final class FFmpegPacketDecoder {
         }
     }
 
-    /// Allocates the context, the packet and the frame, lets `configure` set the context up, and opens it; frees
-    /// what it made when anything fails.
+    /// Allocates the context, the packet and the frame (`FFmpegCodecParts`, freed when anything fails), lets
+    /// `configure` set the context up, and opens it.
     private init(path: String, decoder: UnsafePointer<AVCodec>,
                  configure: (UnsafeMutablePointer<AVCodecContext>) throws -> Void) throws {
-        var codec = FFmpeg.av.avcodec_alloc_context3(decoder)
-        var packet = FFmpeg.av.av_packet_alloc()
-        var frame = FFmpeg.av.av_frame_alloc()
-        var isOpen = false
-        defer {
-            if !isOpen {
-                FFmpeg.av.av_frame_free(&frame)
-                FFmpeg.av.av_packet_free(&packet)
-                FFmpeg.av.avcodec_free_context(&codec)
-            }
-        }
-        guard let codec, let packet, let frame else {
+        guard let parts = FFmpegCodecParts(for: decoder) else {
             throw AudioIOError(path: path, function: "avcodec_alloc_context3", reason: "out of memory")
         }
-        try configure(codec)
-        let started = FFmpeg.av.avcodec_open2(codec, decoder, nil)
+        try configure(parts.codec)
+        let started = FFmpeg.av.avcodec_open2(parts.codec, decoder, nil)
         guard started >= 0 else { throw FFmpeg.error(path, "avcodec_open2", code: started) }
         self.path = path
-        self.codec = codec
-        self.packet = packet
-        self.frame = frame
-        isOpen = true
-    }
-
-    deinit {
-        var frame: UnsafeMutablePointer<AVFrame>? = frame
-        var packet: UnsafeMutablePointer<AVPacket>? = packet
-        var codec: UnsafeMutablePointer<AVCodecContext>? = codec
-        FFmpeg.av.av_frame_free(&frame)
-        FFmpeg.av.av_packet_free(&packet)
-        FFmpeg.av.avcodec_free_context(&codec)
+        self.parts = parts
     }
 
     /// What `receive` found.

@@ -41,9 +41,11 @@ public final class FFmpegFileWriter: AudioEncoder {
 
     private let format: UnsafeMutablePointer<AVFormatContext>
     private let stream: UnsafeMutablePointer<AVStream>
-    private let codec: UnsafeMutablePointer<AVCodecContext>
-    private let frame: UnsafeMutablePointer<AVFrame>
-    private let packet: UnsafeMutablePointer<AVPacket>
+    /// The encoder's context, packet and frame, freed together when the writer goes.
+    private let parts: FFmpegCodecParts
+    private var codec: UnsafeMutablePointer<AVCodecContext> { parts.codec }
+    private var frame: UnsafeMutablePointer<AVFrame> { parts.frame }
+    private var packet: UnsafeMutablePointer<AVPacket> { parts.packet }
     /// Frames in `frame` not yet sent to the encoder.
     private var filled = 0
     /// Frames sent to the encoder: the next frame's `pts`.
@@ -67,18 +69,8 @@ public final class FFmpegFileWriter: AudioEncoder {
         }
         let bitrateKbps = Self.bitrateKbps(for: settings)
         var format: UnsafeMutablePointer<AVFormatContext>?
-        var codec: UnsafeMutablePointer<AVCodecContext>?
-        var frame: UnsafeMutablePointer<AVFrame>?
-        var packet: UnsafeMutablePointer<AVPacket>?
         var isOpen = false
-        defer {
-            if !isOpen {
-                FFmpeg.av.av_packet_free(&packet)
-                FFmpeg.av.av_frame_free(&frame)
-                FFmpeg.av.avcodec_free_context(&codec)
-                Self.close(format)
-            }
-        }
+        defer { if !isOpen { Self.close(format) } }   // the codec's parts free themselves
         func failure(_ function: String, _ code: Int32) -> AudioIOError {
             FFmpeg.error(name, function, code: code, operation: "create")
         }
@@ -88,12 +80,10 @@ public final class FFmpegFileWriter: AudioEncoder {
         }
         let made = FFmpeg.format.avformat_alloc_output_context2(&format, nil, "ipod", path)
         guard made >= 0, let format else { throw failure("avformat_alloc_output_context2", made) }
-        codec = FFmpeg.av.avcodec_alloc_context3(encoder)
-        frame = FFmpeg.av.av_frame_alloc()
-        packet = FFmpeg.av.av_packet_alloc()
-        guard let codec, let frame, let packet, let stream = FFmpeg.format.avformat_new_stream(format, nil) else {
+        guard let parts = FFmpegCodecParts(for: encoder), let stream = FFmpeg.format.avformat_new_stream(format, nil) else {
             throw AudioIOError(path: name, function: "avcodec_alloc_context3", reason: "out of memory", operation: "create")
         }
+        let codec = parts.codec, frame = parts.frame
 
         let rate = Int32(settings.sampleRate)
         codec.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
@@ -149,9 +139,7 @@ public final class FFmpegFileWriter: AudioEncoder {
         self.chapters = chapters
         self.format = format
         self.stream = stream
-        self.codec = codec
-        self.frame = frame
-        self.packet = packet
+        self.parts = parts
         isOpen = true
     }
 
@@ -159,13 +147,7 @@ public final class FFmpegFileWriter: AudioEncoder {
     /// (`avformat_free_context`, which frees the chapters). Without `finish()` the file has no `moov` box and
     /// plays nowhere: the caller removes it (`AtomicOutputFile`).
     deinit {
-        var frame: UnsafeMutablePointer<AVFrame>? = frame
-        var packet: UnsafeMutablePointer<AVPacket>? = packet
-        var codec: UnsafeMutablePointer<AVCodecContext>? = codec
-        FFmpeg.av.av_frame_free(&frame)
-        FFmpeg.av.av_packet_free(&packet)
-        FFmpeg.av.avcodec_free_context(&codec)
-        Self.close(format)
+        Self.close(format)   // `parts` frees the frame, the packet and the encoder
     }
 
     /// Deinterleaves `frames` frames into the encoder's 1024-frame block, sending each full block
