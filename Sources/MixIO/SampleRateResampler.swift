@@ -8,24 +8,21 @@ import MixDSP
 /// (`src_new`); `process` and `reset` allocate nothing, except an error's message. Not thread-safe: one
 /// thread at a time; separate resamplers share no state and may run on separate threads at once.
 public final class SampleRateResampler: SampleRateConverter {
-    public let channelCount: Int
-    public let inputRate: Int
-    public let outputRate: Int
-    public let quality: ResamplerChoice
+    public let setup: ResamplerSetup
+    public var channelCount: Int { setup.channelCount }
+    public var inputRate: Int { setup.inputRate }
+    public var outputRate: Int { setup.outputRate }
+    public var quality: ResamplerChoice { setup.quality }
     /// `outputRate / inputRate`.
-    public let ratio: Double
+    public var ratio: Double { setup.ratio }
     private let state: OpaquePointer
 
     /// Creates the converter with `src_new` (`SRC_SINC_BEST_QUALITY`, `SRC_SINC_MEDIUM_QUALITY` or
     /// `SRC_SINC_FASTEST`); throws if the rates or channel count are out of libsamplerate's range.
     public init(channelCount: Int, inputRate: Int, outputRate: Int, quality: ResamplerChoice = .default) throws {
-        self.channelCount = channelCount
-        self.inputRate = inputRate
-        self.outputRate = outputRate
-        self.quality = quality
-        let what = "create a \(quality.rawValue) resampler from \(inputRate) Hz to \(outputRate) Hz"
-        ratio = try Self.checkedRatio(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate,
-                                      function: "src_new", operation: what)
+        setup = try ResamplerSetup(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate, quality: quality,
+                                   function: "src_new")
+        let what = setup.creating
         let converter: Int
         switch quality {
         case .best: converter = SRC_SINC_BEST_QUALITY
@@ -60,8 +57,7 @@ public final class SampleRateResampler: SampleRateConverter {
         data.end_of_input = endOfInput ? 1 : 0
         let error = src_process(state, &data)
         if error != 0 {
-            throw AudioIOError(path: "", function: "src_process", reason: Self.reason(error),
-                               operation: "resample \(inputRate) Hz to \(outputRate) Hz")
+            throw AudioIOError(path: "", function: "src_process", reason: Self.reason(error), operation: setup.resampling)
         }
         return (Int(data.input_frames_used), Int(data.output_frames_gen))
     }
@@ -75,23 +71,47 @@ public final class SampleRateResampler: SampleRateConverter {
         }
     }
 
-    /// `outputRate / inputRate`, once the rates are positive, the channels 1...128 and the ratio within 1/256...256
-    /// (libsamplerate's range, which the libsoxr converter keeps too); otherwise an error naming `function`.
-    static func checkedRatio(channelCount: Int, inputRate: Int, outputRate: Int, function: String, operation: String) throws -> Double {
-        guard inputRate > 0, outputRate > 0, channelCount > 0, channelCount <= 128 else {
-            throw AudioIOError(path: "", function: function,
-                               reason: "rates must be positive and channels 1...128 (got \(channelCount))", operation: operation)
-        }
-        let ratio = Double(outputRate) / Double(inputRate)
-        guard ratio >= 1.0 / 256, ratio <= 256 else {
-            throw AudioIOError(path: "", function: function, reason: "the ratio \(ratio) is outside 1/256...256", operation: operation)
-        }
-        return ratio
-    }
-
     /// Calls `src_strerror`.
     private static func reason(_ error: Int32) -> String {
-        guard let message = src_strerror(error) else { return "error \(error)" }
+        ResamplerSetup.readable(src_strerror(error)) ?? "error \(error)"
+    }
+}
+
+/// What both converters (`SampleRateResampler`, `SoxrResampler`) check and keep before they make their C state: the
+/// channels, the rates, the quality and the ratio, and the words of their errors. A value; `Sendable`.
+public struct ResamplerSetup: Sendable, Equatable {
+    public let channelCount: Int
+    public let inputRate: Int
+    public let outputRate: Int
+    public let quality: ResamplerChoice
+    /// `outputRate / inputRate`.
+    public let ratio: Double
+
+    /// Checks that the rates are positive, the channels 1...128 and the ratio within 1/256...256 (libsamplerate's
+    /// range, which the libsoxr converter keeps too); otherwise an error naming `function`.
+    init(channelCount: Int, inputRate: Int, outputRate: Int, quality: ResamplerChoice, function: String) throws {
+        self.channelCount = channelCount
+        self.inputRate = inputRate
+        self.outputRate = outputRate
+        self.quality = quality
+        let what = "create a \(quality.rawValue) resampler from \(inputRate) Hz to \(outputRate) Hz"
+        guard inputRate > 0, outputRate > 0, channelCount > 0, channelCount <= 128 else {
+            throw AudioIOError(path: "", function: function,
+                               reason: "rates must be positive and channels 1...128 (got \(channelCount))", operation: what)
+        }
+        ratio = Double(outputRate) / Double(inputRate)
+        guard ratio >= 1.0 / 256, ratio <= 256 else {
+            throw AudioIOError(path: "", function: function, reason: "the ratio \(ratio) is outside 1/256...256", operation: what)
+        }
+    }
+
+    /// What errors say was being done: making the converter, or converting.
+    var creating: String { "create a \(quality.rawValue) resampler from \(inputRate) Hz to \(outputRate) Hz" }
+    var resampling: String { "resample \(inputRate) Hz to \(outputRate) Hz" }
+
+    /// A C library's message as the rest of mixrender words one: no final period, a lowercase first letter.
+    static func readable(_ message: UnsafePointer<CChar>?) -> String? {
+        guard let message else { return nil }
         var text = String(cString: message)
         while text.hasSuffix(".") { text.removeLast() }
         return text.prefix(1).lowercased() + text.dropFirst()

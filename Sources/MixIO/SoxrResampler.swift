@@ -15,21 +15,18 @@ import MixDSP
 /// in the same call, and callers keep calling (with no input) until it produces 0 frames, as with
 /// libsamplerate. After the flush, `reset` before converting another stream.
 public final class SoxrResampler: SampleRateConverter {
-    public let channelCount: Int
-    public let inputRate: Int
-    public let outputRate: Int
-    public let quality: ResamplerChoice
+    public let setup: ResamplerSetup
+    public var channelCount: Int { setup.channelCount }
+    public var inputRate: Int { setup.inputRate }
+    public var outputRate: Int { setup.outputRate }
+    public var quality: ResamplerChoice { setup.quality }
     /// `outputRate / inputRate`.
-    public let ratio: Double
+    public var ratio: Double { setup.ratio }
     private let state: soxr_t
 
     /// Creates the converter with `soxr_create` (interleaved float in and out, the quality's recipe, one
     /// thread); throws if `quality` is not a libsoxr one or the rates or channel count are out of range.
     public init(channelCount: Int, inputRate: Int, outputRate: Int, quality: ResamplerChoice = .soxrHQ) throws {
-        self.channelCount = channelCount
-        self.inputRate = inputRate
-        self.outputRate = outputRate
-        self.quality = quality
         let what = "create a \(quality.rawValue) resampler from \(inputRate) Hz to \(outputRate) Hz"
         let recipe: UInt
         switch quality {
@@ -39,8 +36,8 @@ public final class SoxrResampler: SampleRateConverter {
             throw AudioIOError(path: "", function: "soxr_create", reason: "'\(quality.rawValue)' is a libsamplerate quality",
                                operation: what)
         }
-        ratio = try SampleRateResampler.checkedRatio(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate,
-                                           function: "soxr_create", operation: what)
+        setup = try ResamplerSetup(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate, quality: quality,
+                                   function: "soxr_create")
         var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
         var spec = soxr_quality_spec(recipe, 0)
         var runtime = soxr_runtime_spec(1)
@@ -84,16 +81,12 @@ public final class SoxrResampler: SampleRateConverter {
     }
 
     private func failure(_ error: soxr_error_t) -> AudioIOError {
-        AudioIOError(path: "", function: "soxr_process", reason: Self.reason(error),
-                     operation: "resample \(inputRate) Hz to \(outputRate) Hz")
+        AudioIOError(path: "", function: "soxr_process", reason: Self.reason(error), operation: setup.resampling)
     }
 
     /// libsoxr's errors are static C strings (`soxr_strerror` is a macro over them).
     private static func reason(_ error: soxr_error_t?) -> String {
-        guard let error else { return "unknown error" }
-        var text = String(cString: error)
-        while text.hasSuffix(".") { text.removeLast() }
-        return text.prefix(1).lowercased() + text.dropFirst()
+        ResamplerSetup.readable(error) ?? "unknown error"
     }
 }
 
