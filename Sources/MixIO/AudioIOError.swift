@@ -22,6 +22,9 @@ public struct AudioIOError: Error, CustomStringConvertible, Sendable, Equatable 
     /// Whether the library did not recognise the file's format at all (libsndfile, for a regular file that
     /// is not empty), so that `AudioFile.open` may try another one.
     var isUnrecognisedFormat = false
+    /// The cause a check that no call failed gives itself (`readDocument`'s "not a regular file"), where the `errno`
+    /// it carries would say something broader.
+    var checkedCause: Cause? = nil
 
     public init(path: String, function: String, reason: String, operation: String = "open", code: Int32? = nil) {
         self.path = path

@@ -34,6 +34,14 @@ import Testing
         #expect(FileSystem.entry(at: folder.path("a.bin"))?.modified == 1_500_000_000_250_000_000)
     }
 
+    /// `notRegularFile` is `readDocument`'s finding, not every `EINVAL`'s (a path with a NUL is one too).
+    @Test func onlyADocumentThatIsNotAFileIsNotARegularFile() {
+        let device = #expect(throws: AudioIOError.self) { try FileSystem.readDocument(path: "/dev/null", maximumBytes: 10) }
+        #expect(device?.cause == .notRegularFile)
+        let nul = #expect(throws: AudioIOError.self) { try FileSystem.readDocument(path: "a\u{0}b", maximumBytes: 10) }
+        #expect(nul?.code == EINVAL && nul?.cause == .other)
+    }
+
     @Test func aTreeIsWalkedAndRemovedWithoutFollowingALinkOutOfIt() throws {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }

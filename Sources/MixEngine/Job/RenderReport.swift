@@ -180,12 +180,7 @@ extension RenderReport {
     /// The report of a finished render: the output's SHA-256 its finishing step took (`ChecksumStep`), or else the
     /// written output hashed now; that time is added to the inputs'.
     public init(job: RenderJob, result: RenderResult, inputs: Inputs) throws {
-        let checksum = try result.outputChecksum ?? {
-            let started = ContinuousClock.now, startedCPU = CPUClock.process
-            let written = try ContentHash.file(path: result.outputPath)
-            return OutputChecksum(sha256: written.sha256, bytes: written.bytes, seconds: (ContinuousClock.now - started).seconds,
-                                  cpuSeconds: CPUClock.process - startedCPU)
-        }()
+        let checksum = try result.outputChecksum ?? OutputChecksum(ofFile: result.outputPath)
         self.init(job: job, result: result, inputs: inputs.files, key: inputs.key, outputSHA256: checksum.sha256,
                   hashSeconds: inputs.seconds + checksum.seconds, hashCPUSeconds: inputs.cpuSeconds + checksum.cpuSeconds)
     }

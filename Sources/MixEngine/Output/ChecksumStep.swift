@@ -6,10 +6,7 @@ import MixIO
 /// A value with no state; allocates the digest's text.
 struct ChecksumStep: FinishingStep {
     func finish(_ context: inout FinishingContext) throws {
-        let started = ContinuousClock.now, startedCPU = CPUClock.process
-        let digest = try ContentHash.file(path: context.file.temporaryPath)
-        context.checksum = OutputChecksum(sha256: digest.sha256, bytes: digest.bytes, seconds: (ContinuousClock.now - started).seconds,
-                                          cpuSeconds: CPUClock.process - startedCPU)
+        context.checksum = try OutputChecksum(ofFile: context.file.temporaryPath)
     }
 }
 
@@ -20,4 +17,17 @@ public struct OutputChecksum: Sendable, Equatable {
     public var bytes: Int64
     public var seconds: Double
     public var cpuSeconds: Double
+
+    /// Hashes the file at `path` (`ContentHash`), timing it: what `ChecksumStep` does before the rename, and a
+    /// report does after it when the render did not ask for the step.
+    init(ofFile path: String) throws {
+        let started = ContinuousClock.now, startedCPU = CPUClock.process
+        let digest = try ContentHash.file(path: path)
+        self.init(sha256: digest.sha256, bytes: digest.bytes, seconds: (ContinuousClock.now - started).seconds,
+                  cpuSeconds: CPUClock.process - startedCPU)
+    }
+
+    public init(sha256: String, bytes: Int64, seconds: Double, cpuSeconds: Double) {
+        self.sha256 = sha256; self.bytes = bytes; self.seconds = seconds; self.cpuSeconds = cpuSeconds
+    }
 }

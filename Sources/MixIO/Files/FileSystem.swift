@@ -115,8 +115,10 @@ public enum FileSystem {
         switch status.kind {
         case .folder: throw LibC.failure("read", path: path, operation: operation, code: EISDIR)
         case .other:
-            throw AudioIOError(path: path, function: "", reason: "not a regular file (a device, a pipe or a socket)",
-                               operation: operation, code: EINVAL)
+            var error = AudioIOError(path: path, function: "", reason: "not a regular file (a device, a pipe or a socket)",
+                                     operation: operation, code: EINVAL)
+            error.checkedCause = .notRegularFile
+            throw error
         case .regular: break
         }
         let tooLong = AudioIOError(path: path, function: "", reason: "longer than \(Self.byteCount(maximumBytes)), the most mixrender reads of such a file",

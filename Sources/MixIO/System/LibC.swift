@@ -426,7 +426,7 @@ extension AudioIOError {
         case permissionDenied
         /// `ELOOP`: a symbolic link where none is followed (`readDocument(followsLinks: false)`).
         case symbolicLink
-        /// `EINVAL` from `readDocument`: not a regular file (a FIFO, a device).
+        /// Not a regular file (a FIFO, a device), as `readDocument` found it.
         case notRegularFile
         /// `EFBIG`: longer than the most bytes the reader takes.
         case tooLarge
@@ -437,12 +437,12 @@ extension AudioIOError {
     }
 
     public var cause: Cause {
+        if let checkedCause { return checkedCause }
         switch code {
         case ENOENT?, ENOTDIR?: return .noSuchFile
         case EISDIR?: return .isFolder
         case EACCES?, EPERM?: return .permissionDenied
         case ELOOP?: return .symbolicLink
-        case EINVAL?: return .notRegularFile
         case EFBIG?: return .tooLarge
         case EEXIST?, ENOTEMPTY?: return .alreadyExists
         default: return .other

@@ -9,7 +9,7 @@ public struct SweepKind: DeclaredSourceKind {
     public static let key = "sweep"
     public static let isEndless = true
     /// The highest frequency a preset may ask for, as a tone's; it must also lie below half the output rate.
-    public static let maximumFrequencyHz = 24_000.0
+    public static let maximumFrequencyHz = GeneratorLevels.maximumFrequencyHz
 
     public var fromHz: Double
     public var toHz: Double
@@ -54,8 +54,8 @@ public struct SweepKind: DeclaredSourceKind {
 struct SweepMaterial: EventMaterial {
     let kind: SweepKind
     let glideFrames: Int64
-    /// A sine's peak for the generators' RMS level: RMS is A/√2.
-    var amplitude: Float { Float(GeneratorLevels.rms * 2.0.squareRoot()) }
+    /// A sine's peak for the generators' RMS level.
+    var amplitude: Float { GeneratorLevels.sinePeak }
 
     func describe(into key: inout CacheKeyWriter) {
         key.field("material", "sweep")

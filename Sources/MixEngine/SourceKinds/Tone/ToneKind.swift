@@ -9,7 +9,7 @@ public struct ToneKind: DeclaredSourceKind {
     public static let key = "tone"
     public static let isEndless = true
     /// The highest frequency a preset may ask for; it must also lie below half the output rate.
-    public static let maximumFrequencyHz = 24_000.0
+    public static let maximumFrequencyHz = GeneratorLevels.maximumFrequencyHz
     /// RMS level of every waveform before the track's gain, as the noise generators': -18 dBFS.
     public static let rmsLevel = GeneratorLevels.rms
 
@@ -43,8 +43,8 @@ public struct ToneKind: DeclaredSourceKind {
     /// Peak amplitude for `rmsLevel`: a sine's RMS is A/√2, a triangle's A/√3.
     var amplitude: Float {
         switch waveform {
-        case .sine: return Float(Self.rmsLevel * 2.0.squareRoot())
-        case .triangle: return Float(Self.rmsLevel * 3.0.squareRoot())
+        case .sine: return GeneratorLevels.sinePeak
+        case .triangle: return GeneratorLevels.trianglePeak
         }
     }
 
