@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MixRender
+import Synchronization
 
 struct BatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -173,12 +174,23 @@ struct MergeResultsCommand: ParsableCommand {
 /// the same as JSON lines (at most four a second, and the last when the batch ends):
 /// `{"done":3,"total":8,"failed":0,"running":2,"speed":412.5,"remaining":6.2}` (`remaining` null until known), and
 /// the lines printed above the bar as `{"message":"..."}`.
-/// `@unchecked Sendable`, and safe: the runner calls `draw` and `print` from its workers one at a time, under its
-/// lock (`BatchRunner.run`), and `finish` after they have ended, so no two threads touch `drawn` or `last` at once.
-final class BatchLine: @unchecked Sendable {
+/// `Sendable`: what changes (whether a line is drawn, when it last was) is under a `Mutex`; the runner calls `draw`
+/// and `print` from its workers one at a time anyway (`BatchRunner.run`).
+final class BatchLine: Sendable {
     private let style: ProgressOptions.Style?
-    private var drawn = false
-    private var last = ContinuousClock.now
+    private struct Drawing {
+        var drawn = false
+        var last = ContinuousClock.now
+    }
+    private let drawing = Mutex(Drawing())
+    private var drawn: Bool {
+        get { drawing.withLock { $0.drawn } }
+        set { drawing.withLock { $0.drawn = newValue } }
+    }
+    private var last: ContinuousClock.Instant {
+        get { drawing.withLock { $0.last } }
+        set { drawing.withLock { $0.last = newValue } }
+    }
 
     init(style: ProgressOptions.Style?) { self.style = style }
 

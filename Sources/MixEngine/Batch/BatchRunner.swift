@@ -25,8 +25,8 @@ public struct BatchProgress: Sendable {
 }
 
 /// How one job of a batch went.
-/// A value; `error` is whatever the job threw (worded by the caller). `@unchecked Sendable`: the error is only read.
-public struct BatchOutcome: @unchecked Sendable {
+/// A value; `error` is whatever the job threw (worded by the caller). `Sendable` (an `Error` is).
+public struct BatchOutcome: Sendable {
     public var job: BatchJob
     public var result: RenderResult?
     public var error: Error?
@@ -49,9 +49,9 @@ public struct BatchOutcome: @unchecked Sendable {
 /// Layout: the jobs, the material, and a `Locked` over the progress and the next job. `run` starts the worker
 /// threads (`Thread`) and returns when every job is done; the callbacks are called from the workers, one at a
 /// time (under the lock), so they need no locking of their own but must be quick.
-/// `@unchecked Sendable`, and safe: everything that changes after `init` is inside `state` (a `Locked`); the rest
-/// (the jobs, the material, the clock) is constant.
-public final class BatchRunner: @unchecked Sendable {
+/// `Sendable`: everything that changes after `init` is inside `state` (a `Locked`); the rest (the jobs, the material,
+/// the clock) is constant.
+public final class BatchRunner: Sendable {
     public let jobs: [BatchJob]
     public let workers: Int
     public let material: PreparedMaterial

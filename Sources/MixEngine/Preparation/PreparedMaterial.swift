@@ -88,9 +88,9 @@ public final class PreparedMaterial: @unchecked Sendable {
     }
 
     /// Material held for one render: released by `release()` or when dropped.
-    /// A class holding the keys; thread-safe (releasing twice is releasing once). `@unchecked Sendable`, and safe:
-    /// its keys and owner are constant, and whether it was released is a `Locked`.
-    public final class Lease: @unchecked Sendable {
+    /// A class holding the keys; thread-safe (releasing twice is releasing once). `Sendable`: its keys and owner are
+    /// constant, and whether it was released is a `Locked`.
+    public final class Lease: Sendable {
         private let owner: PreparedMaterial
         private let keys: [MaterialKey]
         private let released = Locked(false)
