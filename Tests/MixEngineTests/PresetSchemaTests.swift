@@ -44,7 +44,7 @@ import Testing
     /// A declared kind's defaults and ranges are the reader's: the schema's `default` is what a preset that leaves
     /// the setting out gets, and the bounds are where the reader stops.
     @Test func aDeclaredSettingsDefaultIsWhatTheReaderGives() throws {
-        let rain = try #require(SourceKinds.kind(forKey: "rain"))
+        let rain = try #require(SourceKindRegistry.standard.kind(forKey: "rain"))
         let intensity = try #require(rain.schema["properties"]?["intensity"])
         #expect(intensity["default"] == .number(0.5))
         #expect(intensity["maximum"] == .number(1))

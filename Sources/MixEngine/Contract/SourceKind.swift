@@ -40,7 +40,7 @@ public protocol SourceKind: Sendable, Equatable {
 }
 
 /// A kind that one word can stand for where a session names a sound (the wake ending's `"chime": "rise"`):
-/// the session reads the word through `SourceKinds.sound(_:kind:)`, so it never names the kind's type.
+/// the session reads the word through `SourceKindRegistry.sound(_:kind:allowingNone:)`, so it never names the kind's type.
 protocol WordReadableSourceKind: ReadableSourceKind {
     /// The words it takes, in the order messages list them.
     static var words: [String] { get }

@@ -19,6 +19,8 @@ struct PresetReader: SourceReader {
     var bedChain: [String] = []
     /// What names source files instead of `baseDirectory`, when the program reading the preset decides (a server).
     var sources: SourceResolver? = nil
+    /// The kinds a track may play, given rather than named here (`SourceKindRegistry.standard`: every kind).
+    var kinds = SourceKindRegistry.standard
 
     /// The files a preset names, in the order they were read: what `Preset.files` becomes.
     /// Filled on one thread, by one reading of a preset.
@@ -38,9 +40,10 @@ struct PresetReader: SourceReader {
         static var master: [String] { MasterSpec.settings.keys ?? [] }
         static var limiter: [String] { LimiterSpec.settings.keys ?? [] }
         static let fade = FadeSpec.keys
-        /// A track's own keys; its source's key (one of `SourceKinds.keys`) comes after `name`.
+        /// A track's own keys, with the standard kinds' keys (a reader allows its own `kinds`' keys); the source's
+        /// key comes after `name`.
         static var trackSettings: [String] { TrackSpec.settings.keys ?? [] }
-        static var track: [String] { ["name"] + SourceKinds.keys + trackSettings }
+        static var track: [String] { ["name"] + SourceKindRegistry.standard.keys + trackSettings }
         static let loop = LoopSpec.keys
         static let envelopePoint = ["time", "gainDb", "curve"]
     }
@@ -283,14 +286,14 @@ struct PresetReader: SourceReader {
     /// it as the master's are (`fitFades`, the warning appended to `warnings`).
     func track(_ cursor: JSONCursor, duration: Double?, isSession: Bool = false,
                warnings: inout [String]) throws -> TrackSpec {
-        let object = try cursor.object(allowing: Keys.track)
+        let object = try cursor.object(allowing: ["name"] + kinds.keys + Keys.trackSettings)
         let t = TimeParser.string(fromSeconds:)
 
-        let given = SourceKinds.keys.filter(object.has)
+        let given = kinds.keys.filter(object.has)
         guard given.count == 1, let sourceKey = given.first, let sourceCursor = object[sourceKey],
-              let kind = SourceKinds.kind(forKey: sourceKey) else {
+              let kind = kinds.kind(forKey: sourceKey) else {
             if given.isEmpty {
-                throw cursor.error("a track needs a source: one of " + SourceKinds.list(SourceKinds.keys, joinedBy: "or"))
+                throw cursor.error("a track needs a source: one of " + SourceKinds.list(kinds.keys, joinedBy: "or"))
             }
             throw cursor.error("a track has exactly one source; found " + given.map { "'\($0)'" }.joined(separator: " and "))
         }
@@ -309,7 +312,7 @@ struct PresetReader: SourceReader {
             throw end.error("\(t(seconds)) is not after the track's start (\(t(track.startSeconds)))")
         }
         if let loop = object["loop"], !kind.canLoop, track.loop != nil {
-            let loopable = SourceKinds.all.filter { $0.canLoop }.map { $0.key }
+            let loopable = kinds.loopableKeys
             throw loop.error((isGenerator ? "generators are endless and cannot loop" : "'\(kind.key)' tracks play once and cannot loop")
                              + "; 'loop' is for " + SourceKinds.list(loopable, joinedBy: "and") + " tracks")
         }

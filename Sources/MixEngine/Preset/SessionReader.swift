@@ -174,8 +174,8 @@ extension PresetReader {
         }
         let rise = try object["rise"]?.time(allowingZero: true) ?? 10
         let riseDb = try object["riseDb"]?.number(in: 0...24) ?? 6
-        var chime: SourceSpec? = SourceKinds.sound(word: "bell", kind: "chime")
-        if let cursor = object["chime"] { chime = try SourceKinds.sound(cursor, kind: "chime", allowingNone: true) }
+        var chime: SourceSpec? = kinds.sound(word: "bell", kind: "chime")
+        if let cursor = object["chime"] { chime = try kinds.sound(cursor, kind: "chime", allowingNone: true) }
         return .wake(riseSeconds: rise, riseDb: riseDb, chime: chime)
     }
 }
