@@ -7,14 +7,8 @@ import MixDSP
 /// Layout: an opaque libsamplerate `SRC_STATE` (filter history) and the rates. `init` allocates it
 /// (`src_new`); `process` and `reset` allocate nothing, except an error's message. Not thread-safe: one
 /// thread at a time; separate resamplers share no state and may run on separate threads at once.
-public final class SampleRateResampler: SampleRateConverter {
+public final class SampleRateResampler: CheckedResampler {
     public let setup: ResamplerSetup
-    public var channelCount: Int { setup.channelCount }
-    public var inputRate: Int { setup.inputRate }
-    public var outputRate: Int { setup.outputRate }
-    public var quality: ResamplerChoice { setup.quality }
-    /// `outputRate / inputRate`.
-    public var ratio: Double { setup.ratio }
     private let state: OpaquePointer
 
     /// Creates the converter with `src_new` (`SRC_SINC_BEST_QUALITY`, `SRC_SINC_MEDIUM_QUALITY` or
@@ -75,6 +69,21 @@ public final class SampleRateResampler: SampleRateConverter {
     private static func reason(_ error: Int32) -> String {
         ResamplerSetup.readable(src_strerror(error)) ?? "error \(error)"
     }
+}
+
+/// A converter over a C library that checked its `setup` first (`SampleRateResampler`, `SoxrResampler`): its channels,
+/// rates, quality and ratio are the setup's.
+public protocol CheckedResampler: SampleRateConverter {
+    var setup: ResamplerSetup { get }
+}
+
+extension CheckedResampler {
+    public var channelCount: Int { setup.channelCount }
+    public var inputRate: Int { setup.inputRate }
+    public var outputRate: Int { setup.outputRate }
+    public var quality: ResamplerChoice { setup.quality }
+    /// `outputRate / inputRate`.
+    public var ratio: Double { setup.ratio }
 }
 
 /// What both converters (`SampleRateResampler`, `SoxrResampler`) check and keep before they make their C state: the

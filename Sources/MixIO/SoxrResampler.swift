@@ -14,14 +14,8 @@ import MixDSP
 /// `process(endOfInput: true)` first consumes what input it is given; once all of it is consumed it flushes
 /// in the same call, and callers keep calling (with no input) until it produces 0 frames, as with
 /// libsamplerate. After the flush, `reset` before converting another stream.
-public final class SoxrResampler: SampleRateConverter {
+public final class SoxrResampler: CheckedResampler {
     public let setup: ResamplerSetup
-    public var channelCount: Int { setup.channelCount }
-    public var inputRate: Int { setup.inputRate }
-    public var outputRate: Int { setup.outputRate }
-    public var quality: ResamplerChoice { setup.quality }
-    /// `outputRate / inputRate`.
-    public var ratio: Double { setup.ratio }
     private let state: soxr_t
 
     /// Creates the converter with `soxr_create` (interleaved float in and out, the quality's recipe, one

@@ -33,6 +33,22 @@ public enum AudioAnalysis {
             }
         }
     }
+
+    /// The waveform of the file at `path` written as every file of `outputs` (say `.json`, `.png` and `.svg`) from one
+    /// decode: one `WaveformAnalysis` per output, in order. The files are those `waveform(ofFile:writingTo:)` writes
+    /// for each, byte for byte.
+    public static func waveforms(ofFile path: String, writingTo outputs: [String],
+                                 options: WaveformOptions = WaveformOptions()) async throws -> [WaveformAnalysis] {
+        precondition(!outputs.isEmpty, "waveforms(ofFile:writingTo:) writes at least one file")
+        return try await RenderThread.run {
+            try LibraryError.wrapping(output: outputs[0]) {
+                let job = try WaveformJob(inputPath: path, outputs: outputs, options: options)
+                return try job.runAll().map { recorder in
+                    WaveformAnalysis(info: job.info, totals: recorder.totals, files: recorder.plan.destinations)
+                }
+            }
+        }
+    }
 }
 
 /// What `AudioAnalysis.waveform` found and wrote. A value (`Sendable`).

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MixRender
-import Synchronization
 
 struct BatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -174,7 +173,7 @@ struct MergeResultsCommand: ParsableCommand {
 /// the same as JSON lines (at most four a second, and the last when the batch ends):
 /// `{"done":3,"total":8,"failed":0,"running":2,"speed":412.5,"remaining":6.2}` (`remaining` null until known), and
 /// the lines printed above the bar as `{"message":"..."}`.
-/// `Sendable`: what changes (whether a line is drawn, when it last was) is under a `Mutex`; the runner calls `draw`
+/// `Sendable`: what changes (whether a line is drawn, when it last was) is under a `Locked`; the runner calls `draw`
 /// and `print` from its workers one at a time anyway (`BatchRunner.run`).
 final class BatchLine: Sendable {
     private let style: ProgressOptions.Style?
@@ -182,7 +181,7 @@ final class BatchLine: Sendable {
         var drawn = false
         var last = ContinuousClock.now
     }
-    private let drawing = Mutex(Drawing())
+    private let drawing = Locked(Drawing())
     private var drawn: Bool {
         get { drawing.withLock { $0.drawn } }
         set { drawing.withLock { $0.drawn = newValue } }

@@ -31,6 +31,34 @@ import Testing
         #expect(scratch.contents == ["tone.json", "tone.wav"])
     }
 
+    /// Several outputs from one decode (the server's JSON, PNG and SVG of a render) are each the file a job of its own
+    /// writes, byte for byte; an output that cannot be written is refused before anything is.
+    @Test func severalOutputsFromOneDecodeAreTheFilesEachJobWrites() throws {
+        let scratch = try TemporaryFolder()
+        let input = try scratch.wav("tone.wav", rate: 48_000, channels: 2, frames: 48_000 * 4, format: .pcm16) { n, c in
+            Float(0.4 * sin(2 * Double.pi * 330 * Double(n) / 48_000)) * (c == 0 ? 1 : 0.7)
+        }
+        try FileManager.default.createDirectory(atPath: scratch.path("one"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: scratch.path("all"), withIntermediateDirectories: false)
+        let names = ["w.json", "w.png", "w.svg"]
+        for name in names {
+            _ = try WaveformJob(inputPath: input, outputPath: scratch.path("one/" + name), options: WaveformOptions()).run()
+        }
+        let job = try WaveformJob(inputPath: input, outputs: names.map { scratch.path("all/" + $0) }, options: WaveformOptions())
+        #expect(job.plans.count == 3)
+        let recorders = try job.runAll()
+        #expect(recorders.count == 3 && recorders.allSatisfy { $0.totals.frameCount == 192_000 })
+        for name in names {
+            let alone = try Data(contentsOf: URL(fileURLWithPath: scratch.path("one/" + name)))
+            let together = try Data(contentsOf: URL(fileURLWithPath: scratch.path("all/" + name)))
+            #expect(!alone.isEmpty && alone == together, "\(name) differs")
+        }
+        #expect(throws: (any Error).self) {
+            try WaveformJob(inputPath: input, outputs: [scratch.path("x.json"), scratch.path("nowhere/x.png")], options: WaveformOptions())
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("x.json")))
+    }
+
     @Test func aPreviewWritesNothing() throws {
         let scratch = try TemporaryFolder()
         let input = try scratch.wav("a.wav", frames: 4800, format: .pcm16) { n, _ in Float(n % 10) / 20 }

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import Synchronization
+import MixIO
 import Testing
 @testable import MixServer
 
@@ -18,7 +18,7 @@ import Testing
             var configuration = ServerConfiguration()
             configuration.stateFolder = folder + "/state"
             configuration.port = 0
-            let announced = Mutex<[String]>([])
+            let announced = Locked<[String]>([])
             let app = try await RenderServer.buildApplication(configuration) { line in announced.withLock { $0.append(line) } }
             let token = try #require(announced.withLock { $0 }.first { $0.hasPrefix("token: ") }).dropFirst("token: ".count)
             try await app.test(.router) { client in try await body(client, String(token)) }

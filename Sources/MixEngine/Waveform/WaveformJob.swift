@@ -3,7 +3,8 @@ import MixDSP
 import MixIO
 
 /// `mixrender waveform`: decodes an audio file in blocks, analyses it in one streaming pass, and writes
-/// the requested file(s) or leaves a preview to print.
+/// the requested file(s) or leaves a preview to print. Several outputs (a server's JSON, PNG and SVG of one render)
+/// are fed from the one decode, each by a recorder of its own plan.
 ///
 /// Everything that can be wrong with the request is found in `init`, before any audio is decoded: the
 /// output's extension and folder, the options, the input (missing, empty, not audio, no frames).
@@ -14,10 +15,17 @@ import MixIO
 /// Not thread-safe: `run` once, from one thread; the readers are read on the decoding threads it starts and stops.
 public final class WaveformJob {
     public let inputPath: String
-    public let outputPath: String?
+    /// The files asked for; none for a preview.
+    public let outputPaths: [String]
     public let info: AudioFileInfo
-    public let plan: WaveformPlan
+    /// One plan per output (one, with no output, for a preview).
+    public let plans: [WaveformPlan]
     private let reader: any AudioFileReader
+
+    /// The first output, or nil for a preview.
+    public var outputPath: String? { outputPaths.first }
+    /// The first output's plan (the preview's).
+    public var plan: WaveformPlan { plans[0] }
 
     /// Frames decoded per `read` call.
     public static let blockFrames = 16384
@@ -38,24 +46,33 @@ public final class WaveformJob {
 
     /// `decodingThreads` (at least 1) is how many threads may decode the file; see the property of that name for
     /// when they do.
-    public init(inputPath: String, outputPath: String?, options: WaveformOptions, previewWidth: Int = 80,
+    public convenience init(inputPath: String, outputPath: String?, options: WaveformOptions, previewWidth: Int = 80,
+                            decodingThreads: Int = WaveformJob.defaultDecodingThreads) throws {
+        try self.init(inputPath: inputPath, outputs: outputPath.map { [$0] } ?? [], options: options, previewWidth: previewWidth,
+                      decodingThreads: decodingThreads)
+    }
+
+    /// A job writing every file of `outputs` (a preview when there are none) from one decode of the input.
+    public init(inputPath: String, outputs: [String], options: WaveformOptions, previewWidth: Int = 80,
                 decodingThreads: Int = WaveformJob.defaultDecodingThreads) throws {
-        if let outputPath {
-            try WaveformPlan.checkOutput(outputPath, options: options)
-            try Self.checkWrites([outputPath], input: inputPath)
-        } else if let problem = options.problem {
-            throw problem
-        }
+        if outputs.isEmpty, let problem = options.problem { throw problem }
+        for output in outputs { try WaveformPlan.checkOutput(output, options: options) }
+        if !outputs.isEmpty { try Self.checkWrites(outputs, input: inputPath) }
         reader = try AudioFile.open(path: inputPath, purpose: .wholeFile)
         info = reader.info
         guard info.frameCount > 0 else {
             throw EngineError.input(path: inputPath, reason: "the file holds no audio (0 frames)")
         }
         self.inputPath = inputPath
-        self.outputPath = outputPath
-        plan = try WaveformPlan(output: outputPath, options: options, sampleRate: info.sampleRate,
-                                channelCount: info.channelCount, frameCount: info.frameCount, previewWidth: previewWidth)
-        try Self.checkWrites(plan.destinations, input: inputPath)   // one file per level, when there are several
+        outputPaths = outputs
+        let info = self.info
+        plans = try (outputs.isEmpty ? [nil] : outputs.map { Optional($0) }).map { output in
+            try WaveformPlan(output: output, options: options, sampleRate: info.sampleRate,
+                             channelCount: info.channelCount, frameCount: info.frameCount, previewWidth: previewWidth)
+        }
+        // One file per level, when there are several; none may be another's or the input.
+        let destinations = plans.flatMap(\.destinations)
+        if !destinations.isEmpty { try Self.checkWrites(destinations, input: inputPath) }
         let isSeekExact = reader.seeksToTheSameSamples
         self.decodingThreads = isSeekExact && info.frameCount >= 3 * Int64(Self.chunkFrames) ? max(1, decodingThreads) : 1
     }
@@ -81,9 +98,15 @@ public final class WaveformJob {
 
     /// Decodes the whole file into a `WaveformRecorder` (decoding on a second thread, a few blocks ahead),
     /// then writes the plan's files (none for a preview). `progress` is called after each block with
-    /// the frames analysed so far. Call once.
+    /// the frames analysed so far. Call once. The first output's recorder (`runAll` gives every one).
     public func run(progress: ((Int64) -> Void)? = nil) throws -> WaveformRecorder {
-        let recorder = WaveformRecorder(plan: plan)
+        try runAll(progress: progress)[0]
+    }
+
+    /// Decodes the whole file once, each block into every output's recorder, then writes every plan's files.
+    /// Call once.
+    public func runAll(progress: ((Int64) -> Void)? = nil) throws -> [WaveformRecorder] {
+        let recorders = plans.map(WaveformRecorder.init(plan:))
         let blocks: any DecodedBlocks
         if decodingThreads > 1 {
             // Each decoder takes every Nth chunk of the file; the analysis here takes the blocks back in order.
@@ -97,16 +120,16 @@ public final class WaveformJob {
         defer { blocks.cancel() }
         var decoded: Int64 = 0
         while let block = try blocks.next() {
-            try recorder.write(interleaved: block.samples, frames: block.frames)
+            for recorder in recorders { try recorder.write(interleaved: block.samples, frames: block.frames) }
             blocks.release()
             decoded += Int64(block.frames)
             progress?(decoded)
         }
-        try recorder.finish()
+        for recorder in recorders { try recorder.finish() }
         guard decoded > 0 else {
             throw EngineError.input(path: inputPath, reason: "no audio could be decoded")
         }
-        try recorder.writeOutputs()
-        return recorder
+        for recorder in recorders { try recorder.writeOutputs() }
+        return recorders
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import MixIO
 
 /// Something that changes, which tasks await rather than poll: a count of changes (`version`) and the tasks waiting
 /// for the next. A waiter reads `version`, looks at the world, and waits for a version past the one it read, so a
@@ -9,8 +9,9 @@ import Synchronization
 /// and an event stream for its render's progress; each with a time limit, after which it looks at the store itself
 /// (for what other servers did).
 ///
-/// Layout: the count, the waiters' continuations by number, and a closed flag, under one `Mutex`. `Sendable`; a
-/// change and a wait take the lock briefly and allocate a continuation slot.
+/// Layout: the count, the waiters' continuations by number, and a closed flag, under one `Locked` (a pthread mutex,
+/// which the Thread Sanitizer sees, where `Synchronization.Mutex`'s futex it does not). `Sendable`; a change and a
+/// wait take the lock briefly and allocate a continuation slot.
 final class ChangeSignal: Sendable {
     private enum Slot {
         /// Numbered, its continuation not yet stored.
@@ -25,7 +26,7 @@ final class ChangeSignal: Sendable {
         var waiters: [UInt64: Slot] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The changes so far.
     var version: UInt64 { state.withLock { $0.version } }

@@ -234,9 +234,8 @@ final class JobRunner: Service, Sendable {
         try Task.checkCancellation()
         try await ResultFiles.write(report.document, to: partial + "/report.json")
         try await ResultFiles.write(planned.render.timelineJSON, to: partial + "/timeline.json")
-        for format in ["json", "png", "svg"] {
-            _ = try await AudioAnalysis.waveform(ofFile: audio, writingTo: partial + "/waveform.\(format)")
-        }
+        // The three waveform files from one decode of the result.
+        _ = try await AudioAnalysis.waveforms(ofFile: audio, writingTo: ["json", "png", "svg"].map { partial + "/waveform.\($0)" })
         let text = StoredResult(report: report, render: planned.render, format: spec.format,
                                 fileName: ResultStore.audioFileName(format: spec.format), warnings: planned.warnings).json
         try await ResultFiles.write(text, to: partial + "/result.json")
