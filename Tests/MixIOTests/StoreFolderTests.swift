@@ -101,5 +101,10 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: folder.path("planted"), withDestinationPath: lines)
         let planted = #expect(throws: AudioIOError.self) { try DurableFile(path: folder.path("planted"), opening: .appending) }
         #expect(planted?.cause == .symbolicLink)
+        // An operator's file named through a link is appended to where the link leads, when asked.
+        let through = try DurableFile(path: folder.path("planted"), opening: .appending, followsLinks: true)
+        try through.write(Array("three\n".utf8))
+        try through.commit()
+        #expect(String(decoding: try FileSystem.readDocument(path: lines, maximumBytes: 100), as: UTF8.self) == "one\ntwo\nthree\n")
     }
 }

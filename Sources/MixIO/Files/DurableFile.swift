@@ -20,11 +20,14 @@ public final class DurableFile {
     private var fd: Int32?
     private let operation = "write"
 
-    /// Calls `open` (links never followed) with `permissions` for a file it creates.
-    public init(path: String, opening: Opening, permissions: UInt32 = 0o644) throws {
+    /// Calls `open` with `permissions` for a file it creates. A symbolic link at `path` is never followed (a store's
+    /// folder holds none it made) unless `followsLinks`: a file an operator names, such as a tokens file, may be a
+    /// link to where they keep it. `.new` never writes through a link either way (`O_EXCL`).
+    public init(path: String, opening: Opening, permissions: UInt32 = 0o644, followsLinks: Bool = false) throws {
         self.path = path
         let mode = opening == .new ? O_WRONLY | O_CREAT | O_EXCL : O_RDWR | O_CREAT | O_APPEND
-        fd = try LibC.open(path, flags: mode | O_CLOEXEC | O_NOFOLLOW, mode: mode_t(permissions), operation: operation)
+        fd = try LibC.open(path, flags: mode | O_CLOEXEC | (followsLinks ? 0 : O_NOFOLLOW), mode: mode_t(permissions),
+                           operation: operation)
     }
 
     deinit { close() }

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// An exclusive lock between processes on one file (`flock`), for work on a shared folder that must not run
 /// twice at once, such as trimming a cache folder to its budget.
@@ -46,7 +45,7 @@ public enum FileLock {
 public final class HeldFileLock: Sendable {
     private let fd: Int32
     private let path: String
-    private let released = Mutex(false)
+    private let released = Locked(false)
 
     fileprivate init(fd: Int32, path: String) {
         self.fd = fd

@@ -126,7 +126,8 @@ struct TokenFile: Sendable {
         }
         let appending: DurableFile
         do {
-            appending = try DurableFile(path: path, opening: .appending, permissions: 0o600)
+            // The operator's file: a link to where they keep it is followed, as `load` follows it.
+            appending = try DurableFile(path: path, opening: .appending, permissions: 0o600, followsLinks: true)
         } catch {
             throw TokenFileError("token file '\(path)': cannot be opened (\(error.fileReason))")
         }

@@ -2,7 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
-import Synchronization
+import MixIO
 
 /// How many connections the server holds at once, in all and from one address (nginx's `worker_connections` and
 /// `limit_conn`): a connection past either bound is answered `503 Service Unavailable` with `Retry-After` and closed at
@@ -17,7 +17,7 @@ final class ConnectionLimits: Sendable {
     let maximum: Int
     let maximumPerAddress: Int
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var open = 0

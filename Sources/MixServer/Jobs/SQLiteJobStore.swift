@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import MixIO
-import Synchronization
 
 /// The jobs of one server: an SQLite database (WAL mode) in the server's state folder. SQLite has one writer at a
 /// time, so every change is one immediate transaction and two workers never claim the same job; several servers
@@ -15,7 +14,7 @@ final class SQLiteJobStore: JobStore {
     private let pool: DatabasePool
     /// Set by the first `close`: a later one only closes the pool again, which is harmless, and does not reach the
     /// closed database for a checkpoint (which crashed in libsqlite3).
-    private let closing = Mutex(false)
+    private let closing = Locked(false)
 
     /// Opens (or creates) the database in `folder`; `migrate` creates its tables.
     init(folder: URL) throws {
