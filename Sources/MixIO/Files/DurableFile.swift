@@ -25,7 +25,7 @@ public final class DurableFile {
     /// link to where they keep it. `.new` never writes through a link either way (`O_EXCL`).
     public init(path: String, opening: Opening, permissions: UInt32 = 0o644, followsLinks: Bool = false) throws {
         self.path = path
-        let mode = opening == .new ? O_WRONLY | O_CREAT | O_EXCL : O_RDWR | O_CREAT | O_APPEND
+        let mode = opening == .new ? O_WRONLY | O_CREAT | O_EXCL : O_WRONLY | O_CREAT | O_APPEND
         fd = try LibC.open(path, flags: mode | O_CLOEXEC | (followsLinks ? 0 : O_NOFOLLOW), mode: mode_t(permissions),
                            operation: operation)
     }
@@ -40,11 +40,7 @@ public final class DurableFile {
 
     /// Writes all of `bytes` (retrying short writes).
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        let fd = try descriptor()
-        var done = 0
-        while done < bytes.count {
-            done += try LibC.write(fd, UnsafeRawBufferPointer(rebasing: bytes[done...]), path: path, operation: operation)
-        }
+        try LibC.writeAll(try descriptor(), bytes, path: path, operation: operation)
     }
 
     public func write(_ bytes: [UInt8]) throws {

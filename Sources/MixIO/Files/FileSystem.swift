@@ -200,12 +200,7 @@ public enum FileSystem {
         let fd = try LibC.open(path, flags: flags, operation: operation)
         var isOpen = true
         defer { if isOpen { try? LibC.close(fd, path: path, operation: operation) } }
-        try bytes.withUnsafeBytes { all in
-            var done = 0
-            while done < all.count {
-                done += try LibC.write(fd, UnsafeRawBufferPointer(rebasing: all[done...]), path: path, operation: operation)
-            }
-        }
+        try bytes.withUnsafeBytes { try LibC.writeAll(fd, $0, path: path, operation: operation) }
         isOpen = false
         try LibC.close(fd, path: path, operation: operation)
     }

@@ -23,12 +23,7 @@ public final class LineFile: Sendable {
         bytes.append(UInt8(ascii: "\n"))
         try fd.withLock { fd in
             guard let fd else { return }
-            try bytes.withUnsafeBytes { all in
-                var done = 0
-                while done < all.count {
-                    done += try LibC.write(fd, UnsafeRawBufferPointer(rebasing: all[done...]), path: path, operation: "write")
-                }
-            }
+            try bytes.withUnsafeBytes { try LibC.writeAll(fd, $0, path: path, operation: "write") }
         }
     }
 

@@ -66,14 +66,14 @@ public enum PlanarAudioFile {
             var checksum = ContentHash()
             try header.withUnsafeBytes {
                 checksum.update($0)
-                try writeAll(fd, $0, path: path, operation: operation)
+                try LibC.writeAll(fd, $0, path: path, operation: operation)
             }
             for c in 0..<audio.channelCount {
                 let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(audio.channel(c))[0..<(length * 4)])
                 checksum.update(bytes)
-                try writeAll(fd, bytes, path: path, operation: operation)
+                try LibC.writeAll(fd, bytes, path: path, operation: operation)
             }
-            try checksum.digest.withUnsafeBytes { try writeAll(fd, $0, path: path, operation: operation) }
+            try checksum.digest.withUnsafeBytes { try LibC.writeAll(fd, $0, path: path, operation: operation) }
             isOpen = false
             try LibC.close(fd, path: path, operation: operation)
             try output.commit()
@@ -173,13 +173,6 @@ public enum PlanarAudioFile {
         var rest: Float = 0
         for i in whole..<samples.count { rest += samples[i] * 0 }
         return sum.sum() == 0 && rest == 0
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String, operation: String) throws {
-        var done = 0
-        while done < bytes.count {
-            done += try LibC.write(fd, UnsafeRawBufferPointer(rebasing: bytes[done...]), path: path, operation: operation)
-        }
     }
 
     /// Fills `bytes`; false if the file ends first.

@@ -37,11 +37,7 @@ public final class SpillFile {
     /// Appends `bytes` at the end (`write`, repeated until all are written).
     public func append(_ bytes: UnsafeRawBufferPointer) throws {
         try checkOpen("write")
-        var done = 0
-        while done < bytes.count {
-            done += try LibC.write(fd, UnsafeRawBufferPointer(rebasing: bytes[done...]), path: folder,
-                                   operation: "write a temporary file in")
-        }
+        try LibC.writeAll(fd, bytes, path: folder, operation: "write a temporary file in")
         byteCount += Int64(bytes.count)
     }
 

@@ -23,9 +23,12 @@ public struct ContentHash {
     public var digest: [UInt8] { Array(hasher.finalize()) }
 
     /// The digest as 64 lowercase hex digits (the hasher can go on being used: it is a copy that finishes).
-    public var hex: String {
+    public var hex: String { Self.hex(hasher.finalize()) }
+
+    /// `bytes` as lowercase hex digits, two a byte.
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: hasher.finalize().flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
     }
 
     /// The SHA-256 of `text`'s UTF-8 bytes.

@@ -152,6 +152,14 @@ enum LibC {
         }
     }
 
+    /// Calls `write` until all of `bytes` is written (a short write goes on where it stopped).
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String, operation: String) throws {
+        var done = 0
+        while done < bytes.count {
+            done += try write(fd, UnsafeRawBufferPointer(rebasing: bytes[done...]), path: path, operation: operation)
+        }
+    }
+
     /// Calls `fallocate(fd, FALLOC_FL_KEEP_SIZE, offset, length)`: reserves the file system's blocks for `length`
     /// bytes from `offset` without changing the file's size, so that writes there cannot meet a full disk. True
     /// when reserved; false when the file system cannot (`EOPNOTSUPP`, `ENOSYS`); throws on any other failure

@@ -143,7 +143,7 @@ struct TokenFile: Sendable {
             throw TokenFileError("token file '\(path)': the name '\(name)' is there already")
         }
         let token = makeToken()
-        let hash = HexDigits.of(SHA256.hash(data: Data(token.utf8)))
+        let hash = ContentHash.of(token)
         let lastByte = (try? FileSystem.readDocument(path: path, maximumBytes: maximumFileBytes))?.last
         let line = (lastByte == nil || lastByte == 0x0a ? "" : "\n") + "\(name) sha256:\(hash)\n"
         do {

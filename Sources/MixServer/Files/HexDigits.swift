@@ -1,19 +1,8 @@
 import MixIO
 
-/// Lowercase hexadecimal and secure random bytes: SHA-256 digests as the API writes them, and the random parts of
-/// temporary names, tokens and secrets. Pure Swift; the file calls themselves are MixIO's (`FileSystem`,
-/// `DurableFile`).
+/// Secure random bytes and the shape of a SHA-256 as the API writes it: the random parts of temporary names, tokens and
+/// secrets. Pure Swift; hashing and hex are MixIO's `ContentHash`, the file calls its `FileSystem` and `DurableFile`.
 enum HexDigits {
-    /// Lowercase hexadecimal digits of `bytes`.
-    static func of(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
 
     /// `count` random bytes from the system's cryptographically secure generator.
     static func randomBytes(_ count: Int) -> [UInt8] {
@@ -23,7 +12,7 @@ enum HexDigits {
 
     /// `prefix` and 24 random hexadecimal digits: a temporary name no other writer picks.
     static func randomName(prefix: String) -> String {
-        prefix + of(randomBytes(12))
+        prefix + ContentHash.hex(randomBytes(12))
     }
 
     /// Whether `text` (UTF-8) is exactly 64 lowercase hexadecimal digits (a SHA-256 as the API writes it).

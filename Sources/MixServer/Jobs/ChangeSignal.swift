@@ -52,14 +52,16 @@ final class ChangeSignal: Sendable {
     var isClosed: Bool { state.withLock { $0.isClosed } }
 
     /// Returns once `version` is past `seen`, the signal is closed, `timeout` has passed or the task is cancelled,
-    /// whichever is first. It never polls: a change resumes it.
-    func wait(after seen: UInt64, timeout: Duration) async {
-        if state.withLock({ $0.isClosed || $0.version != seen }) { return }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.waitForChange(after: seen) }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
+    /// whichever is first: false when the time limit ended it. It never polls: a change resumes it.
+    @discardableResult
+    func wait(after seen: UInt64, timeout: Duration) async -> Bool {
+        if state.withLock({ $0.isClosed || $0.version != seen }) { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.waitForChange(after: seen); return true }
+            group.addTask { (try? await Task.sleep(for: timeout)) == nil }
+            let first = await group.next() ?? true
             group.cancelAll()
+            return first
         }
     }
 

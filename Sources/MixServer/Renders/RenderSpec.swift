@@ -11,12 +11,13 @@ import OpenAPIRuntime
 /// (`init(storedRequest:)`). It holds no path: its sounds are named as the server knows them (`sha256:<hex>`,
 /// `folder/path`).
 struct RenderSpec: Sendable {
-    /// The request as given, with its name filled in and its webhook left out.
-    let request: Components.Schemas.RenderRequest
     let preset: JSONValue
     let name: String
     let format: OutputFileFormat
     let overrides: RenderOverrides
+    /// The request as a job stores it: the generated type's JSON (its name filled in, its webhook left out, which is
+    /// the owner's), keys sorted, made once here.
+    let storedRequest: String
 
     /// The longest `name` a request may give (openapi.yaml's maxLength, in Unicode scalars as JSON Schema counts).
     static let longestName = 200
@@ -55,15 +56,13 @@ struct RenderSpec: Sendable {
         var kept = given
         kept.name = name
         kept.webhook = nil
-        request = kept
-    }
-
-    /// The request as a job stores it: the generated type's JSON, keys sorted.
-    var storedRequest: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // The request's values came from JSON and are JSON values: encoding cannot fail.
-        return String(decoding: (try? encoder.encode(request)) ?? Data("{}".utf8), as: UTF8.self)
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            storedRequest = String(decoding: try encoder.encode(kept), as: UTF8.self)
+        } catch {
+            throw .internalFault("the request cannot be stored: \(error)")
+        }
     }
 
     /// A job's stored request, read back as the API reads a request. The server wrote it, but a database is read as

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MixIO
 
@@ -53,7 +52,7 @@ extension SoundLibrary {
             throw SoundUploadError.cannotWrite(error.fileReason)
         }
         do {
-            var hasher = SHA256()
+            var hasher = ContentHash()
             var count = 0
             for try await chunk in body {
                 count += chunk.count
@@ -61,17 +60,17 @@ extension SoundLibrary {
                 do {
                     try chunk.withContiguousStorageIfAvailable { buffer in
                         let raw = UnsafeRawBufferPointer(buffer)
-                        hasher.update(bufferPointer: raw)
+                        hasher.update(raw)
                         try file.write(raw)
                     } ?? Array(chunk).withUnsafeBytes { raw in
-                        hasher.update(bufferPointer: raw)
+                        hasher.update(raw)
                         try file.write(raw)
                     }
                 } catch {
                     throw SoundUploadError.cannotWrite(error.fileReason)
                 }
             }
-            let actual = HexDigits.of(hasher.finalize())
+            let actual = hasher.hex
             guard actual == sha256 else { throw SoundUploadError.hashMismatch(expected: sha256, actual: actual) }
             do {
                 try file.commit()
