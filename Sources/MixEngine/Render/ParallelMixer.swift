@@ -23,11 +23,10 @@ import MixDSP
 /// at 48 kHz; one for the render thread to read while each worker fills one) and the workers' mixers, all allocated
 /// in `init`; `mix` allocates nothing.
 ///
-/// **Threads.** `init` starts the workers; `mix` and `stop` are called from the render thread. All shared state
-/// (which stint each buffer holds, how far the render thread has read, a failure) is guarded by one
-/// `NSCondition`; a buffer's samples are written by one worker while it holds the buffer, and read by the render
-/// thread only after the worker has published it under the lock. `stop` must be called (the render does, on
-/// every path) before the mixer is dropped: it tells the workers to stop and waits for them; `deinit` checks it.
+/// **Threads.** A `ChunkScheduler` deals the stints to the workers and hands them to the render thread in order:
+/// `init` starts the workers; `mix` and `stop` are called from the render thread. `stop` must be called (the render
+/// does, on every path) before the mixer is dropped: it tells the workers to stop and waits for them; `deinit`
+/// checks it.
 final class ParallelMixer {
     /// Seconds of timeline in a stint: a whole number of every generator's epochs, long enough that a worker's
     /// seeks at its start cost little of it, short enough that the buffers stay a few MiB.
@@ -35,7 +34,10 @@ final class ParallelMixer {
 
     /// Where the stints lie.
     let stints: Stints
-    private let shared: Shared
+    /// The stint buffers the workers mix into, in the scheduler's turn.
+    private let slots: [AudioBlock]
+    private let scheduler: ChunkScheduler
+    private let workers: [StintMixer]
     private var isStopped = false
 
     deinit { precondition(isStopped, "a ParallelMixer is stopped before it is dropped") }
@@ -53,16 +55,14 @@ final class ParallelMixer {
         self.stints = stints
         // No more workers than stints: one with none to mix would only hold a buffer.
         let workers = min(workers, stints.count)
-        shared = Shared(channelCount: plan.channelCount, stintFrames: Int(stints.stintFrames), slotCount: workers + 1, stintCount: stints.count)
-        for w in 0..<workers {
-            let job = WorkerJob(shared: shared, mixer: TrackMixer(plan: plan, material: material, blockFrames: blockFrames),
-                                bus: AudioBlock(channelCount: plan.channelCount, capacity: blockFrames),
-                                first: w, step: workers, stints: stints)
-            let thread = Thread { job.run() }
-            thread.name = "mixrender-mix-\(w + 1)"
-            thread.stackSize = 8 << 20
-            thread.start()
+        let slots = (0...workers).map { _ in AudioBlock(channelCount: plan.channelCount, capacity: Int(stints.stintFrames)) }
+        self.slots = slots
+        scheduler = ChunkScheduler(chunkCount: stints.count, slotCount: slots.count)
+        self.workers = (0..<workers).map { _ in
+            StintMixer(mixer: TrackMixer(plan: plan, material: material, blockFrames: blockFrames),
+                       bus: AudioBlock(channelCount: plan.channelCount, capacity: blockFrames), slots: slots, stints: stints)
         }
+        scheduler.start(self.workers, threadName: "mixrender-mix")
     }
 
     /// The span cut into stints: stint `j` is the part of the span in frames `[k, k + 1) * stintFrames` of the
@@ -84,8 +84,8 @@ final class ParallelMixer {
     }
 
     /// Frames `[position, position + count)` of the mix into `bus`: the render loop's next block (blocks come in
-    /// order, each starting where the last ended). Waits for the workers mixing them; throws the failure of a worker
-    /// that failed at or before their stints.
+    /// order, each starting where the last ended). Takes what the workers have mixed of them, waiting for the rest;
+    /// throws the failure of a worker that failed at or before them.
     func mix(into bus: AudioBlock, at position: Int64, count n: Int) throws {
         precondition(position >= stints.span.lowerBound && position + Int64(n) <= stints.span.upperBound, "the render loop asks for the span's frames")
         var done = 0
@@ -93,14 +93,16 @@ final class ParallelMixer {
             let frame = position + Int64(done)
             let j = stints.stint(holding: frame)
             let stint = stints.frames(ofStint: j)
-            let slot = try shared.waitForStint(j)
-            let count = Int(min(Int64(n - done), stint.upperBound - frame))
+            let read = Int(frame - stint.lowerBound)
+            let (slot, mixed) = try scheduler.frames(ofChunk: j, after: read)
+            precondition(mixed > read, "a worker mixes its stint whole")
+            let count = min(n - done, mixed - read)
             let within = stints.offset(of: frame)
             for c in 0..<bus.channelCount {
-                Kernels.copy(slot.channel(c).baseAddress! + within, to: bus.channel(c).baseAddress! + done, count: count)
+                Kernels.copy(slots[slot].channel(c).baseAddress! + within, to: bus.channel(c).baseAddress! + done, count: count)
             }
             done += count
-            if frame + Int64(count) == stint.upperBound { shared.release(j) }
+            if frame + Int64(count) == stint.upperBound { scheduler.finished(chunk: j) }
         }
     }
 
@@ -110,148 +112,47 @@ final class ParallelMixer {
     func stop(timings: inout RenderTimings) {
         guard !isStopped else { return }
         isStopped = true
-        timings.addMixing(of: shared.stopAndWait())
+        scheduler.stop()
+        for worker in workers { timings.addMixing(of: worker.timings) }   // their threads have ended
     }
 
-    /// What the workers and the render thread share. `@unchecked Sendable`: every stored property but the slots'
-    /// samples is read and written under `condition`; a slot's samples are written only by the worker that
-    /// claimed it (between `claim` and `publish`) and read only by the render thread after `waitForStint`
-    /// returned it and before `release` (the lock orders the two).
-    final class Shared: @unchecked Sendable {
-        let slots: [AudioBlock]
-        let stintCount: Int
-        private let condition = NSCondition()
-        /// Which stint each slot holds once published (-1: none).
-        private var ready: [Int]
-        /// Stints the render thread has finished with: stint `i` may be mixed into slot `i % slots.count` once
-        /// `i < released + slots.count`.
-        private var released = 0
-        private var stopping = false
-        private var running = 0
-        /// The first failing stint and its error.
-        private var failure: (stint: Int, error: Error)?
-        private var timings = RenderTimings()
-
-        init(channelCount: Int, stintFrames: Int, slotCount: Int, stintCount: Int) {
-            slots = (0..<slotCount).map { _ in AudioBlock(channelCount: channelCount, capacity: stintFrames) }
-            ready = Array(repeating: -1, count: slotCount)
-            self.stintCount = stintCount
-        }
-
-        // MARK: Workers
-
-        func started() { condition.lock(); running += 1; condition.unlock() }
-
-        /// The slot for `stint`, once the render thread has freed it; nil when the render is stopping.
-        func claim(_ stint: Int) -> AudioBlock? {
-            condition.lock()
-            defer { condition.unlock() }
-            while stint >= released + slots.count && !stopping { condition.wait() }
-            return stopping ? nil : slots[stint % slots.count]
-        }
-
-        /// Whether the worker should give up its stint (the render is stopping).
-        var isStopping: Bool { condition.lock(); defer { condition.unlock() }; return stopping }
-
-        func publish(_ stint: Int) {
-            condition.lock()
-            ready[stint % slots.count] = stint
-            condition.broadcast()
-            condition.unlock()
-        }
-
-        func fail(_ stint: Int, _ error: Error) {
-            condition.lock()
-            if failure == nil || stint < failure!.stint { failure = (stint, error) }
-            condition.broadcast()
-            condition.unlock()
-        }
-
-        func ended(adding measured: RenderTimings) {
-            condition.lock()
-            timings.addMixing(of: measured)
-            running -= 1
-            condition.broadcast()
-            condition.unlock()
-        }
-
-        // MARK: Render thread
-
-        func waitForStint(_ stint: Int) throws -> AudioBlock {
-            condition.lock()
-            defer { condition.unlock() }
-            while ready[stint % slots.count] != stint {
-                if let failure, failure.stint <= stint { throw failure.error }
-                condition.wait()
-            }
-            return slots[stint % slots.count]
-        }
-
-        func release(_ stint: Int) {
-            condition.lock()
-            released = stint + 1
-            condition.broadcast()
-            condition.unlock()
-        }
-
-        func stopAndWait() -> RenderTimings {
-            condition.lock()
-            defer { condition.unlock() }
-            stopping = true
-            condition.broadcast()
-            while running > 0 { condition.wait() }
-            return timings
-        }
-    }
-
-    /// One worker's part: its mixer and bus, and the stints it mixes (`first`, `first + step`, ...).
-    /// `@unchecked Sendable`: handed to its thread once and used by that thread alone (`stints` is read only).
-    private final class WorkerJob: @unchecked Sendable {
-        let shared: Shared
+    /// One worker: its own mixer and bus, mixing a stint block by block into the slot the scheduler gives it, and
+    /// reporting each block as it is copied there (the render thread may take it at once).
+    private final class StintMixer: ChunkWorker {
         let mixer: TrackMixer
         let bus: AudioBlock
-        let first: Int, step: Int
+        let slots: [AudioBlock]
         let stints: Stints
+        /// What the mixer timed, read by the render thread once this worker's thread has ended.
+        private(set) var timings = RenderTimings()
+        /// The worker thread's CPU clock, started on that thread at its first stint.
+        private var laps: ThreadCPULaps?
 
-        init(shared: Shared, mixer: TrackMixer, bus: AudioBlock, first: Int, step: Int, stints: Stints) {
-            self.shared = shared
+        init(mixer: TrackMixer, bus: AudioBlock, slots: [AudioBlock], stints: Stints) {
             self.mixer = mixer
             self.bus = bus
-            self.first = first
-            self.step = step
+            self.slots = slots
             self.stints = stints
-            shared.started()   // counted before the thread starts, so `stopAndWait` cannot miss it
         }
 
-        func run() {
-            var timings = RenderTimings()
-            defer { shared.ended(adding: timings) }
-            let blockFrames = bus.capacity
-            var laps = ThreadCPULaps()
-            var j = first
-            while j < shared.stintCount {
-                guard let slot = shared.claim(j) else { return }
-                let frames = stints.frames(ofStint: j)
-                var position = frames.lowerBound
-                var offset = stints.offset(of: frames.lowerBound)
-                do {
-                    while position < frames.upperBound {
-                        if shared.isStopping { return }
-                        let n = Int(min(Int64(blockFrames), frames.upperBound - position))
-                        try mixer.mixTracks(into: bus, at: position, count: n, cpu: &laps, timings: &timings)
-                        for c in 0..<bus.channelCount {
-                            Kernels.copy(bus.channel(c).baseAddress!, to: slot.channel(c).baseAddress! + offset, count: n)
-                        }
-                        offset += n
-                        position += Int64(n)
-                    }
-                } catch {
-                    shared.fail(j, error)
-                    return
+        func work(chunk j: Int, slot: Int, progress: (Int) -> Bool) throws -> Bool {
+            var laps = self.laps ?? ThreadCPULaps()
+            defer { self.laps = laps }
+            let frames = stints.frames(ofStint: j)
+            let target = slots[slot]
+            var position = frames.lowerBound
+            var offset = stints.offset(of: position)
+            while position < frames.upperBound {
+                let n = Int(min(Int64(bus.capacity), frames.upperBound - position))
+                try mixer.mixTracks(into: bus, at: position, count: n, cpu: &laps, timings: &timings)
+                for c in 0..<bus.channelCount {
+                    Kernels.copy(bus.channel(c).baseAddress!, to: target.channel(c).baseAddress! + offset, count: n)
                 }
-                shared.publish(j)
-                j += step
+                offset += n
+                position += Int64(n)
+                guard progress(Int(position - frames.lowerBound)) else { return true }
             }
+            return true
         }
     }
 }

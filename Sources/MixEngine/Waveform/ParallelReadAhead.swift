@@ -22,20 +22,18 @@ import MixDSP
 /// 2.23 s with 3 buffers, 2.07 s with 5 and 2.03 s with 8 (1 MiB each, stereo at 48 kHz; four runs each, here).
 /// `next`, `release` and `cancel` allocate nothing (an error is boxed only when one is thrown).
 ///
-/// **Threads.** `next()`, `release()` and `cancel()` are called from one thread, the reader's. Which chunk each
-/// buffer holds, how much of it is written, a failure, the chunk the reader is on and the stop are guarded by one
-/// `NSCondition`; a buffer's frames are written by its decoder outside the lock, and read only after the decoder
-/// has published them under it. Call `cancel()` when done: it stops the decoders and waits for their threads
-/// (`deinit` calls it too, but cannot run while a thread holds the shared state).
-final class ParallelReadAhead: DecodedBlocks, @unchecked Sendable {
+/// **Threads.** A `ChunkScheduler` deals the chunks to the decoders and hands them to the reader in order, a
+/// chunk's blocks as soon as they are decoded. `next()`, `release()` and `cancel()` are called from one thread, the
+/// reader's. Call `cancel()` when done: it stops the decoders and waits for their threads (`deinit` calls it too).
+final class ParallelReadAhead: DecodedBlocks {
     let channelCount: Int
     let blockFrames: Int
-    private let shared: Shared
+    private let scheduler: ChunkScheduler
+    private let buffers: ChunkBuffers
     /// The reader's place: the chunk it reads, how far into it, and the frames of the block it holds.
     private var chunk = 0
     private var offset = 0
     private var heldFrames = 0
-    private var isCancelled = false
 
     /// Starts decoding at once, one thread per decoder. Every decoder reads the same `frameCount` frames of
     /// `channelCount` channels from frame 0; `chunkFrames` is a multiple of `blockFrames`.
@@ -43,17 +41,13 @@ final class ParallelReadAhead: DecodedBlocks, @unchecked Sendable {
         precondition(!decoders.isEmpty && blockFrames > 0 && chunkFrames >= blockFrames && chunkFrames % blockFrames == 0)
         channelCount = decoders[0].channelCount
         self.blockFrames = blockFrames
-        let chunkCount = Int((frameCount + Int64(chunkFrames) - 1) / Int64(chunkFrames))
-        shared = Shared(decoderCount: decoders.count, bufferCount: 2 * (decoders.count + 1), chunkFrames: chunkFrames, channelCount: channelCount,
-                        chunkCount: chunkCount, frameCount: frameCount)
-        for (w, decoder) in decoders.enumerated() {
-            precondition(decoder.channelCount == channelCount)
-            let job = DecodingJob(shared: shared, decoder: decoder, first: w, step: decoders.count, blockFrames: blockFrames)
-            let thread = Thread { job.run() }
-            thread.name = "mixrender waveform decoder \(w + 1)"
-            thread.stackSize = 8 << 20   // as the main thread's: decoders may keep large frames on the stack
-            thread.start()
-        }
+        let buffers = ChunkBuffers(count: 2 * (decoders.count + 1), chunkFrames: chunkFrames, channelCount: channelCount, frameCount: frameCount)
+        self.buffers = buffers
+        scheduler = ChunkScheduler(chunkCount: Int((frameCount + Int64(chunkFrames) - 1) / Int64(chunkFrames)), slotCount: buffers.count)
+        scheduler.start(decoders.map { decoder in
+            precondition(decoder.channelCount == decoders[0].channelCount)
+            return ChunkDecoder(decoder: decoder, buffers: buffers, blockFrames: blockFrames)
+        }, threadName: "mixrender waveform decoder")
     }
 
     deinit { cancel() }
@@ -63,30 +57,17 @@ final class ParallelReadAhead: DecodedBlocks, @unchecked Sendable {
     /// done with the block.
     func next() throws -> (samples: UnsafePointer<Float>, frames: Int)? {
         precondition(heldFrames == 0, "release() the block before asking for the next")
-        let s = shared
-        s.condition.lock()
-        defer { s.condition.unlock() }
-        while chunk < s.chunkCount {
-            let buffer = chunk % s.bufferCount
-            let state = s.buffers[buffer]
-            if state.chunk == chunk {
-                let written = state.written
-                if written > offset {
-                    heldFrames = min(blockFrames, written - offset)
-                    return (UnsafePointer(s.samples + (buffer * s.chunkFrames + offset) * channelCount), heldFrames)
-                }
-                if state.isComplete {
-                    if let failure = state.failure { throw failure }
-                    // A chunk cut short: the decoder found the end of the file before the length it was told.
-                    guard offset == s.frames(ofChunk: chunk) else { return nil }
-                    chunk += 1
-                    offset = 0
-                    s.readingChunk = chunk
-                    s.condition.broadcast()
-                    continue
-                }
+        while chunk < scheduler.chunkCount {
+            let (slot, decoded) = try scheduler.frames(ofChunk: chunk, after: offset)
+            if decoded > offset {
+                heldFrames = min(blockFrames, decoded - offset)
+                return (UnsafePointer(buffers.chunk(slot) + offset * channelCount), heldFrames)
             }
-            s.condition.wait()
+            // A chunk cut short: the decoder found the end of the file before the length it was told.
+            guard offset == buffers.frames(ofChunk: chunk) else { return nil }
+            scheduler.finished(chunk: chunk)
+            chunk += 1
+            offset = 0
         }
         return nil
     }
@@ -99,112 +80,61 @@ final class ParallelReadAhead: DecodedBlocks, @unchecked Sendable {
 
     /// Stops the decoders and waits for their threads to end. Later calls return at once.
     func cancel() {
-        guard !isCancelled else { return }
-        isCancelled = true
-        let s = shared
-        s.condition.lock()
-        s.isStopping = true
-        s.condition.broadcast()
-        while s.runningDecoders > 0 { s.condition.wait() }
-        s.condition.unlock()
+        scheduler.stop()
     }
 
-    /// The state the reader and the decoders share, all of it guarded by `condition` but the buffers' frames.
-    private final class Shared: @unchecked Sendable {
-        let condition = NSCondition()
-        let bufferCount: Int
+    /// The chunks' buffers: `count` of `chunkFrames` interleaved frames, one after another, in one allocation, for
+    /// a file of `frameCount` frames. Held by the reader and every decoder, so that it outlives their threads.
+    private final class ChunkBuffers {
+        let count: Int
         let chunkFrames: Int
         let channelCount: Int
-        let chunkCount: Int
         let frameCount: Int64
-        /// `bufferCount` buffers of `chunkFrames` interleaved frames, one after another.
-        let samples: UnsafeMutablePointer<Float>
-        /// What each buffer holds.
-        var buffers: [BufferState]
-        /// The chunk the reader is on: every chunk before it is read, and its buffer free.
-        var readingChunk = 0
-        var isStopping = false
-        var runningDecoders: Int
+        private let samples: UnsafeMutablePointer<Float>
 
-        init(decoderCount: Int, bufferCount: Int, chunkFrames: Int, channelCount: Int, chunkCount: Int, frameCount: Int64) {
-            self.bufferCount = bufferCount
+        init(count: Int, chunkFrames: Int, channelCount: Int, frameCount: Int64) {
+            self.count = count
             self.chunkFrames = chunkFrames
             self.channelCount = channelCount
-            self.chunkCount = chunkCount
             self.frameCount = frameCount
-            samples = .allocate(capacity: bufferCount * chunkFrames * channelCount)
-            buffers = Array(repeating: BufferState(), count: bufferCount)
-            runningDecoders = decoderCount
-        }
-
-        deinit { samples.deallocate() }
-
-        /// One buffer: the chunk it holds (-1: none yet), the frames of it written, whether its decoder is done
-        /// with it, and the error that stopped that decoder in it.
-        struct BufferState {
-            var chunk = -1
-            var written = 0
-            var isComplete = false
-            var failure: Error?
+            samples = .allocate(capacity: count * chunkFrames * channelCount)
         }
 
         /// The frames of the file chunk `k` holds.
         func frames(ofChunk k: Int) -> Int {
             Int(min(Int64(chunkFrames), frameCount - Int64(k) * Int64(chunkFrames)))
         }
+
+        deinit { samples.deallocate() }
+
+        /// Buffer `i`'s first frame.
+        func chunk(_ i: Int) -> UnsafeMutablePointer<Float> { samples + i * chunkFrames * channelCount }
     }
 
-    /// One decoder's work: chunks `first, first + step, ...`, chunk `k` into buffer `k % bufferCount`.
-    private struct DecodingJob: @unchecked Sendable {
-        let shared: Shared
+    /// One decoder: seeks to each chunk it is given and decodes it block by block into its buffer.
+    private final class ChunkDecoder: ChunkWorker {
         let decoder: AudioDecoder
-        let first: Int
-        let step: Int
+        let buffers: ChunkBuffers
         let blockFrames: Int
 
-        func run() {
-            let s = shared
-            defer {
-                s.condition.lock()
-                s.runningDecoders -= 1
-                s.condition.broadcast()
-                s.condition.unlock()
-            }
-            for k in stride(from: first, to: s.chunkCount, by: step) {
-                let buffer = k % s.bufferCount
-                let base = s.samples + buffer * s.chunkFrames * s.channelCount
-                // Wait until the reader is past the chunk this buffer held.
-                s.condition.lock()
-                while !s.isStopping && s.readingChunk <= k - s.bufferCount { s.condition.wait() }
-                if s.isStopping { s.condition.unlock(); return }
-                s.buffers[buffer] = Shared.BufferState(chunk: k)
-                s.condition.unlock()
+        init(decoder: AudioDecoder, buffers: ChunkBuffers, blockFrames: Int) {
+            self.decoder = decoder
+            self.buffers = buffers
+            self.blockFrames = blockFrames
+        }
 
-                var done = 0, failure: Error?
-                let target = s.frames(ofChunk: k)
-                do {
-                    try decoder.seek(to: Int64(k) * Int64(s.chunkFrames))
-                    while done < target {
-                        let n = try decoder.read(into: base + done * s.channelCount, frames: min(blockFrames, target - done))
-                        guard n > 0 else { break }
-                        done += n
-                        s.condition.lock()
-                        s.buffers[buffer].written = done
-                        s.condition.broadcast()
-                        let isStopping = s.isStopping
-                        s.condition.unlock()
-                        if isStopping { return }
-                    }
-                } catch {
-                    failure = error
-                }
-                s.condition.lock()
-                s.buffers[buffer].isComplete = true
-                s.buffers[buffer].failure = failure
-                s.condition.broadcast()
-                s.condition.unlock()
-                if failure != nil || done < target { return }
+        func work(chunk k: Int, slot: Int, progress: (Int) -> Bool) throws -> Bool {
+            let target = buffers.frames(ofChunk: k)
+            let base = buffers.chunk(slot)
+            try decoder.seek(to: Int64(k) * Int64(buffers.chunkFrames))
+            var done = 0
+            while done < target {
+                let n = try decoder.read(into: base + done * buffers.channelCount, frames: min(blockFrames, target - done))
+                guard n > 0 else { return false }
+                done += n
+                guard progress(done) else { return true }
             }
+            return true
         }
     }
 }

@@ -37,8 +37,8 @@ final class ReadAheadDecoder: DecodedBlocks, @unchecked Sendable {
         channelCount = decoder.channelCount
         self.blockFrames = blockFrames
         ring = BufferRing(slotCount: slotCount, capacity: blockFrames * decoder.channelCount)
-        let handoff = DecoderHandoff(decoder: decoder)
-        let thread = Thread { [self] in decode(handoff.decoder) }
+        let handoff = HandedOff(decoder)   // the caller keeps no reference: it reads the ring
+        let thread = Thread { [self] in decode(handoff.value) }
         thread.name = "mixrender waveform decoder"
         thread.stackSize = 8 << 20   // as the main thread's: decoders may keep large frames on the stack
         thread.start()
@@ -78,11 +78,4 @@ final class ReadAheadDecoder: DecodedBlocks, @unchecked Sendable {
         }
         ring.closeWriting()
     }
-}
-
-/// The decoder on its way to the decoding thread. `@unchecked Sendable`, and safe: `ReadAheadDecoder.init` takes the
-/// decoder and hands it over here before the thread starts; from then on only that thread uses it (the caller keeps
-/// no reference: it reads the ring), so no two threads touch it.
-private struct DecoderHandoff: @unchecked Sendable {
-    let decoder: AudioDecoder
 }
