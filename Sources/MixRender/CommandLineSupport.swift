@@ -2,55 +2,34 @@ import MixDSP
 import MixEngine
 import MixIO
 
-// What the `mixrender` CLI uses of the engine and MixIO besides the public API: batches, joins, merging results,
-// the cache key, the speech helper's entry point, the terminal and the file system as the commands need them.
-// These names are `package`: the CLI reaches them through this library alone, other packages never see them.
+// What the `mixrender` CLI still takes of the engine and MixIO besides the public API (MixRender.swift), at
+// `package` access: other packages never see these names. Each group says why it is not public API yet; the
+// reference types, the cache key and joins were moved out of here into the public API (issue 55).
 
+// The render command's own pipeline: it plans a `RenderJob` with a cache folder's material, then renders with a
+// waveform tap, a timeline file, a report and the summary's figures. `PresetRender` offers renders to a file, a
+// descriptor and bytes, not yet taps, reports to a chosen path or a cache folder's material; until it does, the CLI
+// drives the job itself.
 package typealias Analyzer = MixEngine.Analyzer
-package typealias AtomicOutputFile = MixIO.AtomicOutputFile
-package typealias AudioEncoder = MixDSP.AudioEncoder
-package typealias AudioIOError = MixIO.AudioIOError
+package typealias Chapters = MixEngine.Chapters
+package typealias FileAccess = MixEngine.FileAccess
+package typealias MaterialStore = MixEngine.MaterialStore
+package typealias PreparedMaterial = MixEngine.PreparedMaterial
+package typealias RenderJob = MixEngine.RenderJob
+package typealias ReplayGain = MixEngine.ReplayGain
+package typealias TimelineJSON = MixEngine.TimelineJSON
+package typealias ValidationJSON = MixEngine.ValidationJSON
+
+// Batches: the job list, its shards, its runner and the merged results file. A library batch API (an async
+// sequence of outcomes) is a design of its own, for issue 56's several outputs from one render.
 package typealias BatchJob = MixEngine.BatchJob
 package typealias BatchJobList = MixEngine.BatchJobList
 package typealias BatchProgress = MixEngine.BatchProgress
 package typealias BatchResults = MixEngine.BatchResults
 package typealias BatchRunner = MixEngine.BatchRunner
-package typealias CacheKey = MixEngine.CacheKey
-package typealias ChapterMark = MixIO.ChapterMark
-package typealias Chapters = MixEngine.Chapters
-package typealias FileAccess = MixEngine.FileAccess
-package typealias FileDescription = MixEngine.FileDescription
-package typealias FileLock = MixIO.FileLock
-package typealias FileSystem = MixIO.FileSystem
-package typealias DescriptorLimit = MixIO.DescriptorLimit
-package typealias FileTags = MixIO.FileTags
-package typealias HeldFileLock = MixIO.HeldFileLock
-package typealias InputFile = MixEngine.InputFile
-package typealias InterruptCleanup = MixIO.InterruptCleanup
-package typealias JoinJob = MixEngine.JoinJob
-package typealias JoinResult = MixEngine.JoinResult
-package typealias LineFile = MixIO.LineFile
-package typealias Locked = MixIO.Locked
-package typealias LoudnessScan = MixEngine.LoudnessScan
-package typealias MaterialStore = MixEngine.MaterialStore
-package typealias MixrenderVersion = MixEngine.MixrenderVersion
-package typealias NameSuggestion = MixEngine.NameSuggestion
-package typealias PreparedMaterial = MixEngine.PreparedMaterial
-package typealias PresetCatalog = MixEngine.PresetCatalog
-package typealias PrintableText = MixEngine.PrintableText
-package typealias RenderJob = MixEngine.RenderJob
-package typealias ReplayGain = MixEngine.ReplayGain
 package typealias Shard = MixEngine.Shard
-package typealias SourceKindCatalog = MixEngine.SourceKindCatalog
-package typealias SpeechHelperLocation = MixIO.SpeechHelperLocation
-package typealias SpeechHelperServer = MixIO.SpeechHelperServer
-package typealias SpeechSettings = MixIO.SpeechSettings
-package typealias SpeechSynthesizer = MixIO.SpeechSynthesizer
-package typealias TagFields = MixIO.TagFields
-package typealias Terminal = MixIO.Terminal
-package typealias TimeParser = MixEngine.TimeParser
-package typealias TimelineJSON = MixEngine.TimelineJSON
-package typealias ValidationJSON = MixEngine.ValidationJSON
+
+// The waveform command's options beyond `AudioAnalysis.waveform` (several levels, colours, the terminal preview).
 package typealias WaveformColor = MixEngine.WaveformColor
 package typealias WaveformColumnStore = MixEngine.WaveformColumnStore
 package typealias WaveformImageStyle = MixEngine.WaveformImageStyle
@@ -58,6 +37,21 @@ package typealias WaveformJob = MixEngine.WaveformJob
 package typealias WaveformPlan = MixEngine.WaveformPlan
 package typealias WaveformRecorder = MixEngine.WaveformRecorder
 package typealias WaveformTerminalPreview = MixEngine.WaveformTerminalPreview
+
+// The process and the terminal: what a command-line program needs of the system (signals, the terminal, locks,
+// whole-file writes, the speech helper's entry point), which is MixIO's, C calls and all. Not library API: a
+// library does not install signal handlers or serve a helper protocol on its standard input.
+package typealias AtomicOutputFile = MixIO.AtomicOutputFile
+package typealias AudioIOError = MixIO.AudioIOError
+package typealias FileSystem = MixIO.FileSystem
+package typealias InterruptCleanup = MixIO.InterruptCleanup
+package typealias LineFile = MixIO.LineFile
+package typealias Locked = MixIO.Locked
+package typealias SpeechHelperLocation = MixIO.SpeechHelperLocation
+package typealias SpeechHelperServer = MixIO.SpeechHelperServer
+package typealias SpeechSettings = MixIO.SpeechSettings
+package typealias SpeechSynthesizer = MixIO.SpeechSynthesizer
+package typealias Terminal = MixIO.Terminal
 
 /// The level in dB of a linear gain (MixDSP's `decibels(fromGain:)`), for the CLI's summaries.
 package func decibels(fromGain gain: Double) -> Double { MixDSP.decibels(fromGain: gain) }

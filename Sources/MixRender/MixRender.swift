@@ -12,9 +12,10 @@ import MixDSP
 //     let result = try await render.render(toFile: "night.ogg", progress: reporter)
 //
 // The library is a façade over MixEngine: the types below are the engine's own, named here so that a program
-// needs only `import MixRender`; `PresetRender` and `AudioAnalysis` are the entry points. Everything else the
-// engine and MixIO declare public stays out of reach of other packages (the CLI reaches it at `package` access,
-// CommandLineSupport.swift).
+// needs only `import MixRender`; `PresetRender` and `AudioAnalysis` are the entry points, and the reference types
+// at the end (kinds, presets, times, tags, joins) what a back end asks besides renders. Everything else the engine
+// and MixIO declare public stays out of reach of other packages; what the CLI still takes of it is named at
+// `package` access in CommandLineSupport.swift, each with why it is not public API yet.
 
 /// What a render may change of the preset: its length, sample rate, quality or bitrate, resampler, loudness target
 /// and true-peak ceiling, the part of the timeline rendered, whether the file loops. Checked by the rules the
@@ -64,3 +65,41 @@ public typealias EngineReason = MixEngine.EngineReason
 public typealias WaveformOptions = MixEngine.WaveformOptions
 /// A waveform's totals: length, peak, RMS, band shares, spectral centroid.
 public typealias WaveformTotals = MixDSP.WaveformTotals
+
+// MARK: Reference, files and joins: what an app's back end or a tool beside it asks besides renders
+
+/// Every kind of source a track may play (`rain`, `file`, `generator`, ...), with each setting's key, schema, default
+/// and line, read from the kinds' own declarations (`mixrender kinds`): `kinds`, `kind(_:)`, `json(_:)`, `text(_:)`.
+public typealias SourceKindCatalog = MixEngine.SourceKindCatalog
+/// The presets in folders or files, each read and checked as a render reads it, without planning (`mixrender
+/// presets`): `entries` (path, mix or session, track kinds, or the error), `json`, `text`, `allRead`;
+/// `shippedFolder()` finds the presets installed beside the program.
+public typealias PresetCatalog = MixEngine.PresetCatalog
+/// The version renders and cache keys carry: `MixrenderVersion.string`.
+public typealias MixrenderVersion = MixEngine.MixrenderVersion
+/// Times as presets and options write them (`"90"`, `"1h30m"`, `"1:30:00"`): `seconds(from:)`, and back,
+/// `string(fromSeconds:)`.
+public typealias TimeParser = MixEngine.TimeParser
+/// Text read from files (tags, chapter titles, names) made safe to print on a terminal: `escaped(_:)`.
+public typealias PrintableText = MixEngine.PrintableText
+/// "Did you mean ...?" for a misspelt key or name: `closest(to:among:)`, `suggestions(for:among:)`.
+public typealias NameSuggestion = MixEngine.NameSuggestion
+/// Loudness of many files at once, one per core (`mixrender loudness`): `measure(_:)` gives each file's
+/// `LoudnessMeasurement` or error, in order; `json(_:)` and `text(path:_:)` lay them out.
+public typealias LoudnessScan = MixEngine.LoudnessScan
+/// A file's tags and chapters, read through TagLib (or libsndfile's for CAF): `detectFormat(path:)`,
+/// `contents(path:format:)` giving `TagFields` (`fields`, `chapters`).
+public typealias FileTags = MixIO.FileTags
+/// Tags as a file holds them: its fields in order, and its chapters.
+public typealias TagFields = MixIO.TagFields
+/// A chapter mark: its start in seconds and its title.
+public typealias ChapterMark = MixIO.ChapterMark
+/// A file described as JSON for a back end (`mixrender info --json`): format, rate, channels, length, tags,
+/// chapters, warnings; or the error that kept it from being read.
+public typealias FileDescription = MixEngine.FileDescription
+/// Lossless windows of one render (`RenderOverrides.startSeconds`/`endSeconds`, rendered apart, on several
+/// machines) joined into one file, sample-exactly, through a temporary file renamed when complete: `JoinJob(parts:
+/// output:)`, `run()`.
+public typealias JoinJob = MixEngine.JoinJob
+/// What a join wrote: its parts, frames and output.
+public typealias JoinResult = MixEngine.JoinResult

@@ -202,12 +202,25 @@ public struct PresetRender: Sendable {
         return EncodedAudioBytes(render: self, format: format, progress: progress)
     }
 
-    /// The file cache key of rendering this to `format` (docs/report.md, "Cache key"; `mixrender key --format`), its
-    /// source files hashed now: the same preset, overrides, sources and version give the same key.
-    package func fileCacheKey(format: OutputFileFormat) throws -> String {
+    /// The render's cache key (docs/report.md, "Cache key"; `mixrender key`), its source files hashed now: the audio
+    /// key (the same for every output format), or with `format` the file key of an output in that format (the
+    /// report's `cacheKey.file`). The same preset, overrides, sources and version give the same key, so a caller can
+    /// look a render up before making it.
+    public func cacheKey(format: OutputFileFormat? = nil) throws -> String {
         try LibraryError.wrapping(output: nil) {
             let key = try job.cacheKey(inputs: try InputFile.hashAll(job.plan), format: format)
             return key.file ?? key.audio
+        }
+    }
+
+    /// The text the cache key is the SHA-256 of (the audio part, then with `format` the encoding part): the plan,
+    /// the sources' digests and the output settings, one fact a line, for a caller finding out why two keys differ.
+    public func cacheKeyText(format: OutputFileFormat? = nil) throws -> String {
+        try LibraryError.wrapping(output: nil) {
+            let digests = Dictionary(try InputFile.hashAll(job.plan).map { ($0.info.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+            var text = try CacheKey.audioText(plan: job.plan, range: job.range, digests: digests)
+            if let format { text += CacheKey.encodingText(job.outputSettings(format: format), chapters: job.chapters) }
+            return text
         }
     }
 

@@ -29,15 +29,8 @@ struct KeyCommand: ParsableCommand {
             }
             return f
         }
-        let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
-        let inputs = try InputFile.hashAll(job.plan)
-        if canonical {
-            let digests = Dictionary(inputs.map { ($0.info.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
-            print(try CacheKey.audioText(plan: job.plan, range: job.range, digests: digests), terminator: "")
-            if let chosen { print(CacheKey.encodingText(job.outputSettings(format: chosen), chapters: job.chapters), terminator: "") }
-            return
-        }
-        let key = try job.cacheKey(inputs: inputs, format: chosen)
-        print(key.file ?? key.audio)
+        let render = try PresetRender(presetFile: preset, overrides: try overrides.resolved())
+        print(canonical ? try render.cacheKeyText(format: chosen) : try render.cacheKey(format: chosen),
+              terminator: canonical ? "" : "\n")
     }
 }

@@ -18,8 +18,7 @@ struct PresetsCommand: ParsableCommand {
         var chosen = paths
         if chosen.isEmpty {
             // The project's own folder, named as the user would, when run from it; else the one beside the program.
-            let local = FileSystem.identity(of: "presets/night.json")?.kind == .regular ? "presets" : nil
-            guard let shipped = local ?? PresetCatalog.shippedFolder() else {
+            guard let shipped = PresetCatalog.defaultFolder() else {
                 throw CLIError("no presets folder found beside this program; name a folder or preset files (mixrender presets path/to/presets)")
             }
             chosen = [shipped]

@@ -3,10 +3,10 @@ import MixIO
 /// What `mixrender info --json` prints for a file, for back ends: its format, rate, channels and length, every tag
 /// as the file holds it (chapter comments aside), its chapters and what reading it warned of; or the error that
 /// kept it from being read. The text form is the CLI's (`Printout.info`); this is the same content as JSON.
-package enum FileDescription {
+public enum FileDescription {
     /// One readable file. `comments` are its tags as read (`FileTags.contents`), `chapters` its ID3v2 `CHAP` frames;
     /// Vorbis-comment chapters (`CHAPTER001=...`) are taken from the comments.
-    package static func json(_ info: AudioFileInfo, comments: [(key: String, value: String)], chapters: [ChapterMark]) -> JSONValue {
+    public static func json(_ info: AudioFileInfo, comments: [(key: String, value: String)], chapters: [ChapterMark]) -> JSONValue {
         // A key given more than once (two ARTIST comments) is one member whose value is the list, in the file's order.
         var keys: [String] = [], values: [String: [String]] = [:]
         for (key, value) in comments where !ChapterMark.isCommentKey(key) {
@@ -41,12 +41,12 @@ package enum FileDescription {
     }
 
     /// A file that could not be read: its path and the one-line error.
-    package static func json(path: String, error: String) -> JSONValue {
+    public static func json(path: String, error: String) -> JSONValue {
         .object([JSONValue.Member("file", .string(path)), JSONValue.Member("error", .string(error))])
     }
 
     /// The array `info --json` prints, one element per file in the order given, laid out as every other document.
-    package static func document(_ files: [JSONValue]) -> String { JSONValue.array(files).document(.readable) }
+    public static func document(_ files: [JSONValue]) -> String { JSONValue.array(files).document(.readable) }
 
     /// "HH:MM:SS.mmm" (a Vorbis chapter's time) in seconds; nil if it is not one.
     static func seconds(ofTimestamp text: String) -> Double? {

@@ -6,26 +6,26 @@ import MixIO
 /// kinds of its tracks. A preset that does not read is listed with its one-line error.
 ///
 /// Values of strings and numbers; made when asked for. `Sendable`, safe to share.
-package struct PresetCatalog: Sendable {
+public struct PresetCatalog: Sendable {
     /// One preset file.
-    package struct Entry: Sendable {
-        package let path: String
+    public struct Entry: Sendable {
+        public let path: String
         /// The preset as read, or nil when it does not read (`error` says why).
         package let preset: Preset?
-        package let error: String?
+        public let error: String?
 
         /// "mix" or "session" (a preset with sections).
-        package var kind: String { preset?.session == nil ? "mix" : "session" }
+        public var kind: String { preset?.session == nil ? "mix" : "session" }
 
         /// The track keys in the preset's order, each once: `rain, wind, surf, events`.
-        package var trackKinds: [String] {
+        public var trackKinds: [String] {
             var seen: [String] = []
             for track in preset?.tracks ?? [] where !seen.contains(track.source.key) { seen.append(track.source.key) }
             return seen
         }
 
         /// One line for a person: `night.json  Night outdoors  mix, 1h, 48000 Hz stereo: rain, wind, surf, events`.
-        package func line(nameWidth: Int, titleWidth: Int) -> String {
+        public func line(nameWidth: Int, titleWidth: Int) -> String {
             let file = pad(PrintableText.escaped(path), nameWidth)
             guard let preset else { return file + "  invalid: " + (error ?? "") }
             var facts = [kind]
@@ -39,7 +39,7 @@ package struct PresetCatalog: Sendable {
 
         /// The entry as JSON: `{"path", "name", "kind", "duration", "sampleRate", "channels", "sections", "tracks"}`
         /// (`duration` in seconds, null for a session as long as its sections), or `{"path", "error"}`.
-        package var json: JSONValue {
+        public var json: JSONValue {
             guard let preset else { return .object(["path": .string(path), "error": .string(error ?? "")]) }
             return .object([
                 "path": .string(path),
@@ -60,11 +60,11 @@ package struct PresetCatalog: Sendable {
         }
     }
 
-    package let entries: [Entry]
+    public let entries: [Entry]
 
     /// The presets at `paths`: each a preset file, or a folder whose `.json` files are listed in name order.
     /// A path that is neither is an error naming it.
-    package init(paths: [String]) throws {
+    public init(paths: [String]) throws {
         var files: [String] = []
         for path in paths {
             switch FileSystem.identity(of: path)?.kind {
@@ -87,24 +87,33 @@ package struct PresetCatalog: Sendable {
     }
 
     /// The listing for a person, one preset per line.
-    package var text: String {
+    public var text: String {
         let nameWidth = entries.map { PrintableText.escaped($0.path).count }.max() ?? 0
         let titleWidth = entries.map { PrintableText.escaped($0.preset?.name ?? "-").count }.max() ?? 0
         return entries.map { $0.line(nameWidth: nameWidth, titleWidth: titleWidth) }.joined(separator: "\n") + "\n"
     }
 
     /// The listing for a program: `{"presets": [...]}` (`Entry.json`).
-    package var json: String {
+    public var json: String {
         JSONValue.object(["presets": .array(entries.map(\.json))]).document(.readable)
     }
 
     /// Whether every preset read.
-    package var allRead: Bool { entries.allSatisfy { $0.preset != nil } }
+    public var allRead: Bool { entries.allSatisfy { $0.preset != nil } }
 
     /// The presets folder that ships with this program: the first `presets` folder holding `night.json` in the
     /// program's folder or a folder above it (the project's, for a program built in `.build/`), or nil.
-    package static func shippedFolder() -> String? {
-        FileSystem.foldersAboveProgram().lazy.map { $0 + "/presets" }
-            .first { FileSystem.identity(of: $0 + "/night.json")?.kind == .regular }
+    public static func shippedFolder() -> String? {
+        FileSystem.foldersAboveProgram().lazy.map { $0 + "/presets" }.first(where: holdsPresets)
+    }
+
+    /// The presets a listing shows by default: the current folder's `presets`, named as a user in the project would
+    /// name it, when it holds `night.json`; else `shippedFolder()`.
+    public static func defaultFolder() -> String? {
+        holdsPresets("presets") ? "presets" : shippedFolder()
+    }
+
+    private static func holdsPresets(_ folder: String) -> Bool {
+        FileSystem.identity(of: folder + "/night.json")?.kind == .regular
     }
 }

@@ -1,5 +1,5 @@
 /// "Did you mean ...?" for misspelt keys and names.
-package enum NameSuggestion {
+public enum NameSuggestion {
     /// Keys that set one thing in different ways: a near miss of one names them all.
     static let alternatives: [[String]] = [["gainDb", "volume"]]
     /// Words that are far from a key's spelling but mean it.
@@ -7,7 +7,7 @@ package enum NameSuggestion {
 
     /// What `name` was most likely meant to be among `candidates`: the closest candidate, or all of its alternatives
     /// that are candidates too (`gain` -> `gainDb` or `volume`); empty if none is close.
-    package static func suggestions(for name: String, among candidates: [String]) -> [String] {
+    public static func suggestions(for name: String, among candidates: [String]) -> [String] {
         let meant = synonyms[name.lowercased()].flatMap { candidates.contains($0) ? $0 : nil } ?? closest(to: name, among: candidates)
         guard let meant else { return [] }
         let group = alternatives.first { $0.contains(meant) }?.filter(candidates.contains) ?? []
@@ -19,7 +19,7 @@ package enum NameSuggestion {
     /// Case, `_`, `-` and spaces are ignored (`fade_in` -> `fadeIn`, `scurve` -> `sCurve`), a unit suffix
     /// may be left out (`gain` -> `gainDb`), one name may start with the other (`fastest` -> `fast`), and up to
     /// a third of the letters may be wrong, missing, extra or swapped (`gian` -> `gainDb`, `logarithmc` -> `logarithmic`).
-    package static func closest(to name: String, among candidates: [String]) -> String? {
+    public static func closest(to name: String, among candidates: [String]) -> String? {
         let wanted = normalized(name)
         guard !wanted.isEmpty else { return nil }
         var best: (candidate: String, distance: Int)?

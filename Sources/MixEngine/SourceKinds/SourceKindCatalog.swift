@@ -6,48 +6,48 @@ import MixIO
 /// `docs/preset.schema.json` is written from, so the listing cannot say what the reader does not do.
 ///
 /// A value of strings and schema values; made when asked for. `Sendable`, safe to share.
-package struct SourceKindCatalog: Sendable {
+public struct SourceKindCatalog: Sendable {
     /// One kind: the track key that selects it, its line, and its settings.
-    package struct Kind: Sendable {
+    public struct Kind: Sendable {
         /// The track key (`rain`, `file`, `generator`).
-        package let key: String
+        public let key: String
         /// What it is, in one line.
-        package let description: String
+        public let description: String
         /// Whether it plays for as long as the track lasts (a generator), rather than for a length of its own.
-        package let isEndless: Bool
+        public let isEndless: Bool
         /// Whether a track of this kind may `loop`.
-        package let canLoop: Bool
+        public let canLoop: Bool
         /// Its settings, in the order the kind declares them; one nameless setting for a kind that is one value
         /// (`"file": "rain.ogg"`).
-        package let settings: [Setting]
+        public let settings: [Setting]
         /// Whether the kind is one value rather than an object of settings.
-        package var isValue: Bool { settings.count == 1 && settings[0].key == nil }
+        public var isValue: Bool { settings.count == 1 && settings[0].key == nil }
     }
 
     /// One setting: its key (nil for a kind that is one value), whether a preset must give it, its schema.
-    package struct Setting: Sendable {
-        package let key: String?
-        package let isRequired: Bool
+    public struct Setting: Sendable {
+        public let key: String?
+        public let isRequired: Bool
         /// The setting's part of the schema (`type`, `minimum`, `maximum`, `enum`, `default`, `description`, ...).
-        package let schema: JSONValue
+        public let schema: JSONValue
 
         /// The setting's line (the schema's `description`), or empty.
-        package var description: String { schema["description"]?.stringValue ?? "" }
+        public var description: String { schema["description"]?.stringValue ?? "" }
 
         /// What it takes, in words: `0 to 1`, `white, pink or brown`, `a time`, `true or false`.
-        package var takes: String { SourceKindCatalog.takes(schema) }
+        public var takes: String { SourceKindCatalog.takes(schema) }
 
         /// Its default as JSON would write it (`0.5`, `"equalPower"`), or nil when it has none.
-        package var defaultText: String? {
+        public var defaultText: String? {
             guard let value = schema["default"] else { return nil }
             return value.document(.compact).trimmingSuffix("\n")
         }
     }
 
-    package let kinds: [Kind]
+    public let kinds: [Kind]
 
     /// Every registered kind.
-    package init() {
+    public init() {
         kinds = SourceKinds.all.map { kind in
             let schema = kind.schema
             var required = Set<String>()
@@ -69,11 +69,11 @@ package struct SourceKindCatalog: Sendable {
     }
 
     /// The kind selected by `key`, or nil.
-    package func kind(_ key: String) -> Kind? { kinds.first { $0.key == key } }
+    public func kind(_ key: String) -> Kind? { kinds.first { $0.key == key } }
 
     /// The listing for a person: per kind, a line with its key and description, then one indented line per
     /// setting: `  intensity  0 to 1, default 0.5: 0 (a few drops ...) to 1 (a downpour ...).`
-    package func text(_ chosen: [Kind]? = nil) -> String {
+    public func text(_ chosen: [Kind]? = nil) -> String {
         var lines: [String] = []
         for kind in chosen ?? kinds {
             var traits: [String] = []
@@ -95,7 +95,7 @@ package struct SourceKindCatalog: Sendable {
 
     /// The listing for a program: `{"kinds": [{"key", "description", "endless", "loops", "value" | "settings"}]}`,
     /// each setting its schema with its key and whether it is required first.
-    package func json(_ chosen: [Kind]? = nil) -> String {
+    public func json(_ chosen: [Kind]? = nil) -> String {
         let values: [JSONValue] = (chosen ?? kinds).map { kind in
             var members = [JSONValue.Member("key", .string(kind.key)),
                            JSONValue.Member("description", .string(kind.description)),

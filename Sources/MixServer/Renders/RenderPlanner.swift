@@ -50,7 +50,7 @@ struct RenderPlanner: Sendable {
         var warnings = render.warnings
         do {
             warnings += try render.check(outputFile: "render.\(spec.format.fileExtension)")
-            let id = try render.fileCacheKey(format: spec.format)
+            let id = try render.cacheKey(format: spec.format)
             return Planned(id: id, render: render, spec: spec, warnings: warnings.map { ServiceError.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
         } catch let error as EngineError {
             throw ServiceError(error, nameOf: sounds.name(ofPath:))
