@@ -41,6 +41,9 @@ final class ChunkScheduler: @unchecked Sendable {
     private var readerChunk = 0
     private var isStopping = false
     private var runningWorkers = 0
+    /// While the reader waits: the chunk it waits on and the frames of it it waits for. A worker's report wakes it
+    /// only once they are done (waking it at every block cost a threaded render twice the system time).
+    private var readerWaits: (chunk: Int, frames: Int)?
 
     /// What one slot holds: its chunk (-1: none yet), the frames of it done, whether its worker is done with it,
     /// and the error that stopped that worker in it.
@@ -114,30 +117,33 @@ final class ChunkScheduler: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         slots[slot].done = done
-        condition.broadcast()
+        if let readerWaits, readerWaits.chunk == slots[slot].chunk, done >= readerWaits.frames { condition.broadcast() }
         return !isStopping
     }
 
     // MARK: The reader
 
-    /// Chunk `k`'s frames done beyond the first `read` (which the reader has), waiting for more: its slot and the
-    /// frames done, more than `read` unless the chunk is complete with no more (its worker found the end early).
-    /// Throws the error its worker failed with once the frames done before it are read. `k` is the reader's chunk:
-    /// every chunk before it `finished`.
-    func frames(ofChunk k: Int, after read: Int) throws -> (slot: Int, done: Int) {
+    /// Chunk `k`'s frames done beyond the first `read` (which the reader has): its slot and the frames done. Returns
+    /// at once when some are done; else waits until `wanted` more are (or the chunk is complete) and returns them,
+    /// more than `read` unless the chunk is complete with no more (its worker found the end early). Throws the error
+    /// its worker failed with once the frames done before it are read. `k` is the reader's chunk: every chunk before
+    /// it `finished`.
+    func frames(ofChunk k: Int, after read: Int, wanting wanted: Int) throws -> (slot: Int, done: Int) {
         let slot = k % slotCount
         condition.lock()
-        defer { condition.unlock() }
-        precondition(k == readerChunk && k < chunkCount, "the reader takes the chunks in order")
+        defer { readerWaits = nil; condition.unlock() }
+        precondition(k == readerChunk && k < chunkCount && wanted > 0, "the reader takes the chunks in order")
         while true {
             let state = slots[slot]
             if state.chunk == k {
-                if state.done > read { return (slot, state.done) }
+                if state.done > read && (readerWaits == nil || state.done >= read + wanted) { return (slot, state.done) }
                 if state.isComplete {
+                    if state.done > read { return (slot, state.done) }
                     if let failure = state.failure { throw failure }
                     return (slot, state.done)
                 }
             }
+            readerWaits = (k, read + wanted)
             condition.wait()
         }
     }

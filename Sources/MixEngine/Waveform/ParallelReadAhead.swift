@@ -58,7 +58,8 @@ final class ParallelReadAhead: DecodedBlocks {
     func next() throws -> (samples: UnsafePointer<Float>, frames: Int)? {
         precondition(heldFrames == 0, "release() the block before asking for the next")
         while chunk < scheduler.chunkCount {
-            let (slot, decoded) = try scheduler.frames(ofChunk: chunk, after: offset)
+            let (slot, decoded) = try scheduler.frames(ofChunk: chunk, after: offset,
+                                                       wanting: max(1, min(blockFrames, buffers.frames(ofChunk: chunk) - offset)))
             if decoded > offset {
                 heldFrames = min(blockFrames, decoded - offset)
                 return (UnsafePointer(buffers.chunk(slot) + offset * channelCount), heldFrames)
