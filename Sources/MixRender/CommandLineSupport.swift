@@ -1,4 +1,3 @@
-import MixDSP
 import MixEngine
 import MixIO
 
@@ -29,15 +28,6 @@ package typealias BatchResults = MixEngine.BatchResults
 package typealias BatchRunner = MixEngine.BatchRunner
 package typealias Shard = MixEngine.Shard
 
-// The waveform command's options beyond `AudioAnalysis.waveform` (several levels, colours, the terminal preview).
-package typealias WaveformColor = MixEngine.WaveformColor
-package typealias WaveformColumnStore = MixEngine.WaveformColumnStore
-package typealias WaveformImageStyle = MixEngine.WaveformImageStyle
-package typealias WaveformJob = MixEngine.WaveformJob
-package typealias WaveformPlan = MixEngine.WaveformPlan
-package typealias WaveformRecorder = MixEngine.WaveformRecorder
-package typealias WaveformTerminalPreview = MixEngine.WaveformTerminalPreview
-
 // The process and the terminal: what a command-line program needs of the system (signals, the terminal, locks,
 // whole-file writes, the speech helper's entry point), which is MixIO's, C calls and all. Not library API: a
 // library does not install signal handlers or serve a helper protocol on its standard input.
@@ -52,6 +42,3 @@ package typealias SpeechHelperServer = MixIO.SpeechHelperServer
 package typealias SpeechSettings = MixIO.SpeechSettings
 package typealias SpeechSynthesizer = MixIO.SpeechSynthesizer
 package typealias Terminal = MixIO.Terminal
-
-/// The level in dB of a linear gain (MixDSP's `decibels(fromGain:)`), for the CLI's summaries.
-package func decibels(fromGain gain: Double) -> Double { MixDSP.decibels(fromGain: gain) }

@@ -103,3 +103,23 @@ public typealias FileDescription = MixEngine.FileDescription
 public typealias JoinJob = MixEngine.JoinJob
 /// What a join wrote: its parts, frames and output.
 public typealias JoinResult = MixEngine.JoinResult
+
+// MARK: Waveforms in full: what `AudioAnalysis.waveform` runs, for a caller that wants more than its files
+
+/// A waveform job: a file decoded once (on one or more threads, the same bit for bit) into one or more outputs
+/// (`.json` as BBC audiowaveform writes it, `.dat`, `.png`, `.svg`), each a `WaveformPlan`: `WaveformJob(inputPath:
+/// outputs:options:)`, `run(progress:)` and `runAll(progress:)` giving each output's `WaveformRecorder`.
+public typealias WaveformJob = MixEngine.WaveformJob
+/// One output's resolution, channels, image size and destination files, checked before decoding.
+public typealias WaveformPlan = MixEngine.WaveformPlan
+/// What a waveform job measured for one output: its columns (`stores`), totals, the pixels at a width, and
+/// `writeOutputs()`; also a tap of a render (`mixrender render --waveform`).
+public typealias WaveformRecorder = MixEngine.WaveformRecorder
+/// One level of a waveform: its columns' minima and maxima, per channel.
+public typealias WaveformColumnStore = MixEngine.WaveformColumnStore
+/// How an image is drawn (`WaveformOptions.style`): colours, their mode (solid, bands, relative), scale, decibel range.
+public typealias WaveformImageStyle = MixEngine.WaveformImageStyle
+/// A colour of an image, parsed from `#rrggbb`, `#rrggbbaa` or a name (`WaveformColor(parsing:)`).
+public typealias WaveformColor = MixEngine.WaveformColor
+/// A waveform drawn as lines of text for a terminal (`mixrender waveform` without an output).
+public typealias WaveformTerminalPreview = MixEngine.WaveformTerminalPreview

@@ -8,6 +8,9 @@ enum Printout {
         for w in warnings { FileHandle.standardError.write("warning: \(w)\n".data(using: .utf8)!) }
     }
 
+    /// The level in dB of a linear gain; -inf for silence.
+    static func decibels(fromGain gain: Double) -> Double { gain > 0 ? 20 * log10(gain) : -.infinity }
+
     static func summary(_ result: RenderResult, job: RenderJob? = nil) -> String {
         let s = result.summary
         let speed = s.timings.wall > 0 ? s.durationSeconds / s.timings.wall : 0

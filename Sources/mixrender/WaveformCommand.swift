@@ -193,7 +193,7 @@ struct WaveformCommand: ParsableCommand {
         var lines = [
             "file      \(info.path): \(info.formatName), \(info.sampleRate) Hz, \(channels)",
             "duration  \(Printout.clock(totals.durationSeconds)) (\(totals.frameCount) frames)",
-            "peak      \(Printout.db(decibels(fromGain: Double(totals.peak)))) dBFS, RMS \(Printout.db(decibels(fromGain: totals.rms))) dBFS",
+            "peak      \(Printout.db(Printout.decibels(fromGain: Double(totals.peak)))) dBFS, RMS \(Printout.db(Printout.decibels(fromGain: totals.rms))) dBFS",
         ]
         let analysis = job.plan.analysis
         if let dominant = totals.dominantBand {
