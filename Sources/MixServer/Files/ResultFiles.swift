@@ -1,11 +1,19 @@
 import MixIO
 import NIOPosix
 
-/// The small files of a result (a waveform, the timeline, the report, `result.json`), read by the handlers that answer
-/// with them whole and written by the runner, through MixIO on NIO's blocking-I/O thread pool, never on the threads
-/// that run async tasks: a slow disk then holds one pool thread, not a thread every request needs. The audio itself
-/// is written by the render's own thread and streamed in ranges by `AudioRoute`.
+/// The server's file work off the threads that run async tasks, on NIO's blocking-I/O thread pool: the small files of
+/// a result (a waveform, the timeline, the report, `result.json`), read by the handlers that answer with them whole
+/// and written by the runner, and the result store's and the sound library's work (`run`: a commit that syncs the
+/// disk, a budget that walks every result, a delete that removes a tree, a listing). A slow disk then holds one pool
+/// thread, not a thread every request needs. The audio itself is written by the render's own thread and streamed in
+/// ranges by `AudioRoute`.
 enum ResultFiles {
+    /// Runs `body`, blocking file work through MixIO, on the pool. Throws `CancellationError`, without running it,
+    /// when the task is cancelled before a pool thread takes it.
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(body)
+    }
+
     /// The most any of these files is read (a PNG waveform at the largest size the API draws is a few MiB).
     static let maximumBytes = 64 << 20
 

@@ -91,7 +91,8 @@ struct APIHandlers: APIProtocol {
         guard view.state == .succeeded, let folder = results.folder(of: id) else {
             throw ServiceError.notReady(RenderService.notReadyReason(id: id, state: view.state))
         }
-        results.markUsed(id)
+        let results = results
+        _ = try? await ResultFiles.run { results.markUsed(id) }
         return folder
     }
 
@@ -99,7 +100,8 @@ struct APIHandlers: APIProtocol {
 
     func listSounds(_ input: Operations.listSounds.Input) async throws -> Operations.listSounds.Output {
         _ = try token
-        return .ok(.init(body: .json(.init(sounds: service.sounds.list()))))
+        let sounds = service.sounds
+        return .ok(.init(body: .json(.init(sounds: try await ResultFiles.run { sounds.list() }))))
     }
 
     func getSound(_ input: Operations.getSound.Input) async throws -> Operations.getSound.Output {
@@ -142,8 +144,8 @@ struct APIHandlers: APIProtocol {
             let planned = try await service.plan(spec)
             return .ok(.init(body: .json(.init(valid: true, warnings: planned.warnings, durationSeconds: planned.render.durationSeconds,
                                                sampleRate: planned.render.sampleRate, channels: planned.render.channelCount))))
-        } catch let error as ServiceError {
-            // An invalid preset is this operation's answer, not its failure.
+        } catch {
+            // An invalid preset is this operation's answer, not its failure (both throw only a ServiceError).
             guard case .invalid = error else { throw error }
             return .ok(.init(body: .json(.init(valid: false, error: Self.problem(HTTPProblem(error)), warnings: []))))
         }

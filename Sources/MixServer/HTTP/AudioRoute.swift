@@ -30,7 +30,8 @@ struct AudioRoute: Sendable {
               let stored = try? JSONDecoder().decode(StoredResult.self, from: Data(text.utf8)) else {
             return ProblemResponse.make(HTTPProblem(.notReady(RenderService.notReadyReason(id: id, state: view.state))))
         }
-        results.markUsed(id)
+        let results = results
+        _ = try? await ResultFiles.run { results.markUsed(id) }
         let path = folder + "/" + stored.file
         let tag = EntityTag(opaque: stored.sha256)
         var headers: HTTPFields = [.eTag: tag.header, .acceptRanges: "bytes", .contentType: stored.contentType,

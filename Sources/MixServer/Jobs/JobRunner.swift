@@ -76,7 +76,8 @@ final class JobRunner: Service, Sendable {
         }
         guard !isStopping else { return }
         try? await store.requeue(worker: worker)   // a previous run of this server under the same name
-        _ = results.sweepPartials(olderThan: partialsSweepAge)
+        let results = results, sweepAge = partialsSweepAge
+        _ = try? await ResultFiles.run { results.sweepPartials(olderThan: sweepAge) }
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<max(1, limits.concurrentRenders) {
@@ -202,13 +203,15 @@ final class JobRunner: Service, Sendable {
         }
         self.finished.change()
         if case .succeeded = outcome {
-            results.enforceBudget(bytes: budgetBytes, keeping: Set(running.withLock { $0.keys }))
+            let results = results, budget = budgetBytes, keeping = Set(running.withLock { $0.keys })
+            _ = try? await ResultFiles.run { results.enforceBudget(bytes: budget, keeping: keeping) }
         }
     }
 
     /// Renders `job` into a partial folder, moved into the result store whole; returns the `Result` JSON.
     private func render(_ job: JobRecord, logger: Logger) async throws -> String {
-        if let stored = results.resultDocument(of: job.id) {
+        let results = results, id = job.id
+        if let stored = try await ResultFiles.run({ results.resultDocument(of: id) }) {
             logger.info("the result was there already (rendered before a restart); kept")
             return stored
         }
@@ -217,9 +220,18 @@ final class JobRunner: Service, Sendable {
         guard planned.id == job.id else {
             throw ServiceError.inputsChanged("the preset's sounds or this server's mixrender changed since it was submitted (its key is now \(planned.id)); submit it again")
         }
-        let partial = try results.makePartial()
-        var committed = false
-        defer { if !committed { results.discard(partial: partial) } }
+        let partial = try await ResultFiles.run { try results.makePartial() }
+        do {
+            return try await render(job, into: partial, spec: spec, planned: planned)
+        } catch {
+            results.discard(partial: partial)   // here, not on the pool: a cancelled task must still remove it
+            throw error
+        }
+    }
+
+    /// Renders `job` into `partial` (its audio, report, timeline, waveforms and `result.json`) and commits it as the
+    /// job's result; returns the `Result` JSON.
+    private func render(_ job: JobRecord, into partial: String, spec: RenderSpec, planned: RenderPlanner.Planned) async throws -> String {
         let audio = partial + "/" + ResultStore.audioFileName(format: spec.format)
         let (progress, reporter) = AsyncStream.makeStream(of: RenderProgress.self, bufferingPolicy: .bufferingNewest(1))
         let live = self.live, id = job.id
@@ -239,8 +251,8 @@ final class JobRunner: Service, Sendable {
         let text = StoredResult(report: report, render: planned.render, format: spec.format,
                                 fileName: ResultStore.audioFileName(format: spec.format), warnings: planned.warnings).json
         try await ResultFiles.write(text, to: partial + "/result.json")
-        try results.commit(partial: partial, id: job.id)
-        committed = true
+        let results = results
+        try await ResultFiles.run { try results.commit(partial: partial, id: id) }
         return text
     }
 
@@ -302,7 +314,8 @@ final class JobRunner: Service, Sendable {
                 do {
                     let forgotten = try await store.forget(finishedBefore: Date() - forgetAfterSeconds)
                     let running = self.running.withLock { Set($0.keys) }
-                    for id in forgotten where !running.contains(id) { results.delete(id) }
+                    let results = results
+                    _ = try? await ResultFiles.run { for id in forgotten where !running.contains(id) { _ = results.delete(id) } }
                     if !forgotten.isEmpty {
                         logger.info("renders forgotten", metadata: ["count": "\(forgotten.count)", "finishedBefore": "\(Date() - forgetAfterSeconds)"])
                     }

@@ -106,7 +106,8 @@ final class RenderService: Sendable {
         let view = withdrawal.view
         if view.record.state == .cancelled || view.record.state == .rendering { wake.cancelled(id) }
         // A finished render nobody owns any more: its files go now, not when the budget gets to them.
-        if view.record.state == .succeeded, !withdrawal.wantedByOthers, results.delete(id) {
+        let results = results
+        if view.record.state == .succeeded, !withdrawal.wantedByOthers, (try? await ResultFiles.run { results.delete(id) }) == true {
             logger.info("render's files deleted: no token owns it any more", metadata: ["job": "\(id)"])
         }
         logger.info("render deleted by a token", metadata: ["job": "\(id)", "token": "\(token)"])
