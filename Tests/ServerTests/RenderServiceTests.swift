@@ -295,6 +295,18 @@ import Testing
         let id = try #require(byHash.object["id"] as? String)
         let done = try await server.waitForRender(id)
         #expect(done.object["state"] as? String == "succeeded")
+
+        // The report a client reads names each file as a client does, never by a path of the server. (The same
+        // sound by its hash and by its name is one render: the key is the content's.)
+        let namedID = try #require(named.object["id"] as? String)
+        #expect(namedID == id)
+        let report = try await server.request("GET", "/v1/renders/\(id)/report")
+        #expect(report.status == 200)
+        let text = String(decoding: report.body, as: UTF8.self)
+        #expect(!text.contains(server.state.path) && !text.contains(folder.path) && !text.contains("/tmp/"), "the report names no path of the server: \(text)")
+        let inputs = (report.object["inputs"] as? [[String: Any]])?.compactMap { $0["path"] as? String } ?? []
+        #expect(inputs == ["library/rain/soft.wav"] || inputs == ["sha256:\(hash)"], "\(text)")
+        #expect((report.object["output"] as? [String: Any])?["path"] as? String == "audio.wav", "\(text)")
     }
 
     @Test func tokensGuardEveryCallAndEachTokenSeesOnlyItsOwnRenders() async throws {

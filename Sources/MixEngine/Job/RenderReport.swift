@@ -38,21 +38,25 @@ public struct RenderReport: Sendable {
 
     /// The report as a JSON value: the document `document` writes. The output's settings and chapters are the
     /// output plan's the render used (`RenderResult.output`), a stream's as much as a file's.
-    var value: JSONValue {
+    var value: JSONValue { value(renamingPaths: { $0 }, warnings: { $0 }) }
+
+    /// `value` with every file path (the preset's, the inputs', the output's) as `rename` gives it and every warning
+    /// as `reword` does.
+    func value(renamingPaths rename: (String) -> String, warnings reword: (String) -> String) -> JSONValue {
         let s = result.summary, l = s.loudness, t = s.timings
         let settings = result.output.settings
         let rate = Double(job.plan.sampleRate)
 
         let inputList = inputs.map { input -> JSONValue in
             .object([
-                "path": .string(input.info.path), "bytes": .integer(input.bytes), "sha256": .string(input.sha256),
+                "path": .string(rename(input.info.path)), "bytes": .integer(input.bytes), "sha256": .string(input.sha256),
                 "format": .string(input.info.formatName), "sampleRate": .integer(input.info.sampleRate),
                 "channels": .integer(input.info.channelCount), "frames": .integer(input.info.frameCount),
                 "durationSeconds": .rounded(input.info.durationSeconds),
             ])
         }
         let output: JSONValue = .object([
-            "path": .string(result.outputPath),
+            "path": .string(rename(result.outputPath)),
             "format": .string(settings.format.fileExtension),
             "settings": .object([
                 "sampleRate": .integer(settings.sampleRate),
@@ -121,13 +125,13 @@ public struct RenderReport: Sendable {
         return .object([
             "reportVersion": .integer(Self.formatVersion),
             "mixrender": .object(["version": .string(MixrenderVersion.string)]),
-            "preset": .string(job.presetPath),
+            "preset": .string(rename(job.presetPath)),
             "cacheKey": .object(["audio": .string(key.audio), "file": key.file.map { .string($0) } ?? .null, "version": .string(key.version)]),
             "inputs": .array(inputList),
             "output": output,
             "levels": levels,
             "timings": timings,
-            "warnings": .array(job.plan.warnings.map { .string($0) }),
+            "warnings": .array(job.plan.warnings.map { .string(reword($0)) }),
         ])
     }
 
@@ -155,6 +159,13 @@ public struct RenderReport: Sendable {
 
     /// The document as `write(to:)` lays it out, for standard output (`--report -`).
     public var text: String { value.json(.readable) }
+
+    /// The document (as `document` lays it out) with every file path (the preset's, the inputs', the output's) as `rename` gives it, and every
+    /// warning as `reword` does: what a server gives its clients, who know its files by the names they gave them
+    /// (`sha256:...`, `folder/file`), never by its own paths.
+    public func text(renamingPaths rename: (_ path: String) -> String, warnings reword: (_ warning: String) -> String) -> String {
+        value(renamingPaths: rename, warnings: reword).document(.readable)
+    }
 }
 
 extension RenderReport {

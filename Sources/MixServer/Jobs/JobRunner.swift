@@ -244,7 +244,13 @@ final class JobRunner: Service, Sendable {
         let report = try await planned.render.renderWithReport(toFile: audio, progress: reporter)
         await watcher.value
         try Task.checkCancellation()
-        try await ResultFiles.write(report.document, to: partial + "/report.json")
+        // The report a client reads names files as the client does (its sounds by their names, the audio by its file
+        // name), never by this server's paths.
+        let sounds = planner.sounds, audioName = ResultStore.audioFileName(format: spec.format)
+        let clientReport = report.text(renamingPaths: { path in
+            path == audio ? audioName : sounds.name(ofPath: path) ?? (path.hasPrefix("/") ? "(a file of this server)" : path)
+        }, warnings: { ServiceError.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
+        try await ResultFiles.write(clientReport, to: partial + "/report.json")
         try await ResultFiles.write(planned.render.timelineJSON, to: partial + "/timeline.json")
         // The three waveform files from one decode of the result.
         _ = try await AudioAnalysis.waveforms(ofFile: audio, writingTo: ["json", "png", "svg"].map { partial + "/waveform.\($0)" })
