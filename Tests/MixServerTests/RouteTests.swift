@@ -110,6 +110,15 @@ import Testing
                 let problem = try Self.problem(response)
                 #expect(problem["jsonPath"] as? String == "name")
             }
+            // A format the document does not list: 400 at `format`, naming the ones it takes.
+            try await client.execute(uri: "/v1/renders", method: .post, headers: json,
+                                     body: ByteBuffer(string: #"{"preset": {"duration": "1s", "tracks": []}, "format": "aac"}"#)) { response in
+                #expect(response.status == .badRequest)
+                let problem = try Self.problem(response)
+                #expect(problem["jsonPath"] as? String == "format")
+                #expect(problem["detail"] as? String == "format: 'aac' is not one this API takes; expected one of m4a, ogg, opus, mp3, flac, wav, caf, aiff",
+                        "\(problem)")
+            }
             // A preset the engine refuses: 422 with the JSON path into the request (ServiceError.invalid).
             try await client.execute(uri: "/v1/renders", method: .post, headers: json,
                                      body: ByteBuffer(string: #"{"preset": {"duration": "1s", "tracks": [{"generator": {"type": "pink"}, "gainDb": "loud"}]}}"#)) { response in

@@ -18,6 +18,9 @@ enum DecodingProblem {
             return located(context.codingPath + [key], "is required")
         case .dataCorrupted(let context) where context.debugDescription.hasPrefix("Additional properties are disabled"):
             return located(context.codingPath, "is not a member this request has (openapi.yaml)")
+        case .dataCorrupted(let context) where unknownValue(context.debugDescription) != nil:
+            let (value, values) = unknownValue(context.debugDescription)!
+            return located(context.codingPath, "'\(PrintableText.escaped(value))' is not one this API takes; expected one of \(values.joined(separator: ", "))")
         case .dataCorrupted(let context):
             guard let body else { return located(context.codingPath, context.debugDescription) }
             let value: JSONValue
@@ -35,6 +38,23 @@ enum DecodingProblem {
         @unknown default:
             return HTTPProblem(.malformed("the request does not fit the API (openapi.yaml): \(error)"))
         }
+    }
+
+    /// The values each enumeration of the document takes, by the name the generated type has (the one Foundation's
+    /// message names): `format`'s, so that "aac" is answered with the formats, not "Cannot initialize Format from
+    /// invalid String value aac".
+    static let enumerations: [String: [String]] = [
+        "Format": Components.Schemas.Format.allCases.map(\.rawValue),
+    ]
+
+    /// The value and the values it could have been, when `description` is Foundation's message for a string that is
+    /// none of an enumeration's (`Cannot initialize Format from invalid String value aac`) of a type known here.
+    static func unknownValue(_ description: String) -> (value: String, values: [String])? {
+        let prefix = "Cannot initialize ", middle = " from invalid String value "
+        guard description.hasPrefix(prefix), let range = description.range(of: middle) else { return nil }
+        let type = String(description[description.index(description.startIndex, offsetBy: prefix.count)..<range.lowerBound])
+        guard let values = enumerations[type] else { return nil }
+        return (String(description[range.upperBound...]), values)
     }
 
     /// The first key that appears twice in one object of the body, as a 400 at its path (`format`,
