@@ -71,16 +71,17 @@ public struct PresetRender: Sendable {
                           sources: sources, material: nil)
     }
 
-    /// `prepare(preset:name:baseDirectory:overrides:sources:)`, keeping what the analysis makes (speech said,
-    /// recordings measured) in `material` for the next render, which the returned render shares too.
-    package static func prepare(preset: JSONValue, name: String, baseDirectory: String = "",
-                                overrides: RenderOverrides, sources: SourceResolver?,
-                                material: PreparedMaterial?) async throws -> PresetRender {
-        var render = try await prepared(material: material) { analyzer in
+    /// `prepare(preset:name:baseDirectory:overrides:sources:)` with `material`: what the analysis makes (speech said,
+    /// recordings measured) is kept there for the next render, and the returned render takes its sources from there,
+    /// as every render given the same material does (a server's renders share one).
+    public static func prepare(preset: JSONValue, name: String = "preset", baseDirectory: String = "",
+                               overrides: RenderOverrides = RenderOverrides(), sources: SourceResolver? = nil,
+                               material: RenderMaterial?) async throws -> PresetRender {
+        var render = try await prepared(material: material?.prepared) { analyzer in
             try RenderJob(preset: preset, name: name, baseDirectory: baseDirectory, overrides: overrides,
                           sources: sources, analyzer: analyzer)
         }
-        render.material = material
+        render.material = material?.prepared
         return render
     }
 
@@ -224,6 +225,10 @@ public struct PresetRender: Sendable {
         }
     }
 
-    /// The job the CLI prints and reports from.
-    package var renderJob: RenderJob { job }
+    /// The chapter marks the output will carry (the preset's `chapters`, else a session's sections), those in the
+    /// rendered part, each from its start relative to the part's.
+    public var chapters: [ChapterMark] { job.chapters }
+
+    /// The tracks the render plays, a session's bed's among them.
+    public var trackCount: Int { job.preset.tracks.count }
 }

@@ -53,11 +53,19 @@ public enum RenderServer {
         // A partial upload in the uploads folder is a dead server's: this one has taken no request yet.
         _ = sounds.sweepPartialUploads(olderThan: configuration.databaseURL == nil ? 0 : 3600)
         let webhooks = try WebhookURLPolicy(allowing: configuration.webhookHosts)
-        // Decoded sources shared by every render here, as a batch shares them; the budget bounds what stays held.
-        let material = PreparedMaterial(budgetBytes: 512 << 20)
+        // Decoded sources shared by every render here, as a batch shares them (the budget bounds what stays held), and
+        // kept with speech and measurements in the cache folder, so a restart or a second server makes none again.
+        let material: RenderMaterial
+        do {
+            material = try RenderMaterial(budgetBytes: 512 << 20, folder: configuration.cachePath,
+                                          folderBudgetBytes: configuration.cacheBudgetBytes)
+        } catch {
+            throw ServerSetupError("\(error)")
+        }
         let storage = StorageWatch(folders: [.init(role: "state folder", path: configuration.stateFolder),
                                              .init(role: "results folder", path: configuration.resultsPath),
-                                             .init(role: "uploads folder", path: configuration.soundsPath)],
+                                             .init(role: "uploads folder", path: configuration.soundsPath),
+                                             .init(role: "cache folder", path: configuration.cachePath)],
                                    minimumFreeBytes: configuration.minimumFreeBytes, logger: logger)
         // The service (what requests ask) and the runner (the renders) stand side by side, made of the same parts.
         let planner = RenderPlanner(sounds: sounds, limits: configuration.limits, material: material)

@@ -21,6 +21,11 @@ public struct ServerConfiguration: Sendable {
     public var soundFolders: [String: String] = [:]
     /// Results are kept up to this many bytes, least recently used out first.
     public var storeBudgetBytes: Int64 = 10 << 30
+    /// Where prepared sounds, speech and loudness measurements are kept between renders and restarts; nil:
+    /// `<state>/cache` (servers over one database may share one folder, as they share results).
+    public var cacheFolder: String? = nil
+    /// The cache folder is kept up to this many bytes, least recently used out first.
+    public var cacheBudgetBytes: Int64 = 4 << 30
     /// Hosts (`host` or `host:port`) webhooks may call; none: webhooks are refused.
     public var webhookHosts: [String] = []
     /// This server's name in the job store's leases (unique per server over one database); nil: host name and port.
@@ -54,6 +59,7 @@ public struct ServerConfiguration: Sendable {
     var tokensPath: String { tokensFile ?? stateFolder + "/tokens" }
     var resultsPath: String { resultsFolder ?? stateFolder + "/results" }
     var soundsPath: String { uploadsFolder ?? stateFolder + "/sounds" }
+    var cachePath: String { cacheFolder ?? stateFolder + "/cache" }
     var databasePath: String { stateFolder + "/jobs.sqlite" }
     var webhookSecretPath: String { webhookSecretFile ?? stateFolder + "/webhook-secret" }
     var worker: String {

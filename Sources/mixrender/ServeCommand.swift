@@ -48,6 +48,12 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("store-budget"), help: "Results are kept up to this size, least recently used out first (10G).")
     var storeBudget = "10G"
 
+    @Option(name: .customLong("cache-dir"), help: "Where prepared sounds, speech and loudness measurements are kept between renders and restarts (default: STATE/cache; servers over one database may share one).")
+    var cacheDir: String?
+
+    @Option(name: .customLong("cache-budget"), help: "The cache folder is kept up to this size, least recently used out first (4G).")
+    var cacheBudget = "4G"
+
     @Option(name: .customLong("forget-after"), help: "A finished render, its record and its files are forgotten this long after it finished (720h).")
     var forgetAfter = "720h"
 
@@ -135,6 +141,8 @@ struct ServeCommand: ParsableCommand {
             configuration.soundFolders[name] = path
         }
         configuration.storeBudgetBytes = try Self.bytes(storeBudget, option: "--store-budget")
+        configuration.cacheFolder = cacheDir
+        configuration.cacheBudgetBytes = try Self.bytes(cacheBudget, option: "--cache-budget")
         configuration.minimumFreeBytes = try Self.bytes(minFreeSpace, option: "--min-free-space")
         configuration.forgetAfterSeconds = try Self.seconds(forgetAfter, option: "--forget-after", atMostHours: 24 * 3660)
         configuration.maxConnections = maxConnections

@@ -55,6 +55,34 @@ import Testing
         #expect(refusedCall.body == takenCall.body)
     }
 
+    /// What a render measured stays in the cache folder (STATE/cache): a server started again on the same state
+    /// measures the same mix's loudness no more, it reads it back (the report's normalisation says from where).
+    @Test func aRestartedServerMeasuresNothingAgain() async throws {
+        let first = try ServerProcess.start()
+        let preset = RenderServiceTests.shortPreset(seed: 41)
+        let before = try await first.request("POST", "/v1/renders", json: ["preset": preset, "format": "flac", "overrides": ["loudness": -18]])
+        let id = try #require(before.object["id"] as? String)
+        #expect(try await first.waitForRender(id).object["state"] as? String == "succeeded")
+        let measured = try await first.request("GET", "/v1/renders/\(id)/report")
+        func normalisation(_ report: ServerProcess.Reply) -> [String: Any]? {
+            ((report.object["levels"] as? [String: Any])?["normalisation"] as? [String: Any])
+        }
+        #expect(normalisation(measured)?["reusedFrom"] is NSNull, "\(measured.object)")
+        _ = first.stop()
+        let cache = first.state.appendingPathComponent("cache")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []).isEmpty == false, "the cache folder holds the measurement")
+
+        let second = try ServerProcess.start(state: first.folder, token: first.token)
+        defer { second.stop() }
+        // Another format of the same mix: another render, the same audio, its measurement read from the folder.
+        let after = try await second.request("POST", "/v1/renders", json: ["preset": preset, "format": "wav", "overrides": ["loudness": -18]])
+        let other = try #require(after.object["id"] as? String)
+        #expect(other != id)
+        #expect(try await second.waitForRender(other).object["state"] as? String == "succeeded")
+        let reread = try await second.request("GET", "/v1/renders/\(other)/report")
+        #expect(normalisation(reread)?["reusedFrom"] as? String == "cacheFolder", "\(reread.object)")
+    }
+
     @Test func aKilledServerLosesNoJobAndServesNothingPartial() async throws {
         let first = try ServerProcess.start()
         // Twenty minutes: still rendering when the server is killed the moment it reports progress (the render takes

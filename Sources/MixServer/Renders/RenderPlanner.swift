@@ -10,7 +10,7 @@ import MixRender
 struct RenderPlanner: Sendable {
     let sounds: SoundLibrary
     let limits: ServiceLimits
-    let material: PreparedMaterial
+    let material: RenderMaterial
 
     /// A render planned: its id (the file cache key), the library's prepared render, what it warned.
     struct Planned: Sendable {
@@ -44,8 +44,8 @@ struct RenderPlanner: Sendable {
             let path = spec.overrides.durationSeconds != nil ? "overrides.durationSeconds" : "preset.duration"
             throw .invalid(jsonPath: path, reason: "renders \(TimeParser.string(fromSeconds: render.durationSeconds)); this server renders at most \(TimeParser.string(fromSeconds: limits.maxDurationSeconds))")
         }
-        if render.renderJob.preset.tracks.count > limits.maxTracks {
-            throw .invalid(jsonPath: "preset.bed", reason: "brings the preset to \(render.renderJob.preset.tracks.count) tracks; this server renders at most \(limits.maxTracks)")
+        if render.trackCount > limits.maxTracks {
+            throw .invalid(jsonPath: "preset.bed", reason: "brings the preset to \(render.trackCount) tracks; this server renders at most \(limits.maxTracks)")
         }
         var warnings = render.warnings
         do {

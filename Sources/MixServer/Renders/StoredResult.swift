@@ -28,7 +28,7 @@ struct StoredResult: Codable, Sendable {
         contentType = Self.contentType(of: format)
         integratedLoudness = rounded(loudness.integrated)
         truePeakDb = rounded(loudness.truePeak)
-        chapters = render.renderJob.chapters.map { mark in
+        chapters = render.chapters.map { mark in
             Chapter(name: mark.name, startSeconds: (Double(mark.frame) / Double(mark.sampleRate) * 1000).rounded() / 1000)
         }
         self.warnings = warnings
