@@ -274,6 +274,32 @@ import Testing
         }
     }
 
+    /// Every interactive job is claimed before any background one, each kind oldest first; a background job asked
+    /// for again as interactive moves up, and asked for again as background stays where it was.
+    @Test(arguments: StoreKind.allCases)
+    func interactiveJobsOvertakeQueuedBackgroundJobs(_ kind: StoreKind) async throws {
+        try await withDatabase(kind) { database in
+            let store = try await database.open()
+            func job(_ n: Int, _ priority: JobPriority) -> NewJob {
+                var job = newJob(n)
+                job.priority = priority
+                return job
+            }
+            for n in 1...20 {
+                _ = try await store.submit(job(n, .background), owner: owner("catalogue"), limits: roomy, now: t0 + Double(n))
+            }
+            _ = try await store.submit(job(21, .interactive), owner: owner("app"), limits: roomy, now: t0 + 30)
+            _ = try await store.submit(job(22, .interactive), owner: owner("app"), limits: roomy, now: t0 + 31)
+            // Job 5, queued as background, is asked for by a user now; job 6 again as background, by another token.
+            _ = try await store.submit(job(5, .interactive), owner: owner("app"), limits: roomy, now: t0 + 32)
+            _ = try await store.submit(job(6, .background), owner: owner("app"), limits: roomy, now: t0 + 33)
+            var order: [String] = []
+            while let claimed = try await store.claim(worker: "w1", now: t0 + 40, leaseUntil: t0 + 100) { order.append(claimed.id) }
+            let expected = [5, 21, 22] + [1, 2, 3, 4] + Array(6...20)
+            #expect(order == expected.map { newJob($0).id }, "claimed \(order.map { id in (1...22).first { newJob($0).id == id } ?? 0 })")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func concurrentClaimersNeverGetTheSameJob(_ kind: StoreKind) async throws {
         try await withDatabase(kind) { database in

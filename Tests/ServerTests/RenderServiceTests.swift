@@ -103,6 +103,39 @@ import Testing
         #expect(((report.object["cacheKey"] as? [String: Any])?["file"] as? String) == id)
     }
 
+    /// With one render at a time, an interactive request made after twenty background ones is the next to render:
+    /// when it has succeeded, no background render has, and at most one has started (each takes seconds).
+    @Test func anInteractiveRenderOvertakesTwentyQueuedBackgroundRenders() async throws {
+        let server = try ServerProcess.start(arguments: ["--jobs", "1", "--jobs-per-token", "40"])
+        defer { server.stop() }
+        // The one worker is busy while the queue fills; cancelled once it is full, it frees the worker at once.
+        let long = try await server.request("POST", "/v1/renders", json: ["preset": Self.longPreset(seed: 51, hours: 3), "format": "flac"])
+        let longID = try #require(long.object["id"] as? String)
+        try await waitUntilRendering(server, longID)
+        var background: [String] = []
+        for seed in 100..<120 {
+            let queued = try await server.request("POST", "/v1/renders", json: ["preset": Self.longPreset(seed: seed, minutes: 20),
+                                                                               "format": "flac", "priority": "background"])
+            #expect(queued.status == 202, "\(queued.object)")
+            background.append(try #require(queued.object["id"] as? String))
+        }
+        let urgent = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(seed: 99), "format": "flac"])
+        let urgentID = try #require(urgent.object["id"] as? String)
+        #expect(try await server.request("DELETE", "/v1/renders/\(longID)").status == 200)
+        let done = try await server.waitForRender(urgentID, seconds: 300)
+        #expect(done.object["state"] as? String == "succeeded")
+        var states: [String] = []
+        for id in background {
+            states.append(try await server.request("GET", "/v1/renders/\(id)").object["state"] as? String ?? "?")
+        }
+        #expect(!states.contains("succeeded") && states.filter { $0 == "rendering" }.count <= 1, "\(states)")
+        #expect(states.filter { $0 == "queued" }.count >= 19, "\(states)")
+
+        let misspelt = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(seed: 98), "priority": "urgent"])
+        #expect(misspelt.status == 400)
+        #expect(misspelt.object["jsonPath"] as? String == "priority", "\(misspelt.object)")
+    }
+
     @Test func theSameRequestTwiceIsOneRender() async throws {
         let server = try ServerProcess.start()
         defer { server.stop() }

@@ -45,6 +45,7 @@ enum DecodingProblem {
     /// invalid String value aac".
     static let enumerations: [String: [String]] = [
         "Format": Components.Schemas.Format.allCases.map(\.rawValue),
+        "Priority": Components.Schemas.Priority.allCases.map(\.rawValue),
     ]
 
     /// The value and the values it could have been, when `description` is Foundation's message for a string that is

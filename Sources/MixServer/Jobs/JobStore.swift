@@ -102,6 +102,16 @@ struct NewJob: Sendable, Equatable {
     /// The result store no longer holds this render's files (the size budget evicted them): a job that succeeded
     /// is queued again, as a failed one is.
     var resultMissing = false
+    /// Which queued jobs go first: every interactive one before any background one, each kind in the order queued.
+    /// A job two requests want has the more urgent of their priorities.
+    var priority: JobPriority = .interactive
+}
+
+/// How soon a queued job renders (the request's `priority`): `interactive`, a user is waiting; `background`, a
+/// catalogue run nobody waits on. Stored as its rank, lower first.
+enum JobPriority: Int, Sendable, Equatable, CaseIterable {
+    case interactive = 0
+    case background = 1
 }
 
 /// An owner of a job: a token (its id, not the token), and the webhook it asked for.

@@ -58,6 +58,9 @@ final class PostgresJobStore: JobStore {
         )
         """,
         "CREATE INDEX IF NOT EXISTS jobs_queue ON jobs (state, queued_at, id)",
+        // Priorities (interactive before background): jobs made before are interactive, as every job was.
+        "ALTER TABLE jobs ADD COLUMN IF NOT EXISTS priority SMALLINT NOT NULL DEFAULT 0",
+        "CREATE INDEX IF NOT EXISTS jobs_claim_order ON jobs (state, priority, queued_at, id)",
         "CREATE INDEX IF NOT EXISTS jobs_worker ON jobs (worker) WHERE worker IS NOT NULL",
         """
         CREATE TABLE IF NOT EXISTS job_owners (
@@ -147,20 +150,24 @@ final class PostgresJobStore: JobStore {
             switch step {
             case .create:
                 try await connection.query("""
-                    INSERT INTO jobs (id, state, format, name, request, duration_seconds, created_at, queued_at, attempts)
+                    INSERT INTO jobs (id, state, format, name, request, duration_seconds, created_at, queued_at, attempts, priority)
                     VALUES (\(job.id), 'queued', \(job.format), \(job.name), \(job.request), \(job.durationSeconds),
-                        \(now), \(now), 0)
+                        \(now), \(now), 0, \(Int16(job.priority.rawValue)))
                     """, logger: logger)
             case .requeue:
                 try await connection.query("""
                     UPDATE jobs SET state = 'queued', format = \(job.format), name = \(job.name), request = \(job.request),
                         duration_seconds = \(job.durationSeconds), queued_at = \(now), started_at = NULL,
                         finished_at = NULL, attempts = 0, progress_fraction = NULL, progress_speed = NULL,
-                        progress_seconds_left = NULL, problem = NULL, result = NULL, worker = NULL, lease_until = NULL
+                        progress_seconds_left = NULL, problem = NULL, result = NULL, worker = NULL, lease_until = NULL,
+                        priority = \(Int16(job.priority.rawValue))
                     WHERE id = \(job.id)
                     """, logger: logger)
             case .keep:
-                break
+                // Wanted again, perhaps more urgently: the job takes the more urgent of the two priorities.
+                try await connection.query("""
+                    UPDATE jobs SET priority = least(priority, \(Int16(job.priority.rawValue))) WHERE id = \(job.id)
+                    """, logger: logger)
             }
             // The owner wants the job (again); a webhook given now replaces the one given before.
             try await connection.query("""
@@ -228,7 +235,7 @@ final class PostgresJobStore: JobStore {
             // A job another server is claiming (or submitting, or cancelling) is locked: skip it, take the next.
             let candidates = try await connection.query("""
                 SELECT id FROM jobs WHERE state = 'queued' OR (state = 'rendering' AND lease_until < \(now))
-                ORDER BY queued_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
+                ORDER BY priority, queued_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
                 """, logger: logger).collect()
             guard let row = candidates.first else { return nil }
             let id = try row.decode(String.self)

@@ -91,6 +91,13 @@ final class SQLiteJobStore: JobStore {
                     WHERE delivered_at IS NULL AND gave_up_at IS NULL;
                 """)
         }
+        // Priorities (interactive before background): existing jobs are interactive, as every job was.
+        migrator.registerMigration("priority") { db in
+            try db.execute(sql: """
+                ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX jobs_claim_order ON jobs (state, priority, queued_at, id);
+                """)
+        }
         return migrator
     }()
 
@@ -132,18 +139,21 @@ final class SQLiteJobStore: JobStore {
             switch step {
             case .create:
                 try db.execute(sql: """
-                    INSERT INTO jobs (id, state, format, name, request, duration_seconds, created_at, queued_at, attempts)
-                    VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, 0)
-                    """, arguments: [job.id, job.format, job.name, job.request, job.durationSeconds, now, now])
+                    INSERT INTO jobs (id, state, format, name, request, duration_seconds, created_at, queued_at, attempts, priority)
+                    VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, 0, ?)
+                    """, arguments: [job.id, job.format, job.name, job.request, job.durationSeconds, now, now, job.priority.rawValue])
             case .requeue:
                 try db.execute(sql: """
                     UPDATE jobs SET state = 'queued', format = ?, name = ?, request = ?, duration_seconds = ?, queued_at = ?,
                         started_at = NULL, finished_at = NULL, attempts = 0, progress_fraction = NULL, progress_speed = NULL,
-                        progress_seconds_left = NULL, problem = NULL, result = NULL, worker = NULL, lease_until = NULL
+                        progress_seconds_left = NULL, problem = NULL, result = NULL, worker = NULL, lease_until = NULL,
+                        priority = ?
                     WHERE id = ?
-                    """, arguments: [job.format, job.name, job.request, job.durationSeconds, now, job.id])
+                    """, arguments: [job.format, job.name, job.request, job.durationSeconds, now, job.priority.rawValue, job.id])
             case .keep:
-                break
+                // Wanted again, perhaps more urgently: the job takes the more urgent of the two priorities.
+                try db.execute(sql: "UPDATE jobs SET priority = min(priority, ?) WHERE id = ?",
+                               arguments: [job.priority.rawValue, job.id])
             }
             // The owner wants the job (again); a webhook given now replaces the one given before.
             try db.execute(sql: """
@@ -202,7 +212,7 @@ final class SQLiteJobStore: JobStore {
         try await write { db in
             guard let id = try String.fetchOne(db, sql: """
                 SELECT id FROM jobs WHERE state = 'queued' OR (state = 'rendering' AND lease_until < ?)
-                ORDER BY queued_at, id LIMIT 1
+                ORDER BY priority, queued_at, id LIMIT 1
                 """, arguments: [now]) else { return nil }
             try db.execute(sql: """
                 UPDATE jobs SET state = 'rendering', worker = ?, lease_until = ?, started_at = ?, finished_at = NULL,

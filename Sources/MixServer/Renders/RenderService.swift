@@ -46,7 +46,7 @@ final class RenderService: Sendable {
         let planned = try await plan(spec)
         let job = NewJob(id: planned.id, format: spec.format.fileExtension, name: spec.name,
                          request: spec.storedRequest, durationSeconds: planned.render.durationSeconds,
-                         resultMissing: results.folder(of: planned.id) == nil)
+                         resultMissing: results.folder(of: planned.id) == nil, priority: spec.priority)
         if let fault = storage.fault() { throw storage.problem(fault) }
         let outcome: SubmitOutcome
         do {

@@ -15,8 +15,10 @@ struct RenderSpec: Sendable {
     let name: String
     let format: OutputFileFormat
     let overrides: RenderOverrides
+    /// How soon the job renders among the queued ones (the request's `priority`, interactive when absent).
+    let priority: JobPriority
     /// The request as a job stores it: the generated type's JSON (its name filled in, its webhook left out, which is
-    /// the owner's), keys sorted, made once here.
+    /// the owner's, and its priority, which is the job's), keys sorted, made once here.
     let storedRequest: String
 
     /// The longest `name` a request may give (openapi.yaml's maxLength, in Unicode scalars as JSON Schema counts).
@@ -53,9 +55,11 @@ struct RenderSpec: Sendable {
         overrides.truePeakDb = given.overrides?.truePeakDb
         overrides.loopable = given.overrides?.loopable ?? false
         self.overrides = overrides
+        priority = given.priority == .background ? .background : .interactive
         var kept = given
         kept.name = name
         kept.webhook = nil
+        kept.priority = nil   // the job's, not the render's: two requests for one render may differ in it
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
