@@ -123,3 +123,6 @@ public typealias WaveformImageStyle = MixEngine.WaveformImageStyle
 public typealias WaveformColor = MixEngine.WaveformColor
 /// A waveform drawn as lines of text for a terminal (`mixrender waveform` without an output).
 public typealias WaveformTerminalPreview = MixEngine.WaveformTerminalPreview
+/// A waveform in audiowaveform's binary format (`.dat`), read back checked and zoomed out (`zoomed(by:)`, the
+/// factor for a width or a number of points a second), and given as audiowaveform's JSON: a server's zoomed waveforms.
+public typealias WaveformDat = MixEngine.WaveformDat

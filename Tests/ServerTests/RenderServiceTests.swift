@@ -96,6 +96,21 @@ import Testing
         let svg = try await server.request("GET", "/v1/renders/\(id)/waveform?format=svg")
         #expect(svg.header("Content-Type")?.hasPrefix("image/svg+xml") == true)
         #expect(String(decoding: svg.body, as: UTF8.self).contains("<svg"))
+        // Zoomed for a phone: at most 10 columns across, or about 4 a second; one or the other, for the JSON only.
+        let full = waveform.object
+        let narrow = try await server.request("GET", "/v1/renders/\(id)/waveform?width=10")
+        #expect(narrow.status == 200)
+        let columns = try #require(narrow.object["length"] as? Int)
+        #expect(columns <= 10 && columns >= 5, "\(narrow.object)")
+        #expect((narrow.object["samples_per_pixel"] as? Int).map { $0 % (full["samples_per_pixel"] as? Int ?? 1) == 0 } == true)
+        #expect((narrow.object["data"] as? [Int])?.count == 2 * columns * (full["channels"] as? Int ?? 0))
+        let paced = try await server.request("GET", "/v1/renders/\(id)/waveform?pointsPerSecond=4")
+        #expect(paced.status == 200)
+        #expect(paced.object["length"] as? Int == 8 || paced.object["length"] as? Int == 9, "\(paced.object)")   // 2 s
+        for query in ["width=10&pointsPerSecond=4", "width=0", "width=10&format=png", "pointsPerSecond=-1"] {
+            let refused = try await server.request("GET", "/v1/renders/\(id)/waveform?\(query)")
+            #expect(refused.status == 400, "\(query): \(refused.object)")
+        }
         let timeline = try await server.request("GET", "/v1/renders/\(id)/timeline")
         #expect(timeline.status == 200)
         #expect(timeline.json is [String: Any])

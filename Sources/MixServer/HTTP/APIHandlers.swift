@@ -67,6 +67,34 @@ struct APIHandlers: APIProtocol {
 
     func getRenderWaveform(_ input: Operations.getRenderWaveform.Input) async throws -> Operations.getRenderWaveform.Output {
         let format = input.query.format ?? .json
+        let (width, pointsPerSecond) = (input.query.width, input.query.pointsPerSecond)
+        if width != nil || pointsPerSecond != nil {
+            guard width == nil || pointsPerSecond == nil else {
+                throw ServiceError.malformed(jsonPath: "pointsPerSecond", reason: "give width or pointsPerSecond, not both")
+            }
+            let option = width != nil ? "width" : "pointsPerSecond"
+            guard format == .json else {
+                throw ServiceError.malformed(jsonPath: option, reason: "zooms the JSON waveform; the \(format.rawValue) is drawn at its own size")
+            }
+            if let width, !(1...1_000_000).contains(width) {
+                throw ServiceError.malformed(jsonPath: "width", reason: "must be 1 to 1000000, not \(width)")
+            }
+            if let pointsPerSecond, !(pointsPerSecond > 0 && pointsPerSecond <= 100_000) {
+                throw ServiceError.malformed(jsonPath: "pointsPerSecond", reason: "must be above 0 and at most 100000")
+            }
+            let folder = try await finishedFolder(input.path.id)
+            let bytes: [UInt8]
+            do { bytes = try await ResultFiles.read(folder + "/waveform.dat") } catch {
+                throw ServiceError.notReady("this render's waveform was made before zoomed waveforms were served; ask without \(option), or render it again")
+            }
+            let full: WaveformDat
+            do { full = try WaveformDat(bytes: bytes) } catch {
+                throw ServiceError.internalFault("the render's waveform cannot be read: \(error)")
+            }
+            let factor = width.map(full.factor(forWidth:)) ?? full.factor(forPointsPerSecond: pointsPerSecond!)
+            let json = full.zoomed(by: factor).json
+            return .ok(.init(body: .json(try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(json.utf8)))))
+        }
         let path = try await finishedFolder(input.path.id) + "/waveform.\(format.rawValue)"
         switch format {
         case .json: return .ok(.init(body: .json(try await Self.object(fromFile: path))))

@@ -252,8 +252,9 @@ final class JobRunner: Service, Sendable {
         }, warnings: { ServiceError.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
         try await ResultFiles.write(clientReport, to: partial + "/report.json")
         try await ResultFiles.write(planned.render.timelineJSON, to: partial + "/timeline.json")
-        // The three waveform files from one decode of the result.
-        _ = try await AudioAnalysis.waveforms(ofFile: audio, writingTo: ["json", "png", "svg"].map { partial + "/waveform.\($0)" })
+        // The waveform files from one decode of the result: the JSON, the images, and the binary columns zoomed
+        // requests are made from.
+        _ = try await AudioAnalysis.waveforms(ofFile: audio, writingTo: ["json", "png", "svg", "dat"].map { partial + "/waveform.\($0)" })
         let text = StoredResult(report: report, render: planned.render, format: spec.format,
                                 fileName: ResultStore.audioFileName(format: spec.format), warnings: planned.warnings).json
         try await ResultFiles.write(text, to: partial + "/result.json")
