@@ -89,6 +89,7 @@ public enum RenderServer {
                                    metrics: MetricsEndpoint(registry: registry, store: store), page: page)
         let routes = try RouteTable(of: handlers, document: String(decoding: try page.bytes(of: "openapi.yaml"), as: UTF8.self))
         router.add(middleware: AccessMiddleware(tokens: tokens, routes: routes))
+        router.add(middleware: QueryParametersMiddleware(routes: routes))
         AudioRoute(service: service, results: results).register(on: router)
         try handlers.registerHandlers(on: SelectiveTransport(router: router, servedElsewhere: ["GET /v1/renders/{id}/audio",
                                                                                                   "HEAD /v1/renders/{id}/audio"]),

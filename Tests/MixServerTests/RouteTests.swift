@@ -58,7 +58,8 @@ import Testing
     /// Which operations need no token is the document's word (`security: []`), read from it, not a list of paths.
     @Test func theDocumentSaysWhichOperationsAreOpen() throws {
         let document = String(decoding: try PageFiles().bytes(of: "openapi.yaml"), as: UTF8.self)
-        let open = RouteTable.openOperations(in: document)
+        let operations = RouteTable.operations(in: document)
+        let open = operations.filter { $0.value.isOpen }.keys
         #expect(Set(open.map { "\($0.method.uppercased()) \($0.path)" }) == [
             "GET /v1/schema", "GET /healthz", "GET /readyz", "GET /metrics", "GET /openapi.yaml", "GET /page.js", "GET /page.css", "GET /",
         ])
@@ -72,6 +73,41 @@ import Testing
         #expect(!table.isOpen(.get, at: "/no/such/path"))
         #expect(RouteTable(registered: registered, document: document).isOpen(.head, at: "/healthz"))
         #expect(!RouteTable(registered: registered, document: document).isOpen(.get, at: "/v1/sounds"))
+        // The query parameters each operation takes are the document's too: only the waveform's and the events' have any.
+        let withQueries = operations.filter { !$0.value.queryParameters.isEmpty }
+        #expect(withQueries.mapValues(\.queryParameters) == [
+            RouteTable.Operation(method: "get", path: "/v1/renders/{id}/waveform"): ["format", "width", "pointsPerSecond"],
+        ], "\(withQueries)")
+    }
+
+    /// A query parameter an operation does not take is a 400 naming it, after the token is checked; the ones it
+    /// takes pass.
+    @Test func anUnknownQueryParameterIsRefused() async throws {
+        try await withServer { client, token in
+            try await client.execute(uri: "/v1/renders/\(String(repeating: "ab", count: 32))/waveform?widht=300", method: .get,
+                                     headers: Self.bearer(token)) { response in
+                #expect(response.status == .badRequest)
+                let problem = try Self.problem(response)
+                #expect(problem["jsonPath"] as? String == "widht")
+                #expect((problem["detail"] as? String)?.contains("this call takes format, width, pointsPerSecond") == true, "\(problem)")
+            }
+            try await client.execute(uri: "/v1/sounds?page=2", method: .get, headers: Self.bearer(token)) { response in
+                #expect(response.status == .badRequest)
+                let problem = try Self.problem(response)
+                #expect((problem["detail"] as? String)?.contains("takes no query parameters") == true, "\(problem)")
+            }
+            try await client.execute(uri: "/v1/sounds?page=2", method: .get) { response in
+                #expect(response.status == .unauthorized)
+            }
+            try await client.execute(uri: "/healthz?probe=1", method: .get) { response in
+                #expect(response.status == .badRequest)
+            }
+            // Known parameters pass: a render this token does not have is a 404, not a 400.
+            try await client.execute(uri: "/v1/renders/\(String(repeating: "ab", count: 32))/waveform?format=png", method: .get,
+                                     headers: Self.bearer(token)) { response in
+                #expect(response.status == .notFound)
+            }
+        }
     }
 
     @Test func refusalsAreProblemsWithTheStatusTheMappingGives() async throws {

@@ -3,9 +3,10 @@ import Hummingbird
 import MixRender
 import OpenAPIRuntime
 
-/// The API's paths, the methods each takes, as the generated code registers them, and which of those the document
-/// (openapi.yaml) marks `security: []`, open to a caller with no token: what `MethodNotAllowedMiddleware` and
-/// `AccessMiddleware` answer from, so both stay in step with the document.
+/// The API's paths, the methods each takes, as the generated code registers them, which of those the document
+/// (openapi.yaml) marks `security: []`, open to a caller with no token, and the query parameters each takes: what
+/// `MethodNotAllowedMiddleware`, `AccessMiddleware` and `QueryParametersMiddleware` answer from, so all three stay in
+/// step with the document.
 struct RouteTable: Sendable {
     private struct Route: Sendable {
         /// The path's segments; nil for a parameter (`{id}`), which matches any one segment.
@@ -13,6 +14,8 @@ struct RouteTable: Sendable {
         var methods: [HTTPRequest.Method]
         /// The methods the document opens to callers without a token.
         var openMethods: Set<HTTPRequest.Method> = []
+        /// The query parameters each method takes (none when it has no entry).
+        var queryParameters: [HTTPRequest.Method: [String]] = [:]
     }
 
     private let routes: [Route]
@@ -26,7 +29,7 @@ struct RouteTable: Sendable {
 
     /// The routes `registered` (method and path template, `/v1/renders/{id}`), open where `document` says.
     init(registered: [(HTTPRequest.Method, String)], document: String) {
-        let open = Self.openOperations(in: document)
+        let operations = Self.operations(in: document)
         var routes: [Route] = []
         for (method, path) in registered {
             let segments = Self.segments(of: path).map { $0.hasPrefix("{") && $0.hasSuffix("}") ? nil : String($0) }
@@ -35,9 +38,9 @@ struct RouteTable: Sendable {
                 return routes.count - 1
             }()
             routes[index].methods.append(method)
-            if open.contains(OpenOperation(method: method.rawValue.lowercased(), path: path)) {
-                routes[index].openMethods.insert(method)
-            }
+            let documented = operations[Operation(method: method.rawValue.lowercased(), path: path)]
+            if documented?.isOpen == true { routes[index].openMethods.insert(method) }
+            routes[index].queryParameters[method] = documented?.queryParameters ?? []
         }
         self.routes = routes
     }
@@ -56,6 +59,14 @@ struct RouteTable: Sendable {
         return route.openMethods.contains(asked)
     }
 
+    /// The query parameters `method` on `path` takes (HEAD those of GET where the document has only GET); nil when the
+    /// API has no such operation.
+    func queryParameters(of method: HTTPRequest.Method, at path: String) -> [String]? {
+        guard let route = route(at: path) else { return nil }
+        let asked = method == .head && !route.methods.contains(.head) ? .get : method
+        return route.queryParameters[asked]
+    }
+
     private func route(at path: String) -> Route? {
         let given = Self.segments(of: path)
         return routes.first { route in
@@ -63,21 +74,30 @@ struct RouteTable: Sendable {
         }
     }
 
-    struct OpenOperation: Hashable {
+    struct Operation: Hashable {
         var method: String
         var path: String
     }
 
+    /// What the document says of one operation: whether it is open (`security: []`) and the names of its query
+    /// parameters, in the document's order.
+    struct Documented: Equatable {
+        var isOpen = false
+        var queryParameters: [String] = []
+    }
+
     /// The operations of `document` (openapi.yaml's text, as this project writes it: paths at two spaces under
-    /// `paths:`, methods at four, an operation's members at six) that say `security: []`.
-    static func openOperations(in document: String) -> Set<OpenOperation> {
-        var open: Set<OpenOperation> = []
-        var inPaths = false
-        var path: String?, method: String?
+    /// `paths:`, methods at four, an operation's members at six, its parameters' `- name:` at eight and their `in:`
+    /// at ten).
+    static func operations(in document: String) -> [Operation: Documented] {
+        var found: [Operation: Documented] = [:]
+        var inPaths = false, inParameters = false
+        var path: String?, method: String?, parameter: String?
         for line in document.split(separator: "\n", omittingEmptySubsequences: false) {
             let indent = line.prefix { $0 == " " }.count
             let text = line.dropFirst(indent)
             if text.isEmpty || text.hasPrefix("#") { continue }
+            let operation = path.flatMap { path in method.map { Operation(method: $0, path: path) } }
             switch indent {
             case 0:
                 inPaths = text == "paths:"
@@ -86,13 +106,19 @@ struct RouteTable: Sendable {
                 path = String(text.dropLast()); method = nil
             case 4 where path != nil && text.hasSuffix(":"):
                 method = String(text.dropLast())
-            case 6 where text.replacingOccurrences(of: " ", with: "") == "security:[]":
-                if let path, let method { open.insert(OpenOperation(method: method, path: path)) }
+                if let operation = path.map({ Operation(method: method!, path: $0) }) { found[operation] = found[operation] ?? Documented() }
+            case 6 where operation != nil:
+                inParameters = text == "parameters:"
+                if text.replacingOccurrences(of: " ", with: "") == "security:[]" { found[operation!]?.isOpen = true }
+            case 8 where operation != nil && inParameters:
+                parameter = text.hasPrefix("- name: ") ? String(text.dropFirst("- name: ".count)) : nil
+            case 10 where operation != nil && inParameters && text == "in: query":
+                if let parameter { found[operation!]?.queryParameters.append(parameter) }
             default:
                 continue
             }
         }
-        return open
+        return found
     }
 
     /// A path's segments, as the router splits it (empty ones left out).
@@ -108,6 +134,23 @@ struct RouteTable: Sendable {
                       method: HTTPRequest.Method, path: String) throws {
             registered.append((method, path))
         }
+    }
+}
+
+/// A query parameter the operation does not take (`?widht=300`, `?format=png` where there is no format) is answered
+/// 400 naming it and the ones it takes: the generated code would ignore it, and the caller would never learn that
+/// it asked for nothing.
+struct QueryParametersMiddleware<Context: RequestContext>: RouterMiddleware {
+    let routes: RouteTable
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let taken = routes.queryParameters(of: request.method, at: request.uri.path) else { return try await next(request, context) }
+        for (name, _) in request.uri.queryParameters where !taken.contains(String(name)) {
+            let given = PrintableText.escaped(String(name))
+            let takes = taken.isEmpty ? "this call takes no query parameters" : "this call takes " + taken.joined(separator: ", ")
+            return ProblemResponse.make(HTTPProblem(.malformed(jsonPath: given, reason: "is not a query parameter of \(request.uri.path); \(takes)")))
+        }
+        return try await next(request, context)
     }
 }
 
