@@ -4,9 +4,9 @@
 # cases, valid and invalid, with the bearer token, and every check schemathesis has: it fails on any 5xx, on any
 # response whose status, content type, headers or body the document does not allow, on a request the document
 # forbids that is accepted, on a method a path does not take that is not answered 405 with `Allow`, on a call
-# without the token that is not refused. Two checks are fitted to the document: a request the document allows may
+# without the token that is not refused. Three checks are fitted to the document: a request the document allows may
 # still be refused with 422 where it says so (a preset that is JSON but not a preset, a sound whose bytes do not
-# hash to its name). use_after_free is on: after DELETE /v1/renders/{id}, that token gets 404 for the render.
+# hash to its name), and a waveform with 400 (width and pointsPerSecond together, or a zoomed image). use_after_free is on: after DELETE /v1/renders/{id}, that token gets 404 for the render.
 # MIXRENDER_FUZZ_CHECKS chooses other checks
 # (comma-separated). It first submits two small renders and uploads one sound (so it needs
 # a server that renders), and fuzzes their ids beside random ones. Bounded: at most SECONDS of testing, at most MIXRENDER_FUZZ_EXAMPLES
@@ -118,6 +118,12 @@ parameters = {{ "path.id" = {{ dictionary = "cancellable", probability = 0.5 }} 
 [[operations]]
 include-operation-id-regex = "^(createRender|uploadSound)$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
+
+# A waveform zooms by width or by pointsPerSecond, not both, and only as JSON: the document cannot say "one of" for
+# query parameters, so a request it allows may be refused with 400, which names the parameter.
+[[operations]]
+include-operation-id = "getRenderWaveform"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "5xx"]
 """)
 print(f"schemathesis.sh: renders {kept} and {cancelled} (succeeded), sound {sha}")
 PYTHON
