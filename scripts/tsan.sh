@@ -22,7 +22,7 @@ scratch=${MIXRENDER_SCRATCH:-.build-tsan}
 start=$SECONDS
 swift build --build-tests --scratch-path "$scratch"
 echo "[tsan] build: $((SECONDS - start)) s"
-suites='ALACScratchFolderTests|ConcurrentOpenTests|ParallelReadAheadTests|BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests|MixServerTests\.|ServerTests\.'
+suites='ALACScratchFolderTests|ConcurrentOpenTests|ChunkSchedulerTests|ParallelReadAheadTests|BatchTests|BatchCLITests|PreparedMaterialTests|CacheCLITests|BufferRingTests|MasterChainTests|PipelineTests|StreamCLITests|LoudnessCLITests|WaveformJobTests|SessionTests|SpeechCacheCLITests|SpeechHelperCleanupCLITests|AnalysisTests|RenderAPITests|ThreadedRenderTests|MixServerTests\.|ServerTests\.'
 # Left out: the test that runs mixrender under an address-space limit (ulimit -v), which the sanitizer cannot run
 # under at all (it reserves terabytes of address space and exits 66 before main), and the two that stop a render with
 # a signal: the sanitizer defers a signal to its own safe points, and a sanitized batch sent SIGINT went on rendering.

@@ -70,7 +70,7 @@ final class ChunkScheduler: @unchecked Sendable {
         runningWorkers += workers.count   // counted before the threads start, so `stop` cannot miss one
         condition.unlock()
         for (w, worker) in workers.enumerated() {
-            let handoff = HandedOff(worker)
+            let handoff = HandedOff(worker as any ChunkWorker)
             let step = workers.count
             let thread = Thread { [self] in run(handoff.value, first: w, step: step) }
             thread.name = "\(threadName) \(w + 1)"
@@ -81,7 +81,7 @@ final class ChunkScheduler: @unchecked Sendable {
 
     // MARK: Workers
 
-    private func run(_ worker: some ChunkWorker, first: Int, step: Int) {
+    private func run(_ worker: any ChunkWorker, first: Int, step: Int) {
         defer {
             condition.lock()
             runningWorkers -= 1
@@ -98,13 +98,17 @@ final class ChunkScheduler: @unchecked Sendable {
 
             var isWhole = false, failure: Error?
             do {
-                isWhole = try worker.work(chunk: k, slot: slot) { self.report(done: $0, inSlot: slot) }
+                isWhole = try worker.work(chunk: k, slot: slot) { self.report(done: $0, ofChunk: k, inSlot: slot) }
             } catch {
                 failure = error
             }
             condition.lock()
-            slots[slot].isComplete = true
-            slots[slot].failure = failure
+            // The reader may have taken every frame reported and finished the chunk already, and another worker taken
+            // its slot for a chunk of its own: the completion is this chunk's only.
+            if slots[slot].chunk == k {
+                slots[slot].isComplete = true
+                slots[slot].failure = failure
+            }
             condition.broadcast()
             let stops = isStopping
             condition.unlock()
@@ -112,12 +116,13 @@ final class ChunkScheduler: @unchecked Sendable {
         }
     }
 
-    /// A worker's progress: `done` frames of the chunk in `slot` are written. False once the work is stopping.
-    private func report(done: Int, inSlot slot: Int) -> Bool {
+    /// A worker's progress: `done` frames of chunk `k`, in `slot`, are written. False once the work is stopping.
+    private func report(done: Int, ofChunk k: Int, inSlot slot: Int) -> Bool {
         condition.lock()
         defer { condition.unlock() }
+        guard slots[slot].chunk == k else { return !isStopping }
         slots[slot].done = done
-        if let readerWaits, readerWaits.chunk == slots[slot].chunk, done >= readerWaits.frames { condition.broadcast() }
+        if let readerWaits, readerWaits.chunk == k, done >= readerWaits.frames { condition.broadcast() }
         return !isStopping
     }
 
