@@ -11,6 +11,15 @@ enum Printout {
     /// The level in dB of a linear gain; -inf for silence.
     static func decibels(fromGain gain: Double) -> Double { gain > 0 ? 20 * log10(gain) : -.infinity }
 
+    /// One more file of the same render (`-o` given again): its path, size and what it holds, one line.
+    static func outputLine(_ result: RenderResult) -> String {
+        let l = result.outputLoudness
+        var line = "also      \(result.outputPath): \(result.outputBytes.map(bytes) ?? "streamed"), \(lufs(l.integrated)) LUFS, "
+            + "true peak \(db(l.truePeak)) dBTP" + (result.fileLoudness != nil ? " (decoded)" : "")
+        if let n = result.normalisation, n.rewrites > 0 { line += ", written again \(n.rewrites == 1 ? "once" : "\(n.rewrites) times") for its loudness" }
+        return line
+    }
+
     static func summary(_ result: RenderResult, job: RenderJob? = nil) -> String {
         let s = result.summary
         let speed = s.timings.wall > 0 ? s.durationSeconds / s.timings.wall : 0

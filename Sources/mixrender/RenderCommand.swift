@@ -10,8 +10,11 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "The preset (JSON).")
     var preset: String
 
-    @Option(name: .shortAndLong, help: "The output file; its extension picks the format. '-' writes the encoded stream to standard output (with --format).")
-    var output: String
+    @Option(name: .shortAndLong, help: "The output file; its extension picks the format. '-' writes the encoded stream to standard output (with --format). Give it again for more files from the same render (-o night.m4a -o night.opus -o night.flac): the mix is made once and the encoders run side by side.")
+    var output: [String] = []
+
+    /// The first output (`-o`), which the report calls `output` and `--format` speaks of.
+    private var firstOutput: String { output[0] }
 
     @Option(help: "The format of the stream with -o -: \(OutputFileFormat.streamableList) (formats that never seek back). With a file, it must match the extension.")
     var format: String?
@@ -47,6 +50,11 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup var cache: CacheDirOptions
 
     func validate() throws {
+        guard !output.isEmpty else { throw CLIError("-o/--output: give the output file (its extension picks the format), or - for standard output with --format") }
+        if output.count > 1 {
+            if output.contains("-") { throw CLIError("-o -: a stream on standard output cannot be one of several outputs; render it alone") }
+            if format != nil { throw CLIError("--format: with several -o, each file's extension picks its format; drop --format") }
+        }
         guard blockFrames > 0 && blockFrames <= 1 << 20 else {
             throw CLIError("--block-frames must be between 1 and 1048576")
         }
@@ -59,13 +67,13 @@ struct RenderCommand: ParsableCommand {
     func streamFormat() throws -> OutputFileFormat? {
         let named = try format.map { name -> OutputFileFormat in
             guard let f = OutputFileFormat.named(name) else {
-                throw CLIError("--format: unknown format '\(name)'; expected \(output == "-" ? OutputFileFormat.streamableList : OutputFileFormat.extensionList())")
+                throw CLIError("--format: unknown format '\(name)'; expected \(firstOutput == "-" ? OutputFileFormat.streamableList : OutputFileFormat.extensionList())")
             }
             return f
         }
-        guard output == "-" else {
-            if let named, OutputFileFormat.from(path: output) != named {
-                throw CLIError("--format \(format!) does not match the output '\(output)', whose extension picks its format; give the file a .\(named.fileExtension) name, or drop --format")
+        guard firstOutput == "-" else {
+            if let named, OutputFileFormat.from(path: firstOutput) != named {
+                throw CLIError("--format \(format!) does not match the output '\(firstOutput)', whose extension picks its format; give the file a .\(named.fileExtension) name, or drop --format")
             }
             return nil
         }
@@ -89,9 +97,9 @@ struct RenderCommand: ParsableCommand {
         let material = PreparedMaterial(store: try cache.store())
         let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved(), analyzer: Analyzer(material: material))
         // A bad extension or format is found before rendering, and what the output cannot keep is said then.
-        let outputPlan = try job.outputPlan(to: stream.map { .stream(descriptor: Terminal.standardOutput, format: $0, name: "standard output") }
-                                            ?? .file(path: output), checksum: report != nil)
-        if !quiet { Printout.warn(job.plan.warnings + outputPlan.warnings) }
+        let outputPlans = try stream.map { [try job.outputPlan(to: .stream(descriptor: Terminal.standardOutput, format: $0, name: "standard output"))] }
+            ?? output.map { try job.outputPlan(to: .file(path: $0), checksum: report != nil) }
+        if !quiet { Printout.warn(job.plan.warnings + outputPlans.flatMap(\.warnings)) }
 
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               style: progress.style(quiet: quiet))
@@ -102,7 +110,7 @@ struct RenderCommand: ParsableCommand {
         }
         // Nothing written may be anything the render reads or another file it writes (FileAccess), whatever the spelling.
         var writes: [(path: String, what: EngineReason)] = []
-        if stream == nil { writes.append((output, "the output")) }
+        if stream == nil { writes += output.map { ($0, EngineReason(stringLiteral: "the output")) } }
         writes += (recorder?.plan.destinations ?? []).map { ($0, EngineReason(stringLiteral: "--waveform")) }
         if let timeline { writes.append((timeline, "--timeline")) }
         if let report, !reportsToStandardOutput { writes.append((report, "--report")) }
@@ -112,11 +120,11 @@ struct RenderCommand: ParsableCommand {
         var reportInputs: RenderReport.Inputs?
         if let report {
             if !reportsToStandardOutput { _ = try AtomicOutputFile.check(destination: report) }
-            reportInputs = try RenderReport.Inputs(job: job, output: output)
+            reportInputs = try RenderReport.Inputs(job: job, output: firstOutput)
         }
         let taps = recorder.map { [$0.renderTap(channelCount: job.plan.channelCount, blockFrames: blockFrames)] } ?? []
-        let result = try job.render(outputPlan, blockFrames: blockFrames, threads: threads, taps: taps, material: material,
-                                releasesMaterial: true) { bar.update($0) }
+        let results = try job.render(outputPlans, blockFrames: blockFrames, threads: threads, taps: taps, material: material,
+                                     releasesMaterial: true) { bar.update($0) }
         bar.finish()
         if !quiet {
             // A damaged cache entry was made again; the render is what it would have been without the folder.
@@ -126,11 +134,12 @@ struct RenderCommand: ParsableCommand {
         let waveforms = try recorder?.writeOutputs() ?? []
         if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }
         if let report, let inputs = reportInputs {
-            let document = try RenderReport(job: job, result: result, inputs: inputs)
+            let document = try RenderReport(job: job, results: results, inputs: inputs)
             if reportsToStandardOutput { print(document.text) } else { try document.write(to: report) }
         }
         if !quiet {
-            var lines = [Printout.summary(result, job: job)] + waveforms.map { "waveform  \($0)" }
+            var lines = [Printout.summary(results[0], job: job)] + results.dropFirst().map { Printout.outputLine($0) }
+                + waveforms.map { "waveform  \($0)" }
             if let timeline { lines.append("timeline  \(timeline)") }
             if let report, !reportsToStandardOutput { lines.append("report    \(report)") }
             // With the audio or the report on standard output, the summary goes to standard error.

@@ -384,3 +384,39 @@ import Testing
         #expect(list.status == 1 && list.stderr.contains("tracks[0].playlist.files: 4097 files; a playlist lists at most 4096"), "\(list.stderr)")
     }
 }
+
+/// `-o` given again: several files from one render (issue 56).
+@Suite struct SeveralOutputsCLITests {
+    static let preset = #"{ "duration": 2, "output": { "sampleRate": 16000 }, "tracks": [ { "tone": { "frequencyHz": 330 }, "volume": 0.4 } ] }"#
+
+    @Test func severalFilesFromOneRender() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("p.json", Self.preset)
+        let run = try CLI.run([preset, "-o", "a.flac", "-o", "a.ogg", "-o", "a.m4a", "--report", "r.json"], in: s.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(s.contents == ["a.flac", "a.m4a", "a.ogg", "p.json", "r.json"])
+        #expect(run.stdout.hasPrefix("wrote     a.flac\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("also      a.ogg: ") && run.stdout.contains("also      a.m4a: "), "\(run.stdout)")
+        for name in ["a.flac", "a.ogg", "a.m4a"] { #expect(try AudioFileInfo.read(path: s.path(name)).frameCount == 2 * 16000, "\(name)") }
+        let report = try readJSONObject(s.path("r.json"))
+        let outputs = try #require(report["outputs"] as? [[String: Any]])
+        #expect(outputs.map { $0["path"] as? String } == ["a.flac", "a.ogg", "a.m4a"])
+        let schema = try ReportCLITests.schema()
+        let problems = ReportCLITests.check(report, against: schema, root: schema)
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
+    @Test(arguments: [
+        (["-o", "a.flac", "-o", "-", "--format", "ogg"], "-o -"),
+        (["-o", "a.flac", "-o", "b.ogg", "--format", "ogg"], "--format"),
+        (["-o", "a.flac", "-o", "a.flac"], "a.flac"),
+        (["-o", "a.flac", "-o", "b.xyz"], "b.xyz"),
+    ])
+    func badOutputListsWriteNothing(arguments: [String], fragment: String) throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("p.json", Self.preset)
+        let run = try CLI.run([preset] + arguments, in: s.url)
+        #expect(run.status != 0 && run.stderr.contains(fragment), "\(run.stderr)")
+        #expect(s.contents == ["p.json"])
+    }
+}

@@ -237,27 +237,79 @@ public struct RenderJob: Sendable {
             let summary = try Renderer(plan: plan.withMasterGain(db: gainDb), blockFrames: blockFrames, threads: threads)
                 .render(to: writer, range: range, material: material, taps: taps, loop: plan.loop, progress: progress)
             return RenderResult(summary: summary, normalisation: normalisation, fileLoudness: nil, outputPath: name, outputBytes: nil, output: output)
-        case .file(let path):
-            let file = try AtomicOutputFile(destination: path)
-            let write = { (gainDb: Double, ceilingDb: Double, file: AtomicOutputFile, taps: [RenderTap]) throws -> RenderSummary in
-                try self.write(plan.withMasterGain(db: gainDb).withLimiterCeiling(db: ceilingDb), to: file, settings: output.settings,
-                               blockFrames: blockFrames, threads: threads, taps: taps, material: material, progress: progress)
+        case .file:
+            return try renderFiles([output], normalisation: normalisation, blockFrames: blockFrames, threads: threads, taps: taps,
+                                   material: material, releasesMaterial: releasesMaterial, progress: progress)[0]
+        }
+    }
+
+    /// Renders once into every one of `outputs`, all files (several outputs of one render: an `.m4a` to download, a
+    /// smaller `.opus` to stream, a `.flac` to keep). The mix, its normalisation and `taps` are made once; each file
+    /// is encoded from it on a thread of its own (`Renderer.render(to:)` with several encoders), then finished by its
+    /// own steps: a lossy file is measured and, normalised to a loudness, written again alone if it missed (unless
+    /// `taps` listened: they cannot hear it twice). Nothing is renamed into place until every output has finished
+    /// its other steps; on an error nothing is left at any of their paths. Results come in the order of `outputs`.
+    /// A stream cannot be one of several outputs. Otherwise as `render(_:)`.
+    public func render(_ outputs: [OutputPlan], blockFrames: Int = 4096, threads: Int = 1, taps: [RenderTap] = [],
+                       material: PreparedMaterial? = nil, releasesMaterial: Bool = false,
+                       progress: ((Int64) -> Void)? = nil) throws -> [RenderResult] {
+        guard outputs.count != 1 else {
+            return [try render(outputs[0], blockFrames: blockFrames, threads: threads, taps: taps, material: material,
+                               releasesMaterial: releasesMaterial, progress: progress)]
+        }
+        guard !outputs.isEmpty else { return [] }
+        for output in outputs {
+            if case .stream(_, _, let name) = output.destination {
+                throw EngineError.output(path: name, reason: "a stream cannot be one of several outputs; render it alone")
             }
-            var context: FinishingContext?
-            do {
-                context = FinishingContext(source: outputSource, output: output, file: file, summary: try write(gainDb, plan.limiter.ceilingDb, file, taps),
-                                           normalisation: normalisation, hasOtherSinks: !taps.isEmpty,
-                                           write: { try write($0, $1, $2, []) })
-                if releasesMaterial && normalisation == nil { material.releaseUnheld() }
-                for step in output.finishing { try step.finish(&context!) }
-                return RenderResult(summary: context!.summary, normalisation: context!.normalisation, fileLoudness: context!.fileLoudness,
-                                    outputPath: path, outputBytes: context!.committedBytes ?? 0,
-                                    outputChecksum: context!.checksum, output: output)
-            } catch {
-                context?.file.discard()   // the file written again, if it was
-                file.discard()
-                throw error
+        }
+        try checkWrites(outputs.map { ($0.name, "the output") })
+        let releasesMaterial = releasesMaterial || material == nil
+        let material = material ?? PreparedMaterial()
+        let normalisation = try findNormalisation(material: material, blockFrames: blockFrames)
+        return try renderFiles(outputs, normalisation: normalisation, blockFrames: blockFrames, threads: threads, taps: taps,
+                               material: material, releasesMaterial: releasesMaterial, progress: progress)
+    }
+
+    /// Writes every one of `outputs` (files) from one render at the normalisation's gain, each through a temporary
+    /// file, then runs their finishing steps: every step but the rename for each output in turn, then the renames.
+    private func renderFiles(_ outputs: [OutputPlan], normalisation: NormalisationOutcome?, blockFrames: Int, threads: Int,
+                             taps: [RenderTap], material: PreparedMaterial, releasesMaterial: Bool,
+                             progress: ((Int64) -> Void)?) throws -> [RenderResult] {
+        let gainDb = normalisation?.gainDb ?? 0
+        var files: [AtomicOutputFile] = []
+        var contexts: [FinishingContext] = []
+        do {
+            for output in outputs { files.append(try AtomicOutputFile(destination: output.name)) }
+            let summary = try write(plan.withMasterGain(db: gainDb), to: Array(zip(files, outputs.map(\.settings))),
+                                    blockFrames: blockFrames, threads: threads, taps: taps, material: material, progress: progress)
+            for (file, output) in zip(files, outputs) {
+                let settings = output.settings
+                contexts.append(FinishingContext(
+                    source: outputSource, output: output, file: file, summary: summary, normalisation: normalisation,
+                    hasOtherSinks: !taps.isEmpty,
+                    write: { gainDb, ceilingDb, file in
+                        try self.write(self.plan.withMasterGain(db: gainDb).withLimiterCeiling(db: ceilingDb), to: [(file, settings)],
+                                       blockFrames: blockFrames, threads: threads, taps: [], material: material, progress: progress)
+                    }))
             }
+            if releasesMaterial && normalisation == nil { material.releaseUnheld() }
+            // Every output is finished before any is renamed into place, so a failure leaves none of them.
+            for i in contexts.indices {
+                for step in outputs[i].finishing where !(step is CommitStep) { try step.finish(&contexts[i]) }
+            }
+            for i in contexts.indices {
+                for step in outputs[i].finishing where step is CommitStep { try step.finish(&contexts[i]) }
+            }
+            return contexts.map { context in
+                RenderResult(summary: context.summary, normalisation: context.normalisation, fileLoudness: context.fileLoudness,
+                             outputPath: context.output.name, outputBytes: context.committedBytes ?? 0,
+                             outputChecksum: context.checksum, output: context.output)
+            }
+        } catch {
+            for context in contexts { context.file.discard() }   // the files written again, if they were
+            for file in files { file.discard() }
+            throw error
         }
     }
 
@@ -273,12 +325,14 @@ public struct RenderJob: Sendable {
         }
     }
 
-    /// One render of `plan` into the output's temporary file.
-    private func write(_ plan: RenderPlan, to output: AtomicOutputFile, settings: OutputSettings, blockFrames: Int, threads: Int,
+    /// One render of `plan` into the outputs' temporary files, each written with its settings.
+    private func write(_ plan: RenderPlan, to outputs: [(file: AtomicOutputFile, settings: OutputSettings)], blockFrames: Int, threads: Int,
                        taps: [RenderTap], material: PreparedMaterial, progress: ((Int64) -> Void)?) throws -> RenderSummary {
-        let marks = settings.format == .m4a ? chapters : []
-        let writer = try AudioFileWriter.open(path: output.temporaryPath, settings: settings, displayPath: output.destination, chapters: marks)
-        return try Renderer(plan: plan, blockFrames: blockFrames, threads: threads).render(to: writer, range: range, material: material,
+        let writers = try outputs.map { output in
+            try AudioFileWriter.open(path: output.file.temporaryPath, settings: output.settings, displayPath: output.file.destination,
+                                     chapters: output.settings.format == .m4a ? chapters : [])
+        }
+        return try Renderer(plan: plan, blockFrames: blockFrames, threads: threads).render(to: writers, range: range, material: material,
                                                                         taps: taps, loop: plan.loop, progress: progress)
     }
 }

@@ -21,11 +21,27 @@ public struct RenderReport: Sendable {
     /// Wall and CPU seconds spent hashing the inputs and the output.
     public var hashSeconds: Double
     public var hashCPUSeconds: Double
+    /// Every file the render wrote, `result` first: several when one render wrote several outputs
+    /// (`RenderJob.render(_ outputs:)`), each with its SHA-256 and its file key.
+    public var outputs: [Output]
+
+    /// One file a render wrote, as the report lists it under `outputs`.
+    /// A value; allocates nothing beyond its parts. `Sendable`.
+    public struct Output: Sendable {
+        public var result: RenderResult
+        public var sha256: String
+        /// The cache key of this file (`CacheKey.file`): the audio's key and this output's encoding.
+        public var fileKey: String?
+        public init(result: RenderResult, sha256: String, fileKey: String?) {
+            self.result = result; self.sha256 = sha256; self.fileKey = fileKey
+        }
+    }
 
     public init(job: RenderJob, result: RenderResult, inputs: [InputFile], key: CacheKey, outputSHA256: String,
-                hashSeconds: Double, hashCPUSeconds: Double) {
+                hashSeconds: Double, hashCPUSeconds: Double, outputs: [Output]? = nil) {
         self.job = job; self.result = result; self.inputs = inputs; self.key = key; self.outputSHA256 = outputSHA256
         self.hashSeconds = hashSeconds; self.hashCPUSeconds = hashCPUSeconds
+        self.outputs = outputs ?? [Output(result: result, sha256: outputSHA256, fileKey: key.file)]
     }
 
     /// `{"wallSeconds": ..., "cpuSeconds": ...}`
@@ -44,8 +60,6 @@ public struct RenderReport: Sendable {
     /// as `reword` does.
     func value(renamingPaths rename: (String) -> String, warnings reword: (String) -> String) -> JSONValue {
         let s = result.summary, l = s.loudness, t = s.timings
-        let settings = result.output.settings
-        let rate = Double(job.plan.sampleRate)
 
         let inputList = inputs.map { input -> JSONValue in
             .object([
@@ -55,49 +69,8 @@ public struct RenderReport: Sendable {
                 "durationSeconds": .rounded(input.info.durationSeconds),
             ])
         }
-        let output: JSONValue = .object([
-            "path": .string(rename(result.outputPath)),
-            "format": .string(settings.format.fileExtension),
-            "settings": .object([
-                "sampleRate": .integer(settings.sampleRate),
-                "channels": .integer(settings.channelCount),
-                "sampleFormat": settings.format.isPCM ? .string(settings.sampleFormat.rawValue) : .null,
-                "quality": settings.format.isPCM || settings.bitrateKbps != nil ? .null : .rounded(settings.vorbisQuality),
-                "bitrate": settings.format.isPCM ? .null : settings.bitrateKbps.map { .integer($0) } ?? .null,
-                "title": settings.title.map { .string($0) } ?? .null,
-                "artist": settings.artist.map { .string($0) } ?? .null,
-                "comment": settings.comment.map { .string($0) } ?? .null,
-            ]),
-            "rendered": .object([
-                "startSeconds": .rounded(Double(job.range.lowerBound) / rate),
-                "endSeconds": .rounded(Double(job.range.upperBound) / rate),
-                "startFrame": .integer(job.range.lowerBound), "endFrame": .integer(job.range.upperBound),
-            ]),
-            "durationSeconds": .rounded(s.durationSeconds),
-            "frames": .integer(s.frameCount),
-            "bytes": .integer(result.outputBytes ?? 0),
-            "sha256": .string(outputSHA256),
-            "chapters": .integer(FileTags.carriesChapters(settings.format) ? result.output.chapters.count : 0),
-        ])
-        let normalisation = result.normalisation.map { n -> JSONValue in
-            .object([
-                "targetLUFS": .rounded(n.targetLUFS),
-                "truePeakDbTP": .rounded(n.truePeakDb),
-                "measuredLUFS": .rounded(n.measuredLUFS),
-                "gainDb": .rounded(n.gainDb),
-                "limiterLossLU": .rounded(n.limiterLossLU),
-                "expectedLUFS": .rounded(n.expectedLUFS),
-                "encodedLUFS": n.encodedLUFS.map { .rounded($0) } ?? .null,
-                "encodedTruePeakDbTP": n.encodedTruePeakDb.map { .rounded($0) } ?? .null,
-                "encoderCorrectionDb": .rounded(n.encoderCorrectionDb),
-                "limiterCeilingDbTP": n.limiterCeilingDb.map { .rounded($0) } ?? .null,
-                "encoderCeilingCorrectionDb": .rounded(n.encoderCeilingCorrectionDb),
-                "encoderTurnDownDb": .rounded(n.encoderTurnDownDb),
-                "rewrites": .integer(n.rewrites),
-                "measuringPasses": .integer(n.measuringPasses),
-                "reusedFrom": n.reusedFrom.map { .string($0.rawValue) } ?? .null,
-            ])
-        } ?? .null
+        let output = outputValue(result, sha256: outputSHA256, rename: rename)
+        let normalisation = Self.normalisationValue(result.normalisation)
         let levels: JSONValue = .object([
             "integratedLUFS": .rounded(l.integrated),
             "loudnessRangeLU": .rounded(l.range),
@@ -129,10 +102,71 @@ public struct RenderReport: Sendable {
             "cacheKey": .object(["audio": .string(key.audio), "file": key.file.map { .string($0) } ?? .null, "version": .string(key.version)]),
             "inputs": .array(inputList),
             "output": output,
+            "outputs": .array(outputs.map { entry in
+                var fields = outputValue(entry.result, sha256: entry.sha256, rename: rename)
+                fields["fileKey"] = entry.fileKey.map { .string($0) } ?? .null
+                fields["file"] = Self.fileLevels(entry.result)
+                fields["normalisation"] = Self.normalisationValue(entry.result.normalisation)
+                return fields
+            }),
             "levels": levels,
             "timings": timings,
             "warnings": .array(job.plan.warnings.map { .string(reword($0)) }),
         ])
+    }
+
+    /// One written file's fields (`output`, and each of `outputs`): its path, format, settings, range, size and hash.
+    func outputValue(_ result: RenderResult, sha256: String, rename: (String) -> String) -> JSONValue {
+        let s = result.summary, settings = result.output.settings
+        let rate = Double(job.plan.sampleRate)
+        return .object([
+            "path": .string(rename(result.outputPath)),
+            "format": .string(settings.format.fileExtension),
+            "settings": .object([
+                "sampleRate": .integer(settings.sampleRate),
+                "channels": .integer(settings.channelCount),
+                "sampleFormat": settings.format.isPCM ? .string(settings.sampleFormat.rawValue) : .null,
+                "quality": settings.format.isPCM || settings.bitrateKbps != nil ? .null : .rounded(settings.vorbisQuality),
+                "bitrate": settings.format.isPCM ? .null : settings.bitrateKbps.map { .integer($0) } ?? .null,
+                "title": settings.title.map { .string($0) } ?? .null,
+                "artist": settings.artist.map { .string($0) } ?? .null,
+                "comment": settings.comment.map { .string($0) } ?? .null,
+            ]),
+            "rendered": .object([
+                "startSeconds": .rounded(Double(job.range.lowerBound) / rate),
+                "endSeconds": .rounded(Double(job.range.upperBound) / rate),
+                "startFrame": .integer(job.range.lowerBound), "endFrame": .integer(job.range.upperBound),
+            ]),
+            "durationSeconds": .rounded(s.durationSeconds),
+            "frames": .integer(s.frameCount),
+            "bytes": .integer(result.outputBytes ?? 0),
+            "sha256": .string(sha256),
+            "chapters": .integer(FileTags.carriesChapters(settings.format) ? result.output.chapters.count : 0),
+        ])
+    }
+
+    /// What normalising did (`levels.normalisation`, and each output's: a lossy file's own measures and rewrites);
+    /// null when the render was not normalised.
+    static func normalisationValue(_ outcome: NormalisationOutcome?) -> JSONValue {
+        outcome.map { n -> JSONValue in
+            .object([
+                "targetLUFS": .rounded(n.targetLUFS),
+                "truePeakDbTP": .rounded(n.truePeakDb),
+                "measuredLUFS": .rounded(n.measuredLUFS),
+                "gainDb": .rounded(n.gainDb),
+                "limiterLossLU": .rounded(n.limiterLossLU),
+                "expectedLUFS": .rounded(n.expectedLUFS),
+                "encodedLUFS": n.encodedLUFS.map { .rounded($0) } ?? .null,
+                "encodedTruePeakDbTP": n.encodedTruePeakDb.map { .rounded($0) } ?? .null,
+                "encoderCorrectionDb": .rounded(n.encoderCorrectionDb),
+                "limiterCeilingDbTP": n.limiterCeilingDb.map { .rounded($0) } ?? .null,
+                "encoderCeilingCorrectionDb": .rounded(n.encoderCeilingCorrectionDb),
+                "encoderTurnDownDb": .rounded(n.encoderTurnDownDb),
+                "rewrites": .integer(n.rewrites),
+                "measuringPasses": .integer(n.measuringPasses),
+                "reusedFrom": n.reusedFrom.map { .string($0.rawValue) } ?? .null,
+            ])
+        } ?? .null
     }
 
     /// What the output holds, the levels a back end stores: the decoded file's for a lossy file, the render's (the
@@ -191,8 +225,24 @@ extension RenderReport {
     /// The report of a finished render: the output's SHA-256 its finishing step took (`ChecksumStep`), or else the
     /// written output hashed now; that time is added to the inputs'.
     public init(job: RenderJob, result: RenderResult, inputs: Inputs) throws {
-        let checksum = try result.outputChecksum ?? OutputChecksum(ofFile: result.outputPath)
-        self.init(job: job, result: result, inputs: inputs.files, key: inputs.key, outputSHA256: checksum.sha256,
-                  hashSeconds: inputs.seconds + checksum.seconds, hashCPUSeconds: inputs.cpuSeconds + checksum.cpuSeconds)
+        try self.init(job: job, results: [result], inputs: inputs)
+    }
+
+    /// The report of a render that wrote several files (`RenderJob.render(_ outputs:)`): the first is `output`, and
+    /// every one is listed under `outputs` with its SHA-256 (hashed now where no finishing step did) and file key.
+    public init(job: RenderJob, results: [RenderResult], inputs: Inputs) throws {
+        precondition(!results.isEmpty, "a report is of one output or more")
+        var seconds = inputs.seconds, cpuSeconds = inputs.cpuSeconds
+        var outputs: [Output] = []
+        for result in results {
+            let checksum = try result.outputChecksum ?? OutputChecksum(ofFile: result.outputPath)
+            seconds += checksum.seconds
+            cpuSeconds += checksum.cpuSeconds
+            let fileKey = results.count == 1 ? inputs.key.file
+                : try job.cacheKey(inputs: inputs.files, format: result.output.settings.format).file
+            outputs.append(Output(result: result, sha256: checksum.sha256, fileKey: fileKey))
+        }
+        self.init(job: job, result: results[0], inputs: inputs.files, key: inputs.key, outputSHA256: outputs[0].sha256,
+                  hashSeconds: seconds, hashCPUSeconds: cpuSeconds, outputs: outputs)
     }
 }

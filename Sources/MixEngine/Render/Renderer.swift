@@ -119,6 +119,18 @@ public final class Renderer {
     public func render(to encoder: AudioEncoder, range: Range<Int64>? = nil, material: PreparedMaterial? = nil,
                        taps: [RenderTap] = [], measuresOutput: Bool = true, loop: LoopOutput? = nil,
                        progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
+        try render(to: [encoder], range: range, material: material, taps: taps, measuresOutput: measuresOutput, loop: loop,
+                   progress: progress)
+    }
+
+    /// Renders once into every one of `encoders` (several outputs of one render: an `.m4a`, an `.opus`, a `.flac`),
+    /// each on a thread of its own reading the same ring, so the mix is made once and the encoders run side by
+    /// side: the render takes as long as the slowest of them. The summary's `encode` is the slowest encoder's
+    /// wall time and the sum of their CPU times. Otherwise as `render(to:)` with one encoder.
+    public func render(to encoders: [AudioEncoder], range: Range<Int64>? = nil, material: PreparedMaterial? = nil,
+                       taps: [RenderTap] = [], measuresOutput: Bool = true, loop: LoopOutput? = nil,
+                       progress: ((Int64) -> Void)? = nil) throws -> RenderSummary {
+        precondition(!encoders.isEmpty, "a render writes one encoder or more")
         let range = range ?? loop.map { 0..<$0.length } ?? 0..<plan.frameCount
         if let loop {
             precondition(range == 0..<loop.length && loop.length + loop.crossfadeFrames <= plan.frameCount, "a loop renders its whole file")
@@ -143,7 +155,9 @@ public final class Renderer {
         let loudness = measuresOutput ? LoudnessTap(channelCount: channels, sampleRate: plan.sampleRate) : nil
         // The encoder is a sink like any other, interleaving on a thread of its own; the output's meter reads the same
         // copy of each block on another (one ring, which both read).
-        var sinks: [(tap: MixTap, thread: String)] = [(EncoderSink(encoder, channelCount: channels, blockFrames: blockFrames), "mixrender-encoder")]
+        var sinks: [(tap: MixTap, thread: String)] = encoders.indices.map { i in
+            (EncoderSink(encoders[i], channelCount: channels, blockFrames: blockFrames), i == 0 ? "mixrender-encoder" : "mixrender-encoder \(i + 1)")
+        }
         if let loudness { sinks.append((loudness, "mixrender-meter")) }
         let output = ThreadedTap(sinks, channelCount: channels, blockFrames: blockFrames)
         let gains = GainStage(plan.master, blockFrames: blockFrames)
@@ -211,11 +225,11 @@ public final class Renderer {
         }
         timings.write = output.handOverSeconds
         timings.mix -= output.handOverSeconds
-        timings.encode = output.workSeconds(sink: 0)
+        timings.encode = encoders.indices.map { output.workSeconds(sink: $0) }.max()!
         timings.wall = (clock.now - started).seconds
         timings.writeCPU = output.handOverCPUSeconds
         timings.mixCPU -= output.handOverCPUSeconds
-        timings.encodeCPU = output.workCPUSeconds(sink: 0)
+        timings.encodeCPU = encoders.indices.map { output.workCPUSeconds(sink: $0) }.reduce(0, +)
         timings.totalCPU = CPUClock.process - startedCPU
 
         return RenderSummary(

@@ -1,0 +1,105 @@
+import Foundation
+@testable import MixEngine
+import MixIO
+import Testing
+import DSPTestSupport
+import TestSupport
+
+/// Several outputs from one render (issue 56): the mix is made once, every encoder fed from it; each file is the file
+/// the same job writes alone, each lossy one is corrected to its loudness on its own, and a failure leaves none.
+@Suite struct SeveralOutputsTests {
+    /// Tones and seeded noise, 4 s: enough for every encoder's priming and a loudness measurement.
+    static let preset = #"""
+        { "duration": 4,
+          "tracks": [ { "tone": { "frequencyHz": 220 }, "gainDb": -12 },
+                      { "generator": { "type": "pink" }, "gainDb": -24, "fadeIn": "1s" } ] }
+        """#
+    static let names = ["out.flac", "out.wav", "out.m4a", "out.ogg", "out.opus", "out.mp3"]
+
+    /// The decoded samples of the file at `path`.
+    static func decoded(_ path: String) throws -> [Float] { try readAll(try AudioFile.open(path: path)) }
+
+    @Test func eachFileIsTheFileItsJobWritesAlone() throws {
+        let together = try TemporaryFolder(), alone = try TemporaryFolder()
+        let job = try RenderJob(presetPath: try together.preset(Self.preset))
+        let plans = try Self.names.map { try job.outputPlan(to: .file(path: together.path($0))) }
+        let results = try job.render(plans)
+        #expect(results.map(\.outputPath) == Self.names.map { together.path($0) })
+        for name in Self.names {
+            _ = try job.render(to: alone.path(name))
+            let a = try FileSystem.readDocument(path: together.path(name), maximumBytes: 1 << 26)
+            let b = try FileSystem.readDocument(path: alone.path(name), maximumBytes: 1 << 26)
+            if name.hasSuffix(".ogg") || name.hasSuffix(".opus") {
+                // An Ogg stream's serial number is random: the same packets, other page headers. Decoded, the same audio.
+                let x = try Self.decoded(together.path(name)), y = try Self.decoded(alone.path(name))
+                #expect(x.count == y.count && zip(x, y).allSatisfy { $0 == $1 }, "\(name): decoded audio differs")
+            } else {
+                #expect(a == b, "\(name): \(a.count) bytes against \(b.count) alone")
+            }
+        }
+        // One render: every result has its summary, and the render's encode time is the slowest encoder's.
+        #expect(results.allSatisfy { $0.summary.frameCount == 4 * 48_000 })
+        #expect(results.allSatisfy { $0.summary.timings.encodeCPU > 0 })
+    }
+
+    /// Normalised: each lossy file is measured decoded and written again alone until it holds the target, as it is
+    /// when rendered by itself; the lossless one holds what the render measured.
+    @Test func eachLossyFileHoldsTheTargetLoudness() throws {
+        let folder = try TemporaryFolder()
+        var overrides = RenderOverrides()
+        overrides.loudnessTarget = -18
+        let job = try RenderJob(presetPath: try folder.preset(Self.preset), overrides: overrides)
+        let names = ["out.m4a", "out.opus", "out.flac"]
+        let results = try job.render(try names.map { try job.outputPlan(to: .file(path: folder.path($0))) })
+        for (name, result) in zip(names, results) {
+            let measured = try LoudnessMeter.measure(path: folder.path(name), truePeak: true)
+            #expect(abs(measured.integrated - -18) <= Normalisation.toleranceLU + 0.05, "\(name): \(measured.integrated) LUFS")
+            #expect(measured.truePeak <= -1 + 0.05, "\(name): \(measured.truePeak) dBTP")
+            #expect(abs(result.outputLoudness.integrated - measured.integrated) < 0.05, "\(name)")
+            #expect((result.fileLoudness != nil) == !name.hasSuffix(".flac"))
+        }
+    }
+
+    /// A failure at any output leaves none of them, and no temporary file.
+    @Test func aFailureLeavesNoFile() throws {
+        let folder = try TemporaryFolder()
+        let job = try RenderJob(presetPath: try folder.preset(Self.preset))
+        let before = folder.contents
+        let plans = [try job.outputPlan(to: .file(path: folder.path("a.flac"))), try job.outputPlan(to: .file(path: folder.path("b.ogg"))),
+                     try job.outputPlan(to: .file(path: folder.path("missing/c.m4a")))]
+        #expect(throws: (any Error).self) { try job.render(plans) }
+        #expect(folder.contents == before)
+    }
+
+    @Test func twoOutputsCannotShareAPathNorHoldAStream() throws {
+        let folder = try TemporaryFolder()
+        let job = try RenderJob(presetPath: try folder.preset(Self.preset))
+        let same = [try job.outputPlan(to: .file(path: folder.path("a.flac"))), try job.outputPlan(to: .file(path: folder.path("./a.flac")))]
+        let error = try #require(throws: EngineError.self) { try job.render(same) }
+        #expect("\(error)".contains("a.flac"), "\(error)")
+        let stream = try job.outputPlan(to: .stream(descriptor: 1, format: .oggVorbis, name: "standard output"))
+        let b = try job.outputPlan(to: .file(path: folder.path("b.flac")))
+        let mixed = try #require(throws: EngineError.self) { try job.render([b, stream]) }
+        #expect("\(mixed)".contains("standard output") && "\(mixed)".contains("several outputs"), "\(mixed)")
+        #expect(!folder.contents.contains("a.flac") && !folder.contents.contains("b.flac"))
+    }
+
+    /// The report lists every file with its own hash and file key; the first is `output`.
+    @Test func theReportListsEveryOutput() throws {
+        let folder = try TemporaryFolder()
+        let job = try RenderJob(presetPath: try folder.preset(Self.preset))
+        let names = ["out.flac", "out.ogg"]
+        let results = try job.render(try names.map { try job.outputPlan(to: .file(path: folder.path($0)), checksum: true) })
+        let report = try RenderReport(job: job, results: results, inputs: RenderReport.Inputs(job: job, output: folder.path(names[0])))
+        #expect(report.outputs.count == 2)
+        #expect(report.outputSHA256 == report.outputs[0].sha256)
+        for (entry, name) in zip(report.outputs, names) {
+            var hash = ContentHash()
+            try FileSystem.readDocument(path: folder.path(name), maximumBytes: 1 << 26).withUnsafeBytes { hash.update($0) }
+            #expect(entry.sha256 == hash.hex)
+        }
+        #expect(report.outputs[0].fileKey != report.outputs[1].fileKey)
+        let value = report.value
+        #expect(value["outputs"]?[1]["path"] == .string(folder.path("out.ogg")))
+    }
+}
