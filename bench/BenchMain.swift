@@ -102,6 +102,12 @@ enum BenchMain {
                                                              duration: duration, mixrender: mixrender, progress: progress).run()
                     report.sections.append(section)
                     report.targets.append(target)
+                case .outputs:
+                    let duration = options.nightSeconds.map { "\(Int($0))s" } ?? (options.isQuick ? "1m" : "20m")
+                    let (section, targets) = try OutputsBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 3),
+                                                              duration: duration, mixrender: mixrender, progress: progress).run()
+                    report.sections.append(section)
+                    report.targets.append(contentsOf: targets)
                 case .cache:
                     report.sections.append(try CacheEntryBench(runs: options.runs ?? (options.isQuick ? 3 : 5), isQuick: options.isQuick).run())
                 case .serve:

@@ -91,7 +91,7 @@ struct BenchOptions {
 }
 
 enum BenchSection: String, CaseIterable, Comparable {
-    case mix, kernels, generators, realism, resampler, transparency, preparation, vorbis, pipeline, shared, session, loudness, encoders, cache, window, waveform, memory, loopmemory, threads
+    case mix, kernels, generators, realism, resampler, transparency, preparation, vorbis, pipeline, shared, session, loudness, encoders, cache, window, waveform, memory, loopmemory, threads, outputs
     /// The render server under load: only when asked (`--only serve`), as it needs the `mixrender` executable.
     case serve
     static func < (a: BenchSection, b: BenchSection) -> Bool {

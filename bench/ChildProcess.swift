@@ -12,7 +12,8 @@ import Glibc
 /// --version` after the bench's other sections. VmHWM belongs to the exec'd program alone; what the last 2 ms
 /// before the child exits add can be missed.
 struct ChildProcess {
-    struct Outcome { var seconds: Double; var peakMiB: Double }
+    /// Wall seconds, peak resident MiB, and the CPU seconds (user and system, every thread) `wait4` reports.
+    struct Outcome { var seconds: Double; var peakMiB: Double; var cpuSeconds: Double = 0 }
 
     /// The first executable `name` on PATH, or nil.
     static func find(_ name: String) -> String? {
@@ -53,6 +54,8 @@ struct ChildProcess {
         guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
             throw BenchError(message: "\(command) failed (wait status \(status))")
         }
-        return Outcome(seconds: seconds, peakMiB: peakMiB)
+        let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        return Outcome(seconds: seconds, peakMiB: peakMiB, cpuSeconds: cpu)
     }
 }

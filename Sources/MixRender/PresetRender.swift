@@ -155,6 +155,24 @@ public struct PresetRender: Sendable {
         }
     }
 
+    /// Renders once to every one of `paths` (several files of one render: an `.m4a` to download, an `.opus` to stream,
+    /// a `.flac` to keep), each format picked by its extension: the mix is made once and every encoder is fed from it
+    /// on a thread of its own, so it takes about the slowest encoder's time on a machine with cores to spare. Each file
+    /// is the one `render(toFile:)` writes alone (a lossy file normalised to a loudness is measured and written again
+    /// alone if it missed). None is renamed into place until all are done; on an error or cancellation none is left.
+    /// Results come in the order of `paths`.
+    public func render(toFiles paths: [String], progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> [RenderResult] {
+        defer { progress?.finish() }
+        let job = job, blockFrames = blockFrames, threads = max(1, threads), total = frameCount, rate = sampleRate, material = material
+        return try await RenderThread.run {
+            try LibraryError.wrapping(output: paths.first) {
+                let outputs = try paths.map { try job.outputPlan(to: .file(path: $0)) }
+                let reporter = ProgressReporter(progress, totalFrames: total, sampleRate: rate)
+                return try job.render(outputs, blockFrames: blockFrames, threads: threads, material: material, progress: reporter.callback)
+            }
+        }
+    }
+
     /// Renders to `path` as `render(toFile:progress:)` does, and makes its report: the inputs hashed before the
     /// render, the output after, levels, timings, the cache key (`RenderReport.document` is the JSON of
     /// `mixrender render --report`).
@@ -165,6 +183,18 @@ public struct PresetRender: Sendable {
         let result = try await render(toFile: path, progress: progress)
         return try await RenderThread.run {
             try LibraryError.wrapping(output: path) { try RenderReport(job: job, result: result, inputs: inputs) }
+        }
+    }
+
+    /// Renders once to every one of `paths` as `render(toFiles:progress:)` does, and makes its report: `output` is the
+    /// first file, and `outputs` lists each with its SHA-256 and file key.
+    public func renderWithReport(toFiles paths: [String],
+                                 progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> RenderReport {
+        let job = job
+        let inputs = try LibraryError.wrapping(output: paths.first) { try RenderReport.Inputs(job: job, output: paths.first ?? "") }
+        let results = try await render(toFiles: paths, progress: progress)
+        return try await RenderThread.run {
+            try LibraryError.wrapping(output: paths.first) { try RenderReport(job: job, results: results, inputs: inputs) }
         }
     }
 
@@ -211,6 +241,17 @@ public struct PresetRender: Sendable {
         try LibraryError.wrapping(output: nil) {
             let key = try job.cacheKey(inputs: try InputFile.hashAll(job.plan), format: format)
             return key.file ?? key.audio
+        }
+    }
+
+    /// The file keys of outputs in each of `formats` (as `cacheKey(format:)` gives each), the sources hashed once.
+    public func cacheKeys(formats: [OutputFileFormat]) throws -> [String] {
+        try LibraryError.wrapping(output: nil) {
+            let inputs = try InputFile.hashAll(job.plan)
+            return try formats.map { format in
+                let key = try job.cacheKey(inputs: inputs, format: format)
+                return key.file ?? key.audio
+            }
         }
     }
 

@@ -92,7 +92,9 @@ public enum RenderServer {
         router.add(middleware: QueryParametersMiddleware(routes: routes))
         AudioRoute(service: service, results: results).register(on: router)
         try handlers.registerHandlers(on: SelectiveTransport(router: router, servedElsewhere: ["GET /v1/renders/{id}/audio",
-                                                                                                  "HEAD /v1/renders/{id}/audio"]),
+                                                                                                  "HEAD /v1/renders/{id}/audio",
+                                                                                                  "GET /v1/renders/{id}/audio/{format}",
+                                                                                                  "HEAD /v1/renders/{id}/audio/{format}"]),
                                       middlewares: [RequestErrorMiddleware()])
         // Added after the routes, so it wraps only the router's answer to a request no route takes.
         router.add(middleware: MethodNotAllowedMiddleware(routes: routes))

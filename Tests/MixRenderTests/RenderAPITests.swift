@@ -57,6 +57,31 @@ import Testing
         #expect(abs(loudness.integrated - result.summary.loudness.integrated) < 0.01)
     }
 
+    /// Several files from one render (issue 56): each the file `render(toFile:)` writes alone; cancelled, none is left.
+    @Test func severalFilesFromOneRender() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let render = try PresetRender(json: Self.preset(seconds: 2), name: "test.json")
+        let paths = ["mix.flac", "mix.mp3", "mix.m4a"].map { dir.appendingPathComponent($0).path }
+        let results = try await render.render(toFiles: paths)
+        #expect(results.map(\.outputPath) == paths)
+        for path in paths {
+            let alone = dir.appendingPathComponent("alone").appendingPathExtension((path as NSString).pathExtension).path
+            _ = try await render.render(toFile: alone)
+            #expect(FileManager.default.contents(atPath: path) == FileManager.default.contents(atPath: alone), "\(path)")
+        }
+        let long = try PresetRender(json: Self.preset(seconds: 6 * 3600))
+        let (progress, reporter) = AsyncStream.makeStream(of: RenderProgress.self)
+        let cancelled = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: cancelled) }
+        let task = Task { try await long.render(toFiles: ["a.ogg", "a.flac"].map { cancelled.appendingPathComponent($0).path }, progress: reporter) }
+        for await p in progress where p.frames > 0 { break }
+        task.cancel()
+        let outcome = await task.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(try Self.contents(cancelled) == [], "no file and no temporary file")
+    }
+
     @Test func streamsEncodedBytesThatDecode() async throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }

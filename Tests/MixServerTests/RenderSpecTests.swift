@@ -29,6 +29,24 @@ import Testing
         #expect(read.storedRequest == spec.storedRequest)
     }
 
+    /// `outputs`: several formats from one render, each once, never beside `format`; stored and read back in order.
+    @Test func outputsAreSeveralFormatsEachOnce() throws {
+        let preset = #"{"duration": "1s", "tracks": []}"#
+        let spec = try RenderSpec(request: try Self.request(#"{"preset": \#(preset), "outputs": ["opus", "m4a", "flac"]}"#))
+        #expect(spec.formats == [.opus, .m4a, .flac] && spec.format == .opus)
+        #expect(try RenderSpec(storedRequest: spec.storedRequest).formats == spec.formats)
+        #expect(try RenderSpec(request: try Self.request(#"{"preset": \#(preset)}"#)).formats == [.m4a])
+        for (outputs, path, fragment) in [(#""outputs": []"#, "outputs", "empty"),
+                                          (#""outputs": ["m4a", "ogg", "m4a"]"#, "outputs[2]", "second time"),
+                                          (#""outputs": ["m4a"], "format": "ogg""#, "outputs", "format"),
+                                          (#""outputs": ["m4a", "ogg", "opus", "mp3", "flac", "wav", "caf", "aiff", "m4a"]"#, "outputs", "at most 8")] {
+            let error = try #require(throws: ServiceError.self) { try RenderSpec(request: try Self.request(#"{"preset": \#(preset), \#(outputs)}"#)) }
+            let problem = HTTPProblem(error)
+            #expect(problem.status == 400 || problem.status == 422, "\(outputs): \(problem.status)")
+            #expect(problem.jsonPath == path && "\(problem.detail)".contains(fragment), "\(outputs): \(problem.jsonPath ?? "") \(problem.detail)")
+        }
+    }
+
     /// Jobs stored before the request was the generated type (members `preset`, `name`, `format`, `settings`,
     /// `overrides`, the same names) read as they did.
     @Test func anEarlierStoredFormReads() throws {

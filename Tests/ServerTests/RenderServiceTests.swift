@@ -1,6 +1,7 @@
 import Crypto
 import DSPTestSupport
 import Foundation
+import MixIO
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -116,6 +117,76 @@ import Testing
         #expect(timeline.json is [String: Any])
         let report = try await server.request("GET", "/v1/renders/\(id)/report")
         #expect(((report.object["cacheKey"] as? [String: Any])?["file"] as? String) == id)
+    }
+
+    /// Several outputs from one render (issue 56): four files and a waveform from one job, each file the CLI's render of
+    /// that format (byte for byte: the same encoders on the same samples), each served at its own URL with its type.
+    @Test func oneRenderWritesEveryOutputAsTheCLIWouldAlone() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        let formats = ["m4a", "opus", "flac", "mp3"]
+        // A format that cannot take the render is the request's fault, named by its place in the list.
+        let refused = try await server.request("POST", "/v1/renders", json: ["preset": Self.shortPreset(seed: 3), "outputs": formats])
+        #expect(refused.status == 422 && refused.object["jsonPath"] as? String == "outputs[1]"
+                && "\(refused.object["detail"] ?? "")".contains("22050 Hz"), "\(refused.object)")
+        var preset = Self.shortPreset(seed: 3)
+        preset["output"] = ["sampleRate": 24000]
+        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": formats])
+        #expect(submitted.status == 202, "\(submitted.object)")
+        let id = try #require(submitted.object["id"] as? String)
+        let done = try await server.waitForRender(id)
+        #expect(done.object["state"] as? String == "succeeded", "\(String(decoding: done.body, as: UTF8.self))")
+        #expect(done.object["format"] as? String == "m4a")
+        let result = try #require(done.object["result"] as? [String: Any])
+        let outputs = try #require(result["outputs"] as? [[String: Any]])
+        #expect(outputs.map { $0["format"] as? String } == formats)
+
+        let folder = server.state.appendingPathComponent("cli-outputs")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let presetFile = folder.appendingPathComponent("short.json")
+        try JSONSerialization.data(withJSONObject: preset).write(to: presetFile)
+        var keys: [String] = []
+        for (format, output) in zip(formats, outputs) {
+            let url = try #require(output["url"] as? String)
+            #expect(url == "/v1/renders/\(id)/audio/\(format)")
+            let served = try await server.request("GET", url)
+            #expect(served.status == 200)
+            #expect(served.header("Content-Type") == output["contentType"] as? String)
+            #expect(served.header("Content-Disposition")?.hasSuffix(".\(format)\"") == true, "\(served.header("Content-Disposition") ?? "")")
+            #expect(output["bytes"] as? Int == served.body.count)
+            #expect(output["sha256"] as? String == SHA256.hash(data: served.body).map { String(format: "%02x", $0) }.joined())
+            let cli = try CLI.run([presetFile.path, "-o", folder.appendingPathComponent("short.\(format)").path, "--quiet"])
+            #expect(cli.status == 0, "\(cli.stderr)")
+            let alone = try Data(contentsOf: folder.appendingPathComponent("short.\(format)"))
+            if format == "opus" {
+                // An Ogg stream's serial number is random: the decoded audio is the same.
+                let servedFile = folder.appendingPathComponent("served.opus")
+                try served.body.write(to: servedFile)
+                #expect(try decodedSamples(servedFile.path) == decodedSamples(folder.appendingPathComponent("short.opus").path))
+            } else {
+                #expect(alone == served.body, "\(format): \(served.body.count) bytes served, \(alone.count) from the CLI")
+            }
+            let key = try CLI.run(["key", presetFile.path, "--format", format])
+            #expect(output["id"] as? String == key.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(format)'s id is its file key")
+            keys.append(key.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        #expect(!keys.contains(id), "several outputs make a job of their own")
+        // The first output is the render's `/audio`; a format it did not write is 404; the waveform is there.
+        let first = try await server.request("GET", "/v1/renders/\(id)/audio")
+        #expect(first.status == 200 && first.header("Content-Type") == "audio/mp4")
+        let missing = try await server.request("GET", "/v1/renders/\(id)/audio/wav")
+        #expect(missing.status == 404 && "\(missing.object["detail"] ?? "")".contains("m4a, opus, flac, mp3"), "\(missing.object)")
+        let waveform = try await server.request("GET", "/v1/renders/\(id)/waveform")
+        #expect(waveform.status == 200 && (waveform.object["data"] as? [Int])?.isEmpty == false)
+        // The client's report lists every file by its name, never by the server's path.
+        let report = try await server.request("GET", "/v1/renders/\(id)/report")
+        let listed = try #require(report.object["outputs"] as? [[String: Any]])
+        #expect(listed.map { $0["path"] as? String } == formats.map { "audio.\($0)" })
+        // The same outputs again are the same job; in another order, another.
+        let again = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": formats])
+        #expect(again.object["id"] as? String == id)
+        let reordered = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": Array(formats.reversed())])
+        #expect(reordered.object["id"] as? String != id)
     }
 
     /// With one render at a time, an interactive request made after twenty background ones is the next to render:
@@ -487,4 +558,9 @@ import Testing
         }
         throw ServerError("render \(id) did not start within \(seconds) s")
     }
+}
+
+/// The decoded samples of the audio file at `path` (the library's reader), to compare two encodings of one render.
+func decodedSamples(_ path: String) throws -> [Float] {
+    try readAll(try AudioFile.open(path: path))
 }

@@ -65,6 +65,15 @@ struct APIHandlers: APIProtocol {
         .undocumented(statusCode: 500, .init())
     }
 
+    func getRenderOutput(_ input: Operations.getRenderOutput.Input) async throws -> Operations.getRenderOutput.Output {
+        // Served by `AudioRoute` (the router never sends this operation here).
+        .undocumented(statusCode: 500, .init())
+    }
+
+    func headRenderOutput(_ input: Operations.headRenderOutput.Input) async throws -> Operations.headRenderOutput.Output {
+        .undocumented(statusCode: 500, .init())
+    }
+
     func getRenderWaveform(_ input: Operations.getRenderWaveform.Input) async throws -> Operations.getRenderWaveform.Output {
         let format = input.query.format ?? .json
         let (width, pointsPerSecond) = (input.query.width, input.query.pointsPerSecond)
@@ -238,7 +247,12 @@ struct APIHandlers: APIProtocol {
             render.progress = .init(fraction: 1, secondsLeft: 0)
             if let text = record.result, let document = try? JSONDecoder().decode(StoredResult.self, from: Data(text.utf8)) {
                 render.result = .init(bytes: document.bytes, sha256: document.sha256, contentType: document.contentType,
-                                      integratedLoudness: document.integratedLoudness, truePeakDb: document.truePeakDb)
+                                      integratedLoudness: document.integratedLoudness, truePeakDb: document.truePeakDb,
+                                      outputs: document.outputs?.map { output in
+                                          .init(format: Components.Schemas.Format(rawValue: output.format) ?? .m4a, id: output.id,
+                                                bytes: output.bytes, sha256: output.sha256, contentType: output.contentType,
+                                                integratedLoudness: output.integratedLoudness, truePeakDb: output.truePeakDb, url: output.url)
+                                      })
                 render.chapters = document.chapters.map { .init(name: $0.name, startSeconds: $0.startSeconds) }
                 render.warnings = document.warnings
             }

@@ -15,6 +15,8 @@ struct AudioRoute: Sendable {
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/v1/renders/:id/audio") { request, context in try await self.respond(request, context: context, head: false) }
         router.head("/v1/renders/:id/audio") { request, context in try await self.respond(request, context: context, head: true) }
+        router.get("/v1/renders/:id/audio/:format") { request, context in try await self.respond(request, context: context, head: false) }
+        router.head("/v1/renders/:id/audio/:format") { request, context in try await self.respond(request, context: context, head: true) }
     }
 
     func respond<Context: RequestContext>(_ request: Request, context: Context, head: Bool) async throws -> Response {
@@ -30,16 +32,25 @@ struct AudioRoute: Sendable {
               let stored = try? JSONDecoder().decode(StoredResult.self, from: Data(text.utf8)) else {
             return ProblemResponse.make(HTTPProblem(.notReady(RenderService.notReadyReason(id: id, state: view.state))))
         }
+        // `/audio/{format}`: one of several outputs; `/audio`: the first.
+        var file = (name: stored.file, bytes: stored.bytes, sha256: stored.sha256, contentType: stored.contentType, format: view.record.format)
+        if let format = context.parameters.get("format") {
+            guard let output = stored.output(format: format) else {
+                let formats = stored.outputs?.map(\.format) ?? [view.record.format]
+                return ProblemResponse.make(HTTPProblem(.notFound("render '\(id)' wrote no '\(format)' file; it wrote \(formats.joined(separator: ", "))")))
+            }
+            file = (output.file, output.bytes, output.sha256, output.contentType, output.format)
+        }
         let results = results
         _ = try? await ResultFiles.run { results.markUsed(id) }
-        let path = folder + "/" + stored.file
-        let tag = EntityTag(opaque: stored.sha256)
-        var headers: HTTPFields = [.eTag: tag.header, .acceptRanges: "bytes", .contentType: stored.contentType,
-                                   .contentDisposition: "attachment; filename=\"\(Self.downloadName(view.record))\""]
+        let path = folder + "/" + file.name
+        let tag = EntityTag(opaque: file.sha256)
+        var headers: HTTPFields = [.eTag: tag.header, .acceptRanges: "bytes", .contentType: file.contentType,
+                                   .contentDisposition: "attachment; filename=\"\(Self.downloadName(view.record, format: file.format))\""]
         if let ifNoneMatch = request.headers[.ifNoneMatch], tag.matches(ifNoneMatch: ifNoneMatch) {
             return Response(status: .notModified, headers: [.eTag: tag.header])
         }
-        let length = Int64(stored.bytes)
+        let length = Int64(file.bytes)
         let rangeHeader = tag.allowsRange(ifRange: request.headers[.ifRange]) ? request.headers[.range] : nil
         let range = ByteRange(header: head ? nil : rangeHeader, fileLength: length)
         if range.status == 416 {
@@ -58,11 +69,11 @@ struct AudioRoute: Sendable {
     }
 
     /// The file name a download is saved as: the preset's name made safe, and the format's extension.
-    static func downloadName(_ record: JobRecord) -> String {
+    static func downloadName(_ record: JobRecord, format: String) -> String {
         let safe = record.name.unicodeScalars.map { scalar -> Character in
             CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_" ? Character(scalar) : "-"
         }
         let stem = String(String(safe).prefix(80)).trimmingCharacters(in: CharacterSet(charactersIn: "-"))
-        return (stem.isEmpty ? "render" : stem) + "." + record.format
+        return (stem.isEmpty ? "render" : stem) + "." + format
     }
 }

@@ -232,7 +232,8 @@ final class JobRunner: Service, Sendable {
     /// Renders `job` into `partial` (its audio, report, timeline, waveforms and `result.json`) and commits it as the
     /// job's result; returns the `Result` JSON.
     private func render(_ job: JobRecord, into partial: String, spec: RenderSpec, planned: RenderPlanner.Planned) async throws -> String {
-        let audio = partial + "/" + ResultStore.audioFileName(format: spec.format)
+        let audioFiles = spec.formats.map { partial + "/" + ResultStore.audioFileName(format: $0) }
+        let audio = audioFiles[0]
         let (progress, reporter) = AsyncStream.makeStream(of: RenderProgress.self, bufferingPolicy: .bufferingNewest(1))
         let live = self.live, id = job.id
         let watcher = Task {
@@ -241,22 +242,22 @@ final class JobRunner: Service, Sendable {
                 live.update(id, JobProgress(fraction: value.fraction, speed: value.realtime, secondsLeft: left))
             }
         }
-        let report = try await planned.render.renderWithReport(toFile: audio, progress: reporter)
+        let report = try await planned.render.renderWithReport(toFiles: audioFiles, progress: reporter)
         await watcher.value
         try Task.checkCancellation()
         // The report a client reads names files as the client does (its sounds by their names, the audio by its file
         // name), never by this server's paths.
-        let sounds = planner.sounds, audioName = ResultStore.audioFileName(format: spec.format)
+        let sounds = planner.sounds, prefix = partial + "/"
         let clientReport = report.text(renamingPaths: { path in
-            path == audio ? audioName : sounds.name(ofPath: path) ?? (path.hasPrefix("/") ? "(a file of this server)" : path)
+            audioFiles.contains(path) ? String(path.dropFirst(prefix.count)) : sounds.name(ofPath: path) ?? (path.hasPrefix("/") ? "(a file of this server)" : path)
         }, warnings: { ServiceError.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
         try await ResultFiles.write(clientReport, to: partial + "/report.json")
         try await ResultFiles.write(planned.render.timelineJSON, to: partial + "/timeline.json")
         // The waveform files from one decode of the result: the JSON, the images, and the binary columns zoomed
         // requests are made from.
         _ = try await AudioAnalysis.waveforms(ofFile: audio, writingTo: ["json", "png", "svg", "dat"].map { partial + "/waveform.\($0)" })
-        let text = StoredResult(report: report, render: planned.render, format: spec.format,
-                                fileName: ResultStore.audioFileName(format: spec.format), warnings: planned.warnings).json
+        let text = StoredResult(id: id, report: report, render: planned.render, fileName: ResultStore.audioFileName(format:),
+                                warnings: planned.warnings).json
         try await ResultFiles.write(text, to: partial + "/result.json")
         let results = results
         try await ResultFiles.run { try results.commit(partial: partial, id: id) }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import MixRender
 
@@ -18,6 +19,15 @@ struct RenderPlanner: Sendable {
         var render: PresetRender
         var spec: RenderSpec
         var warnings: [String]
+    }
+
+    /// A render's id: the file key of its one output (`mixrender key PRESET --format F`), or for several outputs the
+    /// SHA-256 of their file keys in order, so the same outputs of the same render share one job and a different list
+    /// is another.
+    static func id(fileKeys: [String]) -> String {
+        guard fileKeys.count > 1 else { return fileKeys[0] }
+        let text = "mixrender outputs 1\n" + fileKeys.joined(separator: "\n")
+        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Plans `spec` as a render would (its JSON, values, sounds, speech and length checked), within the
@@ -49,9 +59,19 @@ struct RenderPlanner: Sendable {
         }
         var warnings = render.warnings
         do {
-            warnings += try render.check(outputFile: "render.\(spec.format.fileExtension)")
-            let id = try render.cacheKey(format: spec.format)
+            for (index, format) in spec.formats.enumerated() {
+                let checked: [String]
+                do { checked = try render.check(outputFile: "render.\(format.fileExtension)") } catch EngineError.output(_, let reason) {
+                    // A format that cannot take this render (Opus at 22.05 kHz): the request's choice, not the server's disk.
+                    throw ServiceError.invalid(jsonPath: spec.formats.count > 1 ? "outputs[\(index)]" : "format",
+                                   reason: ServiceError.hidingPaths("\(reason)", nameOf: sounds.name(ofPath:)))
+                }
+                for warning in checked where !warnings.contains(warning) { warnings.append(warning) }
+            }
+            let id = Self.id(fileKeys: try render.cacheKeys(formats: spec.formats))
             return Planned(id: id, render: render, spec: spec, warnings: warnings.map { ServiceError.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
+        } catch let error as ServiceError {
+            throw error
         } catch let error as EngineError {
             throw ServiceError(error, nameOf: sounds.name(ofPath:))
         } catch {

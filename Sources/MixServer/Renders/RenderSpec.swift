@@ -13,7 +13,10 @@ import OpenAPIRuntime
 struct RenderSpec: Sendable {
     let preset: JSONValue
     let name: String
-    let format: OutputFileFormat
+    /// The first output's format: the render's `format`, its `/audio`.
+    var format: OutputFileFormat { formats[0] }
+    /// Every file the render writes from one mix (the request's `outputs`, or its one `format`), each format once.
+    let formats: [OutputFileFormat]
     let overrides: RenderOverrides
     /// How soon the job renders among the queued ones (the request's `priority`, interactive when absent).
     let priority: JobPriority
@@ -43,7 +46,7 @@ struct RenderSpec: Sendable {
             }
         }
         name = given.name ?? Self.ownName(of: preset) ?? "preset"
-        format = given.format.flatMap { OutputFileFormat.named($0.rawValue) } ?? .m4a
+        formats = try Self.formats(format: given.format, outputs: given.outputs)
         var overrides = RenderOverrides()
         overrides.sampleRate = given.settings?.sampleRate
         overrides.quality = given.settings?.quality
@@ -82,6 +85,30 @@ struct RenderSpec: Sendable {
             throw .internalFault("the stored request cannot be read: \(error)")
         }
         try self.init(request: request)
+    }
+
+    /// The most files one render may write (openapi.yaml's `maxItems`).
+    static let mostOutputs = 8
+
+    /// The request's formats: its `outputs`, each once, or its `format` (m4a when neither is given); never both.
+    static func formats(format: Components.Schemas.Format?, outputs: [Components.Schemas.Format]?) throws(ServiceError) -> [OutputFileFormat] {
+        guard let outputs else { return [format.flatMap { OutputFileFormat.named($0.rawValue) } ?? .m4a] }
+        if format != nil { throw .invalid(jsonPath: "outputs", reason: "cannot be given with format; give the formats in outputs alone") }
+        guard !outputs.isEmpty else { throw .invalid(jsonPath: "outputs", reason: "is empty; name one format or more") }
+        guard outputs.count <= mostOutputs else {
+            throw .invalid(jsonPath: "outputs", reason: "names \(outputs.count) formats; a render writes at most \(mostOutputs)")
+        }
+        var formats: [OutputFileFormat] = []
+        for (index, output) in outputs.enumerated() {
+            guard let format = OutputFileFormat.named(output.rawValue) else {
+                throw .invalid(jsonPath: "outputs[\(index)]", reason: "'\(output.rawValue)' is not a format this server writes")
+            }
+            if formats.contains(format) {
+                throw .invalid(jsonPath: "outputs[\(index)]", reason: "names \(output.rawValue) a second time; each format is written once")
+            }
+            formats.append(format)
+        }
+        return formats
     }
 
     static func isFitName(_ name: String) -> Bool {

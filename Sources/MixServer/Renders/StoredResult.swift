@@ -10,6 +10,20 @@ struct StoredResult: Codable, Sendable {
         var startSeconds: Double
     }
 
+    /// One file of a render with several outputs (the API's `OutputFile`): its format (the extension), its file key,
+    /// the file's name in the result's folder, and what the API gives of it.
+    struct Output: Codable, Sendable {
+        var format: String
+        var id: String
+        var file: String
+        var bytes: Int
+        var sha256: String
+        var contentType: String
+        var integratedLoudness: Double?
+        var truePeakDb: Double?
+        var url: String
+    }
+
     var file: String
     var bytes: Int
     var sha256: String
@@ -18,20 +32,37 @@ struct StoredResult: Codable, Sendable {
     var truePeakDb: Double?
     var chapters: [Chapter]
     var warnings: [String]
+    /// Every file the render wrote, the first being the one above; nil in a result stored before outputs were.
+    var outputs: [Output]?
 
-    init(report: RenderReport, render: PresetRender, format: OutputFileFormat, fileName: String, warnings: [String]) {
-        let loudness = report.result.outputLoudness   // what the file holds (decoded, for a lossy one)
+    /// The result of render `id`, whose report lists its outputs (the first is the render's `format`), each written in
+    /// the result's folder as `fileName(format)`.
+    init(id: String, report: RenderReport, render: PresetRender, fileName: (OutputFileFormat) -> String, warnings: [String]) {
         func rounded(_ value: Double) -> Double? { value.isFinite ? (value * 100).rounded() / 100 : nil }
-        file = fileName
-        bytes = Int(report.result.outputBytes ?? 0)
-        sha256 = report.outputSHA256
-        contentType = Self.contentType(of: format)
-        integratedLoudness = rounded(loudness.integrated)
-        truePeakDb = rounded(loudness.truePeak)
+        outputs = report.outputs.map { output in
+            let format = output.result.output.settings.format
+            let loudness = output.result.outputLoudness   // what the file holds (decoded, for a lossy one)
+            return Output(format: format.fileExtension, id: output.fileKey ?? report.key.audio, file: fileName(format),
+                          bytes: Int(output.result.outputBytes ?? 0), sha256: output.sha256, contentType: Self.contentType(of: format),
+                          integratedLoudness: rounded(loudness.integrated), truePeakDb: rounded(loudness.truePeak),
+                          url: RenderLinks(id: id).base + "/audio/" + format.fileExtension)
+        }
+        let first = outputs![0]
+        file = first.file
+        bytes = first.bytes
+        sha256 = first.sha256
+        contentType = first.contentType
+        integratedLoudness = first.integratedLoudness
+        truePeakDb = first.truePeakDb
         chapters = render.chapters.map { mark in
             Chapter(name: mark.name, startSeconds: (Double(mark.frame) / Double(mark.sampleRate) * 1000).rounded() / 1000)
         }
         self.warnings = warnings
+    }
+
+    /// The file of the output in `format` (its extension): the first output's for a result stored before outputs were.
+    func output(format: String) -> Output? {
+        outputs?.first { $0.format == format }
     }
 
     /// The document as the store keeps it.
