@@ -37,6 +37,8 @@ let package = Package(
         // The render service's webhooks: an HTTP client over SwiftNIO (Foundation's URLSession would link libcurl's
         // libraries into every mixrender process).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // The render service's responses gzip-compressed for clients that accept it (zlib, streamed over NIO buffers).
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -114,7 +116,8 @@ let package = Package(
                                .product(name: "NIOPosix", package: "swift-nio"),
                                .product(name: "NIOHTTP1", package: "swift-nio"),
                                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                               .product(name: "Crypto", package: "swift-crypto")],
+                               .product(name: "Crypto", package: "swift-crypto"),
+                               .product(name: "CompressNIO", package: "compress-nio")],
                 resources: [.copy("Page")],
                 // The generated code imports at `package` level; imports elsewhere in the target are internal.
                 swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")],

@@ -83,6 +83,7 @@ public enum RenderServer {
         let router = Router()
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: MetricsMiddleware())
+        router.add(middleware: ResponseCompressionMiddleware())
         router.add(middleware: BodyLimitMiddleware(jsonLimit: configuration.limits.maxBodyBytes,
                                                    uploadLimit: configuration.limits.maxUploadBytes))
         let handlers = APIHandlers(service: service, results: results, readiness: readiness,

@@ -91,6 +91,11 @@ import Testing
         let waveform = try await server.request("GET", "/v1/renders/\(id)/waveform")
         #expect(waveform.status == 200)
         #expect((waveform.object["data"] as? [Int])?.isEmpty == false)
+        // Compressed for a client that accepts gzip: the same document (URLSession inflates it), smaller on the wire.
+        let gzipped = try await server.request("GET", "/v1/renders/\(id)/waveform", headers: ["Accept-Encoding": "gzip"])
+        #expect(gzipped.status == 200 && gzipped.header("Content-Encoding") == "gzip", "\(gzipped.header("Content-Encoding") ?? "none")")
+        #expect(gzipped.header("Vary") == "Accept-Encoding")
+        #expect(NSDictionary(dictionary: gzipped.object).isEqual(to: waveform.object))
         let png = try await server.request("GET", "/v1/renders/\(id)/waveform?format=png")
         #expect(png.header("Content-Type") == "image/png")
         #expect(png.body.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
