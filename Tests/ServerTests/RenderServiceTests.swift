@@ -372,6 +372,42 @@ import Testing
         #expect(valid.object["durationSeconds"] as? Double == 2)
     }
 
+    /// A session whose bed is a mix preset in an operator's folder (issue 56): the bed's own sounds are found beside
+    /// it, as a preset file's are; a fault inside the bed is named at the request's `bed`, with the bed's name and its
+    /// own path; a bed cannot reach outside the operator's folders.
+    @Test func aSessionsBedInAnOperatorsFolderFindsItsOwnSounds() async throws {
+        let scratch = try TemporaryFolder(prefix: "mixrender-serve-test")
+        defer { withExtendedLifetime(scratch) {} }
+        let library = scratch.url.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: library.appendingPathComponent("beds/sounds"), withIntermediateDirectories: true)
+        try Self.wavBytes(seconds: 1, sampleRate: 22050).write(to: library.appendingPathComponent("beds/sounds/hum.wav"))
+        try Self.wavBytes(seconds: 1, sampleRate: 22050).write(to: library.appendingPathComponent("voice.wav"))
+        try Data(#"{"duration": "10s", "tracks": [{"generator": {"type": "brown", "seed": 2}, "gainDb": -12}, {"file": "sounds/hum.wav", "loop": true, "gainDb": -18}]}"#.utf8)
+            .write(to: library.appendingPathComponent("beds/night.json"))
+        try Data(#"{"duration": "10s", "tracks": [{"generator": {"type": "pink"}}, {"file": "sounds/missing.wav"}]}"#.utf8)
+            .write(to: library.appendingPathComponent("beds/broken.json"))
+        try Data(#"{"duration": "10s", "tracks": [{"file": "../voice.wav"}]}"#.utf8)
+            .write(to: library.appendingPathComponent("beds/escaping.json"))
+        let server = try ServerProcess.start(arguments: ["--sounds", "library=\(library.path)"])
+        defer { server.stop() }
+        func session(bed: String) -> [String: Any] {
+            ["output": ["sampleRate": 22050], "bed": bed, "voice": ["levelDb": -20],
+             "sections": [["name": "One", "segments": [["file": "library/voice.wav", "gapBefore": 0.5]]]]]
+        }
+        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": session(bed: "library/beds/night.json"), "format": "wav"])
+        #expect(submitted.status == 202, "\(submitted.object)")
+        let id = try #require(submitted.object["id"] as? String)
+        let done = try await server.waitForRender(id)
+        #expect(done.object["state"] as? String == "succeeded", "\(String(decoding: done.body, as: UTF8.self))")
+        for (bed, fragment) in [("library/beds/broken.json", "in the bed 'library/beds/broken.json': tracks[1].file"),
+                                ("library/beds/escaping.json", "'..'")] {
+            let refused = try await server.request("POST", "/v1/renders", json: ["preset": session(bed: bed), "format": "wav"])
+            #expect(refused.status == 422 && refused.object["jsonPath"] as? String == "preset.bed", "\(bed): \(refused.object)")
+            let detail = refused.object["detail"] as? String ?? ""
+            #expect(detail.contains(fragment) && !detail.contains(scratch.url.path), "\(bed): \(detail)")
+        }
+    }
+
     @Test func soundsAreUploadedByHashOrTakenFromTheOperatorsFoldersAndNothingElse() async throws {
         let scratch = try TemporaryFolder(prefix: "mixrender-serve-test")
         defer { withExtendedLifetime(scratch) {} }

@@ -38,7 +38,8 @@ extension PresetReader {
         }
         let mix: Preset
         do {
-            mix = try PresetLoader.load(path: path, bedChain: chain, sources: sources)
+            // Named through a resolver (a server's sounds), the bed's own names are taken from its folder there.
+            mix = try PresetLoader.load(path: path, bedChain: chain, sources: try sources.map { $0.inside(try pathCursor.nonEmptyString()) })
         } catch EngineError.preset(let error) where error.file == path && error.jsonPath.isEmpty {
             throw pathCursor.error(error.message.replacingOccurrences(of: "cannot read preset", with: "cannot read the bed '\(path)'"))
         }

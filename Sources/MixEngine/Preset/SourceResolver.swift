@@ -13,6 +13,19 @@ public struct SourceResolver: Sendable {
         self.resolve = resolve
     }
 
+    /// The resolver for the names inside a preset that this resolver named `reference` (a session's bed): a name is
+    /// taken from that preset's folder (`library/beds/night.json` naming `sounds/rain.ogg` is
+    /// `library/beds/sounds/rain.ogg`), as a preset file's names are taken from its folder, and then resolved as any
+    /// name is, with the same refusals ('..' included, so a bed reaches nothing outside the folders this resolver
+    /// does); a `sha256:` name is taken as it is. A preset named by hash has no folder: its names are taken as they are.
+    public func inside(_ reference: String) -> SourceResolver {
+        guard !reference.hasPrefix("sha256:"), let slash = reference.lastIndex(of: "/") else { return self }
+        let folder = String(reference[..<slash]), resolve = self.resolve
+        return SourceResolver { name in
+            name.hasPrefix("sha256:") ? resolve(name) : resolve(folder + "/" + name)
+        }
+    }
+
     /// Why a name was refused: one line (`no sound 'sha256:…' has been uploaded`).
     public struct Refusal: Error, Sendable, Equatable {
         public var reason: String

@@ -58,6 +58,13 @@ extension ServiceError {
     init(_ error: EngineError, nameOf: (String) -> String?) {
         switch error {
         case .preset(let preset):
+            if let bed = nameOf(preset.file) {
+                // A fault inside a bed the preset names (a preset file of the server's): the request's `bed` is where it
+                // is, and the bed's own path says where in it.
+                let inner = preset.jsonPath.isEmpty ? "" : preset.jsonPath + ": "
+                self = .invalid(jsonPath: "preset.bed", reason: "in the bed '\(bed)': " + inner + Self.hidingPaths(preset.message, nameOf: nameOf))
+                return
+            }
             let path = preset.jsonPath.isEmpty ? "preset" : "preset." + preset.jsonPath
             self = .invalid(jsonPath: path, reason: Self.hidingPaths(preset.message, nameOf: nameOf))
         case .setting(let setting, let reason):
