@@ -92,10 +92,12 @@ public enum RenderServer {
         router.add(middleware: AccessMiddleware(tokens: tokens, routes: routes))
         router.add(middleware: QueryParametersMiddleware(routes: routes))
         AudioRoute(service: service, results: results).register(on: router)
+        WaveformRoute(service: service, results: results).register(on: router)
         try handlers.registerHandlers(on: SelectiveTransport(router: router, servedElsewhere: ["GET /v1/renders/{id}/audio",
                                                                                                   "HEAD /v1/renders/{id}/audio",
                                                                                                   "GET /v1/renders/{id}/audio/{format}",
-                                                                                                  "HEAD /v1/renders/{id}/audio/{format}"]),
+                                                                                                  "HEAD /v1/renders/{id}/audio/{format}",
+                                                                                                  "GET /v1/renders/{id}/waveform"]),
                                       middlewares: [RequestErrorMiddleware()])
         // Added after the routes, so it wraps only the router's answer to a request no route takes.
         router.add(middleware: MethodNotAllowedMiddleware(routes: routes))

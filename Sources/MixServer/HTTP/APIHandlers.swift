@@ -6,7 +6,8 @@ import OpenAPIRuntime
 /// The API's operations (generated from openapi.yaml as `APIProtocol`), each a translation between the
 /// document's types and the service's: the work is `RenderService`'s, `ResultStore`'s and `SoundLibrary`'s.
 /// The audio itself (`GET`/`HEAD /v1/renders/{id}/audio`, with ranges) is `AudioRoute`'s: its content type is
-/// the file's, which a generated handler cannot set.
+/// the file's, which a generated handler cannot set. The waveform is `WaveformRoute`'s: its files are streamed, not
+/// decoded and encoded again.
 ///
 /// A handler returns only its success; a refusal is thrown as a `ServiceError`, which `RequestErrorMiddleware` answers
 /// through the one mapping (`HTTPProblem.init(_:)`), so no handler chooses a status for an error.
@@ -75,41 +76,8 @@ struct APIHandlers: APIProtocol {
     }
 
     func getRenderWaveform(_ input: Operations.getRenderWaveform.Input) async throws -> Operations.getRenderWaveform.Output {
-        let format = input.query.format ?? .json
-        let (width, pointsPerSecond) = (input.query.width, input.query.pointsPerSecond)
-        if width != nil || pointsPerSecond != nil {
-            guard width == nil || pointsPerSecond == nil else {
-                throw ServiceError.malformed(jsonPath: "pointsPerSecond", reason: "give width or pointsPerSecond, not both")
-            }
-            let option = width != nil ? "width" : "pointsPerSecond"
-            guard format == .json else {
-                throw ServiceError.malformed(jsonPath: option, reason: "zooms the JSON waveform; the \(format.rawValue) is drawn at its own size")
-            }
-            if let width, !(1...1_000_000).contains(width) {
-                throw ServiceError.malformed(jsonPath: "width", reason: "must be 1 to 1000000, not \(width)")
-            }
-            if let pointsPerSecond, !(pointsPerSecond > 0 && pointsPerSecond <= 100_000) {
-                throw ServiceError.malformed(jsonPath: "pointsPerSecond", reason: "must be above 0 and at most 100000")
-            }
-            let folder = try await finishedFolder(input.path.id)
-            let bytes: [UInt8]
-            do { bytes = try await ResultFiles.read(folder + "/waveform.dat") } catch {
-                throw ServiceError.notReady("this render's waveform was made before zoomed waveforms were served; ask without \(option), or render it again")
-            }
-            let full: WaveformDat
-            do { full = try WaveformDat(bytes: bytes) } catch {
-                throw ServiceError.internalFault("the render's waveform cannot be read: \(error)")
-            }
-            let factor = width.map(full.factor(forWidth:)) ?? full.factor(forPointsPerSecond: pointsPerSecond!)
-            let json = full.zoomed(by: factor).json
-            return .ok(.init(body: .json(try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(json.utf8)))))
-        }
-        let path = try await finishedFolder(input.path.id) + "/waveform.\(format.rawValue)"
-        switch format {
-        case .json: return .ok(.init(body: .json(try await Self.object(fromFile: path))))
-        case .png: return .ok(.init(body: .png(HTTPBody(try await ResultFiles.read(path)))))
-        case .svg: return .ok(.init(body: .image_svg_plus_xml(HTTPBody(try await ResultFiles.read(path)))))
-        }
+        // Served by `WaveformRoute`, which streams the files (the router never sends this operation here).
+        .undocumented(statusCode: 500, .init())
     }
 
     func getRenderTimeline(_ input: Operations.getRenderTimeline.Input) async throws -> Operations.getRenderTimeline.Output {
