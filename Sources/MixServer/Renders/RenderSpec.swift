@@ -90,24 +90,26 @@ struct RenderSpec: Sendable {
     /// The most files one render may write (openapi.yaml's `maxItems`).
     static let mostOutputs = 8
 
-    /// The request's formats: its `outputs`, each once, or its `format` (m4a when neither is given); never both.
+    /// The request's formats: its `outputs`, each once, or its `format` (m4a when neither is given); never both. What
+    /// the document itself forbids (`minItems`, `maxItems`, `uniqueItems`) is malformed (400), before the rule the
+    /// document cannot say, `format` and `outputs` together (422).
     static func formats(format: Components.Schemas.Format?, outputs: [Components.Schemas.Format]?) throws(ServiceError) -> [OutputFileFormat] {
         guard let outputs else { return [format.flatMap { OutputFileFormat.named($0.rawValue) } ?? .m4a] }
-        if format != nil { throw .invalid(jsonPath: "outputs", reason: "cannot be given with format; give the formats in outputs alone") }
-        guard !outputs.isEmpty else { throw .invalid(jsonPath: "outputs", reason: "is empty; name one format or more") }
+        guard !outputs.isEmpty else { throw .malformed(jsonPath: "outputs", reason: "is empty; name one format or more") }
         guard outputs.count <= mostOutputs else {
-            throw .invalid(jsonPath: "outputs", reason: "names \(outputs.count) formats; a render writes at most \(mostOutputs)")
+            throw .malformed(jsonPath: "outputs", reason: "names \(outputs.count) formats; a render writes at most \(mostOutputs)")
         }
         var formats: [OutputFileFormat] = []
         for (index, output) in outputs.enumerated() {
             guard let format = OutputFileFormat.named(output.rawValue) else {
-                throw .invalid(jsonPath: "outputs[\(index)]", reason: "'\(output.rawValue)' is not a format this server writes")
+                throw .malformed(jsonPath: "outputs[\(index)]", reason: "'\(output.rawValue)' is not a format this server writes")
             }
             if formats.contains(format) {
-                throw .invalid(jsonPath: "outputs[\(index)]", reason: "names \(output.rawValue) a second time; each format is written once")
+                throw .malformed(jsonPath: "outputs[\(index)]", reason: "names \(output.rawValue) a second time; each format is written once")
             }
             formats.append(format)
         }
+        if format != nil { throw .invalid(jsonPath: "outputs", reason: "cannot be given with format; give the formats in outputs alone") }
         return formats
     }
 
