@@ -53,6 +53,7 @@ public enum RenderServer {
         // A partial upload in the uploads folder is a dead server's: this one has taken no request yet.
         _ = sounds.sweepPartialUploads(olderThan: configuration.databaseURL == nil ? 0 : 3600)
         let webhooks = try WebhookURLPolicy(allowing: configuration.webhookHosts)
+        let deliveryHosts = try WebhookURLPolicy(allowing: configuration.deliveryHosts, subject: "delivery")
         // Decoded sources shared by every render here, as a batch shares them (the budget bounds what stays held), and
         // kept with speech and measurements in the cache folder, so a restart or a second server makes none again.
         let material: RenderMaterial
@@ -71,7 +72,7 @@ public enum RenderServer {
         let planner = RenderPlanner(sounds: sounds, limits: configuration.limits, material: material)
         let live = LiveProgress(), wake = JobSignal()
         let service = RenderService(store: store, results: results, planner: planner, live: live, wake: wake,
-                                    webhooks: webhooks, storage: storage, logger: logger)
+                                    webhooks: webhooks, deliveryHosts: deliveryHosts, storage: storage, logger: logger)
         let runner = JobRunner(store: store, planner: planner, results: results, live: live, wake: wake,
                                worker: configuration.worker, budgetBytes: configuration.storeBudgetBytes,
                                webhookSender: WebhookSender(signer: signer),

@@ -28,6 +28,8 @@ public struct ServerConfiguration: Sendable {
     public var cacheBudgetBytes: Int64 = 4 << 30
     /// Hosts (`host` or `host:port`) webhooks may call; none: webhooks are refused.
     public var webhookHosts: [String] = []
+    /// Hosts (`host` or `host:port`) a render's files may be delivered to (a request's `deliveries`); none: refused.
+    public var deliveryHosts: [String] = []
     /// This server's name in the job store's leases (unique per server over one database); nil: host name and port.
     public var workerName: String? = nil
     public var limits = ServiceLimits()

@@ -99,6 +99,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("webhook-host"), help: "A host (host or host:port) webhooks may call (repeatable; none: webhooks refused).")
     var webhookHosts: [String] = []
 
+    @Option(name: .customLong("delivery-host"), help: "A host (host or host:port) a render's files may be uploaded to, as a request's deliveries ask (repeatable; none: deliveries refused).")
+    var deliveryHosts: [String] = []
+
     @Option(name: .customLong("worker-name"), help: .hidden)
     var workerName: String?
 
@@ -131,6 +134,7 @@ struct ServeCommand: ParsableCommand {
         configuration.webhookSecretFile = webhookSecretFile
         configuration.workerName = workerName
         configuration.webhookHosts = webhookHosts
+        configuration.deliveryHosts = deliveryHosts
         for folder in sounds {
             guard let equals = folder.firstIndex(of: "="), equals != folder.startIndex else {
                 throw CLIError("--sounds: '\(folder)' is not NAME=DIR")

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MixIO
 import PostgresNIO
 import Testing
 @testable import MixServer
@@ -515,6 +516,116 @@ import Testing
         }
     }
 
+    // MARK: Uploads
+
+    @Test(arguments: StoreKind.allCases)
+    func uploadsWaitForTheRenderThenSettleAndTheLastQueuesTheOwnersWebhook(_ kind: StoreKind) async throws {
+        try await withDatabase(kind) { database in
+            let store = try await database.open()
+            let id = newJob(1).id
+            var first = owner("t1", webhook: "https://hooks.example/1")
+            first.uploads = [destination("flac", "https://s.example/a.flac?sig=1"), destination("m4a", "https://s.example/a.m4a?sig=2")]
+            var second = owner("t2")
+            second.uploads = [destination("m4a", "https://t.example/b.m4a")]
+            _ = try await store.submit(newJob(1), owner: first, limits: roomy, now: t0)
+            _ = try await store.submit(newJob(1), owner: second, limits: roomy, now: t0 + 1)
+            let waiting = try await store.uploads(id: id, owner: "t1")
+            #expect(waiting.map(\.state) == [.waiting, .waiting] && waiting.map(\.position) == [0, 1])
+            #expect(waiting.map(\.destination) == first.uploads)
+            #expect(waiting.allSatisfy { $0.id.range(of: "^upl_[0-9a-f]{32}$", options: .regularExpression) != nil })
+            _ = try #require(try await store.claim(worker: "w1", now: t0 + 2, leaseUntil: t0 + 60))
+            #expect(try await store.dueUploads(now: t0 + 2, leaseUntil: t0 + 100, limit: 10).isEmpty)
+            #expect(try await store.finish(id: id, worker: "w1", outcome: .succeeded(result: "{}"), webhookPayload: "{\"n\":0}",
+                                           now: t0 + 3))
+            let due = try await store.dueUploads(now: t0 + 3, leaseUntil: t0 + 100, limit: 10)
+            #expect(due.count == 3 && due.allSatisfy { $0.state == .pending && $0.nextAttemptAt == t0 + 3 })
+            // Leased: not due again until the lease runs out.
+            #expect(try await store.dueUploads(now: t0 + 4, leaseUntil: t0 + 100, limit: 10).isEmpty)
+            let webhookAtFinish = try await store.dueDeliveries(now: t0 + 4, leaseUntil: t0 + 30, limit: 10)
+            #expect(webhookAtFinish.map(\.payload) == ["{\"n\":0}"])
+            try await store.recordDelivery(id: webhookAtFinish[0].id, delivered: true, retryAt: nil, now: t0 + 4)
+
+            let flac = try #require(due.first { $0.token == "t1" && $0.destination.output == "flac" })
+            let m4a = try #require(due.first { $0.token == "t1" && $0.destination.output == "m4a" })
+            let other = try #require(due.first { $0.token == "t2" })
+            let seen = Locked<[[UploadState]]>([])
+            let payload: @Sendable (JobRecord, [FileUpload]) -> String = { job, uploads in
+                seen.withLock { $0.append(uploads.map(\.state)) }
+                return #"{"job":"\#(job.id)","uploads":\#(uploads.count)}"#
+            }
+            // One of t1's two settles: no webhook yet.
+            try await store.recordUpload(id: flac.id, attempt: UploadAttempt(state: .delivered, status: 200), now: t0 + 5, payload: payload)
+            #expect(try await store.dueDeliveries(now: t0 + 5, leaseUntil: t0 + 30, limit: 10).isEmpty)
+            // A failure to be tried again: pending, due at its time, one attempt counted, the answer kept.
+            try await store.recordUpload(id: m4a.id, attempt: UploadAttempt(state: .pending, status: 503, error: "the receiver answered 503",
+                                                                            retryAt: t0 + 50), now: t0 + 6, payload: payload)
+            #expect(try await store.dueUploads(now: t0 + 49, leaseUntil: t0 + 100, limit: 10).map(\.id) == [])
+            let again = try await store.dueUploads(now: t0 + 50, leaseUntil: t0 + 100, limit: 10)
+            #expect(again.map(\.id) == [m4a.id] && again.first?.attempts == 1 && again.first?.lastStatus == 503)
+            #expect(seen.withLock { $0 }.isEmpty)
+            // Given up: t1's last settles, and its webhook is queued with what the closure made of the job and the uploads.
+            try await store.recordUpload(id: m4a.id, attempt: UploadAttempt(state: .failed, status: 403, error: "the receiver answered 403"),
+                                         now: t0 + 51, payload: payload)
+            #expect(seen.withLock { $0 } == [[.delivered, .failed]])
+            let settled = try await store.dueDeliveries(now: t0 + 51, leaseUntil: t0 + 80, limit: 10)
+            #expect(settled.map(\.payload) == [#"{"job":"\#(id)","uploads":2}"#] && settled.map(\.url) == ["https://hooks.example/1"])
+            for delivery in settled { try await store.recordDelivery(id: delivery.id, delivered: true, retryAt: nil, now: t0 + 51) }
+            let ended = try await store.uploads(id: id, owner: "t1")
+            #expect(ended.map(\.state) == [.delivered, .failed] && ended.map(\.attempts) == [1, 2])
+            #expect(ended.map(\.finishedAt) == [t0 + 5, t0 + 51] && ended[1].lastError == "the receiver answered 403")
+            // A late record changes nothing and queues nothing.
+            try await store.recordUpload(id: m4a.id, attempt: UploadAttempt(state: .delivered, status: 200), now: t0 + 52, payload: payload)
+            #expect(try await store.uploads(id: id, owner: "t1") == ended)
+            // t2 gave no webhook: its upload settling queues none.
+            try await store.recordUpload(id: other.id, attempt: UploadAttempt(state: .delivered, status: 201), now: t0 + 53, payload: payload)
+            #expect(try await store.dueDeliveries(now: t0 + 100, leaseUntil: t0 + 130, limit: 10).isEmpty)
+            #expect(try await store.uploads(id: id, owner: "t2").map(\.state) == [.delivered])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aFailedRenderSkipsItsUploadsAndAskingAgainStartsThemAgain(_ kind: StoreKind) async throws {
+        try await withDatabase(kind) { database in
+            let store = try await database.open()
+            let id = newJob(1).id
+            var asking = owner("t1")
+            asking.uploads = [destination("m4a", "https://s.example/a.m4a")]
+            _ = try await store.submit(newJob(1), owner: asking, limits: roomy, now: t0)
+            _ = try await store.claim(worker: "w1", now: t0 + 1, leaseUntil: t0 + 60)
+            #expect(try await store.finish(id: id, worker: "w1", outcome: .failed(problem: "{}"), webhookPayload: "{}", now: t0 + 2))
+            let skipped = try await store.uploads(id: id, owner: "t1")
+            #expect(skipped.map(\.state) == [.skipped] && skipped.first?.finishedAt == t0 + 2)
+            #expect(skipped.first?.lastError?.contains("the render failed") == true)
+            #expect(try await store.dueUploads(now: t0 + 100, leaseUntil: t0 + 200, limit: 10).isEmpty)
+            // Asked again: the job is queued again and the same upload waits for it, its attempts cleared.
+            _ = try await store.submit(newJob(1), owner: asking, limits: roomy, now: t0 + 3)
+            let restarted = try await store.uploads(id: id, owner: "t1")
+            #expect(restarted.map(\.id) == skipped.map(\.id) && restarted.map(\.state) == [.waiting])
+            #expect(restarted.first?.lastError == nil && restarted.first?.finishedAt == nil)
+            // Submitting without uploads keeps them; with others, they replace them (one kept, one new).
+            _ = try await store.submit(newJob(1), owner: owner("t1"), limits: roomy, now: t0 + 4)
+            #expect(try await store.uploads(id: id, owner: "t1").map(\.id) == skipped.map(\.id))
+            asking.uploads = [destination("flac", "https://s.example/a.flac"), destination("m4a", "https://s.example/a.m4a")]
+            _ = try await store.submit(newJob(1), owner: asking, limits: roomy, now: t0 + 5)
+            let replaced = try await store.uploads(id: id, owner: "t1")
+            #expect(replaced.map(\.destination.output) == ["flac", "m4a"] && replaced[1].id == skipped[0].id)
+            asking.uploads = [destination("ogg", "https://s.example/a.ogg")]
+            _ = try await store.submit(newJob(1), owner: asking, limits: roomy, now: t0 + 6)
+            #expect(try await store.uploads(id: id, owner: "t1").map(\.destination.output) == ["ogg"])
+            // Uploads asked for of a render that has succeeded are due at once.
+            _ = try await store.claim(worker: "w1", now: t0 + 7, leaseUntil: t0 + 60)
+            #expect(try await store.finish(id: id, worker: "w1", outcome: .succeeded(result: "{}"), webhookPayload: "{}", now: t0 + 8))
+            var late = owner("t2")
+            late.uploads = [destination("m4a", "https://u.example/c.m4a")]
+            _ = try await store.submit(newJob(1), owner: late, limits: roomy, now: t0 + 9)
+            #expect(try await store.uploads(id: id, owner: "t2").map(\.state) == [.pending])
+            // An owner that withdrew is no longer uploaded to.
+            _ = try await store.cancel(id: id, owner: "t1", now: t0 + 10)
+            let due = try await store.dueUploads(now: t0 + 10, leaseUntil: t0 + 100, limit: 10)
+            #expect(due.map(\.token) == ["t2"])
+        }
+    }
+
     // MARK: The database
 
     @Test(arguments: StoreKind.allCases)
@@ -718,6 +829,10 @@ func newJob(_ n: Int) -> NewJob {
 
 func owner(_ token: String, webhook: String? = nil) -> JobOwner {
     JobOwner(token: token, webhookURL: webhook)
+}
+
+func destination(_ output: String, _ url: String) -> UploadDestination {
+    UploadDestination(output: output, url: url, method: "PUT", headers: ["x-upsert": "true"], contentMD5: true)
 }
 
 func progress(_ fraction: Double) -> JobProgress {

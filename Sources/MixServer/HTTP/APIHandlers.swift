@@ -232,6 +232,15 @@ struct APIHandlers: APIProtocol {
             break
         }
         if let warnings { render.warnings = warnings }
+        if !view.uploads.isEmpty {
+            render.deliveries = view.uploads.map { upload in
+                .init(output: Components.Schemas.Format(rawValue: upload.destination.output) ?? .m4a,
+                      url: upload.destination.shownURL, method: upload.destination.method,
+                      state: Components.Schemas.DeliveryStatus.statePayload(rawValue: upload.state.rawValue) ?? .pending,
+                      attempts: upload.attempts, status: upload.lastStatus, error: upload.lastError,
+                      nextAttemptAt: upload.state == .pending ? upload.nextAttemptAt : nil, finishedAt: upload.finishedAt)
+            }
+        }
         return render
     }
 

@@ -22,6 +22,9 @@ final class JobRunner: Service, Sendable {
     let worker: String
     let budgetBytes: Int64
     let webhookSender: WebhookSender
+    let uploader: FileUploader
+    /// When a failed upload is tried again.
+    let uploadSchedule: RetrySchedule
     /// Partial result folders older than this are a dead render's, swept at start: any age when this server is the
     /// only one (SQLite), an hour when servers share the result folder (another's render may be writing).
     let partialsSweepAge: Double
@@ -49,8 +52,10 @@ final class JobRunner: Service, Sendable {
     private let renderSeconds = Timer(label: "mixrender_render_seconds")
 
     init(store: any JobStore, planner: RenderPlanner, results: ResultStore, live: LiveProgress, wake: JobSignal,
-         worker: String, budgetBytes: Int64, webhookSender: WebhookSender, partialsSweepAge: Double,
-         forgetAfterSeconds: Double, logger: Logger) {
+         worker: String, budgetBytes: Int64, webhookSender: WebhookSender, uploader: FileUploader = FileUploader(),
+         uploadSchedule: RetrySchedule = .uploads, partialsSweepAge: Double, forgetAfterSeconds: Double, logger: Logger) {
+        self.uploader = uploader
+        self.uploadSchedule = uploadSchedule
         self.store = store
         self.planner = planner
         self.results = results
@@ -85,6 +90,7 @@ final class JobRunner: Service, Sendable {
                 }
                 group.addTask { await self.leaseLoop() }
                 group.addTask { await self.webhookLoop() }
+                group.addTask { await self.uploadLoop() }
                 group.addTask { await self.forgetLoop() }
                 await group.waitForAll()
             }
@@ -377,4 +383,94 @@ final class JobRunner: Service, Sendable {
             logger.error("could not record a webhook delivery", metadata: ["webhook": "\(delivery.id)", "error": "\(error)"])
         }
     }
+
+    // MARK: - Uploads
+
+    /// The most uploads this server makes at once.
+    static let concurrentUploads = 4
+
+    private func uploadLoop() async {
+        while !isStopping {
+            let seen = finished.version
+            let due: [FileUpload]
+            do {
+                let now = Date()
+                due = try await store.dueUploads(now: now, leaseUntil: now + 3600, limit: Self.concurrentUploads)
+            } catch {
+                logger.error("could not read the uploads", metadata: ["error": "\(error)"])
+                await stopped.wait(after: 0, timeout: .seconds(2))
+                continue
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for upload in due { group.addTask { await self.send(upload) } }
+            }
+            if due.count < Self.concurrentUploads { await finished.wait(after: seen, timeout: .seconds(Self.storeLookSeconds)) }
+        }
+    }
+
+    /// One attempt of `upload`, recorded; when it settles the owner's last upload, the store queues the owner's webhook.
+    private func send(_ upload: FileUpload) async {
+        var log = logger
+        log[metadataKey: "job"] = "\(upload.jobID)"
+        log[metadataKey: "upload"] = "\(upload.id)"
+        log[metadataKey: "destination"] = "\(upload.destination.shownURL)"
+        let outcome: WebhookOutcome
+        switch await file(of: upload) {
+        case .success(let file):
+            outcome = await uploader.upload(path: file.path, bytes: file.output.bytes, sha256: file.output.sha256,
+                                            contentType: file.output.contentType, to: upload.destination)
+        case .failure(let reason):
+            outcome = .giveUp(reason: reason.description)
+        }
+        let now = Date()
+        let attempt: UploadAttempt
+        switch outcome {
+        case .delivered(let status):
+            attempt = UploadAttempt(state: .delivered, status: status)
+            log.info("upload delivered", metadata: ["status": "\(status)"])
+        case .retry(let reason, let retryAfter):
+            let retryAt = uploadSchedule.nextAttempt(afterFailedAttempts: upload.attempts + 1, retryAfter: retryAfter, now: now)
+            attempt = UploadAttempt(state: retryAt == nil ? .failed : .pending, status: Self.status(in: reason), error: reason,
+                                    retryAt: retryAt)
+            log.warning("upload failed", metadata: ["reason": "\(reason)", "retry": "\(retryAt.map { "\($0)" } ?? "given up")"])
+        case .giveUp(let reason):
+            attempt = UploadAttempt(state: .failed, status: Self.status(in: reason), error: reason)
+            log.warning("upload refused; given up", metadata: ["reason": "\(reason)"])
+        }
+        do {
+            try await store.recordUpload(id: upload.id, attempt: attempt, now: now) { job, uploads in
+                WebhookPayload.document(for: job, uploads: uploads, at: now).json(.compact)
+            }
+        } catch {
+            log.error("could not record an upload", metadata: ["error": "\(error)"])
+        }
+        finished.change()   // a webhook may have been queued
+    }
+
+    /// The file `upload` sends: its render's result names it; the message of a failure names no server path.
+    private func file(of upload: FileUpload) async -> Result<(path: String, output: StoredResult.Output), UploadFileProblem> {
+        guard let job = try? await store.job(id: upload.jobID), job.state == .succeeded, let text = job.result,
+              let result = try? JSONDecoder().decode(StoredResult.self, from: Data(text.utf8)) else {
+            return .failure(UploadFileProblem("the render has no result to upload"))
+        }
+        guard let output = result.output(format: upload.destination.output) else {
+            return .failure(UploadFileProblem("the render wrote no '\(upload.destination.output)' file"))
+        }
+        guard let folder = results.folder(of: upload.jobID) else {
+            return .failure(UploadFileProblem("the render's files were removed (the server's result budget) before they were uploaded"))
+        }
+        return .success((folder + "/" + output.file, output))
+    }
+
+    /// The HTTP status an outcome's reason names ("the receiver answered 503 ..."), if any.
+    static func status(in reason: String) -> Int? {
+        guard let range = reason.range(of: "answered ") else { return nil }
+        return Int(reason[range.upperBound...].prefix(3))
+    }
+}
+
+/// Why an upload has no file to send.
+struct UploadFileProblem: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -23,6 +23,8 @@ protocol JobStore: Sendable {
 
     /// Submits `job` for `owner`: creates it (queued), or, when a job with its id exists, adds `owner` to it. A job
     /// that was cancelled or failed is queued again (its attempts reset); one that succeeded stays succeeded.
+    /// The owner's `uploads`, when it gives any, replace those it gave before (`UploadPlan`): one it gives again keeps
+    /// its state unless it failed or was skipped; a new one waits for the render, or is due at once if it succeeded.
     /// `limits` are checked only when the owner does not own the job already (the same request twice is never
     /// refused): the owner's unfinished jobs and the queue's length.
     func submit(_ job: NewJob, owner: JobOwner, limits: SubmitLimits, now: Date) async throws -> SubmitOutcome
@@ -55,7 +57,8 @@ protocol JobStore: Sendable {
 
     /// Ends job `id` as `outcome` (only if `worker` still holds it; returns false otherwise, and changes nothing), and
     /// queues a delivery of `webhookPayload` (a JSON document) for each owner that gave a webhook and still wants the
-    /// job, in the same transaction, each with a new message id (`msg_` and 32 random hex digits).
+    /// job, in the same transaction, each with a new message id (`msg_` and 32 random hex digits). The uploads waiting
+    /// for the job become due (it succeeded) or are skipped (it did not).
     func finish(id: String, worker: String, outcome: JobOutcome, webhookPayload: String, now: Date) async throws -> Bool
 
     /// Puts `worker`'s rendering jobs back in the queue (a server stopping, or starting again under the same
@@ -68,6 +71,19 @@ protocol JobStore: Sendable {
 
     /// Records an attempt of delivery `id`: delivered, or to be tried again at `retryAt`, or given up (`retryAt` nil).
     func recordDelivery(id: String, delivered: Bool, retryAt: Date?, now: Date) async throws
+
+    /// Uploads due at `now` (pending, next attempt not in the future, their owner still wanting the job), oldest
+    /// first, at most `limit`, each claimed until `leaseUntil` so that another server does not send it at once.
+    func dueUploads(now: Date, leaseUntil: Date, limit: Int) async throws -> [FileUpload]
+
+    /// Records an attempt of upload `id` (only while it is pending; a late record changes nothing). When it was the
+    /// owner's last upload of the job still to settle and the owner gave a webhook, queues, in the same transaction, a
+    /// webhook delivery whose body `payload` makes from the job and the owner's uploads as they now are.
+    func recordUpload(id: String, attempt: UploadAttempt, now: Date,
+                      payload: @escaping @Sendable (JobRecord, [FileUpload]) -> String) async throws
+
+    /// The uploads `owner` asked for of job `id`, in the order it gave them.
+    func uploads(id: String, owner: String) async throws -> [FileUpload]
 
     /// How many jobs are queued and rendering (the metrics, `Retry-After`).
     func counts() async throws -> JobCounts
@@ -114,10 +130,88 @@ enum JobPriority: Int, Sendable, Equatable, CaseIterable {
     case background = 1
 }
 
-/// An owner of a job: a token (its id, not the token), and the webhook it asked for.
+/// An owner of a job: a token (its id, not the token), the webhook it asked for, and where its files go.
 struct JobOwner: Sendable, Equatable {
     var token: String
     var webhookURL: String?
+    /// Files to upload once the render succeeds; none: those given before, if any, are kept.
+    var uploads: [UploadDestination] = []
+}
+
+/// Where one file of a render is uploaded: a pre-signed URL (Supabase Storage's signed upload URLs, S3's and Google
+/// Cloud Storage's pre-signed PUTs), the method and headers to call it with, and whether to send the file's MD5.
+/// Its `json` is how the stores keep it, and what tells one destination given twice from two.
+struct UploadDestination: Codable, Sendable, Equatable {
+    /// The output's format (its extension): which file of the render goes.
+    var output: String
+    var url: String
+    /// `PUT` or `POST`.
+    var method: String
+    /// Headers sent with the file (names lowercased).
+    var headers: [String: String]
+    /// Sends `Content-MD5` (RFC 1864), which S3, Google Cloud Storage and Azure check against what they received.
+    var contentMD5: Bool
+
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    }
+
+    static func parse(_ json: String, upload id: String) throws -> UploadDestination {
+        do { return try JSONDecoder().decode(UploadDestination.self, from: Data(json.utf8)) } catch {
+            throw JobStoreError("upload \(id) has an unreadable destination in the database")
+        }
+    }
+
+    /// The URL without its query and fragment (a pre-signed URL's credentials): what logs and answers show.
+    var shownURL: String { Self.shown(url) }
+
+    static func shown(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return "(not a URL)" }
+        components.query = nil
+        components.fragment = nil
+        components.user = nil
+        components.password = nil
+        return components.string ?? "(not a URL)"
+    }
+}
+
+/// Where an upload is: `waiting` for its render, `pending` (due, or to be tried again), `delivered`, `failed` (given
+/// up), or `skipped` (the render failed or was cancelled: there is no file).
+enum UploadState: String, Sendable, Equatable, CaseIterable {
+    case waiting, pending, delivered, failed, skipped
+
+    var isSettled: Bool { self == .delivered || self == .failed || self == .skipped }
+}
+
+/// One upload of a render's file for one owner, as the store keeps it.
+struct FileUpload: Sendable, Equatable {
+    /// `upl_` and 32 random hex digits.
+    var id: String
+    var jobID: String
+    var token: String
+    /// Its place in the owner's list.
+    var position: Int
+    var destination: UploadDestination
+    var state: UploadState
+    var attempts: Int
+    /// The HTTP status of the last answer, if there was one.
+    var lastStatus: Int?
+    /// Why the last attempt failed, or why it was skipped.
+    var lastError: String?
+    var nextAttemptAt: Date?
+    /// When it was delivered, given up or skipped.
+    var finishedAt: Date?
+}
+
+/// What an upload attempt came to.
+struct UploadAttempt: Sendable, Equatable {
+    /// `delivered`; `pending` (with `retryAt`); or `failed`.
+    var state: UploadState
+    var status: Int?
+    var error: String?
+    var retryAt: Date?
 }
 
 /// What `submit` checks before adding an owner to a job it does not own yet.
@@ -188,6 +282,8 @@ struct JobRecord: Sendable, Equatable {
 struct JobView: Sendable, Equatable {
     var record: JobRecord
     var state: JobState
+    /// The owner's uploads of the render's files (filled by the service, not the store's `job(id:owner:)`).
+    var uploads: [FileUpload] = []
 }
 
 /// One webhook call to make: `id` is the Standard Webhooks message id (`webhook-id`), the same for every attempt,

@@ -116,3 +116,83 @@ enum SubmitStep: Equatable {
         self == .keep ? .existing(view) : .queued(view)
     }
 }
+
+/// What `submit` does to an owner's uploads when it gives some: each destination given again keeps its row (and its
+/// state, unless it failed or was skipped: then it starts again), each new one gets a row, and the rows of
+/// destinations no longer given go. Both stores apply it inside the submit's transaction.
+struct UploadPlan: Equatable {
+    /// An upload the owner has: its id, its destination as stored (`UploadDestination.json`), its state.
+    struct Existing: Equatable {
+        var id: String
+        var destination: String
+        var state: UploadState
+    }
+
+    /// Rows to delete.
+    var delete: [String] = []
+    /// Rows kept as they are, at a new place in the list.
+    var keep: [(id: String, position: Int)] = []
+    /// Rows started again (failed or skipped before), at their place: `initial` state, no attempts.
+    var restart: [(id: String, position: Int)] = []
+    /// New rows: a new id, the destination as stored, `initial` state.
+    var insert: [(id: String, position: Int, destination: String)] = []
+    /// A new or restarted upload's state: due at once (`pending`) when the job has succeeded, else `waiting`.
+    var initial: UploadState
+
+    init(existing: [Existing], wanted: [UploadDestination], jobState: JobState) {
+        initial = jobState == .succeeded ? .pending : .waiting
+        var unmatched = existing
+        for (position, destination) in wanted.enumerated() {
+            let json = destination.json
+            if let index = unmatched.firstIndex(where: { $0.destination == json }) {
+                let row = unmatched.remove(at: index)
+                if row.state == .failed || row.state == .skipped { restart.append((row.id, position)) }
+                else { keep.append((row.id, position)) }
+            } else {
+                insert.append((JobRules.newUploadID(), position, json))
+            }
+        }
+        delete = unmatched.map(\.id)
+    }
+
+    static func == (a: UploadPlan, b: UploadPlan) -> Bool {
+        a.delete == b.delete && a.keep.map(\.id) == b.keep.map(\.id) && a.keep.map(\.position) == b.keep.map(\.position)
+            && a.restart.map(\.id) == b.restart.map(\.id) && a.insert.map(\.destination) == b.insert.map(\.destination)
+            && a.initial == b.initial
+    }
+}
+
+extension JobRules {
+    /// A new upload id: `upl_` and 32 random hex digits.
+    static func newUploadID() -> String {
+        "upl_" + newMessageID().dropFirst(4)
+    }
+
+    /// The columns of an upload, in the order both stores read them (`FileUpload`'s fields).
+    static let uploadColumns = """
+        id, job_id, token, position, destination, state, attempts, last_status, last_error, next_attempt_at, finished_at
+        """
+
+    /// `uploadColumns`, each named with `table`.
+    static func uploadColumns(of table: String) -> String {
+        uploadColumns.split(separator: ",").map { "\(table).\($0.trimmingCharacters(in: .whitespaces))" }
+            .joined(separator: ", ")
+    }
+
+    /// An upload state as the database keeps it.
+    static func uploadState(_ stored: String, upload id: String) throws -> UploadState {
+        guard let state = UploadState(rawValue: stored) else {
+            throw JobStoreError("upload \(id) has the unknown state '\(stored)' in the database")
+        }
+        return state
+    }
+
+    /// Why the uploads waiting for a job that ended as `outcome` are skipped; nil when it succeeded (they become due).
+    static func skipReason(_ outcome: JobOutcome) -> String? {
+        switch outcome {
+        case .succeeded: nil
+        case .failed: "the render failed: there is no file to upload"
+        case .cancelled: "the render was cancelled: there is no file to upload"
+        }
+    }
+}

@@ -93,6 +93,25 @@ final class PostgresJobStore: JobStore {
         CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt_at, created_at)
             WHERE delivered_at IS NULL AND gave_up_at IS NULL
         """,
+        // Uploads of a render's files to destinations its owners gave (pre-signed URLs).
+        """
+        CREATE TABLE IF NOT EXISTS uploads (
+            id TEXT NOT NULL PRIMARY KEY,
+            job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+            token TEXT NOT NULL,
+            position BIGINT NOT NULL,
+            destination TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('waiting', 'pending', 'delivered', 'failed', 'skipped')),
+            attempts BIGINT NOT NULL DEFAULT 0,
+            last_status BIGINT,
+            last_error TEXT,
+            next_attempt_at TIMESTAMPTZ,
+            lease_until TIMESTAMPTZ,
+            finished_at TIMESTAMPTZ
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS uploads_owner ON uploads (job_id, token, position)",
+        "CREATE INDEX IF NOT EXISTS uploads_due ON uploads (next_attempt_at) WHERE state = 'pending'",
     ]
 
     /// Creates the schema and tables over a connection of its own (not the pool, which retries a failing connection
@@ -178,6 +197,9 @@ final class PostgresJobStore: JobStore {
                 """, logger: logger)
             guard let record = try await Self.record(connection, id: job.id, lock: false, logger: logger) else {
                 throw JobStoreError("job \(job.id) vanished while it was submitted")
+            }
+            if !owner.uploads.isEmpty {
+                try await Self.plan(connection, uploads: owner.uploads, job: record, token: owner.token, now: now, logger: logger)
             }
             return step.outcome(JobRules.view(record, withdrawn: false))
         }
@@ -278,6 +300,16 @@ final class PostgresJobStore: JobStore {
                 RETURNING id
                 """, logger: logger).collect()
             if finished.isEmpty { return false }
+            if let reason = JobRules.skipReason(outcome) {
+                try await connection.query("""
+                    UPDATE uploads SET state = 'skipped', last_error = \(reason), finished_at = \(now)
+                    WHERE job_id = \(id) AND state = 'waiting'
+                    """, logger: logger)
+            } else {
+                try await connection.query("""
+                    UPDATE uploads SET state = 'pending', next_attempt_at = \(now) WHERE job_id = \(id) AND state = 'waiting'
+                    """, logger: logger)
+            }
             let owners = try await connection.query("""
                 SELECT token, webhook_url FROM job_owners
                 WHERE job_id = \(id) AND withdrawn_at IS NULL AND webhook_url IS NOT NULL ORDER BY added_at, token
@@ -342,6 +374,117 @@ final class PostgresJobStore: JobStore {
                 WHERE id = \(id) AND delivered_at IS NULL AND gave_up_at IS NULL
                 """, logger: logger)
         }
+    }
+
+    // MARK: Uploads
+
+    /// Applies `UploadPlan` to `token`'s uploads of `job`.
+    private static func plan(_ connection: PostgresConnection, uploads: [UploadDestination], job: JobRecord, token: String,
+                             now: Date, logger: Logger) async throws {
+        let rows = try await connection.query("""
+            SELECT id, destination, state FROM uploads WHERE job_id = \(job.id) AND token = \(token)
+            """, logger: logger).collect()
+        let existing = try rows.map { row in
+            let (id, destination, state) = try row.decode((String, String, String).self)
+            return UploadPlan.Existing(id: id, destination: destination, state: try JobRules.uploadState(state, upload: id))
+        }
+        let plan = UploadPlan(existing: existing, wanted: uploads, jobState: job.state)
+        let due: Date? = plan.initial == .pending ? now : nil
+        let initial = plan.initial.rawValue
+        if !plan.delete.isEmpty {
+            try await connection.query("DELETE FROM uploads WHERE id = ANY(\(plan.delete))", logger: logger)
+        }
+        for (id, position) in plan.keep {
+            try await connection.query("UPDATE uploads SET position = \(position) WHERE id = \(id)", logger: logger)
+        }
+        for (id, position) in plan.restart {
+            try await connection.query("""
+                UPDATE uploads SET position = \(position), state = \(initial), attempts = 0, last_status = NULL,
+                    last_error = NULL, next_attempt_at = \(due), lease_until = NULL, finished_at = NULL
+                WHERE id = \(id)
+                """, logger: logger)
+        }
+        for (id, position, destination) in plan.insert {
+            try await connection.query("""
+                INSERT INTO uploads (id, job_id, token, position, destination, state, attempts, next_attempt_at)
+                VALUES (\(id), \(job.id), \(token), \(position), \(destination), \(initial), 0, \(due))
+                """, logger: logger)
+        }
+    }
+
+    func dueUploads(now: Date, leaseUntil: Date, limit: Int) async throws -> [FileUpload] {
+        try await transaction { connection, logger in
+            let rows = try await connection.query("""
+                SELECT \(unescaped: JobRules.uploadColumns(of: "uploads")) FROM uploads
+                JOIN job_owners ON job_owners.job_id = uploads.job_id AND job_owners.token = uploads.token
+                WHERE uploads.state = 'pending' AND uploads.next_attempt_at <= \(now) AND job_owners.withdrawn_at IS NULL
+                    AND (uploads.lease_until IS NULL OR uploads.lease_until <= \(now))
+                ORDER BY uploads.next_attempt_at, uploads.id LIMIT \(max(limit, 0)) FOR UPDATE OF uploads SKIP LOCKED
+                """, logger: logger).collect()
+            let uploads = try rows.map(Self.upload)
+            if !uploads.isEmpty {
+                try await connection.query("""
+                    UPDATE uploads SET lease_until = \(leaseUntil) WHERE id = ANY(\(uploads.map(\.id)))
+                    """, logger: logger)
+            }
+            return uploads
+        }
+    }
+
+    func recordUpload(id: String, attempt: UploadAttempt, now: Date,
+                      payload: @escaping @Sendable (JobRecord, [FileUpload]) -> String) async throws {
+        try await transaction { connection, logger in
+            let settled = attempt.state.isSettled
+            let finishedAt: Date? = settled ? now : nil
+            let updated = try await connection.query("""
+                UPDATE uploads SET attempts = attempts + 1, state = \(attempt.state.rawValue), last_status = \(attempt.status),
+                    last_error = \(attempt.error), lease_until = NULL,
+                    next_attempt_at = coalesce(\(attempt.retryAt), next_attempt_at), finished_at = \(finishedAt)
+                WHERE id = \(id) AND state = 'pending'
+                RETURNING job_id, token
+                """, logger: logger).collect()
+            guard settled, let row = updated.first else { return }
+            let (jobID, token) = try row.decode((String, String).self)
+            // The job's row lock orders two uploads of one owner settling at once: the second sees the first settled.
+            guard let job = try await Self.record(connection, id: jobID, lock: true, logger: logger) else { return }
+            let uploads = try await Self.uploads(connection, id: jobID, owner: token, logger: logger)
+            guard uploads.allSatisfy({ $0.state.isSettled }) else { return }
+            let owners = try await connection.query("""
+                SELECT webhook_url FROM job_owners
+                WHERE job_id = \(jobID) AND token = \(token) AND withdrawn_at IS NULL AND webhook_url IS NOT NULL
+                """, logger: logger).collect()
+            guard let webhook = try owners.first?.decode(String.self) else { return }
+            try await connection.query("""
+                INSERT INTO webhook_deliveries (id, job_id, token, url, payload, attempts, created_at, next_attempt_at)
+                VALUES (\(JobRules.newMessageID()), \(jobID), \(token), \(webhook), \(payload(job, uploads)), 0, \(now), \(now))
+                """, logger: logger)
+        }
+    }
+
+    func uploads(id: String, owner: String) async throws -> [FileUpload] {
+        try await withConnection { connection, logger in
+            try await Self.uploads(connection, id: id, owner: owner, logger: logger)
+        }
+    }
+
+    private static func uploads(_ connection: PostgresConnection, id: String, owner: String,
+                                logger: Logger) async throws -> [FileUpload] {
+        try await connection.query("""
+            SELECT \(unescaped: JobRules.uploadColumns) FROM uploads WHERE job_id = \(id) AND token = \(owner)
+            ORDER BY position, id
+            """, logger: logger).collect().map(upload)
+    }
+
+    private static func upload(_ row: PostgresRow) throws -> FileUpload {
+        let cells = Array(row)
+        func cell<Value: PostgresDecodable>(_ index: Int, as type: Value.Type = Value.self) throws -> Value {
+            try cells[index].decode(Value.self)
+        }
+        let id: String = try cell(0)
+        return FileUpload(id: id, jobID: try cell(1), token: try cell(2), position: try cell(3),
+                          destination: try UploadDestination.parse(cell(4), upload: id),
+                          state: try JobRules.uploadState(cell(5), upload: id), attempts: try cell(6),
+                          lastStatus: try cell(7), lastError: try cell(8), nextAttemptAt: try cell(9), finishedAt: try cell(10))
     }
 
     // MARK: Service

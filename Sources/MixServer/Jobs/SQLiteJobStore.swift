@@ -98,6 +98,27 @@ final class SQLiteJobStore: JobStore {
                 CREATE INDEX jobs_claim_order ON jobs (state, priority, queued_at, id);
                 """)
         }
+        // Uploads of a render's files to destinations its owners gave (pre-signed URLs).
+        migrator.registerMigration("uploads") { db in
+            try db.execute(sql: """
+                CREATE TABLE uploads (
+                    id TEXT NOT NULL PRIMARY KEY,
+                    job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+                    token TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    destination TEXT NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('waiting', 'pending', 'delivered', 'failed', 'skipped')),
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    last_status INTEGER,
+                    last_error TEXT,
+                    next_attempt_at TEXT,
+                    lease_until TEXT,
+                    finished_at TEXT
+                );
+                CREATE INDEX uploads_owner ON uploads (job_id, token, position);
+                CREATE INDEX uploads_due ON uploads (next_attempt_at) WHERE state = 'pending';
+                """)
+        }
         return migrator
     }()
 
@@ -164,6 +185,9 @@ final class SQLiteJobStore: JobStore {
             guard let record = try Self.record(db, id: job.id) else {
                 throw JobStoreError("job \(job.id) vanished while it was submitted")
             }
+            if !owner.uploads.isEmpty {
+                try Self.plan(db, uploads: owner.uploads, job: record, token: owner.token, now: now)
+            }
             return step.outcome(JobRules.view(record, withdrawn: false))
         }
     }
@@ -201,6 +225,7 @@ final class SQLiteJobStore: JobStore {
                 """, arguments: [before])
             for id in ids {
                 try db.execute(sql: "DELETE FROM webhook_deliveries WHERE job_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM uploads WHERE job_id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM job_owners WHERE job_id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM jobs WHERE id = ?", arguments: [id])
             }
@@ -247,6 +272,15 @@ final class SQLiteJobStore: JobStore {
                 WHERE id = ? AND worker = ? AND (state = 'rendering' OR (state = 'cancelled' AND ? = 'cancelled'))
                 """, arguments: [state, result, problem, now, id, worker, state])
             if db.changesCount == 0 { return false }
+            if let reason = JobRules.skipReason(outcome) {
+                try db.execute(sql: """
+                    UPDATE uploads SET state = 'skipped', last_error = ?, finished_at = ? WHERE job_id = ? AND state = 'waiting'
+                    """, arguments: [reason, now, id])
+            } else {
+                try db.execute(sql: """
+                    UPDATE uploads SET state = 'pending', next_attempt_at = ? WHERE job_id = ? AND state = 'waiting'
+                    """, arguments: [now, id])
+            }
             let owners = try Row.fetchAll(db, sql: """
                 SELECT token, webhook_url FROM job_owners
                 WHERE job_id = ? AND withdrawn_at IS NULL AND webhook_url IS NOT NULL ORDER BY added_at, token
@@ -308,6 +342,100 @@ final class SQLiteJobStore: JobStore {
                 WHERE id = ? AND delivered_at IS NULL AND gave_up_at IS NULL
                 """, arguments: [now, deliveredAt, gaveUpAt, retryAt, id])
         }
+    }
+
+    // MARK: Uploads
+
+    /// Applies `UploadPlan` to `token`'s uploads of `job`.
+    private static func plan(_ db: Database, uploads: [UploadDestination], job: JobRecord, token: String, now: Date) throws {
+        let existing = try Row.fetchAll(db, sql: "SELECT id, destination, state FROM uploads WHERE job_id = ? AND token = ?",
+                                        arguments: [job.id, token]).map { row in
+            let id: String = try row.decode(forColumn: "id")
+            return UploadPlan.Existing(id: id, destination: try row.decode(forColumn: "destination"),
+                                       state: try JobRules.uploadState(row.decode(forColumn: "state"), upload: id))
+        }
+        let plan = UploadPlan(existing: existing, wanted: uploads, jobState: job.state)
+        let due: Date? = plan.initial == .pending ? now : nil
+        for id in plan.delete {
+            try db.execute(sql: "DELETE FROM uploads WHERE id = ?", arguments: [id])
+        }
+        for (id, position) in plan.keep {
+            try db.execute(sql: "UPDATE uploads SET position = ? WHERE id = ?", arguments: [position, id])
+        }
+        for (id, position) in plan.restart {
+            try db.execute(sql: """
+                UPDATE uploads SET position = ?, state = ?, attempts = 0, last_status = NULL, last_error = NULL,
+                    next_attempt_at = ?, lease_until = NULL, finished_at = NULL
+                WHERE id = ?
+                """, arguments: [position, plan.initial.rawValue, due, id])
+        }
+        for (id, position, destination) in plan.insert {
+            try db.execute(sql: """
+                INSERT INTO uploads (id, job_id, token, position, destination, state, attempts, next_attempt_at)
+                VALUES (?, ?, ?, ?, ?, ?, 0, ?)
+                """, arguments: [id, job.id, token, position, destination, plan.initial.rawValue, due])
+        }
+    }
+
+    func dueUploads(now: Date, leaseUntil: Date, limit: Int) async throws -> [FileUpload] {
+        try await write { db in
+            let uploads = try Row.fetchAll(db, sql: """
+                SELECT \(JobRules.uploadColumns(of: "uploads")) FROM uploads
+                JOIN job_owners ON job_owners.job_id = uploads.job_id AND job_owners.token = uploads.token
+                WHERE uploads.state = 'pending' AND uploads.next_attempt_at <= ? AND job_owners.withdrawn_at IS NULL
+                    AND (uploads.lease_until IS NULL OR uploads.lease_until <= ?)
+                ORDER BY uploads.next_attempt_at, uploads.id LIMIT ?
+                """, arguments: [now, now, max(limit, 0)]).map(Self.upload)
+            for upload in uploads {
+                try db.execute(sql: "UPDATE uploads SET lease_until = ? WHERE id = ?", arguments: [leaseUntil, upload.id])
+            }
+            return uploads
+        }
+    }
+
+    func recordUpload(id: String, attempt: UploadAttempt, now: Date,
+                      payload: @escaping @Sendable (JobRecord, [FileUpload]) -> String) async throws {
+        try await write { db in
+            let settled = attempt.state.isSettled
+            try db.execute(sql: """
+                UPDATE uploads SET attempts = attempts + 1, state = ?, last_status = ?, last_error = ?, lease_until = NULL,
+                    next_attempt_at = coalesce(?, next_attempt_at), finished_at = ?
+                WHERE id = ? AND state = 'pending'
+                """, arguments: [attempt.state.rawValue, attempt.status, attempt.error, attempt.retryAt,
+                                 settled ? now : nil, id])
+            guard db.changesCount > 0, settled,
+                  let row = try Row.fetchOne(db, sql: "SELECT job_id, token FROM uploads WHERE id = ?", arguments: [id]) else { return }
+            let jobID: String = try row.decode(forColumn: "job_id"), token: String = try row.decode(forColumn: "token")
+            let uploads = try Self.uploads(db, id: jobID, owner: token)
+            guard uploads.allSatisfy({ $0.state.isSettled }), let job = try Self.record(db, id: jobID),
+                  let webhook = try String.fetchOne(db, sql: """
+                      SELECT webhook_url FROM job_owners WHERE job_id = ? AND token = ? AND withdrawn_at IS NULL
+                      """, arguments: [jobID, token]) else { return }
+            try db.execute(sql: """
+                INSERT INTO webhook_deliveries (id, job_id, token, url, payload, attempts, created_at, next_attempt_at)
+                VALUES (?, ?, ?, ?, ?, 0, ?, ?)
+                """, arguments: [JobRules.newMessageID(), jobID, token, webhook, payload(job, uploads), now, now])
+        }
+    }
+
+    func uploads(id: String, owner: String) async throws -> [FileUpload] {
+        try await read { db in try Self.uploads(db, id: id, owner: owner) }
+    }
+
+    private static func uploads(_ db: Database, id: String, owner: String) throws -> [FileUpload] {
+        try Row.fetchAll(db, sql: """
+            SELECT \(JobRules.uploadColumns) FROM uploads WHERE job_id = ? AND token = ? ORDER BY position, id
+            """, arguments: [id, owner]).map(upload)
+    }
+
+    private static func upload(_ row: Row) throws -> FileUpload {
+        let id: String = try row.decode(atIndex: 0)
+        return FileUpload(id: id, jobID: try row.decode(atIndex: 1), token: try row.decode(atIndex: 2),
+                          position: try row.decode(atIndex: 3),
+                          destination: try UploadDestination.parse(row.decode(atIndex: 4), upload: id),
+                          state: try JobRules.uploadState(row.decode(atIndex: 5), upload: id), attempts: try row.decode(atIndex: 6),
+                          lastStatus: try row.decode(atIndex: 7), lastError: try row.decode(atIndex: 8),
+                          nextAttemptAt: try row.decode(atIndex: 9), finishedAt: try row.decode(atIndex: 10))
     }
 
     // MARK: Service

@@ -14,6 +14,8 @@ final class RenderService: Sendable {
     let live: LiveProgress
     let wake: JobSignal
     let webhooks: WebhookURLPolicy
+    /// Where a render's files may be uploaded.
+    let deliveryHosts: WebhookURLPolicy
     let logger: Logger
     /// Whether the folders it writes can take writes: a new render is refused (503) while they cannot.
     let storage: StorageWatch
@@ -22,7 +24,8 @@ final class RenderService: Sendable {
     var limits: ServiceLimits { planner.limits }
 
     init(store: any JobStore, results: ResultStore, planner: RenderPlanner, live: LiveProgress, wake: JobSignal,
-         webhooks: WebhookURLPolicy, storage: StorageWatch, logger: Logger) {
+         webhooks: WebhookURLPolicy, deliveryHosts: WebhookURLPolicy, storage: StorageWatch, logger: Logger) {
+        self.deliveryHosts = deliveryHosts
         self.store = store
         self.storage = storage
         self.results = results
@@ -43,6 +46,9 @@ final class RenderService: Sendable {
         if let webhookURL, let reason = webhooks.refusal(of: webhookURL) {
             throw .invalid(jsonPath: "webhook.url", reason: reason)
         }
+        for (index, upload) in spec.uploads.enumerated() {
+            if let reason = deliveryHosts.refusal(of: upload.url) { throw .invalid(jsonPath: "deliveries[\(index)].url", reason: reason) }
+        }
         let planned = try await plan(spec)
         let job = NewJob(id: planned.id, format: spec.format.fileExtension, name: spec.name,
                          request: spec.storedRequest, durationSeconds: planned.render.durationSeconds,
@@ -50,7 +56,7 @@ final class RenderService: Sendable {
         if let fault = storage.fault() { throw storage.problem(fault) }
         let outcome: SubmitOutcome
         do {
-            outcome = try await store.submit(job, owner: JobOwner(token: token, webhookURL: webhookURL),
+            outcome = try await store.submit(job, owner: JobOwner(token: token, webhookURL: webhookURL, uploads: spec.uploads),
                                              limits: SubmitLimits(jobsPerToken: limits.jobsPerToken, queueLength: limits.queueLength),
                                              now: Date())
         } catch {
@@ -59,11 +65,13 @@ final class RenderService: Sendable {
             throw Self.storeUnavailable
         }
         switch outcome {
-        case .queued(let view):
+        case .queued(var view):
+            view.uploads = (try? await store.uploads(id: planned.id, owner: token)) ?? []
             wake.signal()
             logger.info("render queued", metadata: ["job": "\(planned.id)", "token": "\(token)", "format": "\(job.format)"])
             return (view, true, planned.warnings)
-        case .existing(let view):
+        case .existing(var view):
+            view.uploads = (try? await store.uploads(id: planned.id, owner: token)) ?? []
             return (view, false, planned.warnings)
         case .tooManyForToken(let limit):
             throw .busy("this token has \(limit) renders queued or rendering, the most it may have; wait for one to finish",
@@ -91,6 +99,7 @@ final class RenderService: Sendable {
         }
         guard var view = found else { throw .notFound("no render '\(id)' for this token") }
         if view.state == .rendering, let progress = live.progress(of: id) { view.record.progress = progress }
+        view.uploads = (try? await store.uploads(id: id, owner: token)) ?? []
         return view
     }
 

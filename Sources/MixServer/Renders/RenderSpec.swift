@@ -20,6 +20,8 @@ struct RenderSpec: Sendable {
     let overrides: RenderOverrides
     /// How soon the job renders among the queued ones (the request's `priority`, interactive when absent).
     let priority: JobPriority
+    /// Where the requesting token wants the files uploaded (the request's `deliveries`): the owner's, not the job's.
+    let uploads: [UploadDestination]
     /// The request as a job stores it: the generated type's JSON (its name filled in, its webhook left out, which is
     /// the owner's, and its priority, which is the job's), keys sorted, made once here.
     let storedRequest: String
@@ -59,9 +61,11 @@ struct RenderSpec: Sendable {
         overrides.loopable = given.overrides?.loopable ?? false
         self.overrides = overrides
         priority = given.priority == .background ? .background : .interactive
+        uploads = try Self.uploads(given.deliveries, formats: formats)
         var kept = given
         kept.name = name
         kept.webhook = nil
+        kept.deliveries = nil
         kept.priority = nil   // the job's, not the render's: two requests for one render may differ in it
         do {
             let encoder = JSONEncoder()
@@ -111,6 +115,77 @@ struct RenderSpec: Sendable {
         }
         if format != nil { throw .invalid(jsonPath: "outputs", reason: "cannot be given with format; give the formats in outputs alone") }
         return formats
+    }
+
+    /// The most uploads one request may ask for (openapi.yaml's `maxItems`).
+    static let mostUploads = 8
+
+    /// Headers an upload may not set: the connection's own, and what the server sets from the file.
+    static let refusedUploadHeaders: Set<String> = [
+        "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te", "trailer", "upgrade", "expect",
+        "proxy-authorization", "proxy-connection", "user-agent",
+    ]
+
+    /// The request's uploads, checked: each names a file the render writes (its first when it names none), each header
+    /// a field name (RFC 9110's token, not one the connection or the server sets) and a value without control
+    /// characters, and none twice. Whether the host is allowed is the service's to say (`RenderService.submit`).
+    static func uploads(_ given: [Components.Schemas.Delivery]?, formats: [OutputFileFormat]) throws(ServiceError) -> [UploadDestination] {
+        guard let given else { return [] }
+        guard !given.isEmpty else { throw .malformed(jsonPath: "deliveries", reason: "is empty; give one delivery or more, or leave it out") }
+        guard given.count <= mostUploads else {
+            throw .malformed(jsonPath: "deliveries", reason: "has \(given.count) deliveries; a request gives at most \(mostUploads)")
+        }
+        var uploads: [UploadDestination] = []
+        for (index, upload) in given.enumerated() {
+            let path = "deliveries[\(index)]"
+            let format: OutputFileFormat
+            if let output = upload.output {
+                guard let named = OutputFileFormat.named(output.rawValue), formats.contains(named) else {
+                    throw .invalid(jsonPath: path + ".output", reason: "the render writes no \(output.rawValue) file; it writes \(formats.map(\.fileExtension).joined(separator: ", "))")
+                }
+                format = named
+            } else {
+                format = formats[0]
+            }
+            guard upload.url.utf8.count <= WebhookURLPolicy.maximumURLLength else {
+                throw .malformed(jsonPath: path + ".url", reason: "is longer than \(WebhookURLPolicy.maximumURLLength) bytes")
+            }
+            let pairs = upload.headers?.additionalProperties ?? [:]
+            guard pairs.count <= 20 else { throw .malformed(jsonPath: path + ".headers", reason: "has \(pairs.count) headers; at most 20") }
+            var headers: [String: String] = [:]
+            for (name, value) in pairs.sorted(by: { $0.key < $1.key }) {
+                let headerPath = path + ".headers." + (isToken(name) ? name : "(name)")
+                guard isToken(name) else {
+                    throw .invalid(jsonPath: path + ".headers", reason: "'\(String(name.unicodeScalars.prefix(40)).debugDescription.dropFirst().dropLast())' is not a header name (letters, digits and !#$%&'*+-.^_`|~)")
+                }
+                let lower = name.lowercased()
+                if refusedUploadHeaders.contains(lower) || (lower == "content-md5" && upload.contentMD5 != false) {
+                    throw .invalid(jsonPath: headerPath, reason: "is set by the server, not by a request")
+                }
+                guard headers[lower] == nil else { throw .invalid(jsonPath: headerPath, reason: "is given twice (header names ignore case)") }
+                guard value.utf8.count <= 4096 else { throw .malformed(jsonPath: headerPath, reason: "is longer than 4096 bytes") }
+                guard !value.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7f }) else {
+                    throw .invalid(jsonPath: headerPath, reason: "a header value cannot hold control characters (a line break would end the header)")
+                }
+                headers[lower] = value
+            }
+            let destination = UploadDestination(output: format.fileExtension, url: upload.url,
+                                                method: upload.method?.rawValue ?? "PUT", headers: headers,
+                                                contentMD5: upload.contentMD5 ?? true)
+            if uploads.contains(destination) {
+                throw .malformed(jsonPath: path, reason: "is the same delivery as one before it")
+            }
+            uploads.append(destination)
+        }
+        return uploads
+    }
+
+    /// Whether `name` is an HTTP field name (RFC 9110's `token`).
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 256 && name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
     }
 
     static func isFitName(_ name: String) -> Bool {

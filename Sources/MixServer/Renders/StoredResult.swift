@@ -62,7 +62,13 @@ struct StoredResult: Codable, Sendable {
 
     /// The file of the output in `format` (its extension): the first output's for a result stored before outputs were.
     func output(format: String) -> Output? {
-        outputs?.first { $0.format == format }
+        guard let outputs else {
+            // Stored before outputs were: its one file is `audio.<format>`.
+            guard file == "audio." + format else { return nil }
+            return Output(format: format, id: "", file: file, bytes: bytes, sha256: sha256, contentType: contentType,
+                          integratedLoudness: integratedLoudness, truePeakDb: truePeakDb, url: "")
+        }
+        return outputs.first { $0.format == format }
     }
 
     /// The document as the store keeps it.
@@ -90,14 +96,43 @@ struct StoredResult: Codable, Sendable {
 /// The body of a webhook call (Standard Webhooks' shape: `type`, `timestamp`, `data`): the render's id, its
 /// final state, and its error or result, as `GET /v1/renders/{id}` gives them.
 enum WebhookPayload {
+    /// `render.<state>`, sent when the render finishes.
     static func document(for job: JobRecord, at time: Date) -> JSONValue {
+        document(type: "render.\(job.state.rawValue)", for: job, uploads: nil, at: time)
+    }
+
+    /// Sent when the last of an owner's uploads settles: `render.delivered` when each was delivered, else
+    /// `render.delivery_failed`; `data.deliveries` says what became of each.
+    static func document(for job: JobRecord, uploads: [FileUpload], at time: Date) -> JSONValue {
+        let type = uploads.allSatisfy { $0.state == .delivered } ? "render.delivered" : "render.delivery_failed"
+        return document(type: type, for: job, uploads: uploads, at: time)
+    }
+
+    /// An upload as the status and the webhook show it (a `DeliveryStatus`): the URL without its query (a pre-signed URL's credentials).
+    static func members(of upload: FileUpload) -> [JSONValue.Member] {
+        var members: [JSONValue.Member] = [
+            .init("output", .string(upload.destination.output)), .init("url", .string(upload.destination.shownURL)),
+            .init("method", .string(upload.destination.method)), .init("state", .string(upload.state.rawValue)),
+            .init("attempts", .number(Double(upload.attempts))),
+        ]
+        if let status = upload.lastStatus { members.append(.init("status", .number(Double(status)))) }
+        if let error = upload.lastError { members.append(.init("error", .string(error))) }
+        if let next = upload.nextAttemptAt, upload.state == .pending {
+            members.append(.init("nextAttemptAt", .string(ISO8601DateFormatter().string(from: next))))
+        }
+        if let finished = upload.finishedAt { members.append(.init("finishedAt", .string(ISO8601DateFormatter().string(from: finished)))) }
+        return members
+    }
+
+    private static func document(type: String, for job: JobRecord, uploads: [FileUpload]?, at time: Date) -> JSONValue {
         var data: [JSONValue.Member] = [.init("id", .string(job.id)), .init("state", .string(job.state.rawValue)),
                                         .init("format", .string(job.format)), .init("name", .string(job.name))]
         if let problem = job.problem, let value = try? JSONValue.parse(problem) { data.append(.init("error", value)) }
         if let result = job.result, let value = try? JSONValue.parse(result) { data.append(.init("result", value)) }
+        if let uploads { data.append(.init("deliveries", .array(uploads.map { .object(JSONObject(members(of: $0))) }))) }
         data.append(.init("links", .object(JSONObject(RenderLinks(id: job.id).members))))
         return .object(JSONObject([
-            .init("type", .string("render.\(job.state.rawValue)")),
+            .init("type", .string(type)),
             .init("timestamp", .string(ISO8601DateFormatter().string(from: time))),
             .init("data", .object(JSONObject(data))),
         ]))

@@ -16,6 +16,12 @@ struct RetrySchedule: Sendable, Equatable {
         delays: [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 14 * 3600, 20 * 3600, 24 * 3600],
         jitter: 0.1, longestRetryAfter: 24 * 3600)
 
+    /// The uploads' schedule: 1 s, 5 s, 30 s, 2 min, 10 min and 30 min after successive failures (about 43 minutes in
+    /// all), short because a pre-signed URL is short-lived (Supabase's signed upload URLs last two hours; S3's are
+    /// often given for one), and a file nobody has yet is waited for.
+    static let uploads = RetrySchedule(delays: [1, 5, 30, 2 * 60, 10 * 60, 30 * 60], jitter: 0.1,
+                                       longestRetryAfter: 30 * 60)
+
     /// How many attempts a delivery gets in all.
     var attemptLimit: Int { delays.count + 1 }
 

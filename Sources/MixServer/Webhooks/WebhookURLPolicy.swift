@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which webhook URLs a request may give: only `http` or `https` URLs, with a host and no user name or password,
+/// Which webhook (or upload) URLs a request may give: only `http` or `https` URLs, with a host and no user name or password,
 /// whose `host[:port]` is one the operator listed. Webhooks are calls the server makes on a client's behalf, so an
 /// open list would let any client make the server call anything it can reach (its own network, cloud metadata).
 ///
@@ -10,18 +10,21 @@ import Foundation
 struct WebhookURLPolicy: Sendable, Equatable {
     /// The allowed `host[:port]` entries, hosts lowercased.
     let allowed: Set<String>
+    /// What the URLs are for, as messages name them: `webhook`, `upload`.
+    let subject: String
 
     /// The longest URL taken.
     static let maximumURLLength = 2048
 
     /// A policy allowing `entries` (each `host` or `host:port`); throws a one-line error naming a malformed entry.
-    init(allowing entries: [String]) throws(WebhookURLPolicyError) {
+    init(allowing entries: [String], subject: String = "webhook") throws(WebhookURLPolicyError) {
+        self.subject = subject
         var allowed = Set<String>()
         for entry in entries {
             let text = entry.trimmingCharacters(in: .whitespaces)
             // An entry is checked by reading it as the authority of a URL: what the URL check would compare.
             guard let key = Self.authorityKey(of: "http://\(text)/"), key == text.lowercased() else {
-                throw WebhookURLPolicyError("webhook host '\(entry)': expected host or host:port (an IPv6 address in brackets)")
+                throw WebhookURLPolicyError("\(subject) host '\(entry)': expected host or host:port (an IPv6 address in brackets)")
             }
             allowed.insert(key)
         }
@@ -31,22 +34,22 @@ struct WebhookURLPolicy: Sendable, Equatable {
     /// The URL if `text` is an allowed webhook URL; otherwise a one-line reason.
     func check(_ text: String) -> Result<URL, WebhookURLPolicyError> {
         guard text.utf8.count <= Self.maximumURLLength else {
-            return .failure(WebhookURLPolicyError("webhook URL is longer than \(Self.maximumURLLength) bytes"))
+            return .failure(WebhookURLPolicyError("\(subject) URL is longer than \(Self.maximumURLLength) bytes"))
         }
         guard let components = URLComponents(string: text), let url = components.url else {
-            return .failure(WebhookURLPolicyError("webhook URL '\(text)' is not a URL"))
+            return .failure(WebhookURLPolicyError("\(subject) URL '\(text)' is not a URL"))
         }
         guard let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return .failure(WebhookURLPolicyError("webhook URL '\(text)' must be http or https"))
+            return .failure(WebhookURLPolicyError("\(subject) URL '\(text)' must be http or https"))
         }
         guard components.user == nil, components.password == nil else {
-            return .failure(WebhookURLPolicyError("webhook URL must not carry a user name or password"))
+            return .failure(WebhookURLPolicyError("\(subject) URL must not carry a user name or password"))
         }
         guard let key = Self.authorityKey(of: text) else {
-            return .failure(WebhookURLPolicyError("webhook URL '\(text)' has no usable host and port"))
+            return .failure(WebhookURLPolicyError("\(subject) URL '\(text)' has no usable host and port"))
         }
         guard allowed.contains(key) else {
-            return .failure(WebhookURLPolicyError("webhook host '\(key)' is not one the server allows"))
+            return .failure(WebhookURLPolicyError("\(subject) host '\(key)' is not one the server allows"))
         }
         return .success(url)
     }

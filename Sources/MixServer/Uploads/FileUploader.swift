@@ -1,0 +1,129 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Makes one attempt of an upload: the file, streamed from disk with its length (`Content-Length`), its type (unless
+/// the destination's headers give one), its MD5 (`Content-MD5`, when the destination asks) and the destination's
+/// headers, sent with the destination's method to its URL. Success is a 2xx; the rest is judged as a webhook's answer
+/// is (`WebhookSender.outcome`): a 3xx is not followed, a 4xx other than 408, 409, 425 and 429 is final.
+///
+/// Before anything is sent the file is read once for its SHA-256, which must be the one its render recorded (the
+/// result folder is not trusted: a file changed since is not sent), and its MD5. Nothing this reports names the
+/// URL's query (a pre-signed URL's credentials) or a path of the server.
+struct FileUploader: Sendable {
+    /// The longest wait for a connection, and for the answer once the file is sent.
+    var timeout: TimeInterval = 30
+    /// The slowest transfer allowed, in bytes a second: the attempt's deadline grows with the file.
+    var slowestBytesPerSecond: Double = 256 * 1024
+    var userAgent = "mixrender-uploads"
+    var proxy = WebhookProxy(environment: ProcessInfo.processInfo.environment)
+
+    /// The file at `path` (`bytes` long, SHA-256 `sha256` in hex, of `contentType`) sent to `destination`.
+    func upload(path: String, bytes: Int, sha256: String, contentType: String,
+                to destination: UploadDestination) async -> WebhookOutcome {
+        guard let url = URL(string: destination.url) else { return .giveUp(reason: "the destination is not a URL") }
+        let digests: FileDigests
+        do { digests = try await ResultFiles.run { try FileDigests(path: path) } } catch {
+            return .retry(reason: "the render's file cannot be read on the server", retryAfter: nil)
+        }
+        guard digests.bytes == bytes, digests.sha256 == sha256 else {
+            return .giveUp(reason: "the file is not the one its render wrote (its size or SHA-256 differs): not sent")
+        }
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = HTTPMethod(rawValue: destination.method)
+        for (name, value) in destination.headers.sorted(by: { $0.key < $1.key }) {
+            request.headers.replaceOrAdd(name: name, value: value)
+        }
+        if !request.headers.contains(name: "content-type") {
+            request.headers.replaceOrAdd(name: "content-type", value: contentType)
+        }
+        if destination.contentMD5 {
+            request.headers.replaceOrAdd(name: "content-md5", value: Data(digests.md5).base64EncodedString())
+        }
+        request.headers.replaceOrAdd(name: "user-agent", value: userAgent)
+        request.body = .stream(FileChunks(path: path), length: .known(Int64(bytes)))
+
+        let connectLimit = TimeAmount.nanoseconds(Int64((timeout * 1e9).rounded()))
+        let whole = timeout + Double(bytes) / max(slowestBytesPerSecond, 1)
+        var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(1))
+        pool.retryConnectionEstablishment = false
+        let proxySetting: HTTPClient.Configuration.Proxy?
+        switch proxy.setting(for: url) {
+        case .success(let setting): proxySetting = setting
+        case .failure(let problem): return .retry(reason: problem.description, retryAfter: nil)
+        }
+        let configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
+                                                     timeout: .init(connect: connectLimit, read: connectLimit),
+                                                     connectionPool: pool, proxy: proxySetting)
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let outcome: WebhookOutcome
+        do {
+            let response = try await client.execute(request, deadline: .now() + .nanoseconds(Int64(whole * 1e9)))
+            let retryAfter = response.headers.first(name: "retry-after").flatMap { WebhookSender.seconds(retryAfter: $0, now: Date()) }
+            outcome = WebhookSender.outcome(status: Int(response.status.code), retryAfter: retryAfter)
+        } catch {
+            outcome = .retry(reason: WebhookSender.describe(error, timeout: whole), retryAfter: nil)
+        }
+        try? await client.shutdown()
+        return outcome
+    }
+}
+
+/// A file's length, SHA-256 (hex) and MD5, from one reading.
+struct FileDigests {
+    var bytes: Int
+    var sha256: String
+    var md5: [UInt8]
+
+    init(path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw UploadFileError() }
+        defer { try? handle.close() }
+        var sha = SHA256(), md5 = Insecure.MD5(), count = 0
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            sha.update(data: chunk)
+            md5.update(data: chunk)
+            count += chunk.count
+        }
+        bytes = count
+        sha256 = sha.finalize().map { String(format: "%02x", $0) }.joined()
+        self.md5 = Array(md5.finalize())
+    }
+}
+
+/// A file read in chunks as the client asks for them (each read when the last was sent, so a slow destination holds
+/// one chunk in memory, not the file).
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let path: String
+    static let chunkBytes = 256 * 1024
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let path: String
+        var handle: FileHandle?
+        var opened = false
+
+        mutating func next() async throws -> ByteBuffer? {
+            if !opened {
+                opened = true
+                guard let file = FileHandle(forReadingAtPath: path) else { throw UploadFileError() }
+                handle = file
+            }
+            guard let file = handle else { return nil }
+            guard let chunk = try file.read(upToCount: FileChunks.chunkBytes), !chunk.isEmpty else {
+                try? file.close()
+                handle = nil
+                return nil
+            }
+            return ByteBuffer(bytes: chunk)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(path: path) }
+}
+
+/// The render's file could not be opened (its message, shown to a client, names no server path).
+struct UploadFileError: Error, CustomStringConvertible {
+    var description: String { "the render's file cannot be opened on the server" }
+}
