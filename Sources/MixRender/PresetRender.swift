@@ -30,8 +30,9 @@ public struct PresetRender: Sendable {
     package var material: PreparedMaterial? = nil
 
     /// Loads the preset file at `path` (relative source paths are taken from its folder) with `overrides`.
-    public init(presetFile path: String, overrides: RenderOverrides = RenderOverrides()) throws {
-        job = try LibraryError.wrapping(output: nil) { try RenderJob(presetPath: path, overrides: overrides) }
+    /// A template's `variables` fill it (docs/templates.md).
+    public init(presetFile path: String, overrides: RenderOverrides = RenderOverrides(), variables: [String: JSONValue]? = nil) throws {
+        job = try LibraryError.wrapping(output: nil) { try RenderJob(presetPath: path, overrides: overrides, variables: variables) }
     }
 
     /// Loads a preset held in memory: `json` is the document's UTF-8 bytes, `name` what errors and warnings call it,

@@ -19,3 +19,24 @@ struct CacheDirOptions: ParsableArguments {
         try cacheDir.map { try MaterialStore(folder: $0, budgetBytes: Int64(cacheDirMB) << 20) }
     }
 }
+
+/// `--var NAME=VALUE`: a template's variables (docs/templates.md), for render, validate and key.
+struct TemplateVariableOptions: ParsableArguments {
+    @Option(name: .customLong("var"), help: ArgumentHelp("A template's variable, NAME=VALUE (repeatable): the template's own checks apply, and a text is spoken as text, never markup, a file or an option (docs/templates.md).", valueName: "NAME=VALUE"))
+    var variables: [String] = []
+
+    /// The variables given, each value as a string (the template reads a number or a length from it); nil: none given.
+    func values() throws -> [String: JSONValue]? {
+        guard !variables.isEmpty else { return nil }
+        var values: [String: JSONValue] = [:]
+        for argument in variables {
+            guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
+                throw CLIError("--var '\(PrintableText.escaped(argument))': expected NAME=VALUE")
+            }
+            let name = String(argument[..<equals])
+            guard values[name] == nil else { throw CLIError("--var: '\(PrintableText.escaped(name))' is given twice") }
+            values[name] = .string(String(argument[argument.index(after: equals)...]))
+        }
+        return values
+    }
+}

@@ -16,6 +16,8 @@ struct KeyCommand: ParsableCommand {
 
     @OptionGroup var overrides: OverrideOptions
 
+    @OptionGroup var template: TemplateVariableOptions
+
     @Option(help: "The output format (\(OutputFileFormat.extensionList()), as the output's extension): print the file key.")
     var format: String?
 
@@ -29,7 +31,7 @@ struct KeyCommand: ParsableCommand {
             }
             return f
         }
-        let render = try PresetRender(presetFile: preset, overrides: try overrides.resolved())
+        let render = try PresetRender(presetFile: preset, overrides: try overrides.resolved(), variables: try template.values())
         print(canonical ? try render.cacheKeyText(format: chosen) : try render.cacheKey(format: chosen),
               terminator: canonical ? "" : "\n")
     }

@@ -21,6 +21,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var overrides: OverrideOptions
 
+    @OptionGroup var template: TemplateVariableOptions
+
     @OptionGroup var progress: ProgressOptions
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
@@ -95,7 +97,7 @@ struct RenderCommand: ParsableCommand {
         let stream = try streamFormat()
         // With --cache-dir, prepared sounds, syntheses and loudness measurements come from the folder when there.
         let material = PreparedMaterial(store: try cache.store())
-        let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved(), analyzer: Analyzer(material: material))
+        let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved(), variables: try template.values(), analyzer: Analyzer(material: material))
         // A bad extension or format is found before rendering, and what the output cannot keep is said then.
         let outputPlans = try stream.map { [try job.outputPlan(to: .stream(descriptor: Terminal.standardOutput, format: $0, name: "standard output"))] }
             ?? output.map { try job.outputPlan(to: .file(path: $0), checksum: report != nil) }

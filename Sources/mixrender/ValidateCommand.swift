@@ -11,6 +11,8 @@ struct ValidateCommand: ParsableCommand {
 
     @OptionGroup var overrides: OverrideOptions
 
+    @OptionGroup var template: TemplateVariableOptions
+
     @Option(help: "Also check that the render can be written in this format, as a render checks it before it starts (rates, bitrates, channels and tags the encoder takes): \(OutputFileFormat.extensionList()). Give it more than once for several.")
     var format: [String] = []
 
@@ -27,7 +29,7 @@ struct ValidateCommand: ParsableCommand {
             }
             return f
         }
-        let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved())
+        let job = try RenderJob(presetPath: preset, overrides: try overrides.resolved(), variables: try template.values())
         if let timeline {
             try job.checkWrites([(timeline, "--timeline")])
             _ = try AtomicOutputFile.check(destination: timeline)

@@ -50,9 +50,11 @@ public struct RenderJob: Sendable {
     /// `analyzer`: where syntheses are kept between processes (a batch's `--cache-dir`) and utterances between renders
     /// (a `PreparedMaterial`'s `analyses`), so speech is said and measured once; with a `PreparedMaterial`, its
     /// `measurements` keep the tracks' loudness too.
-    public init(presetPath: String, overrides: RenderOverrides = RenderOverrides(), analyzer: Analyzer = Analyzer()) throws {
+    /// A template's `variables` fill it (`PresetLoader.load(path:overrides:variables:)`).
+    public init(presetPath: String, overrides: RenderOverrides = RenderOverrides(), variables: [String: JSONValue]? = nil,
+                analyzer: Analyzer = Analyzer()) throws {
         try self.init(presetPath: presetPath, isFile: true, overrides: overrides, analyzer: analyzer) {
-            try PresetLoader.load(path: presetPath, overrides: overrides)
+            try PresetLoader.load(path: presetPath, overrides: overrides, variables: variables)
         }
     }
 

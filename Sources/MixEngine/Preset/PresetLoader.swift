@@ -17,9 +17,12 @@ public enum PresetLoader {
     /// stands in for the document's `duration` and is checked as it would be (fades that fit, tracks that start in
     /// time); a render made loopable leaves the master fades out (a warning in `Preset.warnings`), so they need
     /// not fit the length.
-    public static func load(path: String, overrides: RenderOverrides = RenderOverrides()) throws -> Preset {
+    /// A template (docs/templates.md) is filled with `variables` first (those it declares, each checked; a missing one
+    /// takes its default); a preset given variables is an error.
+    public static func load(path: String, overrides: RenderOverrides = RenderOverrides(),
+                            variables: [String: JSONValue]? = nil) throws -> Preset {
         try overrides.check()
-        var preset = try load(path: path, overrides: overrides, bedChain: [])
+        var preset = try load(path: path, overrides: overrides, bedChain: [], variables: variables)
         preset.warnings += try overrides.merge(into: &preset, file: path)
         return preset
     }
@@ -29,7 +32,7 @@ public enum PresetLoader {
 
     /// `load`, for a bed reached through the presets in `bedChain`.
     static func load(path: String, overrides: RenderOverrides = RenderOverrides(), bedChain: [String],
-                     sources: SourceResolver? = nil) throws -> Preset {
+                     sources: SourceResolver? = nil, variables: [String: JSONValue]? = nil) throws -> Preset {
         guard !path.isEmpty else {
             throw EngineError.preset(PresetError(file: "", jsonPath: "", message: "no preset file given"))
         }
@@ -47,7 +50,7 @@ public enum PresetLoader {
             throw EngineError.preset(PresetError(file: path, jsonPath: "", message: "cannot read preset: \(problem)"))
         }
         return try parse(bytes, file: path, baseDirectory: folder(of: path), overrides: overrides, bedChain: bedChain,
-                         sources: sources)
+                         sources: sources, variables: variables)
     }
 
     /// Parses and validates a preset held in memory.
@@ -85,15 +88,26 @@ public enum PresetLoader {
     /// The document read with the overrides that change how it is checked (its length, loopable); the rest are
     /// merged by the public entry points.
     static func parse(_ bytes: [UInt8], file: String, baseDirectory: String, overrides: RenderOverrides,
-                      bedChain: [String], sources: SourceResolver? = nil) throws -> Preset {
+                      bedChain: [String], sources: SourceResolver? = nil, variables: [String: JSONValue]? = nil) throws -> Preset {
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes)
         } catch let error as JSONSyntaxError {
             throw EngineError.preset(PresetError(file: file, jsonPath: error.jsonPath, message: error.message))
         }
-        return try read(root, file: file, baseDirectory: baseDirectory, overrides: overrides, bedChain: bedChain,
+        return try read(filled(root, file: file, variables: variables), file: file, baseDirectory: baseDirectory, overrides: overrides, bedChain: bedChain,
                         sources: sources)
+    }
+
+    /// `root` itself for a preset; for a template (docs/templates.md), its preset filled with `variables`.
+    public static func filled(_ root: JSONValue, file: String, variables: [String: JSONValue]?) throws -> JSONValue {
+        guard PresetTemplate.isTemplate(root) else {
+            if let variables, !variables.isEmpty {
+                throw EngineError.preset(PresetError(file: file, jsonPath: "", message: "is a preset, not a template: it has no variables to fill (given: \(variables.keys.sorted().map(PresetTemplate.shown).joined(separator: ", ")))"))
+            }
+            return root
+        }
+        return try PresetTemplate(root, file: file).resolve(variables ?? [:], file: file)
     }
 
     /// `root` read as a preset, with the overrides that change how it is checked.
