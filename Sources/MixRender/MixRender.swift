@@ -57,6 +57,8 @@ public typealias OutputFileFormat = MixIO.OutputFileFormat
 public typealias EngineError = MixEngine.EngineError
 /// A problem in a preset: `file`, `jsonPath` (`tracks[2].fadeIn.curve`) and `message`.
 public typealias PresetError = MixEngine.PresetError
+/// A preset with declared variables, filled with a user's choices (docs/templates.md).
+public typealias PresetTemplate = MixEngine.PresetTemplate
 /// A setting given besides the preset (`EngineError.setting`): duration, sampleRate, format, start, end, ...
 public typealias EngineSetting = MixEngine.EngineSetting
 /// A reason in words that may name settings (`EngineError`'s reasons): `parts` are text and settings.

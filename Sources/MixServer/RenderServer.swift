@@ -72,7 +72,8 @@ public enum RenderServer {
         let planner = RenderPlanner(sounds: sounds, limits: configuration.limits, material: material)
         let live = LiveProgress(), wake = JobSignal()
         let service = RenderService(store: store, results: results, planner: planner, live: live, wake: wake,
-                                    webhooks: webhooks, deliveryHosts: deliveryHosts, storage: storage, logger: logger)
+                                    webhooks: webhooks, deliveryHosts: deliveryHosts,
+                                    templates: TemplateStore(folder: configuration.templatesPath), storage: storage, logger: logger)
         let runner = JobRunner(store: store, planner: planner, results: results, live: live, wake: wake,
                                worker: configuration.worker, budgetBytes: configuration.storeBudgetBytes,
                                webhookSender: WebhookSender(signer: signer),
@@ -134,10 +135,18 @@ public enum RenderServer {
     }
 
     /// Adds a token named `name` to the server's tokens file (made if absent) and returns it, to be given once.
-    public static func addToken(named name: String, configuration: ServerConfiguration) throws -> String {
+    /// `templates`: the template names the token is limited to rendering (`["*"]`: any template); nil: no limit.
+    public static func addToken(named name: String, templates: [String]? = nil, configuration: ServerConfiguration) throws -> String {
+        var limit: TokenFile.TemplateLimit? = nil
+        if let templates {
+            guard let parsed = TokenFile.TemplateLimit.parse(Substring(templates.joined(separator: ","))) else {
+                throw ServerSetupError("--templates-only: give template names (lowercase letters, digits and '-'), separated by commas, or *")
+            }
+            limit = parsed
+        }
         if configuration.tokensFile == nil { try StateFolder.prepare(configuration) }
         do {
-            return try TokenFile.appending(name: name, to: configuration.tokensPath).token
+            return try TokenFile.appending(name: name, to: configuration.tokensPath, templates: limit).token
         } catch {
             throw ServerSetupError("\(error)")
         }

@@ -13,6 +13,9 @@ public struct ServerConfiguration: Sendable {
     public var databaseURL: String? = nil
     /// Where results are kept; nil: `<state>/results` (servers over one database share one folder).
     public var resultsFolder: String? = nil
+    /// The published templates, one file a version (docs/templates.md); nil: `<state>/templates` (servers over one
+    /// database share one folder, as they share results).
+    public var templatesFolder: String? = nil
     /// Where uploaded sounds are kept; nil: `<state>/sounds` (servers over one database share one folder).
     public var uploadsFolder: String? = nil
     /// The webhook signing secret's file; nil: `<state>/webhook-secret` (servers over one database share one).
@@ -60,6 +63,7 @@ public struct ServerConfiguration: Sendable {
 
     var tokensPath: String { tokensFile ?? stateFolder + "/tokens" }
     var resultsPath: String { resultsFolder ?? stateFolder + "/results" }
+    var templatesPath: String { templatesFolder ?? stateFolder + "/templates" }
     var soundsPath: String { uploadsFolder ?? stateFolder + "/sounds" }
     var cachePath: String { cacheFolder ?? stateFolder + "/cache" }
     var databasePath: String { stateFolder + "/jobs.sqlite" }

@@ -80,10 +80,10 @@ final class TokenSource: Sendable {
         }
     }
 
-    /// The name of the token an `Authorization` header carries, or nil.
-    func authenticate(authorization header: String) -> String? {
+    /// The token an `Authorization` header carries (its name and limit), or nil.
+    func authenticate(authorization header: String) -> TokenFile.Entry? {
         guard let token = TokenFile.bearerToken(authorization: header) else { return nil }
-        return current.authenticate(bearer: token)
+        return current.entry(bearer: token)
     }
 
     private var current: TokenFile {

@@ -108,6 +108,12 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("new-token"), help: "Print a new token named NAME, add its hash to the tokens file, and exit.")
     var newToken: String?
 
+    @Option(name: .customLong("templates-only"), help: ArgumentHelp("With --new-token: the token renders only these templates (names separated by commas, or * for any template), and nothing else: the key an app's users can reach (docs/templates.md).", valueName: "NAMES"))
+    var templatesOnly: String?
+
+    @Option(name: .customLong("templates"), help: ArgumentHelp("The folder of published templates (default: STATE/templates; servers sharing a database share it).", valueName: "DIR"))
+    var templatesFolder: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw CLIError("--port must be from 0 to 65535, not \(port)") }
         if let jobs, !(1...256).contains(jobs) { throw CLIError("--jobs must be from 1 to 256, not \(jobs)") }
@@ -166,8 +172,10 @@ struct ServeCommand: ParsableCommand {
         configuration.bodyTimeoutSeconds = try Self.seconds(bodyTimeout, option: "--body-timeout", atMostHours: 1)
         configuration.idleTimeoutSeconds = try Self.seconds(idleTimeout, option: "--idle-timeout", atMostHours: 1)
 
+        if templatesOnly != nil, newToken == nil { throw CLIError("--templates-only: give it with --new-token NAME, for the token it makes") }
+        configuration.templatesFolder = templatesFolder
         if let newToken {
-            let token = try RenderServer.addToken(named: newToken, configuration: configuration)
+            let token = try RenderServer.addToken(named: newToken, templates: templatesOnly.map { [$0] }, configuration: configuration)
             print(token)
             return
         }

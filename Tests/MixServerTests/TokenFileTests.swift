@@ -27,8 +27,11 @@ import Testing
     }
 
     @Test(arguments: [
-        ("alice", "line 1: expected 'NAME sha256:<64 hex digits>'"),
-        ("alice sha256:\(String(repeating: "a", count: 64)) extra", "line 1: expected 'NAME sha256:<64 hex digits>'"),
+        ("alice", "line 1: expected 'NAME sha256:<64 hex digits> [templates=NAME,...]'"),
+        ("alice sha256:\(String(repeating: "a", count: 64)) extra", "line 1: the third field is 'templates=NAME,NAME' (template names) or 'templates=*'"),
+        ("alice sha256:\(String(repeating: "a", count: 64)) templates=Calm", "line 1: the third field is 'templates=NAME,NAME' (template names) or 'templates=*'"),
+        ("alice sha256:\(String(repeating: "a", count: 64)) templates=", "line 1: the third field is 'templates=NAME,NAME' (template names) or 'templates=*'"),
+        ("alice sha256:\(String(repeating: "a", count: 64)) templates=a more", "line 1: expected 'NAME sha256:<64 hex digits> [templates=NAME,...]'"),
         ("alice \(String(repeating: "a", count: 64))", "line 1: the hash must be written 'sha256:<64 hex digits>'"),
         ("alice sha256:\(String(repeating: "a", count: 63))", "line 1: 'sha256:' must be followed by 64 hexadecimal digits"),
         ("alice sha256:\(String(repeating: "g", count: 64))", "line 1: 'sha256:' must be followed by 64 hexadecimal digits"),
@@ -44,6 +47,31 @@ import Testing
         } throws: { error in
             (error as? TokenFileError)?.description == "token file '/etc/mixrender/tokens' \(reason)"
         }
+    }
+
+    @Test func aTokenMayBeLimitedToTemplates() throws {
+        let text = """
+        backend sha256:\(Self.hash("mxr_backend"))
+        app sha256:\(Self.hash("mxr_app")) templates=calm,goal-session   # the app's users
+        any sha256:\(Self.hash("mxr_any")) templates=*
+        """
+        let file = try TokenFile(path: "tokens.txt", text: text)
+        #expect(file.entry(bearer: "mxr_backend")?.templates == nil)
+        let app = try #require(file.entry(bearer: "mxr_app"))
+        #expect(app.name == "app" && app.templates == .only(["calm", "goal-session"]))
+        #expect(app.templates?.allows("calm") == true && app.templates?.allows("other") == false)
+        #expect(file.entry(bearer: "mxr_any")?.templates == .any && file.entry(bearer: "mxr_any")?.templates?.allows("x") == true)
+    }
+
+    @Test func appendingWritesATemplateLimit() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("tokens").path
+        let made = try TokenFile.appending(name: "app", to: path, templates: .only(["calm"]))
+        let reread = try TokenFile.load(path: path)
+        #expect(reread.entry(bearer: made.token)?.templates == .only(["calm"]))
+        #expect(try String(contentsOfFile: path, encoding: .utf8).hasSuffix(" templates=calm\n"))
     }
 
     @Test func readsAMissingFileAsAnError() async throws {

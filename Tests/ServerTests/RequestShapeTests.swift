@@ -43,7 +43,7 @@ import Testing
             (#"{"preset": \#(preset), "webhook": null}"#, "webhook", "null"),
             (#"{"preset": \#(preset), "overrides": {"loudness": null}}"#, "overrides.loudness", "null"),
             (#"{"preset": \#(preset), "colour": "blue"}"#, "colour", "not a member"),
-            (#"{"format": "wav"}"#, "preset", "required"),
+            (#"{"format": "wav"}"#, "preset", "give a preset, or a template and its variables"),
             (#"{"preset": \#(preset), "name": "\#(String(repeating: "n", count: 201))"}"#, "name", "at most 200"),
             (#"{"preset": {"duration": "1s""#, nil, "line 1"),
             // I-JSON: a key twice is refused, wherever it is, rather than one of the two taken silently.

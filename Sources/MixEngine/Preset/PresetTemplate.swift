@@ -140,7 +140,7 @@ public struct PresetTemplate: Sendable, Equatable {
 
     // MARK: Declarations
 
-    static func isTemplateName(_ name: String) -> Bool {
+    public static func isTemplateName(_ name: String) -> Bool {
         (1...64).contains(name.utf8.count) && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d }
     }
 
@@ -503,7 +503,7 @@ public struct PresetTemplate: Sendable, Equatable {
     }
 
     /// A name as an error shows it: printable, at most 40 characters.
-    static func shown(_ text: String) -> String {
+    public static func shown(_ text: String) -> String {
         let printable = String(String.UnicodeScalarView(text.unicodeScalars.prefix(40).map {
             $0.properties.generalCategory == .control || $0.properties.generalCategory == .format ? "?" : $0
         }))

@@ -215,6 +215,12 @@ public enum FileSystem {
         try LibC.rename(from, to: to, operation: "write")
     }
 
+    /// Calls `link`: gives the file at `from` the name `to` too, unless `to` exists (an error whose cause is
+    /// `.alreadyExists`): a file put in place whole, never over another (a published template).
+    public static func linkNew(_ from: String, to: String) throws {
+        try LibC.link(from, to: to, operation: "write")
+    }
+
     /// Makes the folder `path` and any missing folders above it (`mkdir` with mode 0755, like `mkdir -p`); a
     /// folder already there is fine. Errors name the path and `mkdir`.
     public static func makeFolders(_ path: String) throws {

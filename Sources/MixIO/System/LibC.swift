@@ -288,6 +288,13 @@ enum LibC {
         guard Glibc.rename(from, to) == 0 else { throw failure("rename", path: displayPath ?? to, operation: operation) }
     }
 
+    /// Calls `link(from, to)`: a second name for a file, which fails (`EEXIST`) when `to` exists.
+    static func link(_ from: String, to: String, operation: String) throws {
+        try checkPath(from, function: "link", operation: operation)
+        try checkPath(to, function: "link", operation: operation)
+        guard Glibc.link(from, to) == 0 else { throw failure("link", path: to, operation: operation) }
+    }
+
     /// Calls `readlink(path)`: what a symbolic link points to, as written in it.
     static func readlink(_ path: String, operation: String) throws -> String {
         try checkPath(path, function: "readlink", operation: operation)

@@ -1,9 +1,12 @@
 import Crypto
 import Foundation
 import MixIO
+import MixRender
 
 /// The server's bearer tokens: a text file the operator keeps, one token a line as `NAME sha256:<64 hex digits>`
-/// (the SHA-256 of the token's text), with blank lines and `#` comments (a whole line, or after the two fields).
+/// (the SHA-256 of the token's text), with blank lines and `#` comments (a whole line, or after the fields). A third
+/// field `templates=NAME,NAME` (or `templates=*`) limits the token to rendering those templates (docs/templates.md):
+/// the key an app's users can reach renders nothing else.
 /// The file holds no token, only hashes, so reading it gives nobody a token; the plain token is shown once, when
 /// `appending(name:to:)` makes it.
 ///
@@ -14,6 +17,37 @@ struct TokenFile: Sendable {
     struct Entry: Sendable, Equatable {
         var name: String
         var hash: [UInt8]
+        /// The templates the token may render, and nothing else (`*`: any template); nil: it may do anything.
+        var templates: TemplateLimit? = nil
+    }
+
+    /// What a token limited to templates may render.
+    enum TemplateLimit: Sendable, Equatable {
+        case any
+        case only(Set<String>)
+
+        func allows(_ template: String) -> Bool {
+            switch self {
+            case .any: true
+            case .only(let names): names.contains(template)
+            }
+        }
+
+        /// As the token file writes it.
+        var field: String {
+            switch self {
+            case .any: "templates=*"
+            case .only(let names): "templates=" + names.sorted().joined(separator: ",")
+            }
+        }
+
+        /// The limit a `templates=` field's value gives, or nil when it is malformed.
+        static func parse(_ value: Substring) -> TemplateLimit? {
+            if value == "*" { return .any }
+            let names = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard !names.isEmpty, names.allSatisfy(PresetTemplate.isTemplateName) else { return nil }
+            return .only(Set(names))
+        }
     }
 
     /// The prefix of every token this server makes (so that a leaked one is easy to recognise).
@@ -52,8 +86,16 @@ struct TokenFile: Sendable {
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let first = fields.first, !first.hasPrefix("#") else { continue }
-            guard fields.count >= 2, fields.count == 2 || fields[2].hasPrefix("#") else {
-                throw TokenFileError("\(place): expected 'NAME sha256:<64 hex digits>'")
+            var limit: TemplateLimit? = nil
+            let extra = fields.count > 2 && !fields[2].hasPrefix("#") ? 3 : 2
+            if extra == 3 {
+                guard fields[2].hasPrefix("templates="), let parsed = TemplateLimit.parse(fields[2].dropFirst("templates=".count)) else {
+                    throw TokenFileError("\(place): the third field is 'templates=NAME,NAME' (template names) or 'templates=*'")
+                }
+                limit = parsed
+            }
+            guard fields.count >= 2, fields.count == extra || fields[extra].hasPrefix("#") else {
+                throw TokenFileError("\(place): expected 'NAME sha256:<64 hex digits> [templates=NAME,...]'")
             }
             let name = String(first)
             if let problem = Self.problem(withName: name) {
@@ -74,7 +116,7 @@ struct TokenFile: Sendable {
             guard !entries.contains(where: { $0.hash == hash }) else {
                 throw TokenFileError("\(place): this token's hash is there already under another name")
             }
-            entries.append(Entry(name: name, hash: hash))
+            entries.append(Entry(name: name, hash: hash, templates: limit))
         }
         self.path = path
         self.entries = entries
@@ -83,11 +125,16 @@ struct TokenFile: Sendable {
     /// The name of the token `token`, or nil when the file has no such token. Every entry is compared, in constant
     /// time, whichever matches.
     func authenticate(bearer token: String) -> String? {
+        entry(bearer: token)?.name
+    }
+
+    /// The entry of the token `token` (its name and limit), or nil, as `authenticate` finds it.
+    func entry(bearer token: String) -> Entry? {
         guard !token.isEmpty, token.utf8.count <= Self.maximumTokenLength else { return nil }
         let hash = Array(SHA256.hash(data: Data(token.utf8)))
-        var found: String?
+        var found: Entry?
         for entry in entries where ConstantTime.isEqual(entry.hash, hash) {
-            found = entry.name
+            found = entry
         }
         return found
     }
@@ -120,7 +167,7 @@ struct TokenFile: Sendable {
     /// Makes a token named `name`, adds its line to the file at `path` (creating it with mode 0600 when missing), and
     /// returns the plain token, which exists nowhere else: show it once. Refuses a malformed name, one the file has
     /// already, and a file that does not parse.
-    static func appending(name: String, to path: String) throws(TokenFileError) -> (token: String, file: TokenFile) {
+    static func appending(name: String, to path: String, templates: TemplateLimit? = nil) throws(TokenFileError) -> (token: String, file: TokenFile) {
         if let problem = problem(withName: name) {
             throw TokenFileError("token name '\(name)': \(problem)")
         }
@@ -145,14 +192,14 @@ struct TokenFile: Sendable {
         let token = makeToken()
         let hash = ContentHash.of(token)
         let lastByte = (try? FileSystem.readDocument(path: path, maximumBytes: maximumFileBytes))?.last
-        let line = (lastByte == nil || lastByte == 0x0a ? "" : "\n") + "\(name) sha256:\(hash)\n"
+        let line = (lastByte == nil || lastByte == 0x0a ? "" : "\n") + "\(name) sha256:\(hash)" + (templates.map { " " + $0.field } ?? "") + "\n"
         do {
             try appending.write(Array(line.utf8))
             try appending.commit()
         } catch {
             throw TokenFileError("token file '\(path)': cannot be written (\(error.fileReason))")
         }
-        let file = TokenFile(path: path, entries: existing.entries + [Entry(name: name, hash: bytes(hex: hash))])
+        let file = TokenFile(path: path, entries: existing.entries + [Entry(name: name, hash: bytes(hex: hash), templates: templates)])
         return (token, file)
     }
 

@@ -28,7 +28,8 @@ struct APIHandlers: APIProtocol {
     // MARK: - Renders
 
     func createRender(_ input: Operations.createRender.Input) async throws -> Operations.createRender.Output {
-        guard case .json(let request) = input.body else { throw ServiceError.malformed("the body must be JSON") }
+        guard case .json(let given) = input.body else { throw ServiceError.malformed("the body must be JSON") }
+        let request = try service.filled(given)
         let spec = try RenderSpec(request: request)
         let (view, created, warnings) = try await service.submit(spec, token: try token, webhookURL: request.webhook?.url)
         let render = try await self.render(view, warnings: warnings)
@@ -121,6 +122,7 @@ struct APIHandlers: APIProtocol {
 
     func uploadSound(_ input: Operations.uploadSound.Input) async throws -> Operations.uploadSound.Output {
         _ = try token
+        try RequestToken.refuseIfLimited("uploading a sound")
         let hash = input.path.sha256
         guard SoundLibrary.isSHA256(hash) else { throw Self.notAHash(hash) }
         guard case .binary(let body) = input.body else {
@@ -139,13 +141,48 @@ struct APIHandlers: APIProtocol {
         .malformed(jsonPath: "sha256", reason: "'\(hash)' is not a SHA-256 (64 lowercase hexadecimal digits)")
     }
 
+    // MARK: - Templates
+
+    func publishTemplate(_ input: Operations.publishTemplate.Input) async throws -> Operations.publishTemplate.Output {
+        _ = try token
+        try RequestToken.refuseIfLimited("publishing a template")
+        guard case .json(let body) = input.body else { throw ServiceError.malformed("the body must be JSON") }
+        let document = try RenderSpec.jsonValue(body, jsonPath: "")
+        if let fault = service.storage.fault() { throw service.storage.problem(fault) }
+        let templates = service.templates, name = input.path.name, version = input.path.version
+        let created = try await ResultFiles.run { () throws(ServiceError) -> Bool in
+            try templates.publish(name: name, version: version, document: document)
+        }
+        let published = try templates.template(name: name, version: version)
+        let answer = Components.Schemas.TemplateVersion(name: name, version: version, variables: published.variables.map(\.name))
+        service.logger.info("template published", metadata: ["template": "\(name)", "version": "\(version)", "new": "\(created)"])
+        return created ? .created(.init(body: .json(answer))) : .ok(.init(body: .json(answer)))
+    }
+
+    func getTemplate(_ input: Operations.getTemplate.Input) async throws -> Operations.getTemplate.Output {
+        _ = try token
+        let name = input.path.name, version = input.path.version
+        if let limit = RequestToken.templates, !limit.allows(name) { throw ServiceError.notFound("no template '\(name)' version \(version) for this token") }
+        // Checked as a render would read it, then given as it was published.
+        _ = try service.templates.template(name: name, version: version)
+        let bytes = try service.templates.document(name: name, version: version)
+        return .ok(.init(body: .json(try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(bytes)))))
+    }
+
+    func listTemplates(_ input: Operations.listTemplates.Input) async throws -> Operations.listTemplates.Output {
+        _ = try token
+        let templates = service.templates
+        let names = templates.names().filter { RequestToken.templates?.allows($0) ?? true }
+        return .ok(.init(body: .json(.init(templates: names.map { .init(name: $0, versions: templates.versions(of: $0)) }))))
+    }
+
     // MARK: - Presets
 
     func validatePreset(_ input: Operations.validatePreset.Input) async throws -> Operations.validatePreset.Output {
-        guard case .json(let request) = input.body else { throw ServiceError.malformed("the body must be JSON") }
+        guard case .json(let given) = input.body else { throw ServiceError.malformed("the body must be JSON") }
         _ = try token
         do {
-            let spec = try RenderSpec(request: request)
+            let spec = try RenderSpec(request: try service.filled(given))
             let planned = try await service.plan(spec)
             return .ok(.init(body: .json(.init(valid: true, warnings: planned.warnings, durationSeconds: planned.render.durationSeconds,
                                                sampleRate: planned.render.sampleRate, channels: planned.render.channelCount))))

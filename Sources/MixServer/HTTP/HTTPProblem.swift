@@ -29,6 +29,8 @@ struct HTTPProblem: Error, Sendable, Equatable {
         case .busy(_, let retryAfter): self.init(status: 429, title: "Too many requests", detail: detail, retryAfter: retryAfter)
         case .unavailable(_, let retryAfter): self.init(status: 503, title: "Unavailable", detail: detail, retryAfter: retryAfter)
         case .unauthorized: self.init(status: 401, title: "Unauthorized", detail: detail)
+        case .forbidden: self.init(status: 403, title: "Forbidden", detail: detail)
+        case .conflict: self.init(status: 409, title: "Conflict", detail: detail)
         case .renderFailed: self.init(status: 500, title: "Render failed", detail: detail)
         case .internalFault: self.init(status: 500, title: "Internal error", detail: detail)
         }

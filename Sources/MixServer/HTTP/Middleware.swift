@@ -7,6 +7,15 @@ import NIOCore
 /// The token a request came with, by its name in the tokens file: set by `AccessMiddleware` for the handlers below it.
 enum RequestToken {
     @TaskLocal static var name: String?
+    /// The templates the token is limited to (docs/templates.md); nil: it may do anything.
+    @TaskLocal static var templates: TokenFile.TemplateLimit?
+
+    /// Refuses a token limited to templates: what it asked (`what`) is not a template's render.
+    static func refuseIfLimited(_ what: String) throws(ServiceError) {
+        if let limit = templates {
+            throw .forbidden("this token renders only templates (\(limit.field)); \(what) needs a token without that limit")
+        }
+    }
 }
 
 /// Bearer tokens: every operation needs a token the tokens file knows (401 otherwise, with `WWW-Authenticate`) but
@@ -24,11 +33,13 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
             return ProblemResponse.make(HTTPProblem(.unauthorized("this call needs a token: Authorization: Bearer <token>")),
                                         headers: [.wwwAuthenticate: "Bearer realm=\"mixrender\""])
         }
-        guard let name = tokens.authenticate(authorization: header) else {
+        guard let entry = tokens.authenticate(authorization: header) else {
             return ProblemResponse.make(HTTPProblem(.unauthorized("the token is not one this server knows")),
                                         headers: [.wwwAuthenticate: "Bearer realm=\"mixrender\", error=\"invalid_token\""])
         }
-        return try await RequestToken.$name.withValue(name) { try await next(request, context) }
+        return try await RequestToken.$name.withValue(entry.name) {
+            try await RequestToken.$templates.withValue(entry.templates) { try await next(request, context) }
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MixRender
+import OpenAPIRuntime
 
 /// What the API asks of the server, in its own words: plan a requested render (its id is its cache key), submit
 /// it for a token, show it as that token sees it, cancel it. The HTTP handlers (`APIHandlers`) only translate.
@@ -16,6 +17,8 @@ final class RenderService: Sendable {
     let webhooks: WebhookURLPolicy
     /// Where a render's files may be uploaded.
     let deliveryHosts: WebhookURLPolicy
+    /// The published templates.
+    let templates: TemplateStore
     let logger: Logger
     /// Whether the folders it writes can take writes: a new render is refused (503) while they cannot.
     let storage: StorageWatch
@@ -24,7 +27,9 @@ final class RenderService: Sendable {
     var limits: ServiceLimits { planner.limits }
 
     init(store: any JobStore, results: ResultStore, planner: RenderPlanner, live: LiveProgress, wake: JobSignal,
-         webhooks: WebhookURLPolicy, deliveryHosts: WebhookURLPolicy, storage: StorageWatch, logger: Logger) {
+         webhooks: WebhookURLPolicy, deliveryHosts: WebhookURLPolicy, templates: TemplateStore, storage: StorageWatch,
+         logger: Logger) {
+        self.templates = templates
         self.deliveryHosts = deliveryHosts
         self.store = store
         self.storage = storage
@@ -34,6 +39,48 @@ final class RenderService: Sendable {
         self.wake = wake
         self.webhooks = webhooks
         self.logger = logger
+    }
+
+    /// The request with its template filled (docs/templates.md): `preset` is the template's preset with the request's
+    /// `variables`, and the template and variables are gone, so the render's id is the filled preset's (two users with
+    /// the same choices share one render). A request with a preset is returned as it is, unless the token is limited
+    /// to templates (403). Refusals name `template`, `variables` or `variables.NAME`.
+    func filled(_ request: Components.Schemas.RenderRequest) throws(ServiceError) -> Components.Schemas.RenderRequest {
+        guard let reference = request.template else {
+            if request.variables != nil {
+                throw .invalid(jsonPath: "variables", reason: "fill a template's variables; give the template too, or leave them out")
+            }
+            try RequestToken.refuseIfLimited("a render of a preset")
+            return request
+        }
+        if request.preset != nil {
+            throw .invalid(jsonPath: "template", reason: "cannot be given with preset; give the preset alone, or the template and its variables")
+        }
+        if let limit = RequestToken.templates, !limit.allows(reference.name) {
+            throw .forbidden("this token renders only templates (\(limit.field)), not '\(reference.name)'")
+        }
+        let template = try templates.template(name: reference.name, version: reference.version)
+        var values: [String: JSONValue] = [:]
+        if let given = request.variables {
+            guard case .object(let object) = try RenderSpec.jsonValue(given, jsonPath: "variables") else {
+                throw .malformed(jsonPath: "variables", reason: "must be an object")
+            }
+            for member in object.members { values[member.key] = member.value }
+        }
+        let preset: JSONValue
+        do { preset = try template.resolve(values, file: "") } catch {
+            if case .preset(let problem) = error { throw .invalid(jsonPath: problem.jsonPath, reason: problem.message) }
+            throw .invalid(jsonPath: "variables", reason: "\(error)")
+        }
+        var filled = request
+        filled.template = nil
+        filled.variables = nil
+        do {
+            filled.preset = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(preset.json(.compact).utf8))
+        } catch {
+            throw .internalFault("the filled template cannot be read back: \(error)")
+        }
+        return filled
     }
 
     /// Plans `spec` (`RenderPlanner.plan`).

@@ -31,14 +31,12 @@ struct RenderSpec: Sendable {
 
     /// The API's request as the service's render. Refuses a name past the document's `maxLength` (which the generated
     /// code does not check) or with control characters, naming `name`.
-    init(request given: Components.Schemas.RenderRequest) throws(ServiceError) {
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            preset = try JSONValue.parse([UInt8](try encoder.encode(given.preset)))
-        } catch {
-            throw .malformed(jsonPath: "preset", reason: "cannot be read as JSON: \(error)")
+    init(request: Components.Schemas.RenderRequest) throws(ServiceError) {
+        let given = request
+        guard let inline = given.preset else {
+            throw .malformed(jsonPath: "preset", reason: "give a preset, or a template and its variables")
         }
+        preset = try Self.jsonValue(inline, jsonPath: "preset")
         if let name = given.name {
             if name.unicodeScalars.count > Self.longestName {
                 throw .malformed(jsonPath: "name", reason: "has \(name.unicodeScalars.count) characters; a name has at most \(Self.longestName)")
@@ -88,7 +86,20 @@ struct RenderSpec: Sendable {
         } catch {
             throw .internalFault("the stored request cannot be read: \(error)")
         }
+        // A stored request is always a filled one: its template, if it had one, became its preset.
+        guard request.preset != nil else { throw .internalFault("the stored request cannot be read: it has no preset") }
         try self.init(request: request)
+    }
+
+    /// A JSON object of the request (the preset, a template, its variables) as the engine's value.
+    static func jsonValue(_ object: OpenAPIObjectContainer, jsonPath: String) throws(ServiceError) -> JSONValue {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return try JSONValue.parse([UInt8](try encoder.encode(object)))
+        } catch {
+            throw .malformed(jsonPath: jsonPath, reason: "cannot be read as JSON: \(error)")
+        }
     }
 
     /// The most files one render may write (openapi.yaml's `maxItems`).

@@ -24,6 +24,10 @@ enum ServiceError: Error, Sendable, Equatable {
     case unavailable(String, retryAfter: Int)
     /// No token, or one the server does not know.
     case unauthorized(String)
+    /// A token the server knows, asking what it may not (a token limited to templates asking for a preset).
+    case forbidden(String)
+    /// What the request would change cannot change (a published template's version).
+    case conflict(String)
     /// The render ran and failed on the server's side (its time limit, its disk).
     case renderFailed(String)
     /// A fault of the server's own.
@@ -39,7 +43,8 @@ enum ServiceError: Error, Sendable, Equatable {
             jsonPath.isEmpty ? reason : "\(jsonPath): \(reason)"
         case .malformed(nil, let reason): reason
         case .tooLarge(let detail), .notFound(let detail), .notReady(let detail), .inputsChanged(let detail),
-             .busy(let detail, _), .unavailable(let detail, _), .unauthorized(let detail), .renderFailed(let detail),
+             .busy(let detail, _), .unavailable(let detail, _), .unauthorized(let detail), .forbidden(let detail),
+             .conflict(let detail), .renderFailed(let detail),
              .internalFault(let detail):
             detail
         }
