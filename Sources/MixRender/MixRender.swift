@@ -59,6 +59,8 @@ public typealias EngineError = MixEngine.EngineError
 public typealias PresetError = MixEngine.PresetError
 /// A preset with declared variables, filled with a user's choices (docs/templates.md).
 public typealias PresetTemplate = MixEngine.PresetTemplate
+/// One output's own quality or bitrate, among several outputs of a render.
+public typealias OutputEncoding = MixEngine.OutputEncoding
 /// A setting given besides the preset (`EngineError.setting`): duration, sampleRate, format, start, end, ...
 public typealias EngineSetting = MixEngine.EngineSetting
 /// A reason in words that may name settings (`EngineError`'s reasons): `parts` are text and settings.

@@ -136,8 +136,8 @@ public struct PresetRender: Sendable {
     /// Checks an output file before rendering (its extension picks the format; its settings, tags and the
     /// binaural rule; that it is none of the files the render reads) and returns what it will not keep of what the
     /// preset asks (tags, chapters, ReplayGain), one warning line each. `render(toFile:)` checks the same.
-    public func check(outputFile path: String) throws -> [String] {
-        try LibraryError.wrapping(output: path) { try job.outputPlan(to: .file(path: path)).warnings }
+    public func check(outputFile path: String, encoding: OutputEncoding? = nil) throws -> [String] {
+        try LibraryError.wrapping(output: path) { try job.outputPlan(to: .file(path: path), encoding: encoding).warnings }
     }
 
     /// Renders to the file `path`, its format picked by its extension, through a temporary file beside it that
@@ -162,12 +162,16 @@ public struct PresetRender: Sendable {
     /// is the one `render(toFile:)` writes alone (a lossy file normalised to a loudness is measured and written again
     /// alone if it missed). None is renamed into place until all are done; on an error or cancellation none is left.
     /// Results come in the order of `paths`.
-    public func render(toFiles paths: [String], progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> [RenderResult] {
+    /// `encodings`, when given, holds each file's own quality or bitrate (nil: the preset's), in the order of `paths`.
+    public func render(toFiles paths: [String], encodings: [OutputEncoding?]? = nil,
+                       progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> [RenderResult] {
         defer { progress?.finish() }
         let job = job, blockFrames = blockFrames, threads = max(1, threads), total = frameCount, rate = sampleRate, material = material
         return try await RenderThread.run {
             try LibraryError.wrapping(output: paths.first) {
-                let outputs = try paths.map { try job.outputPlan(to: .file(path: $0)) }
+                let outputs = try paths.enumerated().map { index, path in
+                    try job.outputPlan(to: .file(path: path), encoding: encodings?[index])
+                }
                 let reporter = ProgressReporter(progress, totalFrames: total, sampleRate: rate)
                 return try job.render(outputs, blockFrames: blockFrames, threads: threads, material: material, progress: reporter.callback)
             }
@@ -189,11 +193,11 @@ public struct PresetRender: Sendable {
 
     /// Renders once to every one of `paths` as `render(toFiles:progress:)` does, and makes its report: `output` is the
     /// first file, and `outputs` lists each with its SHA-256 and file key.
-    public func renderWithReport(toFiles paths: [String],
+    public func renderWithReport(toFiles paths: [String], encodings: [OutputEncoding?]? = nil,
                                  progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> RenderReport {
         let job = job
         let inputs = try LibraryError.wrapping(output: paths.first) { try RenderReport.Inputs(job: job, output: paths.first ?? "") }
-        let results = try await render(toFiles: paths, progress: progress)
+        let results = try await render(toFiles: paths, encodings: encodings, progress: progress)
         return try await RenderThread.run {
             try LibraryError.wrapping(output: paths.first) { try RenderReport(job: job, results: results, inputs: inputs) }
         }
@@ -246,11 +250,12 @@ public struct PresetRender: Sendable {
     }
 
     /// The file keys of outputs in each of `formats` (as `cacheKey(format:)` gives each), the sources hashed once.
-    public func cacheKeys(formats: [OutputFileFormat]) throws -> [String] {
+    /// `encodings`: each output's own quality or bitrate (nil: the preset's), in the order of `formats`.
+    public func cacheKeys(formats: [OutputFileFormat], encodings: [OutputEncoding?]? = nil) throws -> [String] {
         try LibraryError.wrapping(output: nil) {
             let inputs = try InputFile.hashAll(job.plan)
-            return try formats.map { format in
-                let key = try job.cacheKey(inputs: inputs, format: format)
+            return try formats.enumerated().map { index, format in
+                let key = try job.cacheKey(inputs: inputs, format: format, encoding: encodings?[index])
                 return key.file ?? key.audio
             }
         }

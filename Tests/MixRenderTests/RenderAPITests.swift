@@ -82,6 +82,38 @@ import Testing
         #expect(try Self.contents(cancelled) == [], "no file and no temporary file")
     }
 
+    /// Each output's own quality or bitrate (issue 56): the file is the one a render with that setting writes alone, and
+    /// its file key holds it.
+    @Test func eachOutputMayHaveItsOwnEncoding() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = Self.preset(seconds: 4)
+        let render = try PresetRender(json: json, name: "test.json")
+        let paths = ["mix.mp3", "mix.ogg", "mix.flac"].map { dir.appendingPathComponent($0).path }
+        let encodings: [OutputEncoding?] = [OutputEncoding(bitrateKbps: 64), OutputEncoding(quality: 0.1), nil]
+        let report = try await render.renderWithReport(toFiles: paths, encodings: encodings)
+        #expect(report.outputs.map { $0.result.output.settings.bitrateKbps } == [64, nil, nil])
+        #expect(report.outputs[1].result.output.settings.vorbisQuality == 0.1)
+        // 64 kbit/s constant bitrate: 8000 bytes a second, within a frame or two and the tags.
+        let mp3Bytes = try #require(FileManager.default.attributesOfItem(atPath: paths[0])[.size] as? Int)
+        #expect(abs(Double(mp3Bytes) - 4 * 8000) < 2500, "\(mp3Bytes) bytes")
+        // Each file is the one the same setting writes alone (the MP3 and the FLAC byte for byte).
+        var alone = RenderOverrides()
+        alone.bitrateKbps = 64
+        let mp3Alone = dir.appendingPathComponent("alone.mp3").path
+        _ = try await PresetRender(json: json, name: "test.json", overrides: alone).render(toFile: mp3Alone)
+        #expect(FileManager.default.contents(atPath: paths[0]) == FileManager.default.contents(atPath: mp3Alone))
+        // The keys: the report's are the ones asked for before, and an encoding changes its file's key alone.
+        let keys = try render.cacheKeys(formats: [.mp3, .oggVorbis, .flac], encodings: encodings)
+        #expect(report.outputs.map(\.fileKey) == keys)
+        let plain = try render.cacheKeys(formats: [.mp3, .oggVorbis, .flac])
+        #expect(keys[0] != plain[0] && keys[1] != plain[1] && keys[2] == plain[2])
+        #expect(try PresetRender(json: json, name: "test.json", overrides: alone).cacheKey(format: .mp3) == keys[0])
+        #expect(OutputEncoding(quality: 0.5, bitrateKbps: 64).refusal == "give a quality or a bitrate, not both")
+        #expect(OutputEncoding(quality: 1.5).refusal == "quality 1.5 is not from 0 to 1")
+        #expect(OutputEncoding(bitrateKbps: 4).refusal == "bitrate 4 kbit/s is not from 6 to 512")
+    }
+
     @Test func streamsEncodedBytesThatDecode() async throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -124,6 +124,36 @@ import Testing
         #expect(((report.object["cacheKey"] as? [String: Any])?["file"] as? String) == id)
     }
 
+    /// Each output with its own bitrate or quality (issue 56): a smaller stream beside the download, each file's id its key.
+    @Test func eachOutputMayHaveItsOwnBitrateOrQuality() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        let preset = Self.shortPreset(seed: 61, seconds: 4)
+        let outputs: [Any] = [["format": "mp3", "bitrateKbps": 64], ["format": "ogg", "quality": 0.1], "flac"]
+        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": outputs])
+        #expect(submitted.status == 202, "\(String(decoding: submitted.body, as: UTF8.self))")
+        let id = try #require(submitted.object["id"] as? String)
+        let plain = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": ["mp3", "ogg", "flac"]])
+        #expect(plain.object["id"] as? String != id, "the encodings are part of the render's id")
+        let done = try await server.waitForRender(id)
+        let files = try #require((done.object["result"] as? [String: Any])?["outputs"] as? [[String: Any]])
+        #expect(files.map { $0["bitrateKbps"] as? Int } == [64, nil, nil])
+        #expect(files.map { $0["quality"] as? Double } == [nil, 0.1, nil])
+        let mp3 = try await server.request("GET", "/v1/renders/\(id)/audio/mp3")
+        #expect(abs(Double(mp3.body.count) - 4 * 8000) < 2500, "\(mp3.body.count) bytes at 64 kbit/s")
+        let cases: [(Any, String, String)] = [
+            (["format": "ogg", "quality": 2], "outputs[0]", "quality 2.0 is not from 0 to 1"),
+            (["format": "mp3", "quality": 0.5, "bitrateKbps": 64], "outputs[0]", "not both"),
+            (["format": "mp3", "bitrateKbps": 1000], "outputs[0]", "not from 6 to 512"),
+            (["format": "ogg", "bitrateKbps": 64], "outputs[0]", ""),
+        ]
+        for (output, path, words) in cases {
+            let reply = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": [output]])
+            #expect(reply.status == 422 && reply.object["jsonPath"] as? String == path, "\(output): \(reply.object)")
+            #expect(words.isEmpty || (reply.object["detail"] as? String)?.contains(words) == true, "\(reply.object)")
+        }
+    }
+
     /// Several outputs from one render (issue 56): four files and a waveform from one job, each file the CLI's render of
     /// that format (byte for byte: the same encoders on the same samples), each served at its own URL with its type.
     @Test func oneRenderWritesEveryOutputAsTheCLIWouldAlone() async throws {

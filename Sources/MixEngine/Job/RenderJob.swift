@@ -142,7 +142,9 @@ public struct RenderJob: Sendable {
     }
 
     /// The settings for writing this job in `format` (not checked against the writer's limits).
-    public func outputSettings(format: OutputFileFormat) -> OutputSettings { outputSource.settings(format: format) }
+    public func outputSettings(format: OutputFileFormat, encoding: OutputEncoding? = nil) -> OutputSettings {
+        outputSource.encoded(encoding).settings(format: format)
+    }
 
     /// Adds what this render reads to `access`: the preset (`preset`: how errors call it, by default "the preset
     /// being rendered") and every file it names, its beds' at any depth included, and every source the plan opened.
@@ -185,8 +187,10 @@ public struct RenderJob: Sendable {
     /// (`OutputPlan`): its settings, chapters, loudness policy, warnings and finishing steps. A file's path is
     /// also checked against what the render reads (`checkWrites`).
     /// With `checksum`, a file is hashed before it is renamed into place (`ChecksumStep`, `RenderResult.outputChecksum`).
-    public func outputPlan(to destination: OutputPlan.Destination, checksum: Bool = false) throws -> OutputPlan {
-        try OutputPlan(source: outputSource, destination: destination, checksum: checksum)
+    /// `encoding`: the output's own quality or bitrate, in place of the preset's (one of several outputs).
+    public func outputPlan(to destination: OutputPlan.Destination, checksum: Bool = false,
+                           encoding: OutputEncoding? = nil) throws -> OutputPlan {
+        try OutputPlan(source: outputSource.encoded(encoding), destination: destination, checksum: checksum)
     }
 
     /// Checks that this render can be written as `format` (`validate --format`): the encoder's limits (its rates,

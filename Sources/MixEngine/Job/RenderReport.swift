@@ -238,11 +238,12 @@ extension RenderReport {
             let checksum = try result.outputChecksum ?? OutputChecksum(ofFile: result.outputPath)
             seconds += checksum.seconds
             cpuSeconds += checksum.cpuSeconds
-            let fileKey = results.count == 1 ? inputs.key.file
-                : try job.cacheKey(inputs: inputs.files, format: result.output.settings.format).file
+            // Each file's key from the settings it was written with (its own quality or bitrate among several).
+            let fileKey = try job.cacheKey(inputs: inputs.files, settings: result.output.settings).file
             outputs.append(Output(result: result, sha256: checksum.sha256, fileKey: fileKey))
         }
-        self.init(job: job, result: results[0], inputs: inputs.files, key: inputs.key, outputSHA256: outputs[0].sha256,
+        let key = try job.cacheKey(inputs: inputs.files, settings: results[0].output.settings)
+        self.init(job: job, result: results[0], inputs: inputs.files, key: key, outputSHA256: outputs[0].sha256,
                   hashSeconds: seconds, hashCPUSeconds: cpuSeconds, outputs: outputs)
     }
 }

@@ -28,6 +28,18 @@ public struct OutputSource: Sendable {
     /// What the render reads (its preset, beds and sources), which no output may overwrite.
     public var reads: FileAccess
 
+    /// This source with `encoding` in place of the preset's quality and bitrate (one output's own, among several).
+    public func encoded(_ encoding: OutputEncoding?) -> OutputSource {
+        guard let encoding else { return self }
+        var source = self
+        if let quality = encoding.quality {
+            source.output.quality = quality
+            source.output.bitrateKbps = nil
+        }
+        if let bitrate = encoding.bitrateKbps { source.output.bitrateKbps = bitrate }
+        return source
+    }
+
     /// What measures the output's loudness (a lossy file's, once decoded).
     public var measuring: LoudnessMeasuring { LoudnessMeasuring(presetFile: presetPath) }
 
@@ -55,5 +67,29 @@ public struct OutputSource: Sendable {
         var access = reads
         for output in outputs { access.writes(output.path, as: output.what) }
         try access.check()
+    }
+}
+
+/// One output's own encoding among several outputs of a render (a smaller stream beside the download): a quality or a
+/// bitrate in place of the preset's, for that file alone. Checked against the format as the preset's would be.
+public struct OutputEncoding: Sendable, Equatable, Hashable {
+    /// Ogg Vorbis, MP3 and Opus quality, 0 to 1.
+    public var quality: Double?
+    /// MP3 constant bitrate or Opus target, in kbit/s.
+    public var bitrateKbps: Int?
+
+    public init(quality: Double? = nil, bitrateKbps: Int? = nil) {
+        self.quality = quality
+        self.bitrateKbps = bitrateKbps
+    }
+
+    /// Why this encoding cannot be, or nil: a quality from 0 to 1, a bitrate in `OutputSpec.bitrates`, not both.
+    public var refusal: String? {
+        if quality != nil && bitrateKbps != nil { return "give a quality or a bitrate, not both" }
+        if let quality, !(quality.isFinite && (0...1).contains(quality)) { return "quality \(quality) is not from 0 to 1" }
+        if let bitrate = bitrateKbps, !OutputSpec.bitrates.contains(bitrate) {
+            return "bitrate \(bitrate) kbit/s is not from \(OutputSpec.bitrates.lowerBound) to \(OutputSpec.bitrates.upperBound)"
+        }
+        return nil
     }
 }

@@ -248,7 +248,7 @@ final class JobRunner: Service, Sendable {
                 live.update(id, JobProgress(fraction: value.fraction, speed: value.realtime, secondsLeft: left))
             }
         }
-        let report = try await planned.render.renderWithReport(toFiles: audioFiles, progress: reporter)
+        let report = try await planned.render.renderWithReport(toFiles: audioFiles, encodings: spec.encodings, progress: reporter)
         await watcher.value
         try Task.checkCancellation()
         // The report a client reads names files as the client does (its sounds by their names, the audio by its file

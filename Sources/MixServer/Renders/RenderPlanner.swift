@@ -61,14 +61,14 @@ struct RenderPlanner: Sendable {
         do {
             for (index, format) in spec.formats.enumerated() {
                 let checked: [String]
-                do { checked = try render.check(outputFile: "render.\(format.fileExtension)") } catch EngineError.output(_, let reason) {
+                do { checked = try render.check(outputFile: "render.\(format.fileExtension)", encoding: spec.encodings[index]) } catch EngineError.output(_, let reason) {
                     // A format that cannot take this render (Opus at 22.05 kHz): the request's choice, not the server's disk.
-                    throw ServiceError.invalid(jsonPath: spec.formats.count > 1 ? "outputs[\(index)]" : "format",
+                    throw ServiceError.invalid(jsonPath: spec.formatPaths[index],
                                    reason: ServiceError.hidingPaths("\(reason)", nameOf: sounds.name(ofPath:)))
                 }
                 for warning in checked where !warnings.contains(warning) { warnings.append(warning) }
             }
-            let id = Self.id(fileKeys: try render.cacheKeys(formats: spec.formats))
+            let id = Self.id(fileKeys: try render.cacheKeys(formats: spec.formats, encodings: spec.encodings))
             return Planned(id: id, render: render, spec: spec, warnings: warnings.map { ServiceError.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
         } catch let error as ServiceError {
             throw error

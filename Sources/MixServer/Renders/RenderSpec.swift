@@ -17,6 +17,12 @@ struct RenderSpec: Sendable {
     var format: OutputFileFormat { formats[0] }
     /// Every file the render writes from one mix (the request's `outputs`, or its one `format`), each format once.
     let formats: [OutputFileFormat]
+    /// Each output's own quality or bitrate (nil: the request's `settings`), in the order of `formats`.
+    let encodings: [OutputEncoding?]
+    /// Where the request named its formats: `outputs[N]` for each, or `format` for its one.
+    var formatPaths: [String] { usesOutputs ? formats.indices.map { "outputs[\($0)]" } : ["format"] }
+    /// Whether the request gave `outputs` (rather than `format`).
+    let usesOutputs: Bool
     let overrides: RenderOverrides
     /// How soon the job renders among the queued ones (the request's `priority`, interactive when absent).
     let priority: JobPriority
@@ -46,7 +52,8 @@ struct RenderSpec: Sendable {
             }
         }
         name = given.name ?? Self.ownName(of: preset) ?? "preset"
-        formats = try Self.formats(format: given.format, outputs: given.outputs)
+        (formats, encodings) = try Self.formats(format: given.format, outputs: given.outputs)
+        usesOutputs = given.outputs != nil
         var overrides = RenderOverrides()
         overrides.sampleRate = given.settings?.sampleRate
         overrides.quality = given.settings?.quality
@@ -108,24 +115,39 @@ struct RenderSpec: Sendable {
     /// The request's formats: its `outputs`, each once, or its `format` (m4a when neither is given); never both. What
     /// the document itself forbids (`minItems`, `maxItems`, `uniqueItems`) is malformed (400), before the rule the
     /// document cannot say, `format` and `outputs` together (422).
-    static func formats(format: Components.Schemas.Format?, outputs: [Components.Schemas.Format]?) throws(ServiceError) -> [OutputFileFormat] {
-        guard let outputs else { return [format.flatMap { OutputFileFormat.named($0.rawValue) } ?? .m4a] }
+    static func formats(format: Components.Schemas.Format?, outputs: [Components.Schemas.RenderRequest.outputsPayloadPayload]?)
+        throws(ServiceError) -> (formats: [OutputFileFormat], encodings: [OutputEncoding?]) {
+        guard let outputs else { return ([format.flatMap { OutputFileFormat.named($0.rawValue) } ?? .m4a], [nil]) }
         guard !outputs.isEmpty else { throw .malformed(jsonPath: "outputs", reason: "is empty; name one format or more") }
         guard outputs.count <= mostOutputs else {
             throw .malformed(jsonPath: "outputs", reason: "names \(outputs.count) formats; a render writes at most \(mostOutputs)")
         }
         var formats: [OutputFileFormat] = []
+        var encodings: [OutputEncoding?] = []
         for (index, output) in outputs.enumerated() {
-            guard let format = OutputFileFormat.named(output.rawValue) else {
-                throw .malformed(jsonPath: "outputs[\(index)]", reason: "'\(output.rawValue)' is not a format this server writes")
+            let named: Components.Schemas.Format
+            var encoding: OutputEncoding? = nil
+            switch output {
+            case .Format(let value): named = value
+            case .OutputChoice(let choice):
+                named = choice.format
+                if choice.quality != nil || choice.bitrateKbps != nil {
+                    let chosen = OutputEncoding(quality: choice.quality, bitrateKbps: choice.bitrateKbps)
+                    if let refusal = chosen.refusal { throw .invalid(jsonPath: "outputs[\(index)]", reason: refusal) }
+                    encoding = chosen
+                }
+            }
+            guard let format = OutputFileFormat.named(named.rawValue) else {
+                throw .malformed(jsonPath: "outputs[\(index)]", reason: "'\(named.rawValue)' is not a format this server writes")
             }
             if formats.contains(format) {
-                throw .malformed(jsonPath: "outputs[\(index)]", reason: "names \(output.rawValue) a second time; each format is written once")
+                throw .malformed(jsonPath: "outputs[\(index)]", reason: "names \(named.rawValue) a second time; each format is written once")
             }
             formats.append(format)
+            encodings.append(encoding)
         }
         if format != nil { throw .invalid(jsonPath: "outputs", reason: "cannot be given with format; give the formats in outputs alone") }
-        return formats
+        return (formats, encodings)
     }
 
     /// The most uploads one request may ask for (openapi.yaml's `maxItems`).

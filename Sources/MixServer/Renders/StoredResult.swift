@@ -22,6 +22,9 @@ struct StoredResult: Codable, Sendable {
         var integratedLoudness: Double?
         var truePeakDb: Double?
         var url: String
+        /// The quality or bitrate it was encoded at (a lossy format).
+        var quality: Double? = nil
+        var bitrateKbps: Int? = nil
     }
 
     var file: String
@@ -42,10 +45,14 @@ struct StoredResult: Codable, Sendable {
         outputs = report.outputs.map { output in
             let format = output.result.output.settings.format
             let loudness = output.result.outputLoudness   // what the file holds (decoded, for a lossy one)
+            let settings = output.result.output.settings
+            let lossy = !format.isPCM && format != .flac
             return Output(format: format.fileExtension, id: output.fileKey ?? report.key.audio, file: fileName(format),
                           bytes: Int(output.result.outputBytes ?? 0), sha256: output.sha256, contentType: Self.contentType(of: format),
                           integratedLoudness: rounded(loudness.integrated), truePeakDb: rounded(loudness.truePeak),
-                          url: RenderLinks(id: id).base + "/audio/" + format.fileExtension)
+                          url: RenderLinks(id: id).base + "/audio/" + format.fileExtension,
+                          quality: lossy && settings.bitrateKbps == nil && format != .m4a ? settings.vorbisQuality : nil,
+                          bitrateKbps: lossy ? settings.bitrateKbps : nil)
         }
         let first = outputs![0]
         file = first.file
