@@ -163,7 +163,8 @@ public struct PresetRender: Sendable {
     /// alone if it missed). None is renamed into place until all are done; on an error or cancellation none is left.
     /// Results come in the order of `paths`.
     /// `encodings`, when given, holds each file's own quality or bitrate (nil: the preset's), in the order of `paths`.
-    public func render(toFiles paths: [String], encodings: [OutputEncoding?]? = nil,
+    /// `stream`, when given, is also written as it renders: HTTP Live Streaming in its folder (`LiveStream`).
+    public func render(toFiles paths: [String], encodings: [OutputEncoding?]? = nil, stream: LiveStream? = nil,
                        progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> [RenderResult] {
         defer { progress?.finish() }
         let job = job, blockFrames = blockFrames, threads = max(1, threads), total = frameCount, rate = sampleRate, material = material
@@ -172,8 +173,12 @@ public struct PresetRender: Sendable {
                 let outputs = try paths.enumerated().map { index, path in
                     try job.outputPlan(to: .file(path: path), encoding: encodings?[index])
                 }
+                let taps = try stream.map { [try $0.tap(job: job, blockFrames: blockFrames)] } ?? []
                 let reporter = ProgressReporter(progress, totalFrames: total, sampleRate: rate)
-                return try job.render(outputs, blockFrames: blockFrames, threads: threads, material: material, progress: reporter.callback)
+                let results = try job.render(outputs, blockFrames: blockFrames, threads: threads, taps: taps, material: material,
+                                             progress: reporter.callback)
+                try stream?.finish()
+                return results
             }
         }
     }
@@ -193,11 +198,11 @@ public struct PresetRender: Sendable {
 
     /// Renders once to every one of `paths` as `render(toFiles:progress:)` does, and makes its report: `output` is the
     /// first file, and `outputs` lists each with its SHA-256 and file key.
-    public func renderWithReport(toFiles paths: [String], encodings: [OutputEncoding?]? = nil,
+    public func renderWithReport(toFiles paths: [String], encodings: [OutputEncoding?]? = nil, stream: LiveStream? = nil,
                                  progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> RenderReport {
         let job = job
         let inputs = try LibraryError.wrapping(output: paths.first) { try RenderReport.Inputs(job: job, output: paths.first ?? "") }
-        let results = try await render(toFiles: paths, encodings: encodings, progress: progress)
+        let results = try await render(toFiles: paths, encodings: encodings, stream: stream, progress: progress)
         return try await RenderThread.run {
             try LibraryError.wrapping(output: paths.first) { try RenderReport(job: job, results: results, inputs: inputs) }
         }

@@ -95,7 +95,8 @@ public enum RenderServer {
         router.add(middleware: QueryParametersMiddleware(routes: routes))
         AudioRoute(service: service, results: results).register(on: router)
         WaveformRoute(service: service, results: results).register(on: router)
-        try handlers.registerHandlers(on: SelectiveTransport(router: router, servedElsewhere: ["GET /v1/renders/{id}/audio",
+        StreamRoute(service: service, results: results).register(on: router)
+        try handlers.registerHandlers(on: SelectiveTransport(router: router, servedElsewhere: ["GET /v1/renders/{id}/stream/{file}", "GET /v1/renders/{id}/audio",
                                                                                                   "HEAD /v1/renders/{id}/audio",
                                                                                                   "GET /v1/renders/{id}/audio/{format}",
                                                                                                   "HEAD /v1/renders/{id}/audio/{format}",

@@ -29,6 +29,19 @@ public final class FFmpegFileWriter: AudioEncoder {
     /// Frames per AAC block: what the encoder takes per `avcodec_send_frame` (except the last).
     public static let blockFrames = 1024
 
+    /// What the AAC is muxed into.
+    public enum Container: Sendable, Equatable {
+        /// One `.m4a` at `path` (the `ipod` muxer), as described above.
+        case m4a
+        /// HTTP Live Streaming, for listening while the render runs: libavformat's `hls` muxer writes the playlist at
+        /// `path` (`index.m3u8`, an EVENT playlist that grows, ending with `#EXT-X-ENDLIST` at `finish`), an fMP4
+        /// initialisation segment `init.mp4` and media segments `seg00000.m4s`, ... beside it, each cut from the one
+        /// continuous encoder stream about every `segmentSeconds` (at an AAC block's edge), so segments join without
+        /// a gap. Each file is written under a temporary name and renamed when whole (`hls_flags temp_file`), so a
+        /// server may serve the folder while it grows. No tags or chapters.
+        case hls(segmentSeconds: Double)
+    }
+
     public let path: String
     /// The name errors give: the destination, when `path` is a temporary file beside it.
     public let displayPath: String
@@ -58,7 +71,7 @@ public final class FFmpegFileWriter: AudioEncoder {
     /// (`avcodec_open2`: planar float, AAC-LC, the bitrate), creates `path` (`avformat_alloc_output_context2`
     /// with `ipod`, `avio_open`) and writes the header (`avformat_write_header`, with the tags and chapters).
     public init(path: String, settings: OutputSettings, displayPath: String? = nil,
-                chapters: [ChapterMark] = []) throws {
+                chapters: [ChapterMark] = [], container: Container = .m4a) throws {
         try FFmpeg.loadContainers(for: displayPath ?? path, operation: "create")
         let name = displayPath ?? path
         if let problem = Self.validate(settings: settings) {
@@ -78,7 +91,11 @@ public final class FFmpegFileWriter: AudioEncoder {
             throw AudioIOError(path: name, function: "avcodec_find_encoder_by_name", reason: "this FFmpeg has no AAC encoder",
                                operation: "create")
         }
-        let made = FFmpeg.format.avformat_alloc_output_context2(&format, nil, "ipod", path)
+        let isHLS = container != .m4a
+        if isHLS && !chapters.isEmpty {
+            throw AudioIOError(path: name, function: "", reason: "an HLS stream carries no chapters", operation: "create")
+        }
+        let made = FFmpeg.format.avformat_alloc_output_context2(&format, nil, isHLS ? "hls" : "ipod", path)
         guard made >= 0, let format else { throw failure("avformat_alloc_output_context2", made) }
         guard let parts = FFmpegCodecParts(for: encoder), let stream = FFmpeg.format.avformat_new_stream(format, nil) else {
             throw AudioIOError(path: name, function: "avcodec_alloc_context3", reason: "out of memory", operation: "create")
@@ -110,25 +127,38 @@ public final class FFmpegFileWriter: AudioEncoder {
         guard buffered >= 0 else { throw failure("av_frame_get_buffer", buffered) }
 
         for (key, text) in [("title", settings.title), ("artist", settings.artist), ("comment", settings.comment)] {
-            guard let text else { continue }
+            guard let text, !isHLS else { continue }
             let set = FFmpeg.av.av_dict_set(&format.pointee.metadata, key, text, 0)
             guard set >= 0 else { throw failure("av_dict_set", set) }
         }
         try Self.addChapters(chapters, frameCount: settings.expectedFrameCount ?? 0, rate: rate, to: format, failure: failure)
 
-        let created = FFmpeg.format.avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
-        guard created >= 0 else { throw failure("avio_open", created) }
-        // The movie's time scale is the sample rate, so that the edit list's duration counts frames exactly
-        // (FFmpeg's default, 1000, would round the end to the millisecond).
         var options: OpaquePointer?
         defer { FFmpeg.av.av_dict_free(&options) }
-        _ = FFmpeg.av.av_dict_set(&options, "movflags", "+faststart", 0)
-        _ = FFmpeg.av.av_dict_set(&options, "movie_timescale", String(settings.sampleRate), 0)
+        switch container {
+        case .m4a:
+            let created = FFmpeg.format.avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
+            guard created >= 0 else { throw failure("avio_open", created) }
+            // The movie's time scale is the sample rate, so that the edit list's duration counts frames exactly
+            // (FFmpeg's default, 1000, would round the end to the millisecond).
+            _ = FFmpeg.av.av_dict_set(&options, "movflags", "+faststart", 0)
+            _ = FFmpeg.av.av_dict_set(&options, "movie_timescale", String(settings.sampleRate), 0)
+        case .hls(let segmentSeconds):
+            // The muxer opens its own files (the playlist, the init segment, each media segment) beside `path`.
+            let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+            _ = FFmpeg.av.av_dict_set(&options, "hls_time", String(segmentSeconds), 0)
+            _ = FFmpeg.av.av_dict_set(&options, "hls_list_size", "0", 0)
+            _ = FFmpeg.av.av_dict_set(&options, "hls_playlist_type", "event", 0)
+            _ = FFmpeg.av.av_dict_set(&options, "hls_segment_type", "fmp4", 0)
+            _ = FFmpeg.av.av_dict_set(&options, "hls_fmp4_init_filename", "init.mp4", 0)
+            _ = FFmpeg.av.av_dict_set(&options, "hls_segment_filename", folder + "/seg%05d.m4s", 0)
+            _ = FFmpeg.av.av_dict_set(&options, "hls_flags", "temp_file+independent_segments", 0)
+        }
         let written = FFmpeg.format.avformat_write_header(format, &options)
         guard written >= 0 else { throw failure("avformat_write_header", written) }
         if let ignored = FFmpeg.av.av_dict_get(options, "", nil, AV_DICT_IGNORE_SUFFIX) {
             throw AudioIOError(path: name, function: "avformat_write_header",
-                               reason: "the MP4 muxer does not know the option '\(String(cString: ignored.pointee.key))'",
+                               reason: "the \(isHLS ? "HLS" : "MP4") muxer does not know the option '\(String(cString: ignored.pointee.key))'",
                                operation: "create")
         }
 

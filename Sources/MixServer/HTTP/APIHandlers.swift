@@ -76,6 +76,11 @@ struct APIHandlers: APIProtocol {
         .undocumented(statusCode: 500, .init())
     }
 
+    func getRenderStream(_ input: Operations.getRenderStream.Input) async throws -> Operations.getRenderStream.Output {
+        // Served by `StreamRoute` (the router never sends this operation here).
+        .undocumented(statusCode: 500, .init())
+    }
+
     func getRenderWaveform(_ input: Operations.getRenderWaveform.Input) async throws -> Operations.getRenderWaveform.Output {
         // Served by `WaveformRoute`, which streams the files (the router never sends this operation here).
         .undocumented(statusCode: 500, .init())

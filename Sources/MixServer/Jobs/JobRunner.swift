@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Metrics
+import MixIO
 import MixRender
 import ServiceLifecycle
 
@@ -248,7 +249,13 @@ final class JobRunner: Service, Sendable {
                 live.update(id, JobProgress(fraction: value.fraction, speed: value.realtime, secondsLeft: left))
             }
         }
-        let report = try await planned.render.renderWithReport(toFiles: audioFiles, encodings: spec.encodings, progress: reporter)
+        // The stream a listener can follow while it renders (HLS), in the partial folder until the result is committed.
+        let streamFolder = partial + "/" + ResultStore.streamFolderName
+        try await ResultFiles.run { try FileSystem.makeFolders(streamFolder) }
+        live.streamStarted(id, folder: streamFolder)
+        defer { live.streamEnded(id) }
+        let report = try await planned.render.renderWithReport(toFiles: audioFiles, encodings: spec.encodings,
+                                                               stream: LiveStream(folder: streamFolder), progress: reporter)
         await watcher.value
         try Task.checkCancellation()
         // The report a client reads names files as the client does (its sounds by their names, the audio by its file

@@ -20,6 +20,14 @@ final class LiveProgress: Sendable {
 
     func progress(of id: String) -> JobProgress? { progress.withLock { $0[id] } }
     var all: [String: JobProgress] { progress.withLock { $0 } }
+
+    /// The folders of the live streams of the renders running here (their partial result's `hls`), by job id:
+    /// what `StreamRoute` serves until the result is committed, after which its own folder has them.
+    private let streams = Locked([String: String]())
+
+    func streamStarted(_ id: String, folder: String) { streams.withLock { $0[id] = folder } }
+    func streamEnded(_ id: String) { _ = streams.withLock { $0.removeValue(forKey: id) } }
+    func streamFolder(of id: String) -> String? { streams.withLock { $0[id] } }
 }
 
 /// Wakes the runner's workers when a job is queued here (at once, rather than at their next look at the store), and

@@ -151,12 +151,12 @@ struct RenderLinks: Sendable {
     var id: String
     var base: String { "/v1/renders/\(id)" }
     var schema: Components.Schemas.Links {
-        .init(_self: base, events: base + "/events", audio: base + "/audio", waveform: base + "/waveform",
-              timeline: base + "/timeline", report: base + "/report")
+        .init(stream: base + "/stream/index.m3u8", _self: base, events: base + "/events", audio: base + "/audio",
+              waveform: base + "/waveform", timeline: base + "/timeline", report: base + "/report")
     }
     var members: [JSONValue.Member] {
         [.init("self", .string(base)), .init("events", .string(base + "/events")), .init("audio", .string(base + "/audio")),
          .init("waveform", .string(base + "/waveform")), .init("timeline", .string(base + "/timeline")),
-         .init("report", .string(base + "/report"))]
+         .init("report", .string(base + "/report")), .init("stream", .string(base + "/stream/index.m3u8"))]
     }
 }

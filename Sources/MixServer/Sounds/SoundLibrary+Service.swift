@@ -72,6 +72,8 @@ extension ResultStore {
 
     /// The audio file's name in a result folder.
     static func audioFileName(format: OutputFileFormat) -> String { "audio." + format.fileExtension }
+    /// The folder of a result's HLS stream (`index.m3u8`, `init.mp4`, `seg00000.m4s`, ...).
+    static let streamFolderName = "hls"
 }
 
 extension WebhookURLPolicy {

@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MixIO
+import MixRender
+import NIOCore
+
+/// `GET /v1/renders/{id}/stream/{file}`: the render as HTTP Live Streaming (`index.m3u8`, `init.mp4`,
+/// `seg00000.m4s`, ...), to listen while it renders. While the render runs on this server the files come from its
+/// partial folder, and the playlist is an EVENT playlist that grows (served `no-cache`, so a player asks again); once
+/// it has succeeded, from its result (a VOD playlist). Segments never change once written: `immutable`. The
+/// playlist names its segments relatively, so a player resolves them beside it. Written against Hummingbird, as
+/// `AudioRoute` is; openapi.yaml documents it.
+struct StreamRoute: Sendable {
+    let service: RenderService
+    let results: ResultStore
+
+    func register<Context: RequestContext>(on router: Router<Context>) {
+        router.get("/v1/renders/:id/stream/:file") { request, context in
+            do { return try await self.respond(request, context: context) } catch let error as ServiceError {
+                return ProblemResponse.make(HTTPProblem(error))
+            }
+        }
+    }
+
+    /// Whether `name` is a file a stream has: its playlist, its initialisation segment, or a media segment.
+    static func isStreamFile(_ name: String) -> Bool {
+        if name == LiveStream.playlistName || name == "init.mp4" { return true }
+        guard name.hasPrefix("seg"), name.hasSuffix(".m4s") else { return false }
+        let digits = name.dropFirst(3).dropLast(4)
+        return (5...9).contains(digits.count) && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
+    }
+
+    func respond<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
+        guard let token = RequestToken.name else { throw ServiceError.unauthorized("this call needs a token") }
+        let id = context.parameters.get("id") ?? ""
+        let file = context.parameters.get("file") ?? ""
+        guard Self.isStreamFile(file) else {
+            throw ServiceError.notFound("a stream has index.m3u8, init.mp4 and seg00000.m4s, ...; not '\(PrintableText.escaped(String(file.prefix(40))))'")
+        }
+        let view = try await service.view(id: id, token: token)
+        let isPlaylist = file == LiveStream.playlistName
+        let type = isPlaylist ? "application/vnd.apple.mpegurl" : "audio/mp4"
+        var folder: String?
+        var isLive = false
+        if view.state == .succeeded, let done = results.folder(of: id) {
+            folder = done + "/" + ResultStore.streamFolderName
+        } else if let live = service.live.streamFolder(of: id) {
+            folder = live
+            isLive = true
+        }
+        guard let folder, FileSystem.entry(at: folder + "/" + file) != nil else {
+            switch view.state {
+            case .queued, .rendering:
+                throw ServiceError.notFound(isPlaylist && service.live.streamFolder(of: id) == nil && view.state == .rendering
+                    ? "render '\(id)' is rendering on another server, whose stream this server cannot serve; follow it from there, or wait for its files"
+                    : "not written yet: render '\(id)' is \(view.state.rawValue); ask again in a moment")
+            case .succeeded:
+                throw ServiceError.notFound("render '\(id)' has no stream file '\(file)' (rendered before streams were, or its stream ended before it)")
+            case .failed, .cancelled:
+                throw ServiceError.notReady(RenderService.notReadyReason(id: id, state: view.state))
+            }
+        }
+        let bytes = try await ResultFiles.read(folder + "/" + file)
+        let caching = isPlaylist ? (isLive ? "no-cache" : "private, max-age=60") : "private, max-age=31536000, immutable"
+        return Response(status: .ok, headers: [.contentType: type, .cacheControl: caching],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
