@@ -73,7 +73,8 @@ public enum RenderServer {
         let live = LiveProgress(), wake = JobSignal()
         let service = RenderService(store: store, results: results, planner: planner, live: live, wake: wake,
                                     webhooks: webhooks, deliveryHosts: deliveryHosts,
-                                    templates: TemplateStore(folder: configuration.templatesPath), storage: storage, logger: logger)
+                                    templates: TemplateStore(folder: configuration.templatesPath), streamSigner: signer,
+                                    storage: storage, logger: logger)
         let runner = JobRunner(store: store, planner: planner, results: results, live: live, wake: wake,
                                worker: configuration.worker, budgetBytes: configuration.storeBudgetBytes,
                                webhookSender: WebhookSender(signer: signer),
@@ -96,7 +97,7 @@ public enum RenderServer {
         AudioRoute(service: service, results: results).register(on: router)
         WaveformRoute(service: service, results: results).register(on: router)
         StreamRoute(service: service, results: results).register(on: router)
-        try handlers.registerHandlers(on: SelectiveTransport(router: router, servedElsewhere: ["GET /v1/renders/{id}/stream/{file}", "GET /v1/renders/{id}/audio",
+        try handlers.registerHandlers(on: SelectiveTransport(router: router, servedElsewhere: ["GET /v1/renders/{id}/stream/{file}", "GET /v1/streams/{id}/{expires}/{signature}/{file}", "GET /v1/renders/{id}/audio",
                                                                                                   "HEAD /v1/renders/{id}/audio",
                                                                                                   "GET /v1/renders/{id}/audio/{format}",
                                                                                                   "HEAD /v1/renders/{id}/audio/{format}",

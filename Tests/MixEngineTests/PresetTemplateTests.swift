@@ -6,7 +6,7 @@ import Testing
 /// as text, never markup, a file name or a setting; every refusal names `variables.NAME` (or the template's own path).
 @Suite struct PresetTemplateTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static var shipped: String { repository.appendingPathComponent("presets/goal-session.json").path }
+    static var shipped: String { repository.appendingPathComponent("presets/templates/goal-session.json").path }
 
     static func template() throws -> PresetTemplate {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: shipped)))

@@ -73,6 +73,21 @@ import Testing
         for i in 0..<compared where stream[offset + i] != file[i] { differing += 1 }
         #expect(differing == 0, "\(differing) of \(compared) samples differ")
 
+        // The signed URL plays without a token (a player given it by the app's back end), segments beside it.
+        let signed = try #require(try await server.request("GET", "/v1/renders/\(id)").object["streamURL"] as? String)
+        #expect(signed.hasPrefix("/v1/streams/\(id)/") && signed.hasSuffix("/index.m3u8"))
+        let open = try await server.request("GET", signed, token: "")
+        #expect(open.status == 200 && String(decoding: open.body, as: UTF8.self) == playlist)
+        let beside = String(signed.dropLast("index.m3u8".count)) + "seg00001.m4s"
+        #expect(try await server.request("GET", beside, token: "").body == server.request("GET", "/v1/renders/\(id)/stream/seg00001.m4s").body)
+        var parts = signed.split(separator: "/").map(String.init)
+        parts[4] = String(parts[4].reversed())   // the signature
+        #expect(try await server.request("GET", "/" + parts.joined(separator: "/"), token: "").status == 404)
+        parts = signed.split(separator: "/").map(String.init)
+        parts[3] = String((Int(parts[3]) ?? 0) + 3600)   // a later expiry than was signed
+        #expect(try await server.request("GET", "/" + parts.joined(separator: "/"), token: "").status == 404)
+        #expect(try await server.request("GET", "/v1/renders/\(id)/stream/index.m3u8", token: "").status == 401)
+
         // What a stream does not have is a 404 naming what it has.
         let bad = try await server.request("GET", "/v1/renders/\(id)/stream/../../tokens")
         #expect(bad.status == 404 || bad.status == 400)

@@ -81,6 +81,11 @@ struct APIHandlers: APIProtocol {
         .undocumented(statusCode: 500, .init())
     }
 
+    func getSignedStream(_ input: Operations.getSignedStream.Input) async throws -> Operations.getSignedStream.Output {
+        // Served by `StreamRoute` (the router never sends this operation here).
+        .undocumented(statusCode: 500, .init())
+    }
+
     func getRenderWaveform(_ input: Operations.getRenderWaveform.Input) async throws -> Operations.getRenderWaveform.Output {
         // Served by `WaveformRoute`, which streams the files (the router never sends this operation here).
         .undocumented(statusCode: 500, .init())
@@ -244,6 +249,7 @@ struct APIHandlers: APIProtocol {
             startedAt: record.startedAt, finishedAt: view.state.isFinal ? (record.finishedAt ?? Date()) : nil,
             durationSeconds: record.durationSeconds,
             links: RenderLinks(id: record.id).schema)
+        if view.state != .failed && view.state != .cancelled { render.streamURL = service.signedStreamURL(id: record.id) }
         switch view.state {
         case .rendering:
             if let progress = record.progress {

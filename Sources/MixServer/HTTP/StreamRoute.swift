@@ -21,6 +21,34 @@ struct StreamRoute: Sendable {
                 return ProblemResponse.make(HTTPProblem(error))
             }
         }
+        // The same files at a signed URL, for a player that sends no token (AVPlayer given a URL by the app's back
+        // end): the path holds the render, the expiry and the signature, so the segments' relative URLs keep them.
+        router.get("/v1/streams/:id/:expires/:signature/:file") { request, context in
+            do { return try await self.respondSigned(request, context: context) } catch let error as ServiceError {
+                return ProblemResponse.make(HTTPProblem(error))
+            }
+        }
+    }
+
+    func respondSigned<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
+        let id = context.parameters.get("id") ?? "", file = context.parameters.get("file") ?? ""
+        let signature = context.parameters.get("signature") ?? ""
+        guard let expires = Int(context.parameters.get("expires") ?? ""), RenderService.isRenderID(id),
+              let signer = service.streamSigner, signer.isStreamSignature(signature, id: id, expires: expires) else {
+            throw ServiceError.notFound("no such stream (the URL is not one this server signed)")
+        }
+        guard Date().timeIntervalSince1970 < Double(expires) else {
+            throw ServiceError.notFound("this stream URL expired; ask the render's status for a new one")
+        }
+        guard Self.isStreamFile(file) else {
+            throw ServiceError.notFound("a stream has index.m3u8, init.mp4 and seg00000.m4s, ...; not '\(PrintableText.escaped(String(file.prefix(40))))'")
+        }
+        let state: JobState
+        do {
+            guard let record = try await service.store.job(id: id) else { throw ServiceError.notFound("no render '\(id)'") }
+            state = record.state
+        } catch let error as ServiceError { throw error } catch { throw RenderService.storeUnavailable }
+        return try await serve(id: id, file: file, state: state)
     }
 
     /// Whether `name` is a file a stream has: its playlist, its initialisation segment, or a media segment.
@@ -39,26 +67,32 @@ struct StreamRoute: Sendable {
             throw ServiceError.notFound("a stream has index.m3u8, init.mp4 and seg00000.m4s, ...; not '\(PrintableText.escaped(String(file.prefix(40))))'")
         }
         let view = try await service.view(id: id, token: token)
+        return try await serve(id: id, file: file, state: view.state)
+    }
+
+    /// Stream file `file` of render `id` (in `state`): the result's once it has succeeded, the partial folder's while
+    /// it renders here.
+    private func serve(id: String, file: String, state: JobState) async throws -> Response {
         let isPlaylist = file == LiveStream.playlistName
         let type = isPlaylist ? "application/vnd.apple.mpegurl" : "audio/mp4"
         var folder: String?
         var isLive = false
-        if view.state == .succeeded, let done = results.folder(of: id) {
+        if state == .succeeded, let done = results.folder(of: id) {
             folder = done + "/" + ResultStore.streamFolderName
         } else if let live = service.live.streamFolder(of: id) {
             folder = live
             isLive = true
         }
         guard let folder, FileSystem.entry(at: folder + "/" + file) != nil else {
-            switch view.state {
+            switch state {
             case .queued, .rendering:
-                throw ServiceError.notFound(isPlaylist && service.live.streamFolder(of: id) == nil && view.state == .rendering
+                throw ServiceError.notFound(isPlaylist && service.live.streamFolder(of: id) == nil && state == .rendering
                     ? "render '\(id)' is rendering on another server, whose stream this server cannot serve; follow it from there, or wait for its files"
-                    : "not written yet: render '\(id)' is \(view.state.rawValue); ask again in a moment")
+                    : "not written yet: render '\(id)' is \(state.rawValue); ask again in a moment")
             case .succeeded:
                 throw ServiceError.notFound("render '\(id)' has no stream file '\(file)' (rendered before streams were, or its stream ended before it)")
             case .failed, .cancelled:
-                throw ServiceError.notReady(RenderService.notReadyReason(id: id, state: view.state))
+                throw ServiceError.notReady(RenderService.notReadyReason(id: id, state: state))
             }
         }
         let bytes = try await ResultFiles.read(folder + "/" + file)

@@ -19,6 +19,10 @@ final class RenderService: Sendable {
     let deliveryHosts: WebhookURLPolicy
     /// The published templates.
     let templates: TemplateStore
+    /// Signs the stream URLs a player follows without a token (the webhook secret's key).
+    let streamSigner: WebhookSigner?
+    /// How long a signed stream URL plays.
+    static let streamURLSeconds = 24 * 3600
     let logger: Logger
     /// Whether the folders it writes can take writes: a new render is refused (503) while they cannot.
     let storage: StorageWatch
@@ -27,9 +31,10 @@ final class RenderService: Sendable {
     var limits: ServiceLimits { planner.limits }
 
     init(store: any JobStore, results: ResultStore, planner: RenderPlanner, live: LiveProgress, wake: JobSignal,
-         webhooks: WebhookURLPolicy, deliveryHosts: WebhookURLPolicy, templates: TemplateStore, storage: StorageWatch,
-         logger: Logger) {
+         webhooks: WebhookURLPolicy, deliveryHosts: WebhookURLPolicy, templates: TemplateStore,
+         streamSigner: WebhookSigner? = nil, storage: StorageWatch, logger: Logger) {
         self.templates = templates
+        self.streamSigner = streamSigner
         self.deliveryHosts = deliveryHosts
         self.store = store
         self.storage = storage
@@ -168,6 +173,15 @@ final class RenderService: Sendable {
         }
         logger.info("render deleted by a token", metadata: ["job": "\(id)", "token": "\(token)"])
         return view
+    }
+
+    /// The playlist of render `id` at a URL that plays without a token until `now` + `streamURLSeconds` (rounded up to
+    /// the hour, so that it stays the same for an hour): `/v1/streams/{id}/{expires}/{signature}/index.m3u8`, whose
+    /// segments a player finds beside it.
+    func signedStreamURL(id: String, now: Date = Date()) -> String? {
+        guard let streamSigner else { return nil }
+        let expires = (Int(now.timeIntervalSince1970) + Self.streamURLSeconds + 3599) / 3600 * 3600
+        return "/v1/streams/\(id)/\(expires)/\(streamSigner.streamSignature(id: id, expires: expires))/index.m3u8"
     }
 
     /// Why render `id`'s files cannot be served in `state` (409).

@@ -45,29 +45,8 @@ struct FileUploader: Sendable {
         request.headers.replaceOrAdd(name: "user-agent", value: userAgent)
         request.body = .stream(FileChunks(path: path), length: .known(Int64(bytes)))
 
-        let connectLimit = TimeAmount.nanoseconds(Int64((timeout * 1e9).rounded()))
         let whole = timeout + Double(bytes) / max(slowestBytesPerSecond, 1)
-        var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(1))
-        pool.retryConnectionEstablishment = false
-        let proxySetting: HTTPClient.Configuration.Proxy?
-        switch proxy.setting(for: url) {
-        case .success(let setting): proxySetting = setting
-        case .failure(let problem): return .retry(reason: problem.description, retryAfter: nil)
-        }
-        let configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
-                                                     timeout: .init(connect: connectLimit, read: connectLimit),
-                                                     connectionPool: pool, proxy: proxySetting)
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        let outcome: WebhookOutcome
-        do {
-            let response = try await client.execute(request, deadline: .now() + .nanoseconds(Int64(whole * 1e9)))
-            let retryAfter = response.headers.first(name: "retry-after").flatMap { WebhookSender.seconds(retryAfter: $0, now: Date()) }
-            outcome = WebhookSender.outcome(status: Int(response.status.code), retryAfter: retryAfter)
-        } catch {
-            outcome = .retry(reason: WebhookSender.describe(error, timeout: whole), retryAfter: nil)
-        }
-        try? await client.shutdown()
-        return outcome
+        return await WebhookSender.attempt(request, url: url, proxy: proxy, timeout: timeout, deadline: whole, now: Date())
     }
 }
 

@@ -56,6 +56,14 @@ struct WebhookSender: Sendable {
         request.headers.replaceOrAdd(name: "user-agent", value: userAgent)
         request.body = .bytes(ByteBuffer(bytes: bodyData))
 
+        return await Self.attempt(request, url: url, proxy: proxy, timeout: timeout, deadline: timeout, now: now)
+    }
+
+    /// One call of `request` to `url` (a webhook's, or an upload's): a client of its own, one try at connecting,
+    /// no redirect followed, `timeout` to connect and between reads, the whole call within `deadline` seconds; the
+    /// response's status judged by `outcome(status:retryAfter:)`, its body not read.
+    static func attempt(_ request: HTTPClientRequest, url: URL, proxy: WebhookProxy, timeout: TimeInterval,
+                        deadline: TimeInterval, now: Date) async -> WebhookOutcome {
         let limit = TimeAmount.nanoseconds(Int64((timeout * 1e9).rounded()))
         var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(1))
         pool.retryConnectionEstablishment = false
@@ -70,12 +78,12 @@ struct WebhookSender: Sendable {
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         let outcome: WebhookOutcome
         do {
-            let response = try await client.execute(request, deadline: .now() + limit)
+            let response = try await client.execute(request, deadline: .now() + .nanoseconds(Int64((deadline * 1e9).rounded())))
             let retryAfter = response.headers.first(name: "retry-after").flatMap { Self.seconds(retryAfter: $0, now: now) }
             outcome = Self.outcome(status: Int(response.status.code), retryAfter: retryAfter)
             // The body is not wanted: dropping the response closes the connection (the client is shut down below).
         } catch {
-            outcome = .retry(reason: Self.describe(error, timeout: timeout), retryAfter: nil)
+            outcome = .retry(reason: Self.describe(error, timeout: deadline), retryAfter: nil)
         }
         try? await client.shutdown()
         return outcome

@@ -39,6 +39,19 @@ struct WebhookSigner: Sendable, CustomStringConvertible {
         secretPrefix + Data(HexDigits.randomBytes(32)).base64EncodedString()
     }
 
+    /// The signature of a stream URL (`StreamRoute`): base64url without padding of HMAC-SHA256 over
+    /// `"stream.<id>.<expires>"`, with the same key (no webhook message signs such a text: a message id has no `.`).
+    func streamSignature(id: String, expires: Int) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("stream.\(id).\(expires)".utf8), using: SymmetricKey(data: key))
+        return Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Whether `signature` is `streamSignature(id:expires:)`, compared in constant time.
+    func isStreamSignature(_ signature: String, id: String, expires: Int) -> Bool {
+        ConstantTime.isEqual(Array(signature.utf8), Array(streamSignature(id: id, expires: expires).utf8))
+    }
+
     /// Never the secret.
     var description: String { "WebhookSigner(\(Self.secretPrefix)…)" }
 
