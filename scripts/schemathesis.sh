@@ -114,9 +114,9 @@ values = ["{sha}"]
 include-operation-id = "cancelRender"
 parameters = {{ "path.id" = {{ dictionary = "cancellable", probability = 0.5 }} }}
 
-# A preset is any JSON object to the document, and a sound any bytes: the server's 422 says which are not.
+# A preset or a template is any JSON object to the document, and a sound any bytes: the server's 422 says which are not.
 [[operations]]
-include-operation-id-regex = "^(createRender|uploadSound)$"
+include-operation-id-regex = "^(createRender|uploadSound|publishTemplate)$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 
 # A waveform zooms by width or by pointsPerSecond, not both, and only as JSON: the document cannot say "one of" for

@@ -97,6 +97,8 @@ enum DecodingProblem {
         }
         for member in root.members where member.key != "preset" {
             if member.value == .null { return member.key }
+            // A template's variables are the template's to judge, as a preset is the preset's (a 422 naming one).
+            if member.key == "variables" { continue }
             if let found = firstNull(member.value, path: member.key) { return found }
         }
         return nil

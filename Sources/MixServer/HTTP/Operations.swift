@@ -108,7 +108,8 @@ struct RequestErrorMiddleware: ServerMiddleware {
             bytes = collected
             body = HTTPBody(collected)
             if let problem = DecodingProblem.duplicateKey(in: collected) { return Self.response(problem) }
-            if let path = DecodingProblem.nullMember(in: collected) {
+            // A template is any JSON object to the document: what it holds is the template reader's to judge.
+            if operationID != "publishTemplate", let path = DecodingProblem.nullMember(in: collected) {
                 let reason = "must not be null (leave it out instead)"
                 return Self.response(HTTPProblem(.malformed(jsonPath: path, reason: reason)))
             }

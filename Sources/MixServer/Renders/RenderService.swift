@@ -51,6 +51,7 @@ final class RenderService: Sendable {
     /// the same choices share one render). A request with a preset is returned as it is, unless the token is limited
     /// to templates (403). Refusals name `template`, `variables` or `variables.NAME`.
     func filled(_ request: Components.Schemas.RenderRequest) throws(ServiceError) -> Components.Schemas.RenderRequest {
+        try RenderSpec.checkShape(request)
         guard let reference = request.template else {
             if request.variables != nil {
                 throw .invalid(jsonPath: "variables", reason: "fill a template's variables; give the template too, or leave them out")

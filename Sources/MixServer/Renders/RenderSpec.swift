@@ -40,7 +40,8 @@ struct RenderSpec: Sendable {
     init(request: Components.Schemas.RenderRequest) throws(ServiceError) {
         let given = request
         guard let inline = given.preset else {
-            throw .malformed(jsonPath: "preset", reason: "give a preset, or a template and its variables")
+            // The document allows a request without one (a template's stands in): the rule is the server's, a 422.
+            throw .invalid(jsonPath: "preset", reason: "give a preset, or a template and its variables")
         }
         preset = try Self.jsonValue(inline, jsonPath: "preset")
         if let name = given.name {
@@ -109,6 +110,21 @@ struct RenderSpec: Sendable {
         }
     }
 
+    /// What the document forbids of `request` that the generated code does not check (a name's length, the outputs'
+    /// and the deliveries' limits): each a 400 naming where, found before any rule the document cannot say (a preset
+    /// and a template together, a delivery of a file the render does not write), which are 422s.
+    static func checkShape(_ request: Components.Schemas.RenderRequest) throws(ServiceError) {
+        if let name = request.name, name.unicodeScalars.count > longestName {
+            throw .malformed(jsonPath: "name", reason: "has \(name.unicodeScalars.count) characters; a name has at most \(longestName)")
+        }
+        do {
+            _ = try formats(format: nil, outputs: request.outputs)
+            _ = try uploads(request.deliveries, formats: OutputFileFormat.allCases)
+        } catch {
+            if case .malformed = error { throw error }
+        }
+    }
+
     /// The most files one render may write (openapi.yaml's `maxItems`).
     static let mostOutputs = 8
 
@@ -141,7 +157,11 @@ struct RenderSpec: Sendable {
                 throw .malformed(jsonPath: "outputs[\(index)]", reason: "'\(named.rawValue)' is not a format this server writes")
             }
             if formats.contains(format) {
-                throw .malformed(jsonPath: "outputs[\(index)]", reason: "names \(named.rawValue) a second time; each format is written once")
+                // The same item twice is what the document forbids (uniqueItems, a 400); a format named twice in two
+                // spellings ("caf" and {"format": "caf"}) is the server's rule (422).
+                let reason = "names \(named.rawValue) a second time; each format is written once"
+                if outputs[..<index].contains(output) { throw .malformed(jsonPath: "outputs[\(index)]", reason: reason) }
+                throw .invalid(jsonPath: "outputs[\(index)]", reason: reason)
             }
             formats.append(format)
             encodings.append(encoding)
@@ -206,7 +226,9 @@ struct RenderSpec: Sendable {
                                                 method: upload.method?.rawValue ?? "PUT", headers: headers,
                                                 contentMD5: upload.contentMD5 ?? true)
             if uploads.contains(destination) {
-                throw .malformed(jsonPath: path, reason: "is the same delivery as one before it")
+                // The same item twice is the document's to forbid (400); two spellings of one delivery, the server's.
+                if given[..<index].contains(upload) { throw .malformed(jsonPath: path, reason: "is the same delivery as one before it") }
+                throw .invalid(jsonPath: path, reason: "is the same delivery as one before it (method, headers and MD5 as given or as defaulted)")
             }
             uploads.append(destination)
         }
