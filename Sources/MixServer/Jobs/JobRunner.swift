@@ -254,8 +254,12 @@ final class JobRunner: Service, Sendable {
         try await ResultFiles.run { try FileSystem.makeFolders(streamFolder) }
         live.streamStarted(id, folder: streamFolder)
         defer { live.streamEnded(id) }
+        // 2 s segments start a listener soonest; past an hour, 6 s (Apple's recommended target), since the muxer
+        // writes the whole growing playlist again after each segment (an 8-hour render: 4800 lines, not 14,400).
+        let segmentSeconds = planned.render.durationSeconds > 3600 ? 6.0 : 2.0
         let report = try await planned.render.renderWithReport(toFiles: audioFiles, encodings: spec.encodings,
-                                                               stream: LiveStream(folder: streamFolder), progress: reporter)
+                                                               stream: LiveStream(folder: streamFolder, segmentSeconds: segmentSeconds),
+                                                               progress: reporter)
         await watcher.value
         try Task.checkCancellation()
         // The report a client reads names files as the client does (its sounds by their names, the audio by its file

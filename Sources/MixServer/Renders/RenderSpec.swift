@@ -117,6 +117,17 @@ struct RenderSpec: Sendable {
         if let name = request.name, name.unicodeScalars.count > longestName {
             throw .malformed(jsonPath: "name", reason: "has \(name.unicodeScalars.count) characters; a name has at most \(longestName)")
         }
+        if let template = request.template {
+            guard PresetTemplate.isTemplateName(template.name) else {
+                throw .malformed(jsonPath: "template.name", reason: "a template's name is 1 to 64 lowercase letters, digits and '-'")
+            }
+            guard (1...1_000_000).contains(template.version) else {
+                throw .malformed(jsonPath: "template.version", reason: "a version is a whole number from 1 to 1000000")
+            }
+        }
+        if let variables = request.variables, variables.value.count > 64 {
+            throw .malformed(jsonPath: "variables", reason: "has \(variables.value.count) members; a request gives at most 64")
+        }
         do {
             _ = try formats(format: nil, outputs: request.outputs)
             _ = try uploads(request.deliveries, formats: OutputFileFormat.allCases)
