@@ -12,24 +12,24 @@ import MixIO
 public struct LiveStream: Sendable {
     public var folder: String
     public var segmentSeconds: Double
-    /// The AAC bitrate, in kbit/s (nil: the render's m4a bitrate, from its quality).
-    public var bitrateKbps: Int?
+    /// The AAC encoding: the m4a output's own when the render writes one with its own quality or bitrate, so the
+    /// stream is that file's first encoding (nil: the preset's, as a plain m4a output).
+    public var encoding: OutputEncoding?
 
     public static let playlistName = "index.m3u8"
 
-    public init(folder: String, segmentSeconds: Double = 2, bitrateKbps: Int? = nil) {
+    public init(folder: String, segmentSeconds: Double = 2, encoding: OutputEncoding? = nil) {
         self.folder = folder
         self.segmentSeconds = segmentSeconds
-        self.bitrateKbps = bitrateKbps
+        self.encoding = encoding
     }
 
     public var playlistPath: String { folder + "/" + Self.playlistName }
 
     /// The tap that writes it, at the output (what the files get), on a thread of its own.
     func tap(job: RenderJob, blockFrames: Int) throws -> RenderTap {
-        var settings = job.outputSettings(format: .m4a)
+        var settings = job.outputSettings(format: .m4a, encoding: encoding)
         settings.tagFields = TagFields()
-        if let bitrateKbps { settings.bitrateKbps = bitrateKbps }
         let writer = try FFmpegFileWriter(path: playlistPath, settings: settings, container: .hls(segmentSeconds: segmentSeconds))
         let channels = job.plan.channelCount
         return RenderTap(.output, ThreadedTap(EncoderSink(writer, channelCount: channels, blockFrames: blockFrames),

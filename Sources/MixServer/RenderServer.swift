@@ -52,8 +52,8 @@ public enum RenderServer {
                                       folders: configuration.soundFolders.map { "\($0.key)=\($0.value)" }.sorted())
         // A partial upload in the uploads folder is a dead server's: this one has taken no request yet.
         _ = sounds.sweepPartialUploads(olderThan: configuration.databaseURL == nil ? 0 : 3600)
-        let webhooks = try WebhookURLPolicy(allowing: configuration.webhookHosts)
-        let deliveryHosts = try WebhookURLPolicy(allowing: configuration.deliveryHosts, subject: "delivery")
+        let webhooks = try HostAllowList(allowing: configuration.webhookHosts)
+        let deliveryHosts = try HostAllowList(allowing: configuration.deliveryHosts, subject: "delivery")
         // Decoded sources shared by every render here, as a batch shares them (the budget bounds what stays held), and
         // kept with speech and measurements in the cache folder, so a restart or a second server makes none again.
         let material: RenderMaterial

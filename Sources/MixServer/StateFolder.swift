@@ -112,9 +112,8 @@ enum WebhookSecret {
         let path = configuration.webhookSecretPath
         if FileSystem.entry(at: path) == nil {
             do {
-                let file = try DurableFile(path: path, opening: .new, permissions: 0o600)
-                try file.write(Array((WebhookSigner.makeSecret() + "\n").utf8))
-                try file.commit()
+                // Whole or absent: another server sharing the folder never reads a part of it.
+                try FileSystem.publishNew(Array((WebhookSigner.makeSecret() + "\n").utf8), to: path, permissions: 0o600)
             } catch let error as AudioIOError where error.cause == .alreadyExists {
                 // Made meanwhile by another server sharing the folder: read below.
             } catch {

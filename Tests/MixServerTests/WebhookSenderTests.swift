@@ -42,7 +42,7 @@ import Testing
         let server = try LoopbackHTTPServer { _ in .status(500) }
         defer { server.stop() }
         let outcome = try await sender().0.send(id: "msg_1", url: server.url(), body: Self.body)
-        guard case .retry(let reason, let retryAfter) = outcome else {
+        guard case .retry(let reason, let retryAfter, _) = outcome else {
             Issue.record("expected a retry, got \(outcome)")
             return
         }
@@ -54,7 +54,7 @@ import Testing
         let server = try LoopbackHTTPServer { _ in .status(410) }
         defer { server.stop() }
         let outcome = try await sender().0.send(id: "msg_1", url: server.url(), body: Self.body)
-        guard case .giveUp(let reason) = outcome else {
+        guard case .giveUp(let reason, _) = outcome else {
             Issue.record("expected to give up, got \(outcome)")
             return
         }
@@ -65,7 +65,7 @@ import Testing
         let server = try LoopbackHTTPServer { _ in .status(429, headers: ["Retry-After: 120"]) }
         defer { server.stop() }
         let outcome = try await sender().0.send(id: "msg_1", url: server.url(), body: Self.body)
-        guard case .retry(_, let retryAfter) = outcome else {
+        guard case .retry(_, let retryAfter, _) = outcome else {
             Issue.record("expected a retry, got \(outcome)")
             return
         }
@@ -78,7 +78,7 @@ import Testing
         }
         defer { server.stop() }
         let outcome = try await sender().0.send(id: "msg_1", url: server.url(), body: Self.body)
-        guard case .retry(let reason, _) = outcome else {
+        guard case .retry(let reason, _, _) = outcome else {
             Issue.record("expected a retry, got \(outcome)")
             return
         }
@@ -93,7 +93,7 @@ import Testing
         let start = Date()
         let outcome = try await sender(timeout: 1).0.send(id: "msg_1", url: server.url(), body: Self.body)
         let elapsed = Date().timeIntervalSince(start)
-        guard case .retry(let reason, _) = outcome else {
+        guard case .retry(let reason, _, _) = outcome else {
             Issue.record("expected a retry, got \(outcome)")
             return
         }
@@ -184,7 +184,7 @@ import Testing
         let sender = try WebhookSender(signer: WebhookSigner(secret: WebhookSigner.makeSecret()), timeout: 10,
                                        proxy: WebhookProxy(environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"]))
         let outcome = await sender.send(id: "msg_1", url: receiver.url(), body: Self.body)
-        guard case .retry(let reason, _) = outcome else {
+        guard case .retry(let reason, _, _) = outcome else {
             Issue.record("expected a retry, got \(outcome)")
             return
         }

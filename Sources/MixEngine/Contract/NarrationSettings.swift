@@ -12,8 +12,8 @@ extension NarrationSpec {
     static var settings: DeclaredSettings<NarrationSpec> {
         let t = TimeParser.string(fromSeconds:)
         return DeclaredSettings(description: "How voices sound and how the other tracks duck under them.", defaults: NarrationSpec(), settings: [
-            .number("levelDb", \.levelDb, in: -60...0, "The level every segment is brought to, in dBFS: RMS over its speech only (pauses left out)."),
-            .number("loudness", \.loudnessLUFS, .loudnessTarget, "Instead of levelDb: the loudness every segment is brought to, in LUFS (EBU R128, gated, as it plays centred in the output)."),
+            .number("levelDb", \.levelDb, in: -60...0, "Instead of loudness: the level every segment is brought to, in dBFS: RMS over its speech only (pauses left out)."),
+            .number("loudness", \.loudnessLUFS, .loudnessTarget, "The loudness every segment is brought to, in LUFS (EBU R128, gated, as it plays centred in the output); by default -16, speech's level on phones."),
             .custom("edgeFade", schema: { defaults in
                 .object(["description": .string("Fades at each segment's edges, so nothing clicks; at most \(t(maximumEdgeFadeSeconds))."),
                          "$ref": .string("#/$defs/time"), "default": .number(defaults.edgeFadeSeconds)])
@@ -28,10 +28,12 @@ extension NarrationSpec {
                 voice.speech = try reader.speech(cursor, defaults: voice.speech)
             }),
             .object("ducking", \.ducking, DuckingSpec.settings),
-        ], finish: { object, _ in
+        ], finish: { object, voice in
             if object.has("levelDb"), let loudness = object["loudness"] {
                 throw loudness.error("the voice's level is set by 'loudness' (LUFS) or by 'levelDb', not both")
             }
+            // A level in dBFS given instead of the default loudness.
+            if object.has("levelDb") { voice.loudnessLUFS = nil }
         })
     }
 }

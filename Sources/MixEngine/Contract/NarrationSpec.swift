@@ -8,11 +8,16 @@ import MixIO
 /// A value of numbers, a `SpeechSettings` and an optional `DuckingSpec`; allocates only the voice's name.
 /// `Sendable`, safe to share.
 public struct NarrationSpec: Sendable, Equatable {
-    /// The level every segment is brought to: RMS over its speech only (pauses left out), in dBFS.
+    /// When `loudnessLUFS` is nil (a preset that gives `levelDb`): the level every segment is brought to, RMS over its
+    /// speech only (pauses left out), in dBFS.
     public var levelDb: Double = -20
-    /// Instead of `levelDb`: the loudness every segment is brought to, in LUFS (EBU R128, gated, as it plays
-    /// centred in the output: a mono voice in stereo counts both sides), the mechanism tracks' `loudness` uses.
-    public var loudnessLUFS: Double?
+    /// The loudness every segment is brought to, in LUFS (EBU R128, gated, as it plays centred in the output: a mono
+    /// voice in stereo counts both sides), the mechanism tracks' `loudness` uses. Nil when the preset gives `levelDb`.
+    public var loudnessLUFS: Double? = NarrationSpec.defaultLoudnessLUFS
+    /// A voice's loudness when the preset gives neither `loudness` nor `levelDb`: -16 LUFS, where Apple Podcasts and
+    /// AES TD1004 put speech for phones, so a session's voice is as loud as the podcasts and spoken apps its listener
+    /// hears before it, and the bed keeps the level its author gave it beside the voice (docs/sessions.md, "How loud").
+    public static let defaultLoudnessLUFS = -16.0
     /// Fades at each segment's edges, so nothing clicks.
     public var edgeFadeSeconds: Double = 0.015
     /// Balance of the voice, as a track's `pan`.

@@ -1,4 +1,5 @@
 import Foundation  // Unicode normalisation
+import MixIO
 
 /// A preset with declared variables (docs/templates.md): what an app's "Generate" fills with a user's choices (a first
 /// name, a goal they wrote, a voice, a background, a length) instead of building a whole preset itself.
@@ -333,7 +334,7 @@ public struct PresetTemplate: Sendable, Equatable {
                 case .variable(let name):
                     guard let filled = values[name] else { continue }
                     let text = plain(filled.value)
-                    out += key == "ssml" ? xmlEscaped(text) : text
+                    out += key == "ssml" ? SSMLSubset.escaped(text) : text
                 }
             }
             return .string(out)
@@ -350,22 +351,6 @@ public struct PresetTemplate: Sendable, Equatable {
         case .bool(let flag): return flag ? "true" : "false"
         default: return ""
         }
-    }
-
-    static func xmlEscaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
     }
 
     // MARK: Values

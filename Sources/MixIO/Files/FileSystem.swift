@@ -221,6 +221,28 @@ public enum FileSystem {
         try LibC.link(from, to: to, operation: "write")
     }
 
+    /// Puts `bytes` at `path`, whole or not at all and never over another file: written under a temporary name
+    /// beside it and synced (`DurableFile`), then linked to `path` (`linkNew`), then the folder synced. A file already
+    /// at `path` is an error whose cause is `.alreadyExists` (the caller reads it: another writer published first).
+    /// A reader never sees a part of the file. Errors name the path and the C function.
+    public static func publishNew(_ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644) throws {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[..<$0]) } ?? "."
+        var random = SystemRandomNumberGenerator()
+        let temporary = folder + "/.publish-" + ContentHash.hex((0..<12).map { _ in UInt8.random(in: .min ... .max, using: &random) })
+        do {
+            let file = try DurableFile(path: temporary, opening: .new, permissions: permissions)
+            try file.write(bytes)
+            try file.commit()
+        } catch {
+            try? removeFile(temporary)
+            throw error
+        }
+        defer { try? removeFile(temporary) }
+        try linkNew(temporary, to: path)
+        try sync(folder.isEmpty ? "/" : folder)
+    }
+
     /// Makes the folder `path` and any missing folders above it (`mkdir` with mode 0755, like `mkdir -p`); a
     /// folder already there is fine. Errors name the path and `mkdir`.
     public static func makeFolders(_ path: String) throws {

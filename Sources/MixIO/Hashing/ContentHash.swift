@@ -1,5 +1,4 @@
 import Crypto
-import Glibc
 
 /// SHA-256 (swift-crypto's `SHA256`) of bytes, text and files, as lowercase hex: the render report's
 /// input and output hashes and the cache key.
@@ -45,28 +44,39 @@ public struct ContentHash {
         return h.digest
     }
 
-    /// The size and SHA-256 of the file at `path`, read in chunks of `chunkBytes` with `open`, `read` and
-    /// `close` (memory stays flat whatever the file's size). Errors name the file and the C function.
+    /// The size and SHA-256 of the file at `path`, read in chunks of `chunkBytes` (memory stays flat whatever the
+    /// file's size). Errors name the file and the C function.
     public static func file(path: String, chunkBytes: Int = 1 << 20) throws -> (bytes: Int64, sha256: String) {
-        let operation = "read"
-        let fd = try LibC.open(path, flags: O_RDONLY | O_CLOEXEC, operation: operation)
-        var isOpen = true
-        defer { if isOpen { try? LibC.close(fd, path: path, operation: operation) } }
-        if FileIdentity(try LibC.fstat(fd, path: path, operation: operation)).kind == .folder {
-            throw LibC.failure("read", path: path, operation: operation, code: EISDIR)
-        }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkBytes, alignment: 16)
-        defer { buffer.deallocate() }
         var hash = ContentHash()
+        let bytes = try eachChunk(of: path, chunkBytes: chunkBytes) { hash.update($0) }
+        return (bytes, hash.hex)
+    }
+
+    /// The size, SHA-256 and MD5 of the file at `path`, from one reading: the MD5 for an upload's `Content-MD5`
+    /// (what S3 and Google Cloud Storage check a body against), never as a content key.
+    public static func fileWithMD5(path: String, chunkBytes: Int = 1 << 20) throws
+        -> (bytes: Int64, sha256: String, md5: [UInt8]) {
+        var hash = ContentHash()
+        var md5 = Insecure.MD5()
+        let bytes = try eachChunk(of: path, chunkBytes: chunkBytes) {
+            hash.update($0)
+            md5.update(bufferPointer: $0)
+        }
+        return (bytes, hash.hex, Array(md5.finalize()))
+    }
+
+    /// Calls `body` with each chunk of the file at `path` in order, and answers the file's size.
+    private static func eachChunk(of path: String, chunkBytes: Int,
+                                  _ body: (UnsafeRawBufferPointer) -> Void) throws -> Int64 {
+        let reader = try FileChunkReader(path: path)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkBytes, 1), alignment: 16)
+        defer { buffer.deallocate() }
         var total: Int64 = 0
         while true {
-            let n = try LibC.read(fd, into: buffer, path: path, operation: operation)
-            if n == 0 { break }
-            hash.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            let n = try reader.read(into: buffer)
+            if n == 0 { return total }
+            body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             total += Int64(n)
         }
-        isOpen = false
-        try LibC.close(fd, path: path, operation: operation)
-        return (total, hash.hex)
     }
 }

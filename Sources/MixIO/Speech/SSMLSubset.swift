@@ -24,6 +24,25 @@ public struct SSMLSubset: Sendable, Equatable {
         "say-as": ["interpret-as", "format", "detail"],
     ]
 
+    /// `text` as SSML text: `&`, `<` and `>` as entities, and with `quotes` (text that may stand inside an attribute's
+    /// value) `"` and `'` too. Escaped text can never become markup: the one escaper for text put into SSML (espeak-ng's
+    /// pauses, a template's text variables).
+    public static func escaped(_ text: some StringProtocol, quotes: Bool = true) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"" where quotes: out += "&quot;"
+            case "'" where quotes: out += "&apos;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// The longest `<break>`: a minute (a section's `length` or a segment's `pauseAfter` makes longer silences).
     public static let longestBreak = 60.0
 

@@ -42,9 +42,8 @@ public final class SpeechSynthesizer {
     /// Plain text as SSML with a `<break>` after each sentence and each paragraph (a blank line), for espeak-ng,
     /// whose break replaces its own pause there; a pause left nil keeps espeak-ng's own.
     static func markPauses(_ text: String, sentence: Double?, paragraph: Double?) -> String {
-        func escaped(_ s: Substring) -> String {
-            s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-        }
+        // Element content: the apostrophes and quotes stay as they are, as espeak-ng always read them.
+        func escaped(_ s: Substring) -> String { SSMLSubset.escaped(s, quotes: false) }
         func pause(_ seconds: Double) -> String { "<break time=\"\(Int((seconds * 1000).rounded()))ms\"/>" }
         let paragraphs = text.components(separatedBy: "\n\n").map { Substring($0) }.filter { $0.contains { !$0.isWhitespace } }
         let marked = paragraphs.map { paragraphText -> String in

@@ -174,8 +174,7 @@ struct APIHandlers: APIProtocol {
         let name = input.path.name, version = input.path.version
         if let limit = RequestToken.templates, !limit.allows(name) { throw ServiceError.notFound("no template '\(name)' version \(version) for this token") }
         // Checked as a render would read it, then given as it was published.
-        _ = try service.templates.template(name: name, version: version)
-        let bytes = try service.templates.document(name: name, version: version)
+        let bytes = try service.templates.published(name: name, version: version).bytes
         return .ok(.init(body: .json(try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(bytes)))))
     }
 
@@ -248,8 +247,10 @@ struct APIHandlers: APIProtocol {
             format: Components.Schemas.Format(rawValue: record.format) ?? .m4a, name: record.name, createdAt: record.createdAt,
             startedAt: record.startedAt, finishedAt: view.state.isFinal ? (record.finishedAt ?? Date()) : nil,
             durationSeconds: record.durationSeconds,
-            links: RenderLinks(id: record.id).schema)
-        if view.state != .failed && view.state != .cancelled { render.streamURL = service.signedStreamURL(id: record.id) }
+            links: RenderLinks(id: record.id, streams: RenderSpec.streams(storedRequest: record.request)).schema)
+        if view.state != .failed && view.state != .cancelled, render.links.stream != nil {
+            render.streamURL = service.signedStreamURL(id: record.id)
+        }
         switch view.state {
         case .rendering:
             if let progress = record.progress {

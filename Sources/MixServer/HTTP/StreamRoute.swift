@@ -43,12 +43,15 @@ struct StreamRoute: Sendable {
         guard Self.isStreamFile(file) else {
             throw ServiceError.notFound("a stream has index.m3u8, init.mp4 and seg00000.m4s, ...; not '\(PrintableText.escaped(String(file.prefix(40))))'")
         }
-        let state: JobState
-        do {
-            guard let record = try await service.store.job(id: id) else { throw ServiceError.notFound("no render '\(id)'") }
-            state = record.state
-        } catch let error as ServiceError { throw error } catch { throw RenderService.storeUnavailable }
-        return try await serve(id: id, file: file, state: state)
+        // The store is asked only when the file is in neither folder, for the error's words: a player fetching segment
+        // after segment costs no query.
+        let store = service.store
+        return try await serve(id: id, file: file) {
+            do {
+                guard let record = try await store.job(id: id) else { throw ServiceError.notFound("no render '\(id)'") }
+                return record.state
+            } catch let error as ServiceError { throw error } catch { throw RenderService.storeUnavailable }
+        }
     }
 
     /// Whether `name` is a file a stream has: its playlist, its initialisation segment, or a media segment.
@@ -67,23 +70,26 @@ struct StreamRoute: Sendable {
             throw ServiceError.notFound("a stream has index.m3u8, init.mp4 and seg00000.m4s, ...; not '\(PrintableText.escaped(String(file.prefix(40))))'")
         }
         let view = try await service.view(id: id, token: token)
-        return try await serve(id: id, file: file, state: view.state)
+        guard RenderSpec.streams(storedRequest: view.record.request) else {
+            throw ServiceError.notFound("render '\(id)' has no stream: its request did not ask for one (\"stream\": true)")
+        }
+        return try await serve(id: id, file: file) { view.state }
     }
 
-    /// Stream file `file` of render `id` (in `state`): the result's once it has succeeded, the partial folder's while
-    /// it renders here.
-    private func serve(id: String, file: String, state: JobState) async throws -> Response {
+    /// Stream file `file` of render `id`: the result's once it has succeeded, the partial folder's while it renders
+    /// here. `state` gives the render's state, asked only when neither folder has the file (to say why).
+    private func serve(id: String, file: String, state: () async throws -> JobState) async throws -> Response {
         let isPlaylist = file == LiveStream.playlistName
         let type = isPlaylist ? "application/vnd.apple.mpegurl" : "audio/mp4"
-        var folder: String?
+        // A finished result's stream (a VOD playlist) first; then the stream of a render running here.
+        var folder = results.folder(of: id).map { $0 + "/" + ResultStore.streamFolderName }
         var isLive = false
-        if state == .succeeded, let done = results.folder(of: id) {
-            folder = done + "/" + ResultStore.streamFolderName
-        } else if let live = service.live.streamFolder(of: id) {
+        if folder.map({ FileSystem.entry(at: $0 + "/" + file) == nil }) ?? true, let live = service.live.streamFolder(of: id) {
             folder = live
             isLive = true
         }
         guard let folder, FileSystem.entry(at: folder + "/" + file) != nil else {
+            let state = try await state()
             switch state {
             case .queued, .rendering:
                 throw ServiceError.notFound(isPlaylist && service.live.streamFolder(of: id) == nil && state == .rendering

@@ -249,16 +249,23 @@ final class JobRunner: Service, Sendable {
                 live.update(id, JobProgress(fraction: value.fraction, speed: value.realtime, secondsLeft: left))
             }
         }
-        // The stream a listener can follow while it renders (HLS), in the partial folder until the result is committed.
-        let streamFolder = partial + "/" + ResultStore.streamFolderName
-        try await ResultFiles.run { try FileSystem.makeFolders(streamFolder) }
-        live.streamStarted(id, folder: streamFolder)
-        defer { live.streamEnded(id) }
-        // 2 s segments start a listener soonest; past an hour, 6 s (Apple's recommended target), since the muxer
-        // writes the whole growing playlist again after each segment (an 8-hour render: 4800 lines, not 14,400).
-        let segmentSeconds = planned.render.durationSeconds > 3600 ? 6.0 : 2.0
+        // The stream a listener can follow while it renders (HLS), when the request asked for one: in the partial
+        // folder until the result is committed.
+        var stream: LiveStream? = nil
+        if spec.stream {
+            let streamFolder = partial + "/" + ResultStore.streamFolderName
+            try await ResultFiles.run { try FileSystem.makeFolders(streamFolder) }
+            live.streamStarted(id, folder: streamFolder)
+            // 2 s segments start a listener soonest; past an hour, 6 s (Apple's recommended target), since the muxer
+            // writes the whole growing playlist again after each segment (an 8-hour render: 4800 lines, not 14,400).
+            let segmentSeconds = planned.render.durationSeconds > 3600 ? 6.0 : 2.0
+            // The m4a output's own quality or bitrate: the stream is that file's first encoding.
+            let m4aEncoding = spec.formats.firstIndex(of: .m4a).flatMap { spec.encodings[$0] }
+            stream = LiveStream(folder: streamFolder, segmentSeconds: segmentSeconds, encoding: m4aEncoding)
+        }
+        defer { if spec.stream { live.streamEnded(id) } }
         let report = try await planned.render.renderWithReport(toFiles: audioFiles, encodings: spec.encodings,
-                                                               stream: LiveStream(folder: streamFolder, segmentSeconds: segmentSeconds),
+                                                               stream: stream,
                                                                progress: reporter)
         await watcher.value
         try Task.checkCancellation()
@@ -381,12 +388,12 @@ final class JobRunner: Service, Sendable {
         switch outcome {
         case .delivered:
             delivered = true
-        case .retry(let reason, let retryAfter):
+        case .retry(let reason, let retryAfter, _):
             delivered = false
             retryAt = RetrySchedule.standard.nextAttempt(afterFailedAttempts: delivery.attempts + 1, retryAfter: retryAfter, now: now)
             logger.warning("webhook not delivered", metadata: ["job": "\(delivery.jobID)", "webhook": "\(delivery.id)", "reason": "\(reason)",
                                                              "retry": "\(retryAt.map { "\($0)" } ?? "given up")"])
-        case .giveUp(let reason):
+        case .giveUp(let reason, _):
             delivered = false
             logger.warning("webhook refused; given up", metadata: ["job": "\(delivery.jobID)", "webhook": "\(delivery.id)", "reason": "\(reason)"])
         }
@@ -439,13 +446,13 @@ final class JobRunner: Service, Sendable {
         case .delivered(let status):
             attempt = UploadAttempt(state: .delivered, status: status)
             log.info("upload delivered", metadata: ["status": "\(status)"])
-        case .retry(let reason, let retryAfter):
+        case .retry(let reason, let retryAfter, let status):
             let retryAt = uploadSchedule.nextAttempt(afterFailedAttempts: upload.attempts + 1, retryAfter: retryAfter, now: now)
-            attempt = UploadAttempt(state: retryAt == nil ? .failed : .pending, status: Self.status(in: reason), error: reason,
+            attempt = UploadAttempt(state: retryAt == nil ? .failed : .pending, status: status, error: reason,
                                     retryAt: retryAt)
             log.warning("upload failed", metadata: ["reason": "\(reason)", "retry": "\(retryAt.map { "\($0)" } ?? "given up")"])
-        case .giveUp(let reason):
-            attempt = UploadAttempt(state: .failed, status: Self.status(in: reason), error: reason)
+        case .giveUp(let reason, let status):
+            attempt = UploadAttempt(state: .failed, status: status, error: reason)
             log.warning("upload refused; given up", metadata: ["reason": "\(reason)"])
         }
         do {
@@ -471,12 +478,6 @@ final class JobRunner: Service, Sendable {
             return .failure(UploadFileProblem("the render's files were removed (the server's result budget) before they were uploaded"))
         }
         return .success((folder + "/" + output.file, output))
-    }
-
-    /// The HTTP status an outcome's reason names ("the receiver answered 503 ..."), if any.
-    static func status(in reason: String) -> Int? {
-        guard let range = reason.range(of: "answered ") else { return nil }
-        return Int(reason[range.upperBound...].prefix(3))
     }
 }
 

@@ -282,7 +282,8 @@ struct JobRecord: Sendable, Equatable {
 struct JobView: Sendable, Equatable {
     var record: JobRecord
     var state: JobState
-    /// The owner's uploads of the render's files (filled by the service, not the store's `job(id:owner:)`).
+    /// The owner's uploads of the render's files, in their order (`job(id:owner:)` fills them; other views leave them
+    /// empty).
     var uploads: [FileUpload] = []
 }
 

@@ -18,6 +18,9 @@ enum JobRules {
         progress_fraction, progress_speed, progress_seconds_left, problem, result, worker, lease_until
         """
 
+    /// How many `jobColumns` there are (where a joined table's columns begin in a row).
+    static let jobColumnCount = jobColumns.split(separator: ",").count
+
     /// `jobColumns`, each named with `table` (for a query that joins another table).
     static func jobColumns(of table: String) -> String {
         jobColumns.split(separator: ",").map { "\(table).\($0.trimmingCharacters(in: .whitespaces))" }
@@ -120,7 +123,7 @@ enum SubmitStep: Equatable {
 /// What `submit` does to an owner's uploads when it gives some: each destination given again keeps its row (and its
 /// state, unless it failed or was skipped: then it starts again), each new one gets a row, and the rows of
 /// destinations no longer given go. Both stores apply it inside the submit's transaction.
-struct UploadPlan: Equatable {
+struct UploadPlan {
     /// An upload the owner has: its id, its destination as stored (`UploadDestination.json`), its state.
     struct Existing: Equatable {
         var id: String
@@ -153,12 +156,6 @@ struct UploadPlan: Equatable {
             }
         }
         delete = unmatched.map(\.id)
-    }
-
-    static func == (a: UploadPlan, b: UploadPlan) -> Bool {
-        a.delete == b.delete && a.keep.map(\.id) == b.keep.map(\.id) && a.keep.map(\.position) == b.keep.map(\.position)
-            && a.restart.map(\.id) == b.restart.map(\.id) && a.insert.map(\.destination) == b.insert.map(\.destination)
-            && a.initial == b.initial
     }
 }
 

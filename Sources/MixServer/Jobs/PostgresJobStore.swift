@@ -476,9 +476,14 @@ final class PostgresJobStore: JobStore {
     }
 
     private static func upload(_ row: PostgresRow) throws -> FileUpload {
+        try upload(row, from: 0)
+    }
+
+    /// The upload in `row`, its columns (`JobRules.uploadColumns`) from column `first` on.
+    private static func upload(_ row: PostgresRow, from first: Int) throws -> FileUpload {
         let cells = Array(row)
         func cell<Value: PostgresDecodable>(_ index: Int, as type: Value.Type = Value.self) throws -> Value {
-            try cells[index].decode(Value.self)
+            try cells[first + index].decode(Value.self)
         }
         let id: String = try cell(0)
         return FileUpload(id: id, jobID: try cell(1), token: try cell(2), position: try cell(3),
@@ -531,16 +536,22 @@ final class PostgresJobStore: JobStore {
         return try rows.first.map(record)
     }
 
+    /// The job as `owner` sees it, with the owner's uploads of its files: one query (a status call is one round trip).
     private static func view(_ connection: PostgresConnection, id: String, owner: String,
                              logger: Logger) async throws -> JobView? {
         // An owner that withdrew (DELETE) does not see the job any more.
         let rows = try await connection.query("""
-            SELECT \(unescaped: JobRules.jobColumns(of: "jobs"))
+            SELECT \(unescaped: JobRules.jobColumns(of: "jobs")), \(unescaped: JobRules.uploadColumns(of: "uploads"))
             FROM job_owners JOIN jobs ON jobs.id = job_owners.job_id
+            LEFT JOIN uploads ON uploads.job_id = job_owners.job_id AND uploads.token = job_owners.token
             WHERE job_owners.job_id = \(id) AND job_owners.token = \(owner) AND job_owners.withdrawn_at IS NULL
+            ORDER BY uploads.position, uploads.id
             """, logger: logger).collect()
         guard let row = rows.first else { return nil }
-        return JobRules.view(try record(row), withdrawn: false)
+        var view = JobRules.view(try record(row), withdrawn: false)
+        let first = JobRules.jobColumnCount
+        view.uploads = try rows.filter { Array($0)[first].bytes != nil }.map { try upload($0, from: first) }
+        return view
     }
 
     private static func record(_ row: PostgresRow) throws -> JobRecord {

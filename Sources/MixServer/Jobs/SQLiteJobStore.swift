@@ -497,7 +497,9 @@ final class SQLiteJobStore: JobStore {
         guard try Row.fetchOne(db, sql: "SELECT 1 FROM job_owners WHERE job_id = ? AND token = ? AND withdrawn_at IS NULL",
                                arguments: [id, owner]) != nil,
               let record = try record(db, id: id) else { return nil }
-        return JobRules.view(record, withdrawn: false)
+        var view = JobRules.view(record, withdrawn: false)
+        view.uploads = try uploads(db, id: id, owner: owner)
+        return view
     }
 
     private static func jobRecord(_ row: Row) throws -> JobRecord {

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import MixIO
 import MixRender
 
 /// Plans a requested render as a render would, within the server's limits, and finds its id (its file cache key):
@@ -21,13 +21,13 @@ struct RenderPlanner: Sendable {
         var warnings: [String]
     }
 
-    /// A render's id: the file key of its one output (`mixrender key PRESET --format F`), or for several outputs the
-    /// SHA-256 of their file keys in order, so the same outputs of the same render share one job and a different list
-    /// is another.
-    static func id(fileKeys: [String]) -> String {
-        guard fileKeys.count > 1 else { return fileKeys[0] }
-        let text = "mixrender outputs 1\n" + fileKeys.joined(separator: "\n")
-        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    /// A render's id: the file key of its one output (`mixrender key PRESET --format F`), or for several outputs (or
+    /// with a `stream`) the SHA-256 of their file keys in order (and of the stream), so the same outputs of the same
+    /// render share one job and a different list is another.
+    static func id(fileKeys: [String], stream: Bool = false) -> String {
+        guard fileKeys.count > 1 || stream else { return fileKeys[0] }
+        let text = "mixrender outputs 1\n" + fileKeys.joined(separator: "\n") + (stream ? "\nstream hls 1" : "")
+        return ContentHash.of(text)
     }
 
     /// Plans `spec` as a render would (its JSON, values, sounds, speech and length checked), within the
@@ -68,7 +68,7 @@ struct RenderPlanner: Sendable {
                 }
                 for warning in checked where !warnings.contains(warning) { warnings.append(warning) }
             }
-            let id = Self.id(fileKeys: try render.cacheKeys(formats: spec.formats, encodings: spec.encodings))
+            let id = Self.id(fileKeys: try render.cacheKeys(formats: spec.formats, encodings: spec.encodings), stream: spec.stream)
             return Planned(id: id, render: render, spec: spec, warnings: warnings.map { ServiceError.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
         } catch let error as ServiceError {
             throw error

@@ -14,9 +14,9 @@ final class RenderService: Sendable {
     let planner: RenderPlanner
     let live: LiveProgress
     let wake: JobSignal
-    let webhooks: WebhookURLPolicy
+    let webhooks: HostAllowList
     /// Where a render's files may be uploaded.
-    let deliveryHosts: WebhookURLPolicy
+    let deliveryHosts: HostAllowList
     /// The published templates.
     let templates: TemplateStore
     /// Signs the stream URLs a player follows without a token (the webhook secret's key).
@@ -31,7 +31,7 @@ final class RenderService: Sendable {
     var limits: ServiceLimits { planner.limits }
 
     init(store: any JobStore, results: ResultStore, planner: RenderPlanner, live: LiveProgress, wake: JobSignal,
-         webhooks: WebhookURLPolicy, deliveryHosts: WebhookURLPolicy, templates: TemplateStore,
+         webhooks: HostAllowList, deliveryHosts: HostAllowList, templates: TemplateStore,
          streamSigner: WebhookSigner? = nil, storage: StorageWatch, logger: Logger) {
         self.templates = templates
         self.streamSigner = streamSigner
@@ -119,7 +119,7 @@ final class RenderService: Sendable {
         }
         switch outcome {
         case .queued(var view):
-            view.uploads = (try? await store.uploads(id: planned.id, owner: token)) ?? []
+            if !spec.uploads.isEmpty { view.uploads = (try? await store.uploads(id: planned.id, owner: token)) ?? [] }
             wake.signal()
             logger.info("render queued", metadata: ["job": "\(planned.id)", "token": "\(token)", "format": "\(job.format)"])
             return (view, true, planned.warnings)
@@ -152,7 +152,6 @@ final class RenderService: Sendable {
         }
         guard var view = found else { throw .notFound("no render '\(id)' for this token") }
         if view.state == .rendering, let progress = live.progress(of: id) { view.record.progress = progress }
-        view.uploads = (try? await store.uploads(id: id, owner: token)) ?? []
         return view
     }
 

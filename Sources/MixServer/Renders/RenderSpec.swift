@@ -26,6 +26,8 @@ struct RenderSpec: Sendable {
     let overrides: RenderOverrides
     /// How soon the job renders among the queued ones (the request's `priority`, interactive when absent).
     let priority: JobPriority
+    /// Whether the render is also written as HLS while it runs (the request's `stream`): part of the render, and of its id.
+    let stream: Bool
     /// Where the requesting token wants the files uploaded (the request's `deliveries`): the owner's, not the job's.
     let uploads: [UploadDestination]
     /// The request as a job stores it: the generated type's JSON (its name filled in, its webhook left out, which is
@@ -67,12 +69,14 @@ struct RenderSpec: Sendable {
         overrides.loopable = given.overrides?.loopable ?? false
         self.overrides = overrides
         priority = given.priority == .background ? .background : .interactive
+        stream = given.stream ?? false
         uploads = try Self.uploads(given.deliveries, formats: formats)
         var kept = given
         kept.name = name
         kept.webhook = nil
         kept.deliveries = nil
         kept.priority = nil   // the job's, not the render's: two requests for one render may differ in it
+        kept.stream = stream ? true : nil   // false and absent are one render
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -80,6 +84,14 @@ struct RenderSpec: Sendable {
         } catch {
             throw .internalFault("the request cannot be stored: \(error)")
         }
+    }
+
+    /// Whether a job's stored request asked for a stream: what a queued job's status needs of it, without the preset's
+    /// values (a request the server did not store reads as no stream).
+    static func streams(storedRequest text: String) -> Bool {
+        struct Flag: Decodable { var stream: Bool? }
+        guard let flag = try? JSONDecoder().decode(Flag.self, from: Data(text.utf8)) else { return false }
+        return flag.stream ?? false
     }
 
     /// A job's stored request, read back as the API reads a request. The server wrote it, but a database is read as
@@ -211,8 +223,8 @@ struct RenderSpec: Sendable {
             } else {
                 format = formats[0]
             }
-            guard upload.url.utf8.count <= WebhookURLPolicy.maximumURLLength else {
-                throw .malformed(jsonPath: path + ".url", reason: "is longer than \(WebhookURLPolicy.maximumURLLength) bytes")
+            guard upload.url.utf8.count <= HostAllowList.maximumURLLength else {
+                throw .malformed(jsonPath: path + ".url", reason: "is longer than \(HostAllowList.maximumURLLength) bytes")
             }
             let pairs = upload.headers?.additionalProperties ?? [:]
             guard pairs.count <= 20 else { throw .malformed(jsonPath: path + ".headers", reason: "has \(pairs.count) headers; at most 20") }

@@ -50,7 +50,7 @@ struct StoredResult: Codable, Sendable {
             return Output(format: format.fileExtension, id: output.fileKey ?? report.key.audio, file: fileName(format),
                           bytes: Int(output.result.outputBytes ?? 0), sha256: output.sha256, contentType: Self.contentType(of: format),
                           integratedLoudness: rounded(loudness.integrated), truePeakDb: rounded(loudness.truePeak),
-                          url: RenderLinks(id: id).base + "/audio/" + format.fileExtension,
+                          url: RenderLinks.base(of: id) + "/audio/" + format.fileExtension,
                           quality: lossy && settings.bitrateKbps == nil && format != .m4a ? settings.vorbisQuality : nil,
                           bitrateKbps: lossy ? settings.bitrateKbps : nil)
         }
@@ -137,7 +137,7 @@ enum WebhookPayload {
         if let problem = job.problem, let value = try? JSONValue.parse(problem) { data.append(.init("error", value)) }
         if let result = job.result, let value = try? JSONValue.parse(result) { data.append(.init("result", value)) }
         if let uploads { data.append(.init("deliveries", .array(uploads.map { .object(JSONObject(members(of: $0))) }))) }
-        data.append(.init("links", .object(JSONObject(RenderLinks(id: job.id).members))))
+        data.append(.init("links", .object(JSONObject(RenderLinks(id: job.id, streams: RenderSpec.streams(storedRequest: job.request)).members))))
         return .object(JSONObject([
             .init("type", .string(type)),
             .init("timestamp", .string(ISO8601DateFormatter().string(from: time))),
@@ -149,14 +149,19 @@ enum WebhookPayload {
 /// Where a render's parts are, relative to the server's root: the API's `links` and the webhook's.
 struct RenderLinks: Sendable {
     var id: String
-    var base: String { "/v1/renders/\(id)" }
+    /// Whether the render is also written as HLS (its request's `stream`).
+    var streams: Bool
+    var base: String { Self.base(of: id) }
+    /// Where render `id` is, relative to the server.
+    static func base(of id: String) -> String { "/v1/renders/\(id)" }
+    var stream: String? { streams ? base + "/stream/index.m3u8" : nil }
     var schema: Components.Schemas.Links {
-        .init(stream: base + "/stream/index.m3u8", _self: base, events: base + "/events", audio: base + "/audio",
+        .init(stream: stream, _self: base, events: base + "/events", audio: base + "/audio",
               waveform: base + "/waveform", timeline: base + "/timeline", report: base + "/report")
     }
     var members: [JSONValue.Member] {
         [.init("self", .string(base)), .init("events", .string(base + "/events")), .init("audio", .string(base + "/audio")),
          .init("waveform", .string(base + "/waveform")), .init("timeline", .string(base + "/timeline")),
-         .init("report", .string(base + "/report")), .init("stream", .string(base + "/stream/index.m3u8"))]
+         .init("report", .string(base + "/report"))] + (stream.map { [.init("stream", .string($0))] } ?? [])
     }
 }

@@ -76,7 +76,7 @@ extension ResultStore {
     static let streamFolderName = "hls"
 }
 
-extension WebhookURLPolicy {
+extension HostAllowList {
     /// Why `url` may not be called, or nil when it may.
     func refusal(of url: String) -> String? {
         if case .failure(let error) = check(url) { return error.description }

@@ -25,32 +25,24 @@ struct TemplateStore: Sendable {
         let template = try Self.check(document, name: name, version: version)
         let bytes = Array((template.document.json(.readable) + "\n").utf8)
         let path = self.path(name: name, version: version)
-        if let existing = try? FileSystem.readDocument(path: path, maximumBytes: Self.maximumBytes, followsLinks: false) {
-            if existing == bytes { return false }
+        // Already published (by this request before, another request, another server): the same bytes are no conflict.
+        func published() throws(ServiceError) -> Bool {
+            guard let existing = try? FileSystem.readDocument(path: path, maximumBytes: Self.maximumBytes, followsLinks: false) else {
+                return false
+            }
+            if existing == bytes { return true }
             throw .conflict("template '\(name)' version \(version) is published and cannot change; publish it as version \(version + 1)")
         }
-        let temporary = folder + "/\(name)/" + HexDigits.randomName(prefix: ".publish-")
+        if try published() { return false }
         do {
             try FileSystem.makeFolders(folder + "/" + name)
-            let file = try DurableFile(path: temporary, opening: .new, permissions: 0o644)
-            try file.write(bytes)
-            try file.commit()
-        } catch {
-            try? FileSystem.removeFile(temporary)
-            throw .unavailable("the template cannot be stored now (\(Self.reason(error))); try again", retryAfter: 5)
-        }
-        defer { try? FileSystem.removeFile(temporary) }
-        do {
-            try FileSystem.linkNew(temporary, to: path)
+            try FileSystem.publishNew(bytes, to: path)
         } catch let error as AudioIOError where error.cause == .alreadyExists {
-            // Published meanwhile (another request, another server): the same template is no conflict.
-            let existing = try? FileSystem.readDocument(path: path, maximumBytes: Self.maximumBytes, followsLinks: false)
-            if existing == bytes { return false }
-            throw .conflict("template '\(name)' version \(version) is published and cannot change; publish it as version \(version + 1)")
+            if try published() { return false }
+            throw .unavailable("the template cannot be stored now (its file is unreadable); try again", retryAfter: 5)
         } catch {
             throw .unavailable("the template cannot be stored now (\(Self.reason(error))); try again", retryAfter: 5)
         }
-        try? FileSystem.sync(folder + "/" + name)
         return true
     }
 
@@ -71,13 +63,18 @@ struct TemplateStore: Sendable {
 
     /// The template `name` version `version`, read and checked.
     func template(name: String, version: Int) throws(ServiceError) -> PresetTemplate {
+        try published(name: name, version: version).template
+    }
+
+    /// The template `name` version `version` checked as a render reads it, and its file's bytes as published.
+    func published(name: String, version: Int) throws(ServiceError) -> (template: PresetTemplate, bytes: [UInt8]) {
         let bytes = try document(name: name, version: version)
         let document: JSONValue
         do { document = try JSONValue.parse(bytes) } catch {
             throw .internalFault("template '\(name)' version \(version) is not JSON on this server")
         }
         do {
-            return try Self.check(document, name: name, version: version).template
+            return (try Self.check(document, name: name, version: version).template, bytes)
         } catch {
             throw .internalFault("template '\(name)' version \(version) on this server is not a valid template: \(error.detail)")
         }

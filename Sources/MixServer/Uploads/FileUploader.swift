@@ -1,6 +1,6 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
+import MixIO
 import NIOCore
 import NIOHTTP1
 
@@ -24,11 +24,11 @@ struct FileUploader: Sendable {
     func upload(path: String, bytes: Int, sha256: String, contentType: String,
                 to destination: UploadDestination) async -> WebhookOutcome {
         guard let url = URL(string: destination.url) else { return .giveUp(reason: "the destination is not a URL") }
-        let digests: FileDigests
-        do { digests = try await ResultFiles.run { try FileDigests(path: path) } } catch {
+        let digests: (bytes: Int64, sha256: String, md5: [UInt8])
+        do { digests = try await ResultFiles.run { try ContentHash.fileWithMD5(path: path) } } catch {
             return .retry(reason: "the render's file cannot be read on the server", retryAfter: nil)
         }
-        guard digests.bytes == bytes, digests.sha256 == sha256 else {
+        guard digests.bytes == Int64(bytes), digests.sha256 == sha256 else {
             return .giveUp(reason: "the file is not the one its render wrote (its size or SHA-256 differs): not sent")
         }
         var request = HTTPClientRequest(url: url.absoluteString)
@@ -50,29 +50,8 @@ struct FileUploader: Sendable {
     }
 }
 
-/// A file's length, SHA-256 (hex) and MD5, from one reading.
-struct FileDigests {
-    var bytes: Int
-    var sha256: String
-    var md5: [UInt8]
-
-    init(path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw UploadFileError() }
-        defer { try? handle.close() }
-        var sha = SHA256(), md5 = Insecure.MD5(), count = 0
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            sha.update(data: chunk)
-            md5.update(data: chunk)
-            count += chunk.count
-        }
-        bytes = count
-        sha256 = sha.finalize().map { String(format: "%02x", $0) }.joined()
-        self.md5 = Array(md5.finalize())
-    }
-}
-
-/// A file read in chunks as the client asks for them (each read when the last was sent, so a slow destination holds
-/// one chunk in memory, not the file).
+/// A file read in chunks as the client asks for them (each read, on the blocking-I/O pool, when the last was sent, so
+/// a slow destination holds one chunk in memory, not the file).
 struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     let path: String
@@ -80,19 +59,24 @@ struct FileChunks: AsyncSequence, Sendable {
 
     struct AsyncIterator: AsyncIteratorProtocol {
         let path: String
-        var handle: FileHandle?
+        var reader: FileChunkReader?
         var opened = false
 
         mutating func next() async throws -> ByteBuffer? {
             if !opened {
                 opened = true
-                guard let file = FileHandle(forReadingAtPath: path) else { throw UploadFileError() }
-                handle = file
+                let path = self.path
+                do { reader = try await ResultFiles.run { try FileChunkReader(path: path) } } catch { throw UploadFileError() }
             }
-            guard let file = handle else { return nil }
-            guard let chunk = try file.read(upToCount: FileChunks.chunkBytes), !chunk.isEmpty else {
-                try? file.close()
-                handle = nil
+            guard let file = reader else { return nil }
+            let chunk: [UInt8]?
+            do { chunk = try await ResultFiles.run { try file.next(maximumBytes: FileChunks.chunkBytes) } } catch {
+                file.close()
+                reader = nil
+                throw UploadFileError()
+            }
+            guard let chunk else {
+                reader = nil
                 return nil
             }
             return ByteBuffer(bytes: chunk)

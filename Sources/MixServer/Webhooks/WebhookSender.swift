@@ -10,16 +10,18 @@ enum WebhookOutcome: Sendable, Equatable {
     /// The receiver answered 2xx.
     case delivered(status: Int)
     /// The attempt failed in a way that may pass (5xx, 3xx, 408, 409, 425, 429, no answer, timeout); `retryAfter` is
-    /// the receiver's `Retry-After`, in seconds from the attempt, when it gave one.
-    case retry(reason: String, retryAfter: TimeInterval?)
-    /// The receiver refused the call for good (a 4xx other than 408, 409, 425 and 429, such as 410 Gone).
-    case giveUp(reason: String)
+    /// the receiver's `Retry-After`, in seconds from the attempt, when it gave one; `status`, the HTTP status it
+    /// answered, when it answered.
+    case retry(reason: String, retryAfter: TimeInterval?, status: Int? = nil)
+    /// The receiver refused the call for good (a 4xx other than 408, 409, 425 and 429, such as 410 Gone), or there is
+    /// nothing to send; `status` as for `retry`.
+    case giveUp(reason: String, status: Int? = nil)
 }
 
 /// Makes one attempt of a webhook delivery: a POST of the JSON body with the Standard Webhooks headers
 /// (`WebhookSigner`), `content-type: application/json`, a time limit, and no redirect followed (Standard Webhooks:
 /// a 3xx is a failure; following it would also let a receiver send the server somewhere the allow list does not
-/// name). Success is a 2xx. Check the URL with `WebhookURLPolicy` first.
+/// name). Success is a 2xx. Check the URL with `HostAllowList` first.
 ///
 /// Each attempt has its own HTTP client (AsyncHTTPClient, over SwiftNIO): no cookies, no cache, no connection shared
 /// with another receiver, and one try at connecting (a refused connection is an answer, retried on the delivery's
@@ -97,13 +99,13 @@ struct WebhookSender: Sendable {
         case 200..<300:
             return .delivered(status: status)
         case 300..<400:
-            return .retry(reason: answer + "; redirects are not followed", retryAfter: retryAfter)
+            return .retry(reason: answer + "; redirects are not followed", retryAfter: retryAfter, status: status)
         case 408, 409, 425, 429:
-            return .retry(reason: answer, retryAfter: retryAfter)
+            return .retry(reason: answer, retryAfter: retryAfter, status: status)
         case 400..<500:
-            return .giveUp(reason: answer)
+            return .giveUp(reason: answer, status: status)
         default:
-            return .retry(reason: answer, retryAfter: retryAfter)
+            return .retry(reason: answer, retryAfter: retryAfter, status: status)
         }
     }
 

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import MixServer
 
-@Suite struct WebhookURLPolicyTests {
-    let policy = try! WebhookURLPolicy(allowing: ["hooks.example.com", "Example.ORG:8443", "127.0.0.1:9000", "[::1]:9001"])
+@Suite struct HostAllowListTests {
+    let policy = try! HostAllowList(allowing: ["hooks.example.com", "Example.ORG:8443", "127.0.0.1:9000", "[::1]:9001"])
 
     @Test(arguments: [
         "https://hooks.example.com/render",
@@ -45,16 +45,16 @@ import Testing
 
     @Test func refusesLongURLs() {
         let url = "https://hooks.example.com/" + String(repeating: "a", count: 3000)
-        #expect(throws: WebhookURLPolicyError.self) { try policy.check(url).get() }
+        #expect(throws: HostAllowListError.self) { try policy.check(url).get() }
     }
 
     @Test(arguments: ["", "http://x.example", "x.example/path", "user@x.example", "x.example:0", "x.example:99999",
                       "x.example:", "::1", "x example"])
     func refusesMalformedEntries(entry: String) {
         #expect {
-            _ = try WebhookURLPolicy(allowing: [entry])
+            _ = try HostAllowList(allowing: [entry])
         } throws: { error in
-            (error as? WebhookURLPolicyError)?.description
+            (error as? HostAllowListError)?.description
                 == "webhook host '\(entry)': expected host or host:port (an IPv6 address in brackets)"
         }
     }

@@ -1,13 +1,15 @@
 import Foundation
 
-/// Which webhook (or upload) URLs a request may give: only `http` or `https` URLs, with a host and no user name or password,
-/// whose `host[:port]` is one the operator listed. Webhooks are calls the server makes on a client's behalf, so an
-/// open list would let any client make the server call anything it can reach (its own network, cloud metadata).
+/// The hosts the server may call on a client's behalf, as the operator listed them (`--webhook-host` for webhooks,
+/// `--delivery-host` for uploads): a URL a request gives is taken only when it is `http` or `https`, with a host and
+/// no user name or password, and its `host[:port]` is on the list. Webhooks and uploads are calls the server makes for
+/// a client, so an open list would let any client make the server call anything it can reach (its own network, cloud
+/// metadata).
 ///
 /// Matching is exact: the host without regard to case, and the port as written. `hooks.example.com` allows
 /// `https://hooks.example.com/x` but not `https://hooks.example.com:8443/x` (list `hooks.example.com:8443` for that),
 /// nor `https://hooks.example.com:443/x`. IPv6 addresses are listed in brackets: `[::1]:9000`.
-struct WebhookURLPolicy: Sendable, Equatable {
+struct HostAllowList: Sendable, Equatable {
     /// The allowed `host[:port]` entries, hosts lowercased.
     let allowed: Set<String>
     /// What the URLs are for, as messages name them: `webhook`, `upload`.
@@ -16,40 +18,40 @@ struct WebhookURLPolicy: Sendable, Equatable {
     /// The longest URL taken.
     static let maximumURLLength = 2048
 
-    /// A policy allowing `entries` (each `host` or `host:port`); throws a one-line error naming a malformed entry.
-    init(allowing entries: [String], subject: String = "webhook") throws(WebhookURLPolicyError) {
+    /// A list allowing `entries` (each `host` or `host:port`); throws a one-line error naming a malformed entry.
+    init(allowing entries: [String], subject: String = "webhook") throws(HostAllowListError) {
         self.subject = subject
         var allowed = Set<String>()
         for entry in entries {
             let text = entry.trimmingCharacters(in: .whitespaces)
             // An entry is checked by reading it as the authority of a URL: what the URL check would compare.
             guard let key = Self.authorityKey(of: "http://\(text)/"), key == text.lowercased() else {
-                throw WebhookURLPolicyError("\(subject) host '\(entry)': expected host or host:port (an IPv6 address in brackets)")
+                throw HostAllowListError("\(subject) host '\(entry)': expected host or host:port (an IPv6 address in brackets)")
             }
             allowed.insert(key)
         }
         self.allowed = allowed
     }
 
-    /// The URL if `text` is an allowed webhook URL; otherwise a one-line reason.
-    func check(_ text: String) -> Result<URL, WebhookURLPolicyError> {
+    /// The URL if `text` is a URL on an allowed host; otherwise a one-line reason.
+    func check(_ text: String) -> Result<URL, HostAllowListError> {
         guard text.utf8.count <= Self.maximumURLLength else {
-            return .failure(WebhookURLPolicyError("\(subject) URL is longer than \(Self.maximumURLLength) bytes"))
+            return .failure(HostAllowListError("\(subject) URL is longer than \(Self.maximumURLLength) bytes"))
         }
         guard let components = URLComponents(string: text), let url = components.url else {
-            return .failure(WebhookURLPolicyError("\(subject) URL '\(text)' is not a URL"))
+            return .failure(HostAllowListError("\(subject) URL '\(text)' is not a URL"))
         }
         guard let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return .failure(WebhookURLPolicyError("\(subject) URL '\(text)' must be http or https"))
+            return .failure(HostAllowListError("\(subject) URL '\(text)' must be http or https"))
         }
         guard components.user == nil, components.password == nil else {
-            return .failure(WebhookURLPolicyError("\(subject) URL must not carry a user name or password"))
+            return .failure(HostAllowListError("\(subject) URL must not carry a user name or password"))
         }
         guard let key = Self.authorityKey(of: text) else {
-            return .failure(WebhookURLPolicyError("\(subject) URL '\(text)' has no usable host and port"))
+            return .failure(HostAllowListError("\(subject) URL '\(text)' has no usable host and port"))
         }
         guard allowed.contains(key) else {
-            return .failure(WebhookURLPolicyError("\(subject) host '\(key)' is not one the server allows"))
+            return .failure(HostAllowListError("\(subject) host '\(key)' is not one the server allows"))
         }
         return .success(url)
     }
@@ -83,7 +85,7 @@ struct WebhookURLPolicy: Sendable, Equatable {
 }
 
 /// Why a webhook URL, or an allow-list entry, is refused.
-struct WebhookURLPolicyError: Error, Sendable, Equatable, CustomStringConvertible {
+struct HostAllowListError: Error, Sendable, Equatable, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
