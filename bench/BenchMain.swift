@@ -112,18 +112,18 @@ enum BenchMain {
                     report.sections.append(try CacheEntryBench(runs: options.runs ?? (options.isQuick ? 3 : 5), isQuick: options.isQuick).run())
                 case .serve:
                     let bench = ServeLoadBench(isQuick: options.isQuick, mixrender: mixrender, progress: progress)
-                    let outcome = Locked<Result<(Section, Target), Error>?>(nil)
+                    let outcome = Locked<Result<(Section, [Target]), Error>?>(nil)
                     let done = DispatchSemaphore(value: 0)
                     Task {
-                        let result: Result<(Section, Target), Error>
+                        let result: Result<(Section, [Target]), Error>
                         do { result = .success(try await bench.run()) } catch { result = .failure(error) }
                         outcome.withLock { $0 = result }
                         done.signal()
                     }
                     done.wait()
-                    let (section, target) = try outcome.withLock { $0 }!.get()
+                    let (section, targets) = try outcome.withLock { $0 }!.get()
                     report.sections.append(section)
-                    report.targets.append(target)
+                    report.targets.append(contentsOf: targets)
                 case .session:
                     let bench = SessionBench(isQuick: options.isQuick, runs: options.runs ?? (options.isQuick ? 1 : 3),
                                              seconds: options.isQuick ? 1200 : 1800, progress: progress)

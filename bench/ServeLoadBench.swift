@@ -8,7 +8,9 @@ import FoundationNetworking
 /// and polling each render until it ends. Measured: status calls' latency (p50, p99) while the renders saturate the
 /// cores; that every job rendered once (the server's `mixrender_renders_total`); that every download equals the
 /// CLI's render of the same preset byte for byte; and renders per minute beside `mixrender batch` of the same jobs
-/// with the same `--jobs`, in the same run.
+/// with the same `--jobs`, in the same run. Time to first audio (submit to the first HLS segment served, for a render
+/// asked for with `stream`): a mix and a session on the idle server, and a mix submitted as the load starts. The
+/// session's is set beside its speech synthesis, timed by the CLI rendering the same session in the same run.
 struct ServeLoadBench {
     var isQuick: Bool
     var mixrender: String
@@ -26,7 +28,18 @@ struct ServeLoadBench {
         return #"{"duration": \#(seconds), "output": {"sampleRate": 44100}, "tracks": [{"generator": {"type": "\#(colour)", "seed": \#(k + 1)}, "gainDb": -12}, {"generator": {"type": "brown", "seed": \#(k + 100)}, "gainDb": -18, "pan": 0.3}]}"#
     }
 
-    func run() async throws -> (Section, Target) {
+    /// A mix long enough that its render outlasts its first segment many times (the stream's first audio, not the end).
+    var streamedMix: String {
+        #"{"duration": "\#(isQuick ? 2 : 10)m", "output": {"sampleRate": 48000}, "tracks": [{"generator": {"type": "pink", "seed": 77}, "gainDb": -14}, {"generator": {"type": "brown", "seed": 78}, "gainDb": -16, "pan": -0.2}]}"#
+    }
+
+    /// A short session with the neural voice over a brown-noise bed (the docs' first session); `nonce` makes its text
+    /// new, so nothing is said from a cache.
+    func streamedSession(_ nonce: Int) -> String {
+        #"{"name": "bench session", "voice": {"ducking": {"depthDb": -10}}, "tracks": [{"name": "bed", "generator": {"type": "brown", "seed": \#(nonce)}, "gainDb": -8, "fadeIn": "3s"}], "sections": [{"name": "Settle", "segments": [{"text": "Let your shoulders drop, number \#(nonce).", "gapBefore": "2s", "pauseAfter": "4s"}, {"text": "Breathe slowly, and let the sound carry you.", "pauseAfter": "6s"}]}, {"name": "Rest", "length": "\#(isQuick ? 40 : 90)s", "segments": [{"text": "Rest here for a while.", "pauseAfter": "10s"}]}], "ending": {"type": "sleep", "hold": "5s", "fadeOut": "10s"}}"#
+    }
+
+    func run() async throws -> (Section, [Target]) {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("mixrender-serve-bench-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -68,9 +81,52 @@ struct ServeLoadBench {
             return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
         }
 
+        // How many renders the server has done (its `mixrender_renders_total`).
+        let renders: @Sendable () async throws -> Int = {
+            let (_, data) = try await call("GET", "/metrics", nil)
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("mixrender_renders_total ") }
+                .flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+        }
+
+        // Time to first audio: submit (with `stream`) to the first segment served, polled every 20 ms.
+        let firstAudio: @Sendable (String) async throws -> (seconds: Double, id: String) = { preset in
+            let t0 = Date()
+            let (status, data) = try await call("POST", "/v1/renders", Data(#"{"format": "m4a", "stream": true, "preset": \#(preset)}"#.utf8))
+            guard status == 202 || status == 200,
+                  let id = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String else {
+                throw Failure(description: "a streamed submit answered \(status): \(String(decoding: data, as: UTF8.self))")
+            }
+            while Date().timeIntervalSince(t0) < 600 {
+                let (status, _) = try await call("GET", "/v1/renders/\(id)/stream/seg00000.m4s", nil)
+                if status == 200 { return (Date().timeIntervalSince(t0), id) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            throw Failure(description: "render \(id): no segment served within 600 s")
+        }
+        progress.say("serve: time to first audio on the idle server (a mix, a session)")
+        // Each render until it ends, so that none runs on into the load test.
+        let finished: @Sendable (String) async throws -> Void = { id in
+            while true {
+                let (_, data) = try await call("GET", "/v1/renders/\(id)", nil)
+                let state = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["state"] as? String
+                if state == "succeeded" { return }
+                guard state == "queued" || state == "rendering" else { throw Failure(description: "render \(id) \(state ?? "?")") }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let (idleMix, mixID) = try await firstAudio(streamedMix)
+        try await finished(mixID)
+        let (idleSession, sessionID) = try await firstAudio(streamedSession(1))
+        try await finished(sessionID)
+        let rendersBefore = try await renders()
+
         // Every client submits its preset and polls it; status calls are timed.
         progress.say("serve: \(clients) clients, \(presets) presets of \(seconds) s, --jobs \(jobs)")
         let started = Date()
+        // One more listener as the load starts: a minute's mix (its first segment is what counts, not its length).
+        let loadedPreset = streamedMix.replacingOccurrences(of: "\"seed\": 77", with: "\"seed\": 79")
+            .replacingOccurrences(of: "\"duration\": \"\(isQuick ? 2 : 10)m\"", with: "\"duration\": \"1m\"")
+        let mixUnderLoad = Task { try await Task.sleep(for: .milliseconds(300)); return try await firstAudio(loadedPreset) }
         let outcome = try await withThrowingTaskGroup(of: (id: String, latencies: [Double]).self) { group in
             for client in 0..<clients {
                 let body = Data(#"{"format": "flac", "preset": \#(preset(client % presets))}"#.utf8)
@@ -98,11 +154,11 @@ struct ServeLoadBench {
             return (ids, latencies)
         }
         let serverSeconds = Date().timeIntervalSince(started)
+        let (loadedMix, loadedID) = try await mixUnderLoad.value
+        try await finished(loadedID)
         guard outcome.0.count == presets else { throw Failure(description: "\(outcome.0.count) distinct ids for \(presets) presets") }
-        let (_, metricsData) = try await call("GET", "/metrics", nil)
-        let metrics = String(decoding: metricsData, as: UTF8.self)
-        let rendered = metrics.split(separator: "\n").first { $0.hasPrefix("mixrender_renders_total ") }
-            .flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+        // The load test's renders: the server's count, less the ones measured for time to first audio.
+        let rendered = try await renders() - rendersBefore - 1
 
         // The same jobs with `mixrender batch --jobs N`, timed; its files are what the downloads must equal.
         var lines: [String] = []
@@ -121,6 +177,25 @@ struct ServeLoadBench {
         batch.waitUntilExit()
         let batchSeconds = Date().timeIntervalSince(batchStart)
         guard batch.terminationStatus == 0 else { throw Failure(description: "mixrender batch failed (\(batch.terminationStatus))") }
+
+        // The session's speech synthesis alone, as the CLI reports it rendering the same session (new text: nothing cached).
+        let sessionFile = folder.appendingPathComponent("session.json")
+        try Data(streamedSession(2).utf8).write(to: sessionFile)
+        let cli = Process()
+        cli.executableURL = URL(fileURLWithPath: mixrender)
+        cli.arguments = [sessionFile.path, "-o", folder.appendingPathComponent("session.m4a").path]
+        let cliOutput = Pipe()
+        cli.standardOutput = cliOutput
+        cli.standardError = cliOutput
+        try cli.run()
+        let cliText = String(decoding: cliOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        cli.waitUntilExit()
+        // "speech    1:02.300 synthesised in 4.22 s"
+        let synthesis = cliText.split(separator: "\n").first { $0.hasPrefix("speech") }
+            .flatMap { line in line.range(of: "synthesised in ").map { Double(line[$0.upperBound...].prefix { $0.isNumber || $0 == "." }) } } ?? nil
+        guard cli.terminationStatus == 0, let synthesis else {
+            throw Failure(description: "the CLI's session render failed or reported no synthesis time: \(cliText.suffix(300))")
+        }
 
         var identical = 0
         for k in 0..<presets {
@@ -145,7 +220,12 @@ struct ServeLoadBench {
         section.add(["downloads equal to the CLI's render"], ["value": Spread([Double(identical)])])
         section.add(["server renders per minute"], ["value": Spread([Double(presets) / serverSeconds * 60])])
         section.add(["batch renders per minute"], ["value": Spread([Double(presets) / batchSeconds * 60])])
+        section.add(["time to first audio, mix, idle (s)"], ["value": Spread([idleMix])])
+        section.add(["time to first audio, mix, under the load (s)"], ["value": Spread([loadedMix])])
+        section.add(["time to first audio, session, idle (s)"], ["value": Spread([idleSession])])
+        section.add(["  its speech synthesis, by the CLI (s)"], ["value": Spread([synthesis])])
         section.notes.append("Server: first submit to last render seen succeeded by its client (polling every 200 ms); batch: mixrender batch of the same \(presets) jobs with --jobs \(jobs), in the same run.")
+        section.notes.append("Time to first audio: submit (with stream: true, m4a) to the first HLS segment served, polled every 20 ms; the mix is \(isQuick ? 2 : 10) minutes of two noise tracks, the session the docs' first session with new text (the server's first speech starts its voice's helper). Goals: a mix in 2 s; a session in its synthesis plus 2 s.")
         guard rendered == presets, identical == presets else {
             throw Failure(description: "rendered \(rendered) times and \(identical) downloads equal the CLI's, for \(presets) presets")
         }
@@ -154,6 +234,15 @@ struct ServeLoadBench {
                             value: Figure(Spread([ratio]), .ratio), threshold: 0.8, comparison: "atLeast", isMet: ratio >= 0.8,
                             status: isQuick ? "indicative" : (ratio >= 0.8 ? "met" : "missed"),
                             note: "every job rendered once; every download equal to the CLI's file")
-        return (section, target)
+        let status = { (met: Bool) in isQuick ? "indicative" : (met ? "met" : "missed") }
+        let mixTarget = Target(name: "serve: time to first audio, a mix (idle server)", definition: "submit with stream: true to the first HLS segment served, seconds",
+                               value: Figure(Spread([idleMix]), .seconds), threshold: 2, comparison: "below", isMet: idleMix < 2,
+                               status: status(idleMix < 2), note: "under the load test's \(clients) clients: \(fixed(loadedMix, 2)) s")
+        let sessionBeyond = idleSession - synthesis
+        let sessionTarget = Target(name: "serve: time to first audio, a session, beyond its speech synthesis (idle server)",
+                                   definition: "time to first audio minus the session's synthesis time (the CLI's, same session, new text), seconds",
+                                   value: Figure(Spread([sessionBeyond]), .seconds), threshold: 2, comparison: "below", isMet: sessionBeyond < 2,
+                                   status: status(sessionBeyond < 2), note: "time to first audio \(fixed(idleSession, 2)) s; synthesis \(fixed(synthesis, 2)) s")
+        return (section, [target, mixTarget, sessionTarget])
     }
 }

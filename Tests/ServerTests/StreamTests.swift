@@ -41,7 +41,8 @@ import Testing
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        let growing = try #require(live, "no segment was served while the render ran (state \(try await server.request("GET", "/v1/renders/\(id)").object["state"] ?? "none"))")
+        let stateAfter = try await server.request("GET", "/v1/renders/\(id)").object["state"] as? String ?? "none"
+        let growing = try #require(live, "no segment was served while the render ran (state now \(stateAfter))")
         #expect(growing.contains("#EXT-X-PLAYLIST-TYPE:EVENT") && !growing.contains("#EXT-X-ENDLIST"))
         let first = try await server.request("GET", "/v1/renders/\(id)/stream/seg00000.m4s")
         #expect(first.status == 200 && first.header("Content-Type") == "audio/mp4")
