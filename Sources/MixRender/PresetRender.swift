@@ -164,7 +164,11 @@ public struct PresetRender: Sendable {
     /// Results come in the order of `paths`.
     /// `encodings`, when given, holds each file's own quality or bitrate (nil: the preset's), in the order of `paths`.
     /// `stream`, when given, is also written as it renders: HTTP Live Streaming in its folder (`LiveStream`).
+    /// `waveforms`, when given, are waveform files (each format by its extension, `.json`, `.png`, `.svg`, `.dat`)
+    /// made from the render's output as it is written (a tap: what `mixrender waveform` of a lossless file would
+    /// draw, with no decoding), in one analysis for all of them; they are written once the audio is.
     public func render(toFiles paths: [String], encodings: [OutputEncoding?]? = nil, stream: LiveStream? = nil,
+                       waveforms: [String] = [],
                        progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> [RenderResult] {
         defer { progress?.finish() }
         let job = job, blockFrames = blockFrames, threads = max(1, threads), total = frameCount, rate = sampleRate, material = material
@@ -173,11 +177,19 @@ public struct PresetRender: Sendable {
                 let outputs = try paths.enumerated().map { index, path in
                     try job.outputPlan(to: .file(path: path), encoding: encodings?[index])
                 }
-                let taps = try stream.map { [try $0.tap(job: job, blockFrames: blockFrames)] } ?? []
+                let recorders = WaveformRecorder.recorders(for: try waveforms.map { path in
+                    try WaveformPlan(output: path, options: WaveformOptions(), sampleRate: job.plan.sampleRate,
+                                     channelCount: job.plan.channelCount, frameCount: Int64(job.range.count))
+                })
+                try job.checkWrites(paths.map { ($0, "the output") } + recorders.flatMap(\.plan.destinations).map { ($0, "a waveform") })
+                let channels = job.plan.channelCount
+                let taps = try (stream.map { [try $0.tap(job: job, blockFrames: blockFrames)] } ?? [])
+                    + recorders.filter(\.isAnalysing).map { $0.renderTap(channelCount: channels, blockFrames: blockFrames) }
                 let reporter = ProgressReporter(progress, totalFrames: total, sampleRate: rate)
                 let results = try job.render(outputs, blockFrames: blockFrames, threads: threads, taps: taps, material: material,
                                              progress: reporter.callback)
                 try stream?.finish()
+                for recorder in recorders { try recorder.writeOutputs() }
                 return results
             }
         }
@@ -199,10 +211,11 @@ public struct PresetRender: Sendable {
     /// Renders once to every one of `paths` as `render(toFiles:progress:)` does, and makes its report: `output` is the
     /// first file, and `outputs` lists each with its SHA-256 and file key.
     public func renderWithReport(toFiles paths: [String], encodings: [OutputEncoding?]? = nil, stream: LiveStream? = nil,
+                                 waveforms: [String] = [],
                                  progress: AsyncStream<RenderProgress>.Continuation? = nil) async throws -> RenderReport {
         let job = job
         let inputs = try LibraryError.wrapping(output: paths.first) { try RenderReport.Inputs(job: job, output: paths.first ?? "") }
-        let results = try await render(toFiles: paths, encodings: encodings, stream: stream, progress: progress)
+        let results = try await render(toFiles: paths, encodings: encodings, stream: stream, waveforms: waveforms, progress: progress)
         return try await RenderThread.run {
             try LibraryError.wrapping(output: paths.first) { try RenderReport(job: job, results: results, inputs: inputs) }
         }

@@ -31,8 +31,9 @@ import Testing
         #expect(scratch.contents == ["tone.json", "tone.wav"])
     }
 
-    /// Several outputs from one decode (the server's JSON, PNG and SVG of a render) are each the file a job of its own
-    /// writes, byte for byte; an output that cannot be written is refused before anything is.
+    /// Several outputs from one decode (the server's JSON, PNG, SVG and `.dat` of a render) are each the file a job of its
+    /// own writes, byte for byte, from one analysis (`WaveformRecorder.recorders(for:)`); an output that cannot be
+    /// written is refused before anything is.
     @Test func severalOutputsFromOneDecodeAreTheFilesEachJobWrites() throws {
         let scratch = try TemporaryFolder()
         let input = try scratch.wav("tone.wav", rate: 48_000, channels: 2, frames: 48_000 * 4, format: .pcm16) { n, c in
@@ -40,14 +41,15 @@ import Testing
         }
         try FileManager.default.createDirectory(atPath: scratch.path("one"), withIntermediateDirectories: false)
         try FileManager.default.createDirectory(atPath: scratch.path("all"), withIntermediateDirectories: false)
-        let names = ["w.json", "w.png", "w.svg"]
+        let names = ["w.json", "w.png", "w.svg", "w.dat"]
         for name in names {
             _ = try WaveformJob(inputPath: input, outputPath: scratch.path("one/" + name), options: WaveformOptions()).run()
         }
         let job = try WaveformJob(inputPath: input, outputs: names.map { scratch.path("all/" + $0) }, options: WaveformOptions())
-        #expect(job.plans.count == 3)
+        #expect(job.plans.count == 4)
         let recorders = try job.runAll()
-        #expect(recorders.count == 3 && recorders.allSatisfy { $0.totals.frameCount == 192_000 })
+        #expect(recorders.count == 4 && recorders.allSatisfy { $0.totals.frameCount == 192_000 })
+        #expect(recorders.filter(\.isAnalysing).count == 1, "the four outputs share one analysis")
         for name in names {
             let alone = try Data(contentsOf: URL(fileURLWithPath: scratch.path("one/" + name)))
             let together = try Data(contentsOf: URL(fileURLWithPath: scratch.path("all/" + name)))

@@ -82,6 +82,30 @@ import Testing
         #expect(try Self.contents(cancelled) == [], "no file and no temporary file")
     }
 
+    /// Waveforms from a tap on the render's output (issue 56, the server's waveforms): each file is the one
+    /// `mixrender waveform` writes of the rendered file, byte for byte, when the file holds the output exactly (a
+    /// float WAV), from one analysis and no decoding.
+    @Test func waveformsFromTheRendersOutputAreTheFilesOwn() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = String(decoding: Self.preset(seconds: 3), as: UTF8.self)
+            .replacingOccurrences(of: #""channels": 1 }"#, with: #""channels": 1, "bitDepth": "float" }"#)
+        let render = try PresetRender(json: Array(json.utf8), name: "test.json")
+        let audio = dir.appendingPathComponent("mix.wav").path
+        let names = ["w.json", "w.png", "w.svg", "w.dat"]
+        _ = try await render.render(toFiles: [audio], waveforms: names.map { dir.appendingPathComponent("tap-" + $0).path })
+        _ = try await AudioAnalysis.waveforms(ofFile: audio, writingTo: names.map { dir.appendingPathComponent("file-" + $0).path })
+        for name in names {
+            let tap = FileManager.default.contents(atPath: dir.appendingPathComponent("tap-" + name).path)
+            let file = FileManager.default.contents(atPath: dir.appendingPathComponent("file-" + name).path)
+            #expect(tap != nil && tap == file, "\(name)")
+        }
+        // A waveform that would overwrite the audio is refused before anything is written.
+        await #expect(throws: (any Error).self) {
+            _ = try await render.render(toFiles: [dir.appendingPathComponent("b.wav").path], waveforms: [dir.appendingPathComponent("b.wav").path])
+        }
+    }
+
     /// Each output's own quality or bitrate (issue 56): the file is the one a render with that setting writes alone, and
     /// its file key holds it.
     @Test func eachOutputMayHaveItsOwnEncoding() async throws {

@@ -15,6 +15,9 @@ public final class WaveformRecorder: AudioEncoder {
     public let plan: WaveformPlan
     public let stores: [WaveformColumnStore]
     private let analyzer: WaveformAnalyzer
+    /// Whether `write` and `finish` run the analysis: false for a recorder whose group's first recorder runs it
+    /// (`recorders(for:)`), whose own calls then do nothing.
+    public let isAnalysing: Bool
 
     public init(plan: WaveformPlan) {
         self.plan = plan
@@ -23,14 +26,56 @@ public final class WaveformRecorder: AudioEncoder {
             WaveformColumnStore(samplesPerPixel: $0, channelCount: analysis.outputChannelCount, rowCount: analysis.spectrumRows)
         }
         analyzer = WaveformAnalyzer(settings: analysis, fft: FFTWRealFFT(size: analysis.fftSize), sinks: stores)
+        isAnalysing = true
+    }
+
+    private init(plan: WaveformPlan, stores: [WaveformColumnStore], analyzer: WaveformAnalyzer, isAnalysing: Bool) {
+        self.plan = plan
+        self.stores = stores
+        self.analyzer = analyzer
+        self.isAnalysing = isAnalysing
+    }
+
+    /// Recorders for `plans`, all fed the same stream, sharing one analysis where they can: plans whose analysis
+    /// differs only in zoom levels (a JSON, a PNG, an SVG and a `.dat` of one render) are analysed in one pass (one FFT
+    /// a frame, one column store a distinct level) and write their files from the same columns, so four files cost
+    /// about what one does. Each group's first recorder analyses (`isAnalysing`); the others' `write` and `finish` do
+    /// nothing, so feeding every recorder, or only the analysing ones, comes to the same. Each recorder's files are
+    /// the ones it would write alone.
+    public static func recorders(for plans: [WaveformPlan]) -> [WaveformRecorder] {
+        var groups: [(settings: WaveformAnalysisSettings, members: [Int])] = []
+        for (index, plan) in plans.enumerated() {
+            var key = plan.analysis
+            key.samplesPerPixel = []
+            if let group = groups.firstIndex(where: { $0.settings == key }) { groups[group].members.append(index) }
+            else { groups.append((key, [index])) }
+        }
+        var recorders = [WaveformRecorder?](repeating: nil, count: plans.count)
+        for group in groups {
+            var levels: [Int] = []
+            for index in group.members {
+                for level in plans[index].analysis.samplesPerPixel where !levels.contains(level) { levels.append(level) }
+            }
+            var settings = group.settings
+            settings.samplesPerPixel = levels
+            let stores = levels.map {
+                WaveformColumnStore(samplesPerPixel: $0, channelCount: settings.outputChannelCount, rowCount: settings.spectrumRows)
+            }
+            let analyzer = WaveformAnalyzer(settings: settings, fft: FFTWRealFFT(size: settings.fftSize), sinks: stores)
+            for (place, index) in group.members.enumerated() {
+                let own = plans[index].analysis.samplesPerPixel.map { level in stores[levels.firstIndex(of: level)!] }
+                recorders[index] = WaveformRecorder(plan: plans[index], stores: own, analyzer: analyzer, isAnalysing: place == 0)
+            }
+        }
+        return recorders.map { $0! }
     }
 
     public func write(interleaved: UnsafePointer<Float>, frames: Int) throws {
-        try analyzer.process(interleaved: interleaved, frames: frames)
+        if isAnalysing { try analyzer.process(interleaved: interleaved, frames: frames) }
     }
 
     public func finish() throws {
-        try analyzer.finish()
+        if isAnalysing { try analyzer.finish() }
     }
 
     /// This recorder as a sink of a render's output (`RenderJob.render(taps:)`): on a thread of its own

@@ -240,7 +240,6 @@ final class JobRunner: Service, Sendable {
     /// job's result; returns the `Result` JSON.
     private func render(_ job: JobRecord, into partial: String, spec: RenderSpec, planned: RenderPlanner.Planned) async throws -> String {
         let audioFiles = spec.formats.map { partial + "/" + ResultStore.audioFileName(format: $0) }
-        let audio = audioFiles[0]
         let (progress, reporter) = AsyncStream.makeStream(of: RenderProgress.self, bufferingPolicy: .bufferingNewest(1))
         let live = self.live, id = job.id
         let watcher = Task {
@@ -264,8 +263,11 @@ final class JobRunner: Service, Sendable {
             stream = LiveStream(folder: streamFolder, segmentSeconds: segmentSeconds, encoding: m4aEncoding)
         }
         defer { if spec.stream { live.streamEnded(id) } }
+        // The waveform files from a tap on the render's output (one analysis for all four): the JSON, the images, and
+        // the binary columns zoomed requests are made from.
         let report = try await planned.render.renderWithReport(toFiles: audioFiles, encodings: spec.encodings,
                                                                stream: stream,
+                                                               waveforms: ["json", "png", "svg", "dat"].map { partial + "/waveform.\($0)" },
                                                                progress: reporter)
         await watcher.value
         try Task.checkCancellation()
@@ -277,9 +279,6 @@ final class JobRunner: Service, Sendable {
         }, warnings: { ServiceError.hidingPaths($0, nameOf: sounds.name(ofPath:)) })
         try await ResultFiles.write(clientReport, to: partial + "/report.json")
         try await ResultFiles.write(planned.render.timelineJSON, to: partial + "/timeline.json")
-        // The waveform files from one decode of the result: the JSON, the images, and the binary columns zoomed
-        // requests are made from.
-        _ = try await AudioAnalysis.waveforms(ofFile: audio, writingTo: ["json", "png", "svg", "dat"].map { partial + "/waveform.\($0)" })
         let text = StoredResult(id: id, report: report, render: planned.render, fileName: ResultStore.audioFileName(format:),
                                 warnings: planned.warnings).json
         try await ResultFiles.write(text, to: partial + "/result.json")
