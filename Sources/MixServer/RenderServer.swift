@@ -89,13 +89,13 @@ public enum RenderServer {
         router.add(middleware: ResponseCompressionMiddleware())
         router.add(middleware: BodyLimitMiddleware(jsonLimit: configuration.limits.maxBodyBytes,
                                                    uploadLimit: configuration.limits.maxUploadBytes))
-        let handlers = APIHandlers(service: service, results: results, readiness: readiness,
+        let handlers = APIHandlers(service: service, readiness: readiness,
                                    metrics: MetricsEndpoint(registry: registry, store: store), page: page)
         let routes = try RouteTable(of: handlers, document: String(decoding: try page.bytes(of: "openapi.yaml"), as: UTF8.self))
         router.add(middleware: AccessMiddleware(tokens: tokens, routes: routes))
         router.add(middleware: QueryParametersMiddleware(routes: routes))
-        AudioRoute(service: service, results: results).register(on: router)
-        WaveformRoute(service: service, results: results).register(on: router)
+        AudioRoute(service: service).register(on: router)
+        WaveformRoute(service: service).register(on: router)
         StreamRoute(service: service, results: results).register(on: router)
         try handlers.registerHandlers(on: SelectiveTransport(router: router, servedElsewhere: ["GET /v1/renders/{id}/stream/{file}", "GET /v1/streams/{id}/{expires}/{signature}/{file}", "GET /v1/renders/{id}/audio",
                                                                                                   "HEAD /v1/renders/{id}/audio",

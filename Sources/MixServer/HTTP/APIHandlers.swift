@@ -13,7 +13,6 @@ import OpenAPIRuntime
 /// through the one mapping (`HTTPProblem.init(_:)`), so no handler chooses a status for an error.
 struct APIHandlers: APIProtocol {
     let service: RenderService
-    let results: ResultStore
     let readiness: Readiness
     let metrics: MetricsEndpoint
     let page: PageFiles
@@ -103,13 +102,7 @@ struct APIHandlers: APIProtocol {
 
     /// The result folder of render `id` for this token: 404 when the token does not own it, 409 until it succeeded.
     func finishedFolder(_ id: String) async throws -> String {
-        let view = try await service.view(id: id, token: try token)
-        guard view.state == .succeeded, let folder = results.folder(of: id) else {
-            throw ServiceError.notReady(RenderService.notReadyReason(id: id, state: view.state))
-        }
-        let results = results
-        _ = try? await ResultFiles.run { results.markUsed(id) }
-        return folder
+        try await service.finished(id: id, token: try token).folder
     }
 
     // MARK: - Sounds

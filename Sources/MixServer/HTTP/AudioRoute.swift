@@ -10,7 +10,6 @@ import NIOCore
 /// Hummingbird rather than generated: a generated handler would answer the document's `audio/*` as the type.
 struct AudioRoute: Sendable {
     let service: RenderService
-    let results: ResultStore
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/v1/renders/:id/audio") { request, context in try await self.respond(request, context: context, head: false) }
@@ -24,12 +23,11 @@ struct AudioRoute: Sendable {
             return ProblemResponse.make(HTTPProblem(.unauthorized("this call needs a token")))
         }
         let id = context.parameters.get("id") ?? ""
-        let view: JobView
-        do { view = try await service.view(id: id, token: token) } catch {
+        let view: JobView, folder: String
+        do { (view, folder) = try await service.finished(id: id, token: token) } catch {
             return ProblemResponse.make(HTTPProblem(error))
         }
-        guard view.state == .succeeded, let folder = results.folder(of: id), let text = view.record.result,
-              let stored = try? JSONDecoder().decode(StoredResult.self, from: Data(text.utf8)) else {
+        guard let text = view.record.result, let stored = try? JSONDecoder().decode(StoredResult.self, from: Data(text.utf8)) else {
             return ProblemResponse.make(HTTPProblem(.notReady(RenderService.notReadyReason(id: id, state: view.state))))
         }
         // `/audio/{format}`: one of several outputs; `/audio`: the first.
@@ -41,8 +39,6 @@ struct AudioRoute: Sendable {
             }
             file = (output.file, output.bytes, output.sha256, output.contentType, output.format)
         }
-        let results = results
-        _ = try? await ResultFiles.run { results.markUsed(id) }
         let path = folder + "/" + file.name
         let tag = EntityTag(opaque: file.sha256)
         var headers: HTTPFields = [.eTag: tag.header, .acceptRanges: "bytes", .contentType: file.contentType,

@@ -12,7 +12,6 @@ import NIOCore
 /// against the document's bounds (unknown ones are refused before, by `QueryParametersMiddleware`).
 struct WaveformRoute: Sendable {
     let service: RenderService
-    let results: ResultStore
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/v1/renders/:id/waveform") { request, context in
@@ -64,12 +63,7 @@ struct WaveformRoute: Sendable {
         guard let token = RequestToken.name else { throw ServiceError.unauthorized("this call needs a token") }
         let query = try Query(request.uri.queryParameters)
         let id = context.parameters.get("id") ?? ""
-        let view = try await service.view(id: id, token: token)
-        guard view.state == .succeeded, let folder = results.folder(of: id) else {
-            throw ServiceError.notReady(RenderService.notReadyReason(id: id, state: view.state))
-        }
-        let results = results
-        _ = try? await ResultFiles.run { results.markUsed(id) }
+        let folder = try await service.finished(id: id, token: token).folder
         if query.width != nil || query.pointsPerSecond != nil {
             let bytes: [UInt8]
             do { bytes = try await ResultFiles.read(folder + "/waveform.dat") } catch {

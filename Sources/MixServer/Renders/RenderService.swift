@@ -155,6 +155,19 @@ final class RenderService: Sendable {
         return view
     }
 
+    /// The finished render `id` as `token` sees it, and its result folder, marked used (the result budget evicts the
+    /// least recently used): what every download route starts with. A render not succeeded, or whose files are gone,
+    /// is not ready (409, saying why).
+    func finished(id: String, token: String) async throws(ServiceError) -> (view: JobView, folder: String) {
+        let view = try await view(id: id, token: token)
+        guard view.state == .succeeded, let folder = results.folder(of: id) else {
+            throw .notReady(Self.notReadyReason(id: id, state: view.state))
+        }
+        let results = results
+        _ = try? await ResultFiles.run { results.markUsed(id) }
+        return (view, folder)
+    }
+
     /// Withdraws `token` from job `id` (`JobStore.cancel`, the API's DELETE): afterwards the token gets 404 for it. Its
     /// render stops here at once when no owner wants it, and a finished render's files go when no token owns it.
     func cancel(id: String, token: String) async throws(ServiceError) -> JobView {
