@@ -41,6 +41,7 @@ import Testing
             (#"{"preset": \#(preset), "settings": {"bitrateKbps": 1e30}}"#, "settings.bitrateKbps", "64 bits"),
             (#"{"preset": \#(preset), "settings": {"sampleRate": "fast"}}"#, "settings.sampleRate", "string"),
             (#"{"preset": \#(preset), "webhook": null}"#, "webhook", "null"),
+            (#"{"format": "mp3", "preset": null}"#, "preset", "null"),
             (#"{"preset": \#(preset), "overrides": {"loudness": null}}"#, "overrides.loudness", "null"),
             (#"{"preset": \#(preset), "colour": "blue"}"#, "colour", "not a member"),
             (#"{"preset": \#(preset), "name": "\#(String(repeating: "n", count: 201))"}"#, "name", "at most 200"),

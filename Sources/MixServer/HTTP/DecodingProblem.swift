@@ -76,7 +76,7 @@ enum DecodingProblem {
         }
     }
 
-    /// The first member of the request outside its free-form `preset` that is JSON null, with its path: the
+    /// The first member of the request (not inside its free-form `preset` or `variables`) that is JSON null, with its path: the
     /// document allows null nowhere there, but the generated decoder reads a null member as an absent one.
     static func nullMember(in body: [UInt8]) -> String? {
         guard case .object(let root)? = try? JSONValue.parse(body) else { return nil }
@@ -95,10 +95,11 @@ enum DecodingProblem {
             }
             return nil
         }
-        for member in root.members where member.key != "preset" {
+        for member in root.members {
+            // `"preset": null` is a null the document forbids; what a preset holds is the preset's to judge, and a
+            // template's variables the template's (a 422 naming one).
             if member.value == .null { return member.key }
-            // A template's variables are the template's to judge, as a preset is the preset's (a 422 naming one).
-            if member.key == "variables" { continue }
+            if member.key == "preset" || member.key == "variables" { continue }
             if let found = firstNull(member.value, path: member.key) { return found }
         }
         return nil

@@ -37,9 +37,11 @@ struct RenderSpec: Sendable {
     /// The longest `name` a request may give (openapi.yaml's maxLength, in Unicode scalars as JSON Schema counts).
     static let longestName = 200
 
-    /// The API's request as the service's render. Refuses a name past the document's `maxLength` (which the generated
-    /// code does not check) or with control characters, naming `name`.
+    /// The API's request as the service's render: first what the document forbids (`checkShape`, 400s naming where),
+    /// then the server's rules (422s), a name with control characters among them.
     init(request: Components.Schemas.RenderRequest) throws(ServiceError) {
+        // What the document forbids (400s) before any rule of the server's (422s).
+        try Self.checkShape(request)
         let given = request
         guard let inline = given.preset else {
             // The document allows a request without one (a template's stands in): the rule is the server's, a 422.
@@ -47,9 +49,6 @@ struct RenderSpec: Sendable {
         }
         preset = try Self.jsonValue(inline, jsonPath: "preset")
         if let name = given.name {
-            if name.unicodeScalars.count > Self.longestName {
-                throw .malformed(jsonPath: "name", reason: "has \(name.unicodeScalars.count) characters; a name has at most \(Self.longestName)")
-            }
             if !Self.isFitName(name) {
                 throw .invalid(jsonPath: "name", reason: "a name cannot hold control characters")
             }
@@ -140,27 +139,59 @@ struct RenderSpec: Sendable {
         if let variables = request.variables, variables.value.count > 64 {
             throw .malformed(jsonPath: "variables", reason: "has \(variables.value.count) members; a request gives at most 64")
         }
-        do {
-            _ = try formats(format: nil, outputs: request.outputs)
-            _ = try uploads(request.deliveries, formats: OutputFileFormat.allCases)
-        } catch {
-            if case .malformed = error { throw error }
+        try checkOutputs(request.outputs)
+        try checkDeliveries(request.deliveries)
+    }
+
+    /// What the document forbids of `outputs` (`minItems`, `maxItems`, `uniqueItems`, a format the server does not
+    /// write): 400s, each naming the item.
+    private static func checkOutputs(_ outputs: [Components.Schemas.RenderRequest.outputsPayloadPayload]?) throws(ServiceError) {
+        guard let outputs else { return }
+        guard !outputs.isEmpty else { throw .malformed(jsonPath: "outputs", reason: "is empty; name one format or more") }
+        guard outputs.count <= mostOutputs else {
+            throw .malformed(jsonPath: "outputs", reason: "names \(outputs.count) formats; a render writes at most \(mostOutputs)")
+        }
+        for (index, output) in outputs.enumerated() {
+            let named = output.format
+            guard OutputFileFormat.named(named.rawValue) != nil else {
+                throw .malformed(jsonPath: "outputs[\(index)]", reason: "'\(named.rawValue)' is not a format this server writes")
+            }
+            if outputs[..<index].contains(output) {
+                throw .malformed(jsonPath: "outputs[\(index)]", reason: "names \(named.rawValue) a second time; each format is written once")
+            }
+        }
+    }
+
+    /// What the document forbids of `deliveries` (`minItems`, `maxItems`, `uniqueItems`, a URL's, a header's and the
+    /// headers' bounds): 400s, each naming the item.
+    private static func checkDeliveries(_ given: [Components.Schemas.Delivery]?) throws(ServiceError) {
+        guard let given else { return }
+        guard !given.isEmpty else { throw .malformed(jsonPath: "deliveries", reason: "is empty; give one delivery or more, or leave it out") }
+        guard given.count <= mostUploads else {
+            throw .malformed(jsonPath: "deliveries", reason: "has \(given.count) deliveries; a request gives at most \(mostUploads)")
+        }
+        for (index, upload) in given.enumerated() {
+            let path = "deliveries[\(index)]"
+            guard upload.url.utf8.count <= HostAllowList.maximumURLLength else {
+                throw .malformed(jsonPath: path + ".url", reason: "is longer than \(HostAllowList.maximumURLLength) bytes")
+            }
+            let pairs = upload.headers?.additionalProperties ?? [:]
+            guard pairs.count <= 20 else { throw .malformed(jsonPath: path + ".headers", reason: "has \(pairs.count) headers; at most 20") }
+            for (name, value) in pairs.sorted(by: { $0.key < $1.key }) where value.utf8.count > 4096 {
+                throw .malformed(jsonPath: path + ".headers." + (isToken(name) ? name : "(name)"), reason: "is longer than 4096 bytes")
+            }
+            if given[..<index].contains(upload) { throw .malformed(jsonPath: path, reason: "is the same delivery as one before it") }
         }
     }
 
     /// The most files one render may write (openapi.yaml's `maxItems`).
     static let mostOutputs = 8
 
-    /// The request's formats: its `outputs`, each once, or its `format` (m4a when neither is given); never both. What
-    /// the document itself forbids (`minItems`, `maxItems`, `uniqueItems`) is malformed (400), before the rule the
-    /// document cannot say, `format` and `outputs` together (422).
+    /// The request's formats: its `outputs`, each once, or its `format` (m4a when neither is given); never both. The
+    /// rules the document cannot say (422s); what it forbids `checkShape` has refused (400s) before.
     static func formats(format: Components.Schemas.Format?, outputs: [Components.Schemas.RenderRequest.outputsPayloadPayload]?)
         throws(ServiceError) -> (formats: [OutputFileFormat], encodings: [OutputEncoding?]) {
         guard let outputs else { return ([format.flatMap { OutputFileFormat.named($0.rawValue) } ?? .m4a], [nil]) }
-        guard !outputs.isEmpty else { throw .malformed(jsonPath: "outputs", reason: "is empty; name one format or more") }
-        guard outputs.count <= mostOutputs else {
-            throw .malformed(jsonPath: "outputs", reason: "names \(outputs.count) formats; a render writes at most \(mostOutputs)")
-        }
         var formats: [OutputFileFormat] = []
         var encodings: [OutputEncoding?] = []
         for (index, output) in outputs.enumerated() {
@@ -180,11 +211,8 @@ struct RenderSpec: Sendable {
                 throw .malformed(jsonPath: "outputs[\(index)]", reason: "'\(named.rawValue)' is not a format this server writes")
             }
             if formats.contains(format) {
-                // The same item twice is what the document forbids (uniqueItems, a 400); a format named twice in two
-                // spellings ("caf" and {"format": "caf"}) is the server's rule (422).
-                let reason = "names \(named.rawValue) a second time; each format is written once"
-                if outputs[..<index].contains(output) { throw .malformed(jsonPath: "outputs[\(index)]", reason: reason) }
-                throw .invalid(jsonPath: "outputs[\(index)]", reason: reason)
+                // A format named twice in two spellings ("caf" and {"format": "caf"}); the same item twice is a 400.
+                throw .invalid(jsonPath: "outputs[\(index)]", reason: "names \(named.rawValue) a second time; each format is written once")
             }
             formats.append(format)
             encodings.append(encoding)
@@ -202,15 +230,12 @@ struct RenderSpec: Sendable {
         "proxy-authorization", "proxy-connection", "user-agent",
     ]
 
-    /// The request's uploads, checked: each names a file the render writes (its first when it names none), each header
+    /// The request's uploads, checked by the rules the document cannot say (422s; `checkShape` has refused what it
+    /// forbids): each names a file the render writes (its first when it names none), each header
     /// a field name (RFC 9110's token, not one the connection or the server sets) and a value without control
     /// characters, and none twice. Whether the host is allowed is the service's to say (`RenderService.submit`).
     static func uploads(_ given: [Components.Schemas.Delivery]?, formats: [OutputFileFormat]) throws(ServiceError) -> [UploadDestination] {
         guard let given else { return [] }
-        guard !given.isEmpty else { throw .malformed(jsonPath: "deliveries", reason: "is empty; give one delivery or more, or leave it out") }
-        guard given.count <= mostUploads else {
-            throw .malformed(jsonPath: "deliveries", reason: "has \(given.count) deliveries; a request gives at most \(mostUploads)")
-        }
         var uploads: [UploadDestination] = []
         for (index, upload) in given.enumerated() {
             let path = "deliveries[\(index)]"
@@ -223,11 +248,7 @@ struct RenderSpec: Sendable {
             } else {
                 format = formats[0]
             }
-            guard upload.url.utf8.count <= HostAllowList.maximumURLLength else {
-                throw .malformed(jsonPath: path + ".url", reason: "is longer than \(HostAllowList.maximumURLLength) bytes")
-            }
             let pairs = upload.headers?.additionalProperties ?? [:]
-            guard pairs.count <= 20 else { throw .malformed(jsonPath: path + ".headers", reason: "has \(pairs.count) headers; at most 20") }
             var headers: [String: String] = [:]
             for (name, value) in pairs.sorted(by: { $0.key < $1.key }) {
                 let headerPath = path + ".headers." + (isToken(name) ? name : "(name)")
@@ -239,7 +260,6 @@ struct RenderSpec: Sendable {
                     throw .invalid(jsonPath: headerPath, reason: "is set by the server, not by a request")
                 }
                 guard headers[lower] == nil else { throw .invalid(jsonPath: headerPath, reason: "is given twice (header names ignore case)") }
-                guard value.utf8.count <= 4096 else { throw .malformed(jsonPath: headerPath, reason: "is longer than 4096 bytes") }
                 guard !value.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7f }) else {
                     throw .invalid(jsonPath: headerPath, reason: "a header value cannot hold control characters (a line break would end the header)")
                 }
@@ -249,8 +269,7 @@ struct RenderSpec: Sendable {
                                                 method: upload.method?.rawValue ?? "PUT", headers: headers,
                                                 contentMD5: upload.contentMD5 ?? true)
             if uploads.contains(destination) {
-                // The same item twice is the document's to forbid (400); two spellings of one delivery, the server's.
-                if given[..<index].contains(upload) { throw .malformed(jsonPath: path, reason: "is the same delivery as one before it") }
+                // Two spellings of one delivery (the same item twice is a 400).
                 throw .invalid(jsonPath: path, reason: "is the same delivery as one before it (method, headers and MD5 as given or as defaulted)")
             }
             uploads.append(destination)
@@ -276,5 +295,15 @@ struct RenderSpec: Sendable {
         guard case .string(let name)? = preset["name"], !name.trimmingCharacters(in: .whitespaces).isEmpty,
               name.unicodeScalars.count <= longestName, isFitName(name) else { return nil }
         return name
+    }
+}
+
+extension Components.Schemas.RenderRequest.outputsPayloadPayload {
+    /// The format an `outputs` item names, in either spelling.
+    var format: Components.Schemas.Format {
+        switch self {
+        case .Format(let format): format
+        case .OutputChoice(let choice): choice.format
+        }
     }
 }
