@@ -94,14 +94,17 @@ import TestSupport
 
     /// With `voice.loudness`, every segment is brought to that loudness (EBU R128, gated: pauses longer than
     /// the gate do not count), as it plays in stereo: a quiet recording, a loud one and a text each measure
-    /// within 0.5 LU of -20 LUFS where they play.
-    @Test func everySegmentIsAtTheVoiceLoudness() throws {
+    /// within 0.5 LU of -20 LUFS where they play; and without `loudness` or `levelDb`, of the default -16 LUFS
+    /// (docs/sessions.md, "How loud"). With `levelDb` it is the dBFS level that counts, not the default.
+    @Test(arguments: [(#""voice": { "loudness": -20 }"#, -20.0), (#""voice": { "pan": 0 }"#, NarrationSpec.defaultLoudnessLUFS)])
+    func everySegmentIsAtTheVoiceLoudness(voice: String, lufs: Double) throws {
+        #expect(NarrationSpec.defaultLoudnessLUFS == -16)
         let folder = try TemporaryFolder()
         let rate = 16000
         _ = try Self.voiceFile(folder, "quiet.wav", rate: rate, seconds: 6, speech: [(0.2, 2.0), (4.0, 5.5)], amplitude: 0.017)
         _ = try Self.voiceFile(folder, "loud.wav", rate: rate, seconds: 2, speech: [(0, 2)], amplitude: 0.6)
         let json = """
-        { "output": { "sampleRate": \(rate), "channels": 2, "bitDepth": "float" }, "voice": { "loudness": -20 },
+        { "output": { "sampleRate": \(rate), "channels": 2, "bitDepth": "float" }, \(voice),
           "sections": [ { "name": "A", "segments": [ { "file": "quiet.wav", "pauseAfter": "1s" }, { "file": "loud.wav" },
                                                       { "text": "Let your shoulders drop, and let your breath slow down.", "gapBefore": "1s" } ] } ] }
         """
@@ -114,7 +117,11 @@ import TestSupport
             let block = AudioBlock(channelCount: 2, capacity: span.count)
             for c in 0..<2 { for (i, frame) in span.enumerated() { block.channel(c)[i] = channels[c][frame] } }
             meter.add(block, offset: 0, count: span.count)
-            #expect(abs(meter.integrated - -20) < 0.5, "\(segment.caption): \(meter.integrated) LUFS")
+            #expect(abs(meter.integrated - lufs) < 0.5, "\(segment.caption): \(meter.integrated) LUFS")
+        }
+        if voice.contains("pan") {
+            let levelled = try Self.job(json.replacingOccurrences(of: #""pan": 0"#, with: #""levelDb": -20"#), in: folder)
+            #expect(levelled.preset.voice?.loudnessLUFS == nil && levelled.preset.voice?.levelDb == -20)
         }
     }
 
