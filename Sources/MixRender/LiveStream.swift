@@ -12,7 +12,7 @@ import MixIO
 public struct LiveStream: Sendable {
     public var folder: String
     public var segmentSeconds: Double
-    /// The AAC encoding: the m4a output's own when the render writes one with its own quality or bitrate, so the
+    /// The AAC encoding: the m4a output's own when the render writes one with its own quality, bitrate, rate or channels, so the
     /// stream is that file's first encoding (nil: the preset's, as a plain m4a output).
     public var encoding: OutputEncoding?
 
@@ -28,11 +28,14 @@ public struct LiveStream: Sendable {
 
     /// The tap that writes it, at the output (what the files get), on a thread of its own.
     func tap(job: RenderJob, blockFrames: Int) throws -> RenderTap {
-        var settings = job.outputSettings(format: .m4a, encoding: encoding)
+        let source = job.outputSource.encoded(encoding)
+        var settings = source.settings(format: .m4a)
         settings.tagFields = TagFields()
         let writer = try FFmpegFileWriter(path: playlistPath, settings: settings, container: .hls(segmentSeconds: segmentSeconds))
+        // The m4a output's own rate and channels, when it has them: the stream is that file's first encoding.
+        let encoder = try source.conversion?.encoder(feeding: writer, frameCount: source.frameCount, blockFrames: blockFrames) ?? writer
         let channels = job.plan.channelCount
-        return RenderTap(.output, ThreadedTap(EncoderSink(writer, channelCount: channels, blockFrames: blockFrames),
+        return RenderTap(.output, ThreadedTap(EncoderSink(encoder, channelCount: channels, blockFrames: blockFrames),
                                               channelCount: channels, blockFrames: blockFrames, name: "mixrender-hls"))
     }
 

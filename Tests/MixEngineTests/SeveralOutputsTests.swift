@@ -102,4 +102,84 @@ import TestSupport
         let value = report.value
         #expect(value["outputs"]?[1]["path"] == .string(folder.path("out.ogg")))
     }
+
+    /// An output at its own rate and channels (issue 56) is the mix converted: the render's two channels' mean,
+    /// resampled by libsoxr's very-high-quality recipe, with exactly the frames the rates say, aligned with the render,
+    /// and its own file key.
+    @Test func anOutputAtItsOwnRateAndChannelsIsTheMixConverted() throws {
+        let folder = try TemporaryFolder()
+        let preset = #"{ "duration": 3, "output": { "bitDepth": "float" }, "tracks": [ { "tone": { "frequencyHz": 220 }, "gainDb": -12, "pan": -0.5 }, { "generator": { "type": "pink" }, "gainDb": -24 } ] }"#
+        let job = try RenderJob(presetPath: try folder.preset(preset))
+        let small = OutputEncoding(sampleRate: 22_050, channelCount: 1)
+        let plans = [try job.outputPlan(to: .file(path: folder.path("mix.wav"))),
+                     try job.outputPlan(to: .file(path: folder.path("small.wav")), encoding: small)]
+        _ = try job.render(plans)
+        let mix = try AudioFile.open(path: folder.path("mix.wav")), converted = try AudioFile.open(path: folder.path("small.wav"))
+        #expect(mix.sampleRate == 48_000 && mix.channelCount == 2)
+        #expect(converted.sampleRate == 22_050 && converted.channelCount == 1)
+        #expect(converted.frameCount == 3 * 22_050)
+        // The same conversion made here from the render's own file.
+        let stereo = try readAll(mix)
+        let mono: [Float] = (0..<stereo.count / 2).map { (i: Int) -> Float in (stereo[2 * i] + stereo[2 * i + 1]) / 2 }
+        let resampler = try SoxrResampler(channelCount: 1, inputRate: 48_000, outputRate: 22_050, quality: .soxrVHQ)
+        var expected = [Float](repeating: 0, count: 3 * 22_050 + 4096)
+        var produced = 0
+        try mono.withUnsafeBufferPointer { input in
+            try expected.withUnsafeMutableBufferPointer { output in
+                var consumed = 0
+                while true {
+                    let step = try resampler.process(input: input.baseAddress! + consumed, inputFrames: input.count - consumed,
+                                                     output: output.baseAddress! + produced, outputCapacity: output.count - produced,
+                                                     endOfInput: true)
+                    consumed += step.consumed
+                    produced += step.produced
+                    if step.produced == 0 { break }
+                }
+            }
+        }
+        let got = try readAll(converted)
+        #expect(abs(produced - got.count) <= 1, "the resampler made \(produced) frames, the file has \(got.count)")
+        let compared = min(produced, got.count)
+        let worst = (0..<compared).map { abs(got[$0] - expected[$0]) }.max() ?? 1
+        #expect(worst < 1e-5, "largest difference \(worst)")
+        // Aligned with the render: at 24 kHz, every other frame of the mono mix matches best at no lag.
+        let half = try RenderJob(presetPath: job.presetPath)
+        _ = try half.render([try half.outputPlan(to: .file(path: folder.path("half.wav")), encoding: OutputEncoding(sampleRate: 24_000, channelCount: 1)),
+                             try half.outputPlan(to: .file(path: folder.path("again.wav")))])
+        let halved = try readAll(try AudioFile.open(path: folder.path("half.wav")))
+        func correlation(lag: Int) -> Double {
+            var sum = 0.0
+            for i in 1000..<30_000 { sum += Double(halved[i]) * Double(mono[2 * (i + lag)]) }
+            return sum
+        }
+        #expect(correlation(lag: 0) > correlation(lag: 1) && correlation(lag: 0) > correlation(lag: -1))
+        // Its own file key; the render's own file's key is unchanged.
+        let inputs = try InputFile.hashAll(job.plan)
+        let plain = try job.cacheKey(inputs: inputs, format: .wav).file
+        #expect(try job.cacheKey(inputs: inputs, format: .wav, encoding: small).file != plain)
+        #expect(try job.cacheKey(inputs: inputs, format: .wav, encoding: OutputEncoding(sampleRate: 48_000, channelCount: 2)).file == plain)
+        #expect(OutputEncoding(sampleRate: 4000).refusal == "sample rate 4000 Hz is not from 8000 to 192000")
+        #expect(OutputEncoding(channelCount: 3).refusal == "channels 3 is not 1 or 2")
+    }
+
+    /// Normalised, a converted file is measured as written and corrected to the target like a lossy one (a mono mix
+    /// of two channels measures otherwise than they do); binaural beats are never mixed to mono.
+    @Test func aConvertedFileHoldsTheTargetAndBeatsStayStereo() throws {
+        let folder = try TemporaryFolder()
+        var overrides = RenderOverrides()
+        overrides.loudnessTarget = -18
+        let job = try RenderJob(presetPath: try folder.preset(Self.preset), overrides: overrides)
+        let results = try job.render([try job.outputPlan(to: .file(path: folder.path("mix.flac"))),
+                                      try job.outputPlan(to: .file(path: folder.path("mono.flac")), encoding: OutputEncoding(sampleRate: 16_000, channelCount: 1))])
+        let measured = try LoudnessMeter.measure(path: folder.path("mono.flac"), truePeak: true)
+        #expect(abs(measured.integrated - -18) <= Normalisation.toleranceLU + 0.05, "\(measured.integrated) LUFS")
+        #expect(measured.truePeak <= -1 + 0.05, "\(measured.truePeak) dBTP")
+        #expect(results[1].fileLoudness != nil && results[0].fileLoudness == nil)
+        let beats = try RenderJob(presetPath: try folder.preset(#"{ "duration": "4s", "tracks": [ { "binaural": { "carrierHz": 200, "beatHz": 6 } } ] }"#))
+        let error = try #require(throws: EngineError.self) {
+            try beats.outputPlan(to: .file(path: folder.path("beats.m4a")), encoding: OutputEncoding(channelCount: 1))
+        }
+        #expect("\(error)".contains("binaural beats") && "\(error)".contains("beats.m4a"), "\(error)")
+        _ = try beats.outputPlan(to: .file(path: folder.path("beats.m4a")), encoding: OutputEncoding(sampleRate: 44_100))
+    }
 }

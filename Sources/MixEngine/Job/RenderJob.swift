@@ -287,15 +287,14 @@ public struct RenderJob: Sendable {
         var contexts: [FinishingContext] = []
         do {
             for output in outputs { files.append(try AtomicOutputFile(destination: output.name)) }
-            let summary = try write(plan.withMasterGain(db: gainDb), to: Array(zip(files, outputs.map(\.settings))),
+            let summary = try write(plan.withMasterGain(db: gainDb), to: Array(zip(files, outputs)),
                                     blockFrames: blockFrames, threads: threads, taps: taps, material: material, progress: progress)
             for (file, output) in zip(files, outputs) {
-                let settings = output.settings
                 contexts.append(FinishingContext(
                     source: outputSource, output: output, file: file, summary: summary, normalisation: normalisation,
                     hasOtherSinks: !taps.isEmpty,
                     write: { gainDb, ceilingDb, file in
-                        try self.write(self.plan.withMasterGain(db: gainDb).withLimiterCeiling(db: ceilingDb), to: [(file, settings)],
+                        try self.write(self.plan.withMasterGain(db: gainDb).withLimiterCeiling(db: ceilingDb), to: [(file, output)],
                                        blockFrames: blockFrames, threads: threads, taps: [], material: material, progress: progress)
                     }))
             }
@@ -331,14 +330,17 @@ public struct RenderJob: Sendable {
         }
     }
 
-    /// One render of `plan` into the outputs' temporary files, each written with its settings.
-    private func write(_ plan: RenderPlan, to outputs: [(file: AtomicOutputFile, settings: OutputSettings)], blockFrames: Int, threads: Int,
+    /// One render of `plan` into the outputs' temporary files, each written with its settings, its chapter marks and,
+    /// where its rate or channels are its own, through its conversion (`OutputConversion`).
+    private func write(_ plan: RenderPlan, to outputs: [(file: AtomicOutputFile, output: OutputPlan)], blockFrames: Int, threads: Int,
                        taps: [RenderTap], material: PreparedMaterial, progress: ((Int64) -> Void)?) throws -> RenderSummary {
-        let writers = try outputs.map { output in
-            try AudioFileWriter.open(path: output.file.temporaryPath, settings: output.settings, displayPath: output.file.destination,
-                                     chapters: output.settings.format == .m4a ? chapters : [])
+        let encoders = try outputs.map { file, output in
+            let settings = output.settings
+            let writer = try AudioFileWriter.open(path: file.temporaryPath, settings: settings, displayPath: file.destination,
+                                                  chapters: settings.format == .m4a ? output.chapters : [])
+            return try output.conversion?.encoder(feeding: writer, frameCount: range.upperBound - range.lowerBound, blockFrames: blockFrames) ?? writer
         }
-        return try Renderer(plan: plan, blockFrames: blockFrames, threads: threads).render(to: writers, range: range, material: material,
+        return try Renderer(plan: plan, blockFrames: blockFrames, threads: threads).render(to: encoders, range: range, material: material,
                                                                         taps: taps, loop: plan.loop, progress: progress)
     }
 }

@@ -22,8 +22,10 @@ public struct OutputPlan: Sendable {
     public let destination: Destination
     /// The encoder's settings, checked against the writer's limits.
     public let settings: OutputSettings
-    /// The chapter marks the output carries (see `RenderJob.chapters`).
+    /// The chapter marks the output carries (see `RenderJob.chapters`), at the output's rate.
     public let chapters: [ChapterMark]
+    /// The output's own rate and channels, converted from the render's; nil: the render's.
+    public let conversion: OutputConversion?
     /// The loudness the output is normalised to; nil when it is not.
     public let loudness: LoudnessSpec?
     /// What the output cannot keep of the tags, chapters and ReplayGain asked for, one line each.
@@ -31,6 +33,9 @@ public struct OutputPlan: Sendable {
     /// What happens after the block loop, in order (the encoded loudness corrected, the tags written, the file
     /// renamed into place); none for a stream.
     public let finishing: [any FinishingStep]
+
+    /// The frames the file holds when the render wrote `rendered`: as many, or as many as its conversion makes of them.
+    public func fileFrames(rendered: Int64) -> Int64 { conversion?.outputFrames(rendered) ?? rendered }
 
     /// What messages call the output: its path, or the stream's name.
     public var name: String {
@@ -45,6 +50,7 @@ public struct OutputPlan: Sendable {
     init(source: OutputSource, destination: Destination, checksum: Bool = false) throws {
         self.destination = destination
         chapters = source.chapters
+        conversion = source.conversion
         loudness = source.loudness
         switch destination {
         case .file(let path):
@@ -54,7 +60,7 @@ public struct OutputPlan: Sendable {
             settings = try Self.checkedSettings(source: source, format: format, name: path)
             try source.checkWrites([(path, "the output")])
             warnings = Self.fileWarnings(source: source, settings: settings)
-            finishing = Self.finishingSteps(settings: settings, loudness: loudness, checksum: checksum)
+            finishing = Self.finishingSteps(settings: settings, loudness: loudness, isConverted: conversion != nil, checksum: checksum)
         case .stream(let descriptor, let format, let name):
             if let refusal = format.streamRefusal { throw EngineError.setting(.format, reason: "\(format.fileExtension): \(refusal)") }
             var settings = try Self.checkedSettings(source: source, format: format, name: name)
@@ -66,11 +72,13 @@ public struct OutputPlan: Sendable {
         }
     }
 
-    /// The finishing steps of a file in `settings`' format: a lossy file is decoded and measured (and, normalised to a
+    /// The finishing steps of a file in `settings`' format: a lossy file, or one converted from the render's rate or
+    /// channels (a mono mix measures otherwise than the stereo one), is decoded and measured (and, normalised to a
     /// loudness, perhaps written again); a format with tags gets them; the file is renamed into place last.
-    static func finishingSteps(settings: OutputSettings, loudness: LoudnessSpec?, checksum: Bool) -> [any FinishingStep] {
+    static func finishingSteps(settings: OutputSettings, loudness: LoudnessSpec?, isConverted: Bool = false,
+                               checksum: Bool) -> [any FinishingStep] {
         var steps: [any FinishingStep] = []
-        if !settings.format.isPCM { steps.append(EncodedFileCorrection()) }
+        if !settings.format.isPCM || isConverted { steps.append(EncodedFileCorrection()) }
         if FileTags.canWrite(settings.format) && !settings.wavNeedsRF64 { steps.append(TagWriting()) }
         if checksum { steps.append(ChecksumStep()) }
         steps.append(CommitStep())
@@ -89,6 +97,9 @@ public struct OutputPlan: Sendable {
         if let (key, reason) = TagLimits.problem(format: settings.format, fields: settings.tagFields, extra: extra) {
             throw EngineError.preset(PresetError(file: source.presetPath, jsonPath: key.map { "output.tags.\($0.lowercased())" } ?? "output.tags",
                                                  message: "\(reason) (writing \(name))"))
+        }
+        if source.needsSeparateChannels && settings.channelCount < source.channelCount {
+            throw EngineError.output(path: name, reason: "the render has binaural beats, which need each ear its own tone, and a mono file mixes both ears' tones into one; keep this output stereo")
         }
         if let least = leastSeparateChannelsBitrateKbps(settings), source.needsSeparateChannels {
             throw EngineError.output(path: name, reason: "the render has binaural beats, which need each ear its own tone, and \(settings.format.displayName) below \(least) kbit/s merges the channels (measured: at 24 kbit/s both ears get both tones); use \(least) kbit/s or more")

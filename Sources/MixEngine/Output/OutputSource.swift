@@ -27,8 +27,12 @@ public struct OutputSource: Sendable {
     public var window: WindowMark?
     /// What the render reads (its preset, beds and sources), which no output may overwrite.
     public var reads: FileAccess
+    /// The output's own rate and channels, converted from the render's (`OutputConversion`); nil: the render's.
+    public var conversion: OutputConversion?
 
-    /// This source with `encoding` in place of the preset's quality and bitrate (one output's own, among several).
+    /// This source with `encoding` in place of the preset's quality and bitrate (one output's own, among several),
+    /// and its rate and channels where they differ from the render's (a conversion of the mix, with its chapter
+    /// marks moved to the new rate).
     public func encoded(_ encoding: OutputEncoding?) -> OutputSource {
         guard let encoding else { return self }
         var source = self
@@ -37,6 +41,12 @@ public struct OutputSource: Sendable {
             source.output.bitrateKbps = nil
         }
         if let bitrate = encoding.bitrateKbps { source.output.bitrateKbps = bitrate }
+        let conversion = OutputConversion(fromRate: sampleRate, channels: channelCount,
+                                          toRate: encoding.sampleRate ?? sampleRate, channels: encoding.channelCount ?? channelCount)
+        if !conversion.isIdentity {
+            source.conversion = conversion
+            source.chapters = chapters.map(conversion.converted)
+        }
         return source
     }
 
@@ -45,12 +55,13 @@ public struct OutputSource: Sendable {
 
     /// The settings for writing the render in `format` (not checked against the writer's limits).
     public func settings(format: OutputFileFormat) -> OutputSettings {
-        var settings = OutputSettings(format: format, sampleRate: sampleRate, channelCount: channelCount,
+        var settings = OutputSettings(format: format, sampleRate: conversion?.outputRate ?? sampleRate,
+                                      channelCount: conversion?.outputChannels ?? channelCount,
                                       sampleFormat: output.sampleFormat, vorbisQuality: output.quality, title: title)
         for field in output.tags.fields { settings.tagFields.set(field.key, field.values) }
         if let window { settings.tagFields.set(WindowMark.tagKey, window.text) }
         settings.bitrateKbps = output.bitrateKbps
-        settings.expectedFrameCount = frameCount
+        settings.expectedFrameCount = conversion?.outputFrames(frameCount) ?? frameCount
         settings.tagsWrittenAfterwards = FileTags.canWrite(format) && !settings.wavNeedsRF64   // see TagWriting
         if settings.tagsWrittenAfterwards {
             settings.tagRoomBytes = TagLimits.room(format: format, fields: settings.tagFields,
@@ -71,21 +82,33 @@ public struct OutputSource: Sendable {
 }
 
 /// One output's own encoding among several outputs of a render (a smaller stream beside the download): a quality or a
-/// bitrate in place of the preset's, for that file alone. Checked against the format as the preset's would be.
+/// bitrate in place of the preset's, and a rate and channel count of its own, for that file alone. Checked against the
+/// format as the preset's would be. Its rate and channels are a conversion of the mix (`OutputConversion`).
 public struct OutputEncoding: Sendable, Equatable, Hashable {
     /// Ogg Vorbis, MP3 and Opus quality, 0 to 1.
     public var quality: Double?
     /// MP3 constant bitrate or Opus target, in kbit/s.
     public var bitrateKbps: Int?
+    /// The file's sample rate, converted from the render's; nil: the render's.
+    public var sampleRate: Int?
+    /// The file's channels (1 or 2), mixed down or up from the render's; nil: the render's.
+    public var channelCount: Int?
 
-    public init(quality: Double? = nil, bitrateKbps: Int? = nil) {
+    public init(quality: Double? = nil, bitrateKbps: Int? = nil, sampleRate: Int? = nil, channelCount: Int? = nil) {
         self.quality = quality
         self.bitrateKbps = bitrateKbps
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
     }
 
-    /// Why this encoding cannot be, or nil: a quality from 0 to 1, a bitrate in `OutputSpec.bitrates`, not both.
+    /// Why this encoding cannot be, or nil: a quality from 0 to 1, a bitrate in `OutputSpec.bitrates`, not both; a
+    /// rate in `OutputSpec.sampleRates`; one or two channels. (Whether the format takes the rate is the writer's check.)
     public var refusal: String? {
         if quality != nil && bitrateKbps != nil { return "give a quality or a bitrate, not both" }
+        if let rate = sampleRate, !OutputSpec.sampleRates.contains(rate) {
+            return "sample rate \(rate) Hz is not from \(OutputSpec.sampleRates.lowerBound) to \(OutputSpec.sampleRates.upperBound)"
+        }
+        if let channels = channelCount, !(1...2).contains(channels) { return "channels \(channels) is not 1 or 2" }
         if let quality, !(quality.isFinite && (0...1).contains(quality)) { return "quality \(quality) is not from 0 to 1" }
         if let bitrate = bitrateKbps, !OutputSpec.bitrates.contains(bitrate) {
             return "bitrate \(bitrate) kbit/s is not from \(OutputSpec.bitrates.lowerBound) to \(OutputSpec.bitrates.upperBound)"

@@ -8,7 +8,7 @@ struct TagWriting: FinishingStep {
     func finish(_ context: inout FinishingContext) throws {
         let settings = context.output.settings, chapters = context.output.chapters
         let destination = context.file.destination, temporaryPath = context.file.temporaryPath
-        let frameCount = context.summary.frameCount
+        let frameCount = context.output.fileFrames(rendered: context.summary.frameCount)
         var fields = settings.tagFields.comments + ReplayGain.comments(context.fileLoudness ?? context.summary.loudness, format: settings.format)
         var id3Chapters: [ChapterMark]?
         if settings.format.carriesVorbisComments {

@@ -43,7 +43,7 @@ public struct CacheKey: Sendable, Equatable {
         let audioText = try Self.audioText(plan: plan, range: range, digests: digests, version: version)
         audio = ContentHash.of(audioText)
         self.version = version
-        file = output.map { ContentHash.of("audio=\(audio)\n" + Self.encodingText($0, chapters: chapters)) }
+        file = output.map { ContentHash.of("audio=\(audio)\n" + Self.encodingText($0, chapters: chapters, plan: plan)) }
     }
 
     /// The canonical text of the audio key: the version, the format of the mix, the range, every track
@@ -103,9 +103,17 @@ public struct CacheKey: Sendable, Equatable {
     }
 
     /// The canonical text of what the encoding adds: what changes the file's bytes beyond the audio.
-    public static func encodingText(_ settings: OutputSettings, chapters: [ChapterMark]) -> String {
+    public static func encodingText(_ settings: OutputSettings, chapters: [ChapterMark], plan: RenderPlan) -> String {
         var w = CacheKeyWriter(digests: [:])
         w.field("format", settings.format.fileExtension)
+        // A file at its own rate or channels, converted from the mix (`OutputConversion`); none before there were any.
+        if settings.sampleRate != plan.sampleRate || settings.channelCount != plan.channelCount {
+            w.group("conversion") { w in
+                w.field("sampleRate", settings.sampleRate)
+                w.field("channels", settings.channelCount)
+                w.field("resampler", ResamplerChoice.soxrVHQ.rawValue)
+            }
+        }
         if settings.format.isPCM {
             w.field("sampleFormat", settings.sampleFormat.rawValue)
         } else if let kbps = settings.bitrateKbps {

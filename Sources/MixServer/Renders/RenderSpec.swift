@@ -201,8 +201,9 @@ struct RenderSpec: Sendable {
             case .Format(let value): named = value
             case .OutputChoice(let choice):
                 named = choice.format
-                if choice.quality != nil || choice.bitrateKbps != nil {
-                    let chosen = OutputEncoding(quality: choice.quality, bitrateKbps: choice.bitrateKbps)
+                let chosen = OutputEncoding(quality: choice.quality, bitrateKbps: choice.bitrateKbps,
+                                            sampleRate: choice.sampleRate, channelCount: choice.channels)
+                if chosen != OutputEncoding() {
                     if let refusal = chosen.refusal { throw .invalid(jsonPath: "outputs[\(index)]", reason: refusal) }
                     encoding = chosen
                 }
