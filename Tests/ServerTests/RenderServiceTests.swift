@@ -154,6 +154,63 @@ import Testing
         }
     }
 
+    /// Each output at its own rate and channels (issue 56): a 16 kHz mono WAV beside the 22.05 kHz stereo FLAC is the
+    /// FLAC's mix converted (the two channels' mean through libsoxr's very-high-quality resampler), listed with its rate
+    /// and channels, with an id of its own; what cannot be converted is a 422 naming the output.
+    @Test func eachOutputMayHaveItsOwnRateAndChannels() async throws {
+        let server = try ServerProcess.start()
+        defer { server.stop() }
+        var preset = Self.shortPreset(seed: 62, seconds: 3)
+        preset["output"] = ["sampleRate": 22050, "bitDepth": 24]
+        let outputs: [Any] = ["flac", ["format": "wav", "sampleRate": 16000, "channels": 1], ["format": "mp3", "channels": 1, "bitrateKbps": 64]]
+        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": outputs])
+        #expect(submitted.status == 202, "\(String(decoding: submitted.body, as: UTF8.self))")
+        let id = try #require(submitted.object["id"] as? String)
+        let plain = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": ["flac", "wav", "mp3"]])
+        #expect(plain.object["id"] as? String != id, "the conversions are part of the render's id")
+        let done = try await server.waitForRender(id)
+        #expect(done.object["state"] as? String == "succeeded", "\(String(decoding: done.body, as: UTF8.self))")
+        let files = try #require((done.object["result"] as? [String: Any])?["outputs"] as? [[String: Any]])
+        #expect(files.map { $0["sampleRate"] as? Int } == [22050, 16000, 22050])
+        #expect(files.map { $0["channels"] as? Int } == [2, 1, 1])
+        let folder = server.state.appendingPathComponent("converted")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for format in ["wav", "mp3"] {
+            let served = try await server.request("GET", "/v1/renders/\(id)/audio/\(format)")
+            try served.body.write(to: folder.appendingPathComponent("served.\(format)"))
+        }
+        let wav = try AudioFile.open(path: folder.appendingPathComponent("served.wav").path)
+        #expect(wav.sampleRate == 16000 && wav.channelCount == 1 && wav.frameCount == 3 * 16000)
+        let mp3 = try AudioFile.open(path: folder.appendingPathComponent("served.mp3").path)
+        #expect(mp3.sampleRate == 22050 && mp3.channelCount == 1)
+        // The WAV is the FLAC's mix converted here the same way.
+        let served = try await server.request("GET", "/v1/renders/\(id)/audio/flac")
+        try served.body.write(to: folder.appendingPathComponent("served.flac"))
+        let stereo = try decodedSamples(folder.appendingPathComponent("served.flac").path)
+        var mono = [Float](repeating: 0, count: stereo.count / 2)
+        for i in mono.indices { mono[i] = (stereo[2 * i] + stereo[2 * i + 1]) / 2 }
+        let expected = try soxrConverted(mono, from: 22050, to: 16000)
+        let got = try readAll(wav)
+        let compared = min(expected.count, got.count)
+        #expect(compared >= 3 * 16000 - 1)
+        // The FLAC holds the mix at 24 bits, the WAV was converted from it in float: within a few of the FLAC's steps.
+        let worst = (0..<compared).map { abs(got[$0] - expected[$0]) }.max() ?? 1
+        #expect(worst < 1e-5, "largest difference \(worst)")
+        let cases: [(Any, String)] = [
+            (["format": "wav", "channels": 3], "channels 3 is not 1 or 2"),
+            (["format": "wav", "sampleRate": 4000], "sample rate 4000 Hz is not from 8000 to 192000"),
+            (["format": "mp3", "sampleRate": 96000], "96000"),
+        ]
+        for (output, words) in cases {
+            let reply = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": [output]])
+            #expect(reply.status == 422 && reply.object["jsonPath"] as? String == "outputs[0]", "\(output): \(reply.object)")
+            #expect((reply.object["detail"] as? String)?.contains(words) == true, "\(reply.object)")
+        }
+        let beats: [String: Any] = ["duration": "2s", "tracks": [["binaural": ["carrierHz": 200, "beatHz": 6]]]]
+        let mono2 = try await server.request("POST", "/v1/renders", json: ["preset": beats, "outputs": [["format": "m4a", "channels": 1]]])
+        #expect(mono2.status == 422 && (mono2.object["detail"] as? String)?.contains("binaural beats") == true, "\(mono2.object)")
+    }
+
     /// Several outputs from one render (issue 56): four files and a waveform from one job, each file the CLI's render of
     /// that format (byte for byte: the same encoders on the same samples), each served at its own URL with its type.
     @Test func oneRenderWritesEveryOutputAsTheCLIWouldAlone() async throws {
@@ -629,6 +686,25 @@ import Testing
         }
         throw ServerError("render \(id) did not start within \(seconds) s")
     }
+}
+
+/// `samples` (one channel) converted from `rate` to `target` by libsoxr's very-high-quality recipe, flushed to the end.
+func soxrConverted(_ samples: [Float], from rate: Int, to target: Int) throws -> [Float] {
+    let resampler = try SoxrResampler(channelCount: 1, inputRate: rate, outputRate: target, quality: .soxrVHQ)
+    var output = [Float](repeating: 0, count: samples.count * target / rate + 4096)
+    var consumed = 0, produced = 0
+    try samples.withUnsafeBufferPointer { input in
+        try output.withUnsafeMutableBufferPointer { out in
+            while true {
+                let step = try resampler.process(input: input.baseAddress! + consumed, inputFrames: input.count - consumed,
+                                                 output: out.baseAddress! + produced, outputCapacity: out.count - produced, endOfInput: true)
+                consumed += step.consumed
+                produced += step.produced
+                if step.produced == 0 { break }
+            }
+        }
+    }
+    return Array(output.prefix(produced))
 }
 
 /// The decoded samples of the audio file at `path` (the library's reader), to compare two encodings of one render.

@@ -262,7 +262,8 @@ struct APIHandlers: APIProtocol {
                                           .init(format: Components.Schemas.Format(rawValue: output.format) ?? .m4a, id: output.id,
                                                 bytes: output.bytes, sha256: output.sha256, contentType: output.contentType,
                                                 integratedLoudness: output.integratedLoudness, truePeakDb: output.truePeakDb, url: output.url,
-                                                quality: output.quality, bitrateKbps: output.bitrateKbps)
+                                                quality: output.quality, bitrateKbps: output.bitrateKbps,
+                                                sampleRate: output.sampleRate, channels: output.channels)
                                       })
                 render.chapters = document.chapters.map { .init(name: $0.name, startSeconds: $0.startSeconds) }
                 render.warnings = document.warnings

@@ -25,6 +25,10 @@ struct StoredResult: Codable, Sendable {
         /// The quality or bitrate it was encoded at (a lossy format).
         var quality: Double? = nil
         var bitrateKbps: Int? = nil
+        /// Its rate and channels (an output's own, converted from the render's, or the render's); nil in a result
+        /// stored before they were.
+        var sampleRate: Int? = nil
+        var channels: Int? = nil
     }
 
     var file: String
@@ -52,7 +56,8 @@ struct StoredResult: Codable, Sendable {
                           integratedLoudness: rounded(loudness.integrated), truePeakDb: rounded(loudness.truePeak),
                           url: RenderLinks.base(of: id) + "/audio/" + format.fileExtension,
                           quality: lossy && settings.bitrateKbps == nil && format != .m4a ? settings.vorbisQuality : nil,
-                          bitrateKbps: lossy ? settings.bitrateKbps : nil)
+                          bitrateKbps: lossy ? settings.bitrateKbps : nil,
+                          sampleRate: settings.sampleRate, channels: settings.channelCount)
         }
         let first = outputs![0]
         file = first.file
