@@ -285,7 +285,7 @@ public struct PresetRender: Sendable {
         try LibraryError.wrapping(output: nil) {
             let digests = Dictionary(try InputFile.hashAll(job.plan).map { ($0.info.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
             var text = try CacheKey.audioText(plan: job.plan, range: job.range, digests: digests)
-            if let format { text += CacheKey.encodingText(job.outputSettings(format: format), chapters: job.chapters, plan: job.plan) }
+            if let format { text += CacheKey.encodingText(job.outputSettings(format: format), chapters: job.chapters, conversion: nil) }
             return text
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MixEngine
+import MixDSP
 import MixIO
 import Testing
 import DSPTestSupport
@@ -181,5 +182,44 @@ import TestSupport
         }
         #expect("\(error)".contains("binaural beats") && "\(error)".contains("beats.m4a"), "\(error)")
         _ = try beats.outputPlan(to: .file(path: folder.path("beats.m4a")), encoding: OutputEncoding(sampleRate: 44_100))
+    }
+
+    /// An output's own loudness (issue 56): at most the render's, the render turned down after its limiter, so each
+    /// file holds its own target and its true peak falls by as much; a louder one, or one in a render that is not
+    /// normalised, is refused naming the file.
+    @Test func aQuieterOutputIsTheRenderTurnedDown() throws {
+        let folder = try TemporaryFolder()
+        var overrides = RenderOverrides()
+        overrides.loudnessTarget = -14
+        let preset = #"{ "duration": 4, "output": { "bitDepth": 24 }, "tracks": [ { "tone": { "frequencyHz": 220 }, "gainDb": -12 }, { "generator": { "type": "pink" }, "gainDb": -24, "fadeIn": "1s" } ] }"#
+        let job = try RenderJob(presetPath: try folder.preset(preset), overrides: overrides)
+        let results = try job.render([try job.outputPlan(to: .file(path: folder.path("mix.wav"))),
+                                      try job.outputPlan(to: .file(path: folder.path("quiet.flac")), encoding: OutputEncoding(loudnessLUFS: -23)),
+                                      try job.outputPlan(to: .file(path: folder.path("quiet.m4a")), encoding: OutputEncoding(loudnessLUFS: -20))])
+        let loud = try LoudnessMeter.measure(path: folder.path("mix.wav"), truePeak: true)
+        #expect(abs(loud.integrated - -14) <= Normalisation.toleranceLU + 0.05, "\(loud.integrated) LUFS")
+        for (name, target) in [("quiet.flac", -23.0), ("quiet.m4a", -20.0)] {
+            let measured = try LoudnessMeter.measure(path: folder.path(name), truePeak: true)
+            #expect(abs(measured.integrated - target) <= Normalisation.toleranceLU + 0.05, "\(name): \(measured.integrated) LUFS")
+            #expect(measured.truePeak <= loud.truePeak + (target - -14) + 0.3, "\(name): \(measured.truePeak) dBTP")
+        }
+        #expect(results[1].output.loudness?.targetLUFS == -23 && results[1].fileLoudness != nil)
+        // The FLAC is the WAV times the gain, within a step of their 24 bits (each quantised on its own).
+        let mix = try Self.decoded(folder.path("mix.wav")), quiet = try Self.decoded(folder.path("quiet.flac"))
+        let factor = Float(gain(fromDecibels: -9))
+        #expect(mix.count == quiet.count)
+        let worst = zip(mix, quiet).map { abs($0 * factor - $1) }.max() ?? 1
+        #expect(worst < 3e-7, "largest difference \(worst)")
+        // Louder than the render, or a render not normalised: refused, naming the file.
+        let louder = try #require(throws: EngineError.self) {
+            try job.outputPlan(to: .file(path: folder.path("loud.m4a")), encoding: OutputEncoding(loudnessLUFS: -10))
+        }
+        #expect("\(louder)".contains("loud.m4a") && "\(louder)".contains("louder than the render's -14.0 LUFS"), "\(louder)")
+        let plain = try RenderJob(presetPath: job.presetPath)
+        let unnormalised = try #require(throws: EngineError.self) {
+            try plain.outputPlan(to: .file(path: folder.path("own.m4a")), encoding: OutputEncoding(loudnessLUFS: -20))
+        }
+        #expect("\(unnormalised)".contains("needs the render normalised"), "\(unnormalised)")
+        #expect(OutputEncoding(loudnessLUFS: 3).refusal == "loudness 3.0 LUFS is not from -70.0 to 0.0")
     }
 }

@@ -154,10 +154,10 @@ import Testing
         }
     }
 
-    /// Each output at its own rate and channels (issue 56): a 16 kHz mono WAV beside the 22.05 kHz stereo FLAC is the
+    /// Each output at its own rate, channels and loudness (issue 56): a 16 kHz mono WAV beside the 22.05 kHz stereo FLAC is the
     /// FLAC's mix converted (the two channels' mean through libsoxr's very-high-quality resampler), listed with its rate
-    /// and channels, with an id of its own; what cannot be converted is a 422 naming the output.
-    @Test func eachOutputMayHaveItsOwnRateAndChannels() async throws {
+    /// and channels, with an id of its own; a quieter copy holds its own loudness; what cannot be is a 422 naming the output.
+    @Test func eachOutputMayHaveItsOwnRateChannelsAndLoudness() async throws {
         let server = try ServerProcess.start()
         defer { server.stop() }
         var preset = Self.shortPreset(seed: 62, seconds: 3)
@@ -205,6 +205,18 @@ import Testing
             let reply = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": [output]])
             #expect(reply.status == 422 && reply.object["jsonPath"] as? String == "outputs[0]", "\(output): \(reply.object)")
             #expect((reply.object["detail"] as? String)?.contains(words) == true, "\(reply.object)")
+        }
+        // A quieter copy: the render at -14 LUFS, the second file at -23, each measured in the file.
+        let loudnesses: [Any] = ["flac", ["format": "ogg", "loudness": -23]]
+        let quiet = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": loudnesses, "overrides": ["loudness": -14]])
+        #expect(quiet.status == 202, "\(quiet.object)")
+        let quietDone = try await server.waitForRender(try #require(quiet.object["id"] as? String))
+        let measured = ((quietDone.object["result"] as? [String: Any])?["outputs"] as? [[String: Any]])?.map { $0["integratedLoudness"] as? Double }
+        #expect(measured?.count == 2 && abs((measured?[0] ?? 0) - -14) < 0.5 && abs((measured?[1] ?? 0) - -23) < 0.5, "\(measured ?? [])")
+        for (overrides, words) in [(["loudness": -20], "louder than the render's -20.0 LUFS"), ([:], "needs the render normalised")] {
+            let louder = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": [["format": "ogg", "loudness": -16]], "overrides": overrides])
+            #expect(louder.status == 422 && louder.object["jsonPath"] as? String == "outputs[0]"
+                    && (louder.object["detail"] as? String)?.contains(words) == true, "\(louder.object)")
         }
         let beats: [String: Any] = ["duration": "2s", "tracks": [["binaural": ["carrierHz": 200, "beatHz": 6]]]]
         let mono2 = try await server.request("POST", "/v1/renders", json: ["preset": beats, "outputs": [["format": "m4a", "channels": 1]]])

@@ -187,10 +187,15 @@ public struct RenderJob: Sendable {
     /// (`OutputPlan`): its settings, chapters, loudness policy, warnings and finishing steps. A file's path is
     /// also checked against what the render reads (`checkWrites`).
     /// With `checksum`, a file is hashed before it is renamed into place (`ChecksumStep`, `RenderResult.outputChecksum`).
-    /// `encoding`: the output's own quality or bitrate, in place of the preset's (one of several outputs).
+    /// `encoding`: the output's own quality or bitrate, rate, channels or quieter loudness, in place of the render's (one
+    /// of several outputs; see `OutputSource.encoded`).
     public func outputPlan(to destination: OutputPlan.Destination, checksum: Bool = false,
                            encoding: OutputEncoding? = nil) throws -> OutputPlan {
-        try OutputPlan(source: outputSource.encoded(encoding), destination: destination, checksum: checksum)
+        let source = outputSource
+        if let refusal = source.ownLoudnessRefusal(encoding) {
+            throw EngineError.output(path: destination.name, reason: refusal)
+        }
+        return try OutputPlan(source: source.encoded(encoding), destination: destination, checksum: checksum)
     }
 
     /// Checks that this render can be written as `format` (`validate --format`): the encoder's limits (its rates,
@@ -252,8 +257,8 @@ public struct RenderJob: Sendable {
     /// Renders once into every one of `outputs`, all files (several outputs of one render: an `.m4a` to download, a
     /// smaller `.opus` to stream, a `.flac` to keep). The mix, its normalisation and `taps` are made once; each file
     /// is encoded from it on a thread of its own (`Renderer.render(to:)` with several encoders), then finished by its
-    /// own steps: a lossy file is measured and, normalised to a loudness, written again alone if it missed (unless
-    /// `taps` listened: they cannot hear it twice). Nothing is renamed into place until every output has finished
+    /// own steps: a lossy or converted file is measured and, normalised to a loudness, written again alone if it
+    /// missed (`taps` keep what they heard of the first write). Nothing is renamed into place until every output has finished
     /// its other steps; on an error nothing is left at any of their paths. Results come in the order of `outputs`.
     /// A stream cannot be one of several outputs. Otherwise as `render(_:)`.
     public func render(_ outputs: [OutputPlan], blockFrames: Int = 4096, threads: Int = 1, taps: [RenderTap] = [],
@@ -292,7 +297,6 @@ public struct RenderJob: Sendable {
             for (file, output) in zip(files, outputs) {
                 contexts.append(FinishingContext(
                     source: outputSource, output: output, file: file, summary: summary, normalisation: normalisation,
-                    hasOtherSinks: !taps.isEmpty,
                     write: { gainDb, ceilingDb, file in
                         try self.write(self.plan.withMasterGain(db: gainDb).withLimiterCeiling(db: ceilingDb), to: [(file, output)],
                                        blockFrames: blockFrames, threads: threads, taps: [], material: material, progress: progress)

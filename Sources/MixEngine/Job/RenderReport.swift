@@ -239,10 +239,10 @@ extension RenderReport {
             seconds += checksum.seconds
             cpuSeconds += checksum.cpuSeconds
             // Each file's key from the settings it was written with (its own quality or bitrate among several).
-            let fileKey = try job.cacheKey(inputs: inputs.files, settings: result.output.settings).file
+            let fileKey = try job.cacheKey(inputs: inputs.files, settings: result.output.settings, conversion: result.output.conversion).file
             outputs.append(Output(result: result, sha256: checksum.sha256, fileKey: fileKey))
         }
-        let key = try job.cacheKey(inputs: inputs.files, settings: results[0].output.settings)
+        let key = try job.cacheKey(inputs: inputs.files, settings: results[0].output.settings, conversion: results[0].output.conversion)
         self.init(job: job, result: results[0], inputs: inputs.files, key: key, outputSHA256: outputs[0].sha256,
                   hashSeconds: seconds, hashCPUSeconds: cpuSeconds, outputs: outputs)
     }

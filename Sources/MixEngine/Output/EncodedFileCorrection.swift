@@ -1,6 +1,7 @@
 import MixIO
 
-/// The finishing step of a lossy file: it is decoded and measured (`FinishingContext.fileLoudness`: what the file
+/// The finishing step of a lossy file, or of one converted from the render's rate, channels or loudness
+/// (`OutputConversion`): it is decoded and measured (`FinishingContext.fileLoudness`: what the file
 /// holds, which the summary, the report and the ReplayGain tags give), and, normalised to a loudness, corrected.
 ///
 /// An encoder moves both figures a normalisation sets. It changes the loudness a little (Vorbis's low-pass takes high
@@ -19,8 +20,8 @@ import MixIO
 /// that the one least over. Renders and encoders are deterministic, so when a later write came out worse, the best
 /// one is made again exactly (one more write).
 ///
-/// Not when other sinks have already been fed (they cannot hear the render twice), nor past the policy's maximum
-/// gain. A window (`--start`/`--end`) has its true peak corrected but not its loudness, which is the whole render's,
+/// Not past the policy's maximum gain. The render's taps (a waveform, the live stream) heard the first write and keep
+/// it: they differ from the file by the correction (a fraction of a dB, in the outcome). A window (`--start`/`--end`) has its true peak corrected but not its loudness, which is the whole render's,
 /// not the window's. Records the measures and corrections in the normalisation outcome. A value with no state;
 /// allocates what the decode needs.
 struct EncodedFileCorrection: FinishingStep {
@@ -67,7 +68,7 @@ struct EncodedFileCorrection: FinishingStep {
             let fixesLoudness = abs(shortfall) > Normalisation.toleranceLU && next.outcome.gainDb + shortfall <= spec.maximumGainDb
             let isLast = attempt == Self.maximumRewrites - 1
             // The last write is for the true peak only: a write for the loudness alone could push it over again.
-            guard (fixesLoudness && !isLast) || overshoot > 0, !context.hasOtherSinks else { break }
+            guard (fixesLoudness && !isLast) || overshoot > 0 else { break }
             if overshoot > 0 && isLast {
                 let down = overshoot + Self.turnDownMarginDb
                 next.outcome.gainDb -= down

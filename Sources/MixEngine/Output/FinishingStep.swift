@@ -26,9 +26,6 @@ public struct FinishingContext {
     /// What a lossy file holds, decoded and measured (`EncodedFileCorrection`); nil for a lossless file, which holds
     /// what the render measured (`summary.loudness`).
     public var fileLoudness: LoudnessMeasurement?
-    /// Whether sinks other than the file listened to the render (a waveform recorder): they cannot hear it twice,
-    /// so the file is not written again.
-    public let hasOtherSinks: Bool
     /// The file's size once committed.
     public internal(set) var committedBytes: Int64?
     /// The file's SHA-256, when the output asked for it (`ChecksumStep`).
@@ -36,7 +33,8 @@ public struct FinishingContext {
     let write: (_ gainDb: Double, _ limiterCeilingDb: Double, _ file: AtomicOutputFile) throws -> RenderSummary
 
     /// Discards the temporary file and renders the plan again into a new one, at master gain `gainDb` and with the
-    /// limiter's ceiling at `limiterCeilingDb` (only the file listens this time).
+    /// limiter's ceiling at `limiterCeilingDb`. Only the file listens this time: the render's taps (a waveform, the
+    /// live stream) keep what they heard of the first write, which differs from the file by the correction.
     public mutating func rewrite(gainDb: Double, limiterCeilingDb: Double) throws {
         file.discard()
         file = try AtomicOutputFile(destination: file.destination)

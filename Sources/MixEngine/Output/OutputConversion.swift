@@ -1,12 +1,14 @@
 import MixDSP
 import MixIO
 
-/// One output's own rate and channels, converted from the render's (`OutputEncoding.sampleRate`, `.channelCount`):
+/// One output's own rate, channels and loudness, converted from the render's (`OutputEncoding.sampleRate`,
+/// `.channelCount`, `.loudnessLUFS`):
 /// a 22.05 kHz mono stream beside the 48 kHz stereo download, from the same mix. The file is a conversion of the mix,
 /// as a converter would make it from the render's own file, not the mix rendered at that rate (a generator at another
 /// rate makes other samples): the channels are mixed first (stereo to mono: the mean of the two, so nothing clips;
 /// mono to stereo: the one channel in both), then the rate is converted by libsoxr's very-high-quality recipe
-/// (`SoxrResampler`, `.soxrVHQ`: linear phase, delay-compensated, so the file starts where the render does).
+/// (`SoxrResampler`, `.soxrVHQ`: linear phase, delay-compensated, so the file starts where the render does). A quieter
+/// loudness of its own is a gain (`gainDb`, never above 0) on the render's output, after its limiter.
 ///
 /// A value; `Sendable`. Its frame counts are exact: a render of `n` frames gives `outputFrames(n)`.
 public struct OutputConversion: Sendable, Equatable, Hashable {
@@ -14,6 +16,8 @@ public struct OutputConversion: Sendable, Equatable, Hashable {
     public var inputChannels: Int
     public var outputRate: Int
     public var outputChannels: Int
+    /// The gain after the render's limiter, in dB (0 or less): a quieter loudness target of the file's own.
+    public var gainDb: Double = 0
 
     public init(fromRate inputRate: Int, channels inputChannels: Int, toRate outputRate: Int, channels outputChannels: Int) {
         self.inputRate = inputRate
@@ -23,7 +27,7 @@ public struct OutputConversion: Sendable, Equatable, Hashable {
     }
 
     /// Whether it changes nothing.
-    public var isIdentity: Bool { inputRate == outputRate && inputChannels == outputChannels }
+    public var isIdentity: Bool { inputRate == outputRate && inputChannels == outputChannels && gainDb == 0 }
 
     /// The frames `frames` of the render become: `frames * outputRate / inputRate`, rounded to the nearest.
     public func outputFrames(_ frames: Int64) -> Int64 {
@@ -62,6 +66,8 @@ final class ConvertingEncoder: AudioEncoder {
     private let resampler: SoxrResampler?
     private let mixed: UnsafeMutablePointer<Float>
     private let blockFrames: Int
+    /// `gainDb` as a factor.
+    private let gain: Float
     private let converted: UnsafeMutablePointer<Float>
     private let convertedCapacity: Int
     /// The frames the file gets, and those written so far.
@@ -73,6 +79,7 @@ final class ConvertingEncoder: AudioEncoder {
         self.encoder = encoder
         self.outputFrames = outputFrames
         self.blockFrames = blockFrames
+        gain = Float(MixDSP.gain(fromDecibels: conversion.gainDb))
         resampler = conversion.inputRate == conversion.outputRate ? nil
             : try SoxrResampler(channelCount: conversion.outputChannels, inputRate: conversion.inputRate,
                                 outputRate: conversion.outputRate, quality: .soxrVHQ)
@@ -112,13 +119,15 @@ final class ConvertingEncoder: AudioEncoder {
         try encoder.finish()
     }
 
-    /// `frames` frames of `input` in the output's channels: `input` itself when they are the render's, else mixed
-    /// into `mixed`.
+    /// `frames` frames of `input` in the output's channels at its gain: `input` itself when they are the render's
+    /// and there is no gain, else made in `mixed`.
     private func mixChannels(_ input: UnsafePointer<Float>, frames: Int) -> UnsafePointer<Float> {
         let from = conversion.inputChannels, to = conversion.outputChannels
-        guard from != to else { return input }
-        if to == 1 {
-            let scale = 1 / Float(from)
+        guard from != to || gain != 1 else { return input }
+        if to == from {
+            for i in 0..<frames * to { mixed[i] = input[i] * gain }
+        } else if to == 1 {
+            let scale = gain / Float(from)
             for i in 0..<frames {
                 var sum: Float = 0
                 for c in 0..<from { sum += input[i * from + c] }
@@ -126,7 +135,7 @@ final class ConvertingEncoder: AudioEncoder {
             }
         } else {
             for i in 0..<frames {
-                let value = input[i * from]   // mono to stereo: the one channel in each
+                let value = input[i * from] * gain   // mono to stereo: the one channel in each
                 for c in 0..<to { mixed[i * to + c] = value }
             }
         }

@@ -17,6 +17,14 @@ public struct OutputPlan: Sendable {
         /// rewritten afterwards. `name` is what messages call it. When it is a regular file (`-o - > night.mp3`),
         /// libsndfile still writes an MP3's LAME header and a FLAC's length.
         case stream(descriptor: Int32, format: OutputFileFormat, name: String)
+
+        /// What messages call it: the file's path, or the stream's name.
+        public var name: String {
+            switch self {
+            case .file(let path): path
+            case .stream(_, _, let name): name
+            }
+        }
     }
 
     public let destination: Destination
@@ -38,12 +46,7 @@ public struct OutputPlan: Sendable {
     public func fileFrames(rendered: Int64) -> Int64 { conversion?.outputFrames(rendered) ?? rendered }
 
     /// What messages call the output: its path, or the stream's name.
-    public var name: String {
-        switch destination {
-        case .file(let path): path
-        case .stream(_, _, let name): name
-        }
-    }
+    public var name: String { destination.name }
 
     /// The output of `source` to `destination`, checked (see the type's comment).
     /// With `checksum`, a file is hashed before it is renamed into place (`ChecksumStep`).

@@ -41,13 +41,34 @@ public struct OutputSource: Sendable {
             source.output.bitrateKbps = nil
         }
         if let bitrate = encoding.bitrateKbps { source.output.bitrateKbps = bitrate }
-        let conversion = OutputConversion(fromRate: sampleRate, channels: channelCount,
+        var conversion = OutputConversion(fromRate: sampleRate, channels: channelCount,
                                           toRate: encoding.sampleRate ?? sampleRate, channels: encoding.channelCount ?? channelCount)
+        if let target = encoding.loudnessLUFS, var spec = loudness, target <= spec.targetLUFS {
+            // A quieter file is the render turned down after its limiter (`ownLoudnessRefusal`).
+            conversion.gainDb = target - spec.targetLUFS
+            spec.targetLUFS = target
+            source.loudness = spec
+        }
         if !conversion.isIdentity {
             source.conversion = conversion
             source.chapters = chapters.map(conversion.converted)
         }
         return source
+    }
+
+    /// Why `encoding`'s own loudness target cannot be, or nil. An output's own target may be the render's or quieter:
+    /// the render is normalised to its target through its limiter, and a quieter file is that render turned down by the
+    /// difference after it (its loudness lower by exactly as much, its true peak too, with the same limiting). A louder
+    /// one would need a limiter of its own: the render is given the loudest target instead.
+    public func ownLoudnessRefusal(_ encoding: OutputEncoding?) -> EngineReason? {
+        guard let target = encoding?.loudnessLUFS else { return nil }
+        guard let spec = loudness else {
+            return "a loudness of its own (\(String(format1: target)) LUFS) needs the render normalised; give the render the loudest target (the preset's output.loudness, or \(setting: .loudness)) and each quieter file its own"
+        }
+        guard target <= spec.targetLUFS else {
+            return "its loudness \(String(format1: target)) LUFS is louder than the render's \(String(format1: spec.targetLUFS)) LUFS; give the render the loudest target and each quieter file its own"
+        }
+        return nil
     }
 
     /// What measures the output's loudness (a lossy file's, once decoded).
@@ -93,12 +114,17 @@ public struct OutputEncoding: Sendable, Equatable, Hashable {
     public var sampleRate: Int?
     /// The file's channels (1 or 2), mixed down or up from the render's; nil: the render's.
     public var channelCount: Int?
+    /// The file's integrated loudness, in LUFS, at most the render's target (`OutputSource.ownLoudnessRefusal`); nil:
+    /// the render's.
+    public var loudnessLUFS: Double?
 
-    public init(quality: Double? = nil, bitrateKbps: Int? = nil, sampleRate: Int? = nil, channelCount: Int? = nil) {
+    public init(quality: Double? = nil, bitrateKbps: Int? = nil, sampleRate: Int? = nil, channelCount: Int? = nil,
+                loudnessLUFS: Double? = nil) {
         self.quality = quality
         self.bitrateKbps = bitrateKbps
         self.sampleRate = sampleRate
         self.channelCount = channelCount
+        self.loudnessLUFS = loudnessLUFS
     }
 
     /// Why this encoding cannot be, or nil: a quality from 0 to 1, a bitrate in `OutputSpec.bitrates`, not both; a
@@ -109,6 +135,9 @@ public struct OutputEncoding: Sendable, Equatable, Hashable {
             return "sample rate \(rate) Hz is not from \(OutputSpec.sampleRates.lowerBound) to \(OutputSpec.sampleRates.upperBound)"
         }
         if let channels = channelCount, !(1...2).contains(channels) { return "channels \(channels) is not 1 or 2" }
+        if let target = loudnessLUFS, !(target.isFinite && LoudnessSpec.targets.contains(target)) {
+            return "loudness \(target) LUFS is not from \(String(format1: LoudnessSpec.targets.lowerBound)) to \(String(format1: LoudnessSpec.targets.upperBound))"
+        }
         if let quality, !(quality.isFinite && (0...1).contains(quality)) { return "quality \(quality) is not from 0 to 1" }
         if let bitrate = bitrateKbps, !OutputSpec.bitrates.contains(bitrate) {
             return "bitrate \(bitrate) kbit/s is not from \(OutputSpec.bitrates.lowerBound) to \(OutputSpec.bitrates.upperBound)"

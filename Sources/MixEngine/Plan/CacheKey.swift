@@ -37,13 +37,14 @@ public struct CacheKey: Sendable, Equatable {
     public var version: String
 
     /// The key of rendering `range` of `plan`, with these input digests (path -> SHA-256), written with
-    /// `output` settings (nil: the audio key only) and these chapter marks, by mixrender `version`.
+    /// `output` settings (nil: the audio key only), converted from the mix by `conversion`, and these chapter marks, by
+    /// mixrender `version`.
     public init(plan: RenderPlan, range: Range<Int64>, digests: [String: String], output: OutputSettings?,
-                chapters: [ChapterMark] = [], version: String = MixrenderVersion.string) throws {
+                conversion: OutputConversion? = nil, chapters: [ChapterMark] = [], version: String = MixrenderVersion.string) throws {
         let audioText = try Self.audioText(plan: plan, range: range, digests: digests, version: version)
         audio = ContentHash.of(audioText)
         self.version = version
-        file = output.map { ContentHash.of("audio=\(audio)\n" + Self.encodingText($0, chapters: chapters, plan: plan)) }
+        file = output.map { ContentHash.of("audio=\(audio)\n" + Self.encodingText($0, chapters: chapters, conversion: conversion)) }
     }
 
     /// The canonical text of the audio key: the version, the format of the mix, the range, every track
@@ -103,15 +104,17 @@ public struct CacheKey: Sendable, Equatable {
     }
 
     /// The canonical text of what the encoding adds: what changes the file's bytes beyond the audio.
-    public static func encodingText(_ settings: OutputSettings, chapters: [ChapterMark], plan: RenderPlan) -> String {
+    public static func encodingText(_ settings: OutputSettings, chapters: [ChapterMark], conversion: OutputConversion?) -> String {
         var w = CacheKeyWriter(digests: [:])
         w.field("format", settings.format.fileExtension)
-        // A file at its own rate or channels, converted from the mix (`OutputConversion`); none before there were any.
-        if settings.sampleRate != plan.sampleRate || settings.channelCount != plan.channelCount {
+        // A file at its own rate, channels or loudness, converted from the mix (`OutputConversion`); none before there
+        // were any.
+        if let conversion, !conversion.isIdentity {
             w.group("conversion") { w in
-                w.field("sampleRate", settings.sampleRate)
-                w.field("channels", settings.channelCount)
+                w.field("sampleRate", conversion.outputRate)
+                w.field("channels", conversion.outputChannels)
                 w.field("resampler", ResamplerChoice.soxrVHQ.rawValue)
+                if conversion.gainDb != 0 { w.field("gainDb", conversion.gainDb) }
             }
         }
         if settings.format.isPCM {

@@ -202,7 +202,7 @@ struct RenderSpec: Sendable {
             case .OutputChoice(let choice):
                 named = choice.format
                 let chosen = OutputEncoding(quality: choice.quality, bitrateKbps: choice.bitrateKbps,
-                                            sampleRate: choice.sampleRate, channelCount: choice.channels)
+                                            sampleRate: choice.sampleRate, channelCount: choice.channels, loudnessLUFS: choice.loudness)
                 if chosen != OutputEncoding() {
                     if let refusal = chosen.refusal { throw .invalid(jsonPath: "outputs[\(index)]", reason: refusal) }
                     encoding = chosen
