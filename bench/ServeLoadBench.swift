@@ -183,16 +183,17 @@ struct ServeLoadBench {
         try Data(streamedSession(2).utf8).write(to: sessionFile)
         let cli = Process()
         cli.executableURL = URL(fileURLWithPath: mixrender)
-        cli.arguments = [sessionFile.path, "-o", folder.appendingPathComponent("session.m4a").path]
+        let reportFile = folder.appendingPathComponent("session.report.json")
+        cli.arguments = [sessionFile.path, "-o", folder.appendingPathComponent("session.m4a").path, "--quiet", "--report", reportFile.path]
         let cliOutput = Pipe()
         cli.standardOutput = cliOutput
         cli.standardError = cliOutput
         try cli.run()
         let cliText = String(decoding: cliOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         cli.waitUntilExit()
-        // "speech    1:02.300 synthesised in 4.22 s"
-        let synthesis = cliText.split(separator: "\n").first { $0.hasPrefix("speech") }
-            .flatMap { line in line.range(of: "synthesised in ").map { Double(line[$0.upperBound...].prefix { $0.isNumber || $0 == "." }) } } ?? nil
+        // The report's `timings.synthesise.wallSeconds` (docs/report.md).
+        let report = (try? Data(contentsOf: reportFile)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        let synthesis = ((report?["timings"] as? [String: Any])?["synthesise"] as? [String: Any])?["wallSeconds"] as? Double
         guard cli.terminationStatus == 0, let synthesis else {
             throw Failure(description: "the CLI's session render failed or reported no synthesis time: \(cliText.suffix(300))")
         }

@@ -117,8 +117,11 @@ public typealias WaveformJob = MixEngine.WaveformJob
 /// One output's resolution, channels, image size and destination files, checked before decoding.
 public typealias WaveformPlan = MixEngine.WaveformPlan
 /// What a waveform job measured for one output: its columns (`stores`), totals, the pixels at a width, and
-/// `writeOutputs()`; also a tap of a render (`mixrender render --waveform`).
+/// `writeOutputs()`.
 public typealias WaveformRecorder = MixEngine.WaveformRecorder
+/// Waveforms of several outputs recorded from one stream, one analysis for those that differ only in zoom: fed frames
+/// as an encoder, or a tap of a render (`mixrender render --waveform`); `recorders` gives each output's results.
+public typealias WaveformRecording = MixEngine.WaveformRecording
 /// One level of a waveform: its columns' minima and maxima, per channel.
 public typealias WaveformColumnStore = MixEngine.WaveformColumnStore
 /// How an image is drawn (`WaveformOptions.style`): colours, their mode (solid, bands, relative), scale, decibel range.

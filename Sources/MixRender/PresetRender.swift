@@ -177,19 +177,19 @@ public struct PresetRender: Sendable {
                 let outputs = try paths.enumerated().map { index, path in
                     try job.outputPlan(to: .file(path: path), encoding: encodings?[index])
                 }
-                let recorders = WaveformRecorder.recorders(for: try waveforms.map { path in
+                let recording = WaveformRecording(plans: try waveforms.map { path in
                     try WaveformPlan(output: path, options: WaveformOptions(), sampleRate: job.plan.sampleRate,
                                      channelCount: job.plan.channelCount, frameCount: Int64(job.range.count))
                 })
-                try job.checkWrites(paths.map { ($0, "the output") } + recorders.flatMap(\.plan.destinations).map { ($0, "a waveform") })
+                try job.checkWrites(paths.map { ($0, "the output") } + recording.recorders.flatMap(\.plan.destinations).map { ($0, "a waveform") })
                 let channels = job.plan.channelCount
                 let taps = try (stream.map { [try $0.tap(job: job, blockFrames: blockFrames)] } ?? [])
-                    + recorders.filter(\.isAnalysing).map { $0.renderTap(channelCount: channels, blockFrames: blockFrames) }
+                    + (waveforms.isEmpty ? [] : [recording.renderTap(channelCount: channels, blockFrames: blockFrames)])
                 let reporter = ProgressReporter(progress, totalFrames: total, sampleRate: rate)
                 let results = try job.render(outputs, blockFrames: blockFrames, threads: threads, taps: taps, material: material,
                                              progress: reporter.callback)
                 try stream?.finish()
-                for recorder in recorders { try recorder.writeOutputs() }
+                try recording.writeOutputs()
                 return results
             }
         }

@@ -106,14 +106,14 @@ struct RenderCommand: ParsableCommand {
         let bar = ProgressBar(totalFrames: Int64(job.range.count), sampleRate: job.plan.sampleRate,
                               style: progress.style(quiet: quiet))
         // The waveform's files are known before rendering (one per level); it is written after the audio.
-        let recorder = try waveform.map {
-            WaveformRecorder(plan: try WaveformPlan(output: $0, options: WaveformOptions(), sampleRate: job.plan.sampleRate,
+        let recording = try waveform.map {
+            WaveformRecording(plan: try WaveformPlan(output: $0, options: WaveformOptions(), sampleRate: job.plan.sampleRate,
                                                     channelCount: job.plan.channelCount, frameCount: Int64(job.range.count)))
         }
         // Nothing written may be anything the render reads or another file it writes (FileAccess), whatever the spelling.
         var writes: [(path: String, what: EngineReason)] = []
         if stream == nil { writes += output.map { ($0, EngineReason(stringLiteral: "the output")) } }
-        writes += (recorder?.plan.destinations ?? []).map { ($0, EngineReason(stringLiteral: "--waveform")) }
+        writes += (recording?.recorders[0].plan.destinations ?? []).map { ($0, EngineReason(stringLiteral: "--waveform")) }
         if let timeline { writes.append((timeline, "--timeline")) }
         if let report, !reportsToStandardOutput { writes.append((report, "--report")) }
         try job.checkWrites(writes)
@@ -124,7 +124,7 @@ struct RenderCommand: ParsableCommand {
             if !reportsToStandardOutput { _ = try AtomicOutputFile.check(destination: report) }
             reportInputs = try RenderReport.Inputs(job: job, output: firstOutput)
         }
-        let taps = recorder.map { [$0.renderTap(channelCount: job.plan.channelCount, blockFrames: blockFrames)] } ?? []
+        let taps = recording.map { [$0.renderTap(channelCount: job.plan.channelCount, blockFrames: blockFrames)] } ?? []
         let results = try job.render(outputPlans, blockFrames: blockFrames, threads: threads, taps: taps, material: material,
                                      releasesMaterial: true) { bar.update($0) }
         bar.finish()
@@ -133,7 +133,7 @@ struct RenderCommand: ParsableCommand {
             let problems = material.damagedEntries + material.storeProblems.prefix(1)
             for line in problems { FileHandle.standardError.write("warning: \(line)\n".data(using: .utf8)!) }
         }
-        let waveforms = try recorder?.writeOutputs() ?? []
+        let waveforms = try recording?.writeOutputs() ?? []
         if let timeline { try TimelineJSON.write(job.plan.timeline, range: job.range, to: timeline) }
         if let report, let inputs = reportInputs {
             let document = try RenderReport(job: job, results: results, inputs: inputs)

@@ -88,11 +88,11 @@ import Testing
         let golden = GoldenCatalog.features.first { $0.name == "everything" }!
         let job = try RenderJob(presetPath: golden.presetPath, overrides: golden.overrides)
         let json = folder.path("everything.json")
-        let recorder = WaveformRecorder(plan: try WaveformPlan(output: json, options: WaveformOptions(),
+        let recording = WaveformRecording(plan: try WaveformPlan(output: json, options: WaveformOptions(),
                                                                sampleRate: job.plan.sampleRate, channelCount: job.plan.channelCount,
                                                                frameCount: Int64(job.range.count)))
-        _ = try job.render(to: folder.path("everything.wav"), taps: [recorder.renderTap(channelCount: job.plan.channelCount, blockFrames: 4096)])
-        #expect(try recorder.writeOutputs() == [json])
+        _ = try job.render(to: folder.path("everything.wav"), taps: [recording.renderTap(channelCount: job.plan.channelCount, blockFrames: 4096)])
+        #expect(try recording.writeOutputs() == [json])
         guard case .object(let actual) = try JSONNumbers.parse(contentsOf: json) else {
             Issue.record("the waveform JSON is not an object")
             return

@@ -32,7 +32,7 @@ import Testing
     }
 
     /// Several outputs from one decode (the server's JSON, PNG, SVG and `.dat` of a render) are each the file a job of its
-    /// own writes, byte for byte, from one analysis (`WaveformRecorder.recorders(for:)`); an output that cannot be
+    /// own writes, byte for byte, from one analysis (`WaveformRecording`); an output that cannot be
     /// written is refused before anything is.
     @Test func severalOutputsFromOneDecodeAreTheFilesEachJobWrites() throws {
         let scratch = try TemporaryFolder()
@@ -49,7 +49,7 @@ import Testing
         #expect(job.plans.count == 4)
         let recorders = try job.runAll()
         #expect(recorders.count == 4 && recorders.allSatisfy { $0.totals.frameCount == 192_000 })
-        #expect(recorders.filter(\.isAnalysing).count == 1, "the four outputs share one analysis")
+        #expect(WaveformRecording(plans: job.plans).analysisCount == 1, "the four outputs share one analysis")
         for name in names {
             let alone = try Data(contentsOf: URL(fileURLWithPath: scratch.path("one/" + name)))
             let together = try Data(contentsOf: URL(fileURLWithPath: scratch.path("all/" + name)))

@@ -527,8 +527,14 @@ import Testing
             first.uploads = [destination("flac", "https://s.example/a.flac?sig=1"), destination("m4a", "https://s.example/a.m4a?sig=2")]
             var second = owner("t2")
             second.uploads = [destination("m4a", "https://t.example/b.m4a")]
-            _ = try await store.submit(newJob(1), owner: first, limits: roomy, now: t0)
-            _ = try await store.submit(newJob(1), owner: second, limits: roomy, now: t0 + 1)
+            // Submit answers the job as its owner sees it, its own uploads with it (as `job(id:owner:)` does).
+            guard case .queued(let created) = try await store.submit(newJob(1), owner: first, limits: roomy, now: t0),
+                  case .existing(let joined) = try await store.submit(newJob(1), owner: second, limits: roomy, now: t0 + 1) else {
+                Issue.record("the first submit queues the job, the second joins it")
+                return
+            }
+            #expect(created.uploads.map(\.destination) == first.uploads)
+            #expect(joined.uploads.map(\.destination) == second.uploads)
             let waiting = try await store.uploads(id: id, owner: "t1")
             #expect(waiting.map(\.state) == [.waiting, .waiting] && waiting.map(\.position) == [0, 1])
             #expect(waiting.map(\.destination) == first.uploads)

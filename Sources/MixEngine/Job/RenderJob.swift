@@ -230,7 +230,7 @@ public struct RenderJob: Sendable {
     /// they are encoded: a lossy stream cannot be measured and written again, nor tagged after the end (see
     /// `OutputPlan.streamWarnings`); on an error it is cut short, and the caller's exit status says so.
     /// `taps` are sinks at points of the master chain (a waveform recorder at `.output` gets the frames the
-    /// file gets: `WaveformRecorder.renderTap`). `material` shares decoded sources with other renders (see
+    /// file gets: `WaveformRecording.renderTap`). `material` shares decoded sources with other renders (see
     /// `Renderer.render`). `threads` mix the bus (`Renderer.threads`: the same output, on more cores).
     ///
     /// `releasesMaterial` says the material is this render's alone (always so when none is given): then, when no

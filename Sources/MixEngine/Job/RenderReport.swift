@@ -94,6 +94,9 @@ public struct RenderReport: Sendable {
             "encode": Self.time(t.encode, t.encodeCPU),
             "render": Self.time(t.wall, t.totalCPU),
             "hash": Self.time(hashSeconds, hashCPUSeconds),
+            "synthesise": job.plan.synthesis.speechSeconds > 0
+                ? .object(["wallSeconds": .rounded(job.plan.synthesis.wallSeconds), "speechSeconds": .rounded(job.plan.synthesis.speechSeconds)])
+                : .null,
         ])
         return .object([
             "reportVersion": .integer(Self.formatVersion),

@@ -106,7 +106,7 @@ public final class WaveformJob {
     /// Decodes the whole file once, each block into every output's recorder, then writes every plan's files.
     /// Call once.
     public func runAll(progress: ((Int64) -> Void)? = nil) throws -> [WaveformRecorder] {
-        let recorders = WaveformRecorder.recorders(for: plans)
+        let recording = WaveformRecording(plans: plans)
         let blocks: any DecodedBlocks
         if decodingThreads > 1 {
             // Each decoder takes every Nth chunk of the file; the analysis here takes the blocks back in order.
@@ -120,16 +120,16 @@ public final class WaveformJob {
         defer { blocks.cancel() }
         var decoded: Int64 = 0
         while let block = try blocks.next() {
-            for recorder in recorders where recorder.isAnalysing { try recorder.write(interleaved: block.samples, frames: block.frames) }
+            try recording.write(interleaved: block.samples, frames: block.frames)
             blocks.release()
             decoded += Int64(block.frames)
             progress?(decoded)
         }
-        for recorder in recorders { try recorder.finish() }
+        try recording.finish()
         guard decoded > 0 else {
             throw EngineError.input(path: inputPath, reason: "no audio could be decoded")
         }
-        for recorder in recorders { try recorder.writeOutputs() }
-        return recorders
+        try recording.writeOutputs()
+        return recording.recorders
     }
 }

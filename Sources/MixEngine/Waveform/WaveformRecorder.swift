@@ -1,48 +1,31 @@
 import MixDSP
 import MixIO
 
-/// Analyses audio as it streams past, for a `WaveformPlan`: interleaved frames, as an `AudioEncoder` (a file's
-/// blocks as decoded, `WaveformJob`), or a render's output as a sink (`renderTap(channelCount:blockFrames:)`),
-/// where it sees exactly the frames written to the output file. Columns collect in one `WaveformColumnStore` per
-/// zoom level; `writeOutputs()` writes the plan's files after `finish()`.
+/// Records waveforms for several `WaveformPlan`s from one stream of audio: interleaved frames, as an `AudioEncoder` (a
+/// file's blocks as decoded, `WaveformJob`), or a render's output as a sink (`renderTap(channelCount:blockFrames:)`),
+/// where it sees exactly the frames written to the output file. Plans whose analysis differs only in zoom levels (a
+/// JSON, a PNG, an SVG and a `.dat` of one render) are analysed in one pass (one FFT a frame, one column store a
+/// distinct level) and write their files from the same columns, so four files cost about what one does; each plan's
+/// files are the ones it would write alone. `recorders` holds each plan's results, in order; `writeOutputs()` writes
+/// every plan's files after `finish()`.
 ///
-/// Layout: the plan, the stores and a `WaveformAnalyzer` with an `FFTWRealFFT` of its own. `init`
-/// allocates them (planning the FFT under FFTW's lock); `write` allocates nothing until a store first
-/// spills to disk; `writeOutputs` allocates what the files need. Not thread-safe: one thread at a time
-/// (as a render's sink, `write` runs on the sink's thread and `finish` then on the render thread); read the
-/// results after `finish()`.
-public final class WaveformRecorder: AudioEncoder {
-    public let plan: WaveformPlan
-    public let stores: [WaveformColumnStore]
-    private let analyzer: WaveformAnalyzer
-    /// Whether `write` and `finish` run the analysis: false for a recorder whose group's first recorder runs it
-    /// (`recorders(for:)`), whose own calls then do nothing.
-    public let isAnalysing: Bool
+/// Layout: one `WaveformAnalyzer` (with an `FFTWRealFFT` of its own) and its column stores per group of plans, and a
+/// `WaveformRecorder` per plan over its group's stores. `init` allocates them (planning each FFT under FFTW's lock);
+/// `write` allocates nothing until a store first spills to disk. Not thread-safe: one thread at a time (as a render's
+/// sink, `write` runs on the sink's thread and `finish` then on the render thread); read the results after `finish()`.
+public final class WaveformRecording: AudioEncoder {
+    /// Each plan's results, in the order of the plans.
+    public let recorders: [WaveformRecorder]
+    /// One analysis per group of plans that differ only in zoom levels.
+    private let analyzers: [WaveformAnalyzer]
 
-    public init(plan: WaveformPlan) {
-        self.plan = plan
-        let analysis = plan.analysis
-        stores = analysis.samplesPerPixel.map {
-            WaveformColumnStore(samplesPerPixel: $0, channelCount: analysis.outputChannelCount, rowCount: analysis.spectrumRows)
-        }
-        analyzer = WaveformAnalyzer(settings: analysis, fft: FFTWRealFFT(size: analysis.fftSize), sinks: stores)
-        isAnalysing = true
-    }
+    /// How many analyses run: one per group of plans that differ only in zoom levels.
+    public var analysisCount: Int { analyzers.count }
 
-    private init(plan: WaveformPlan, stores: [WaveformColumnStore], analyzer: WaveformAnalyzer, isAnalysing: Bool) {
-        self.plan = plan
-        self.stores = stores
-        self.analyzer = analyzer
-        self.isAnalysing = isAnalysing
-    }
+    /// A recording of one plan.
+    public convenience init(plan: WaveformPlan) { self.init(plans: [plan]) }
 
-    /// Recorders for `plans`, all fed the same stream, sharing one analysis where they can: plans whose analysis
-    /// differs only in zoom levels (a JSON, a PNG, an SVG and a `.dat` of one render) are analysed in one pass (one FFT
-    /// a frame, one column store a distinct level) and write their files from the same columns, so four files cost
-    /// about what one does. Each group's first recorder analyses (`isAnalysing`); the others' `write` and `finish` do
-    /// nothing, so feeding every recorder, or only the analysing ones, comes to the same. Each recorder's files are
-    /// the ones it would write alone.
-    public static func recorders(for plans: [WaveformPlan]) -> [WaveformRecorder] {
+    public init(plans: [WaveformPlan]) {
         var groups: [(settings: WaveformAnalysisSettings, members: [Int])] = []
         for (index, plan) in plans.enumerated() {
             var key = plan.analysis
@@ -51,6 +34,7 @@ public final class WaveformRecorder: AudioEncoder {
             else { groups.append((key, [index])) }
         }
         var recorders = [WaveformRecorder?](repeating: nil, count: plans.count)
+        var analyzers: [WaveformAnalyzer] = []
         for group in groups {
             var levels: [Int] = []
             for index in group.members {
@@ -62,27 +46,51 @@ public final class WaveformRecorder: AudioEncoder {
                 WaveformColumnStore(samplesPerPixel: $0, channelCount: settings.outputChannelCount, rowCount: settings.spectrumRows)
             }
             let analyzer = WaveformAnalyzer(settings: settings, fft: FFTWRealFFT(size: settings.fftSize), sinks: stores)
-            for (place, index) in group.members.enumerated() {
+            analyzers.append(analyzer)
+            for index in group.members {
                 let own = plans[index].analysis.samplesPerPixel.map { level in stores[levels.firstIndex(of: level)!] }
-                recorders[index] = WaveformRecorder(plan: plans[index], stores: own, analyzer: analyzer, isAnalysing: place == 0)
+                recorders[index] = WaveformRecorder(plan: plans[index], stores: own, analyzer: analyzer)
             }
         }
-        return recorders.map { $0! }
+        self.recorders = recorders.map { $0! }
+        self.analyzers = analyzers
     }
 
     public func write(interleaved: UnsafePointer<Float>, frames: Int) throws {
-        if isAnalysing { try analyzer.process(interleaved: interleaved, frames: frames) }
+        for analyzer in analyzers { try analyzer.process(interleaved: interleaved, frames: frames) }
     }
 
     public func finish() throws {
-        if isAnalysing { try analyzer.finish() }
+        for analyzer in analyzers { try analyzer.finish() }
     }
 
-    /// This recorder as a sink of a render's output (`RenderJob.render(taps:)`): on a thread of its own
+    /// This recording as a sink of a render's output (`RenderJob.render(taps:)`): on a thread of its own
     /// (`ThreadedTap`), interleaving each block for it (`EncoderSink`), so it costs the render thread a copy.
     public func renderTap(channelCount: Int, blockFrames: Int) -> RenderTap {
         RenderTap(.output, ThreadedTap(EncoderSink(self, channelCount: channelCount, blockFrames: blockFrames),
                                        channelCount: channelCount, blockFrames: blockFrames, name: "mixrender-waveform"))
+    }
+
+    /// Every file the plans name, each plan's in turn (`WaveformRecorder.writeOutputs`). Returns the paths written.
+    @discardableResult
+    public func writeOutputs() throws -> [String] {
+        try recorders.flatMap { try $0.writeOutputs() }
+    }
+}
+
+/// One plan's waveform, as a `WaveformRecording` analysed it: its column stores (one per zoom level, perhaps shared
+/// with other plans of the recording), its totals, and its files, written by `writeOutputs()` once the recording has
+/// finished. Layout: the plan and references to the stores and the analysis; allocates nothing itself until its files
+/// are written. Read it after the recording's `finish()`.
+public final class WaveformRecorder {
+    public let plan: WaveformPlan
+    public let stores: [WaveformColumnStore]
+    private let analyzer: WaveformAnalyzer
+
+    init(plan: WaveformPlan, stores: [WaveformColumnStore], analyzer: WaveformAnalyzer) {
+        self.plan = plan
+        self.stores = stores
+        self.analyzer = analyzer
     }
 
     /// Whole-stream measurements (complete after `finish()`).

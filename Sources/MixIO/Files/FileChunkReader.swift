@@ -42,14 +42,6 @@ public final class FileChunkReader: Sendable {
         }
     }
 
-    /// The next chunk of at most `maximumBytes` bytes, or nil at the end of the file.
-    public func next(maximumBytes: Int) throws -> [UInt8]? {
-        let chunk = try [UInt8](unsafeUninitializedCapacity: max(maximumBytes, 1)) { bytes, count in
-            count = try read(into: UnsafeMutableRawBufferPointer(bytes))
-        }
-        return chunk.isEmpty ? nil : chunk
-    }
-
     /// Closes the file before its end (reads after it answer the end).
     public func close() {
         let path = self.path

@@ -228,8 +228,7 @@ public enum FileSystem {
     public static func publishNew(_ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644) throws {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) } ?? "."
-        var random = SystemRandomNumberGenerator()
-        let temporary = folder + "/.publish-" + ContentHash.hex((0..<12).map { _ in UInt8.random(in: .min ... .max, using: &random) })
+        let temporary = folder + "/" + RandomBytes.name(prefix: ".publish-")
         do {
             let file = try DurableFile(path: temporary, opening: .new, permissions: permissions)
             try file.write(bytes)

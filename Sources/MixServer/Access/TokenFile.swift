@@ -157,7 +157,7 @@ struct TokenFile: Sendable {
 
     /// A new token: `mxr_` and 32 random bytes in base64url without padding.
     static func makeToken() -> String {
-        let encoded = Data(HexDigits.randomBytes(32)).base64EncodedString()
+        let encoded = Data(RandomBytes.make(32)).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

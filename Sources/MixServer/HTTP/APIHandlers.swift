@@ -28,9 +28,8 @@ struct APIHandlers: APIProtocol {
 
     func createRender(_ input: Operations.createRender.Input) async throws -> Operations.createRender.Output {
         guard case .json(let given) = input.body else { throw ServiceError.malformed("the body must be JSON") }
-        let request = try service.filled(given)
-        let spec = try RenderSpec(request: request)
-        let (view, created, warnings) = try await service.submit(spec, token: try token, webhookURL: request.webhook?.url)
+        let spec = try service.spec(for: given)
+        let (view, created, warnings) = try await service.submit(spec, token: try token, webhookURL: given.webhook?.url)
         let render = try await self.render(view, warnings: warnings)
         if created {
             return .accepted(.init(headers: .init(Location: "/v1/renders/\(view.record.id)"), body: .json(render)))
@@ -184,7 +183,7 @@ struct APIHandlers: APIProtocol {
         guard case .json(let given) = input.body else { throw ServiceError.malformed("the body must be JSON") }
         _ = try token
         do {
-            let spec = try RenderSpec(request: try service.filled(given))
+            let spec = try service.spec(for: given)
             let planned = try await service.plan(spec)
             return .ok(.init(body: .json(.init(valid: true, warnings: planned.warnings, durationSeconds: planned.render.durationSeconds,
                                                sampleRate: planned.render.sampleRate, channels: planned.render.channelCount))))

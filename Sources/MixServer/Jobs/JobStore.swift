@@ -26,7 +26,8 @@ protocol JobStore: Sendable {
     /// The owner's `uploads`, when it gives any, replace those it gave before (`UploadPlan`): one it gives again keeps
     /// its state unless it failed or was skipped; a new one waits for the render, or is due at once if it succeeded.
     /// `limits` are checked only when the owner does not own the job already (the same request twice is never
-    /// refused): the owner's unfinished jobs and the queue's length.
+    /// refused): the owner's unfinished jobs and the queue's length. The job comes back as the owner sees it, its own
+    /// uploads with it (as `job(id:owner:)` gives it).
     func submit(_ job: NewJob, owner: JobOwner, limits: SubmitLimits, now: Date) async throws -> SubmitOutcome
 
     /// The job `id` as `owner` sees it, or nil when `owner` does not own it.

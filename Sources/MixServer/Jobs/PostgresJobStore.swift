@@ -201,7 +201,10 @@ final class PostgresJobStore: JobStore {
             if !owner.uploads.isEmpty {
                 try await Self.plan(connection, uploads: owner.uploads, job: record, token: owner.token, now: now, logger: logger)
             }
-            return step.outcome(JobRules.view(record, withdrawn: false))
+            // As the owner sees it, its uploads with it (`job(id:owner:)`).
+            var view = JobRules.view(record, withdrawn: false)
+            view.uploads = try await Self.uploads(connection, id: job.id, owner: owner.token, logger: logger)
+            return step.outcome(view)
         }
     }
 
@@ -476,12 +479,11 @@ final class PostgresJobStore: JobStore {
     }
 
     private static func upload(_ row: PostgresRow) throws -> FileUpload {
-        try upload(row, from: 0)
+        try upload(PostgresRandomAccessRow(row), from: 0)
     }
 
-    /// The upload in `row`, its columns (`JobRules.uploadColumns`) from column `first` on.
-    private static func upload(_ row: PostgresRow, from first: Int) throws -> FileUpload {
-        let cells = Array(row)
+    /// The upload in `cells`, its columns (`JobRules.uploadColumns`) from column `first` on.
+    private static func upload(_ cells: PostgresRandomAccessRow, from first: Int) throws -> FileUpload {
         func cell<Value: PostgresDecodable>(_ index: Int, as type: Value.Type = Value.self) throws -> Value {
             try cells[first + index].decode(Value.self)
         }
@@ -550,17 +552,20 @@ final class PostgresJobStore: JobStore {
         guard let row = rows.first else { return nil }
         var view = JobRules.view(try record(row), withdrawn: false)
         let first = JobRules.jobColumnCount
-        view.uploads = try rows.filter { Array($0)[first].bytes != nil }.map { try upload($0, from: first) }
+        // A job without uploads is one row whose upload columns are NULL (the LEFT JOIN).
+        view.uploads = try rows.compactMap { row in
+            let cells = PostgresRandomAccessRow(row)
+            return cells[first].bytes == nil ? nil : try upload(cells, from: first)
+        }
         return view
     }
 
     private static func record(_ row: PostgresRow) throws -> JobRecord {
-        try record(row, from: 0)
+        try record(PostgresRandomAccessRow(row), from: 0)
     }
 
-    /// The job in `row`, its columns (`JobRules.jobColumns`) from column `first` on.
-    private static func record(_ row: PostgresRow, from first: Int) throws -> JobRecord {
-        let cells = Array(row)
+    /// The job in `cells`, its columns (`JobRules.jobColumns`) from column `first` on.
+    private static func record(_ cells: PostgresRandomAccessRow, from first: Int) throws -> JobRecord {
         func cell<Value: PostgresDecodable>(_ index: Int, as type: Value.Type = Value.self) throws -> Value {
             try cells[first + index].decode(Value.self)
         }

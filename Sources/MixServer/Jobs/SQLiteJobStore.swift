@@ -188,7 +188,10 @@ final class SQLiteJobStore: JobStore {
             if !owner.uploads.isEmpty {
                 try Self.plan(db, uploads: owner.uploads, job: record, token: owner.token, now: now)
             }
-            return step.outcome(JobRules.view(record, withdrawn: false))
+            // As the owner sees it, its uploads with it (`job(id:owner:)`).
+            var view = JobRules.view(record, withdrawn: false)
+            view.uploads = try Self.uploads(db, id: job.id, owner: owner.token)
+            return step.outcome(view)
         }
     }
 

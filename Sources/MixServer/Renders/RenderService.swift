@@ -46,12 +46,19 @@ final class RenderService: Sendable {
         self.logger = logger
     }
 
+    /// The render `request` asks for: what the document forbids refused first (`RenderSpec.checkShape`, 400s naming
+    /// where, before a template is looked up), then its template filled (`filled`), then the server's rules (422s). Each
+    /// check runs once.
+    func spec(for request: Components.Schemas.RenderRequest) throws(ServiceError) -> RenderSpec {
+        try RenderSpec.checkShape(request)
+        return try RenderSpec(checkedRequest: try filled(request))
+    }
+
     /// The request with its template filled (docs/templates.md): `preset` is the template's preset with the request's
     /// `variables`, and the template and variables are gone, so the render's id is the filled preset's (two users with
     /// the same choices share one render). A request with a preset is returned as it is, unless the token is limited
     /// to templates (403). Refusals name `template`, `variables` or `variables.NAME`.
-    func filled(_ request: Components.Schemas.RenderRequest) throws(ServiceError) -> Components.Schemas.RenderRequest {
-        try RenderSpec.checkShape(request)
+    private func filled(_ request: Components.Schemas.RenderRequest) throws(ServiceError) -> Components.Schemas.RenderRequest {
         guard let reference = request.template else {
             if request.variables != nil {
                 throw .invalid(jsonPath: "variables", reason: "fill a template's variables; give the template too, or leave them out")
@@ -118,13 +125,11 @@ final class RenderService: Sendable {
             throw Self.storeUnavailable
         }
         switch outcome {
-        case .queued(var view):
-            if !spec.uploads.isEmpty { view.uploads = (try? await store.uploads(id: planned.id, owner: token)) ?? [] }
+        case .queued(let view):
             wake.signal()
             logger.info("render queued", metadata: ["job": "\(planned.id)", "token": "\(token)", "format": "\(job.format)"])
             return (view, true, planned.warnings)
-        case .existing(var view):
-            view.uploads = (try? await store.uploads(id: planned.id, owner: token)) ?? []
+        case .existing(let view):
             return (view, false, planned.warnings)
         case .tooManyForToken(let limit):
             throw .busy("this token has \(limit) renders queued or rendering, the most it may have; wait for one to finish",

@@ -42,6 +42,12 @@ struct RenderSpec: Sendable {
     init(request: Components.Schemas.RenderRequest) throws(ServiceError) {
         // What the document forbids (400s) before any rule of the server's (422s).
         try Self.checkShape(request)
+        try self.init(checkedRequest: request)
+    }
+
+    /// `request`, whose shape `checkShape` has passed (`RenderService.spec(for:)`, which fills a template between), as
+    /// the service's render: the server's rules (422s).
+    init(checkedRequest request: Components.Schemas.RenderRequest) throws(ServiceError) {
         let given = request
         guard let inline = given.preset else {
             // The document allows a request without one (a template's stands in): the rule is the server's, a 422.

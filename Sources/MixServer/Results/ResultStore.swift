@@ -37,7 +37,7 @@ struct ResultStore: Sendable {
 
     /// A new, empty temporary folder to write a result into; `commit` or `discard` it.
     func makePartial() throws(ResultStoreError) -> String {
-        let path = folder + "/" + HexDigits.randomName(prefix: Self.partialPrefix)
+        let path = folder + "/" + RandomBytes.name(prefix: Self.partialPrefix)
         do {
             try FileSystem.makeNewFolder(path)
         } catch {
@@ -123,7 +123,7 @@ struct ResultStore: Sendable {
     @discardableResult
     func delete(_ id: String) -> Bool {
         guard let path = path(of: id) else { return false }
-        let away = folder + "/" + HexDigits.randomName(prefix: Self.deletingPrefix)
+        let away = folder + "/" + RandomBytes.name(prefix: Self.deletingPrefix)
         guard (try? FileSystem.rename(path, to: away)) != nil else { return false }
         FileSystem.removeTree(away)
         return true

@@ -47,7 +47,7 @@ extension SoundLibrary {
 
         let file: DurableFile
         do {
-            file = try DurableFile(path: uploadsFolder + "/" + HexDigits.randomName(prefix: Self.partialUploadPrefix), opening: .new)
+            file = try DurableFile(path: uploadsFolder + "/" + RandomBytes.name(prefix: Self.partialUploadPrefix), opening: .new)
         } catch {
             throw SoundUploadError.cannotWrite(error.fileReason)
         }

@@ -69,17 +69,24 @@ struct FileChunks: AsyncSequence, Sendable {
                 do { reader = try await ResultFiles.run { try FileChunkReader(path: path) } } catch { throw UploadFileError() }
             }
             guard let file = reader else { return nil }
-            let chunk: [UInt8]?
-            do { chunk = try await ResultFiles.run { try file.next(maximumBytes: FileChunks.chunkBytes) } } catch {
+            let chunk: ByteBuffer
+            do {
+                // Read straight into the buffer the request body sends: one allocation a chunk, no copy.
+                chunk = try await ResultFiles.run {
+                    var buffer = ByteBufferAllocator().buffer(capacity: FileChunks.chunkBytes)
+                    _ = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: FileChunks.chunkBytes) { try file.read(into: $0) }
+                    return buffer
+                }
+            } catch {
                 file.close()
                 reader = nil
                 throw UploadFileError()
             }
-            guard let chunk else {
+            guard chunk.readableBytes > 0 else {
                 reader = nil
                 return nil
             }
-            return ByteBuffer(bytes: chunk)
+            return chunk
         }
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MixIO
 
 /// Signs webhook calls as Standard Webhooks 1.0 does (symmetric, `v1`): an HMAC-SHA256 of
 /// `"<webhook-id>.<webhook-timestamp>.<body>"` with the server's secret, so that a receiver can check with any
@@ -36,7 +37,7 @@ struct WebhookSigner: Sendable, CustomStringConvertible {
 
     /// A new random secret (32 bytes from the system's secure generator), as `whsec_<base64>`.
     static func makeSecret() -> String {
-        secretPrefix + Data(HexDigits.randomBytes(32)).base64EncodedString()
+        secretPrefix + Data(RandomBytes.make(32)).base64EncodedString()
     }
 
     /// The signature of a stream URL (`StreamRoute`): base64url without padding of HMAC-SHA256 over

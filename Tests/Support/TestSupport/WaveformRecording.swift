@@ -3,12 +3,13 @@ import Foundation
 import MixDSP
 import MixEngine
 
-/// Runs interleaved frames through a `WaveformRecorder` for `plan`, in blocks of 4096 frames, and finishes it.
+/// Runs interleaved frames through a `WaveformRecording` of `plan`, in blocks of 4096 frames, finishes it, and gives
+/// the plan's recorder.
 public func record(_ data: [Float], plan: WaveformPlan) throws -> WaveformRecorder {
-    let recorder = WaveformRecorder(plan: plan)
-    try forEachBlock(of: data, channels: plan.channelCount) { try recorder.write(interleaved: $0, frames: $1) }
-    try recorder.finish()
-    return recorder
+    let recording = WaveformRecording(plan: plan)
+    try forEachBlock(of: data, channels: plan.channelCount) { try recording.write(interleaved: $0, frames: $1) }
+    try recording.finish()
+    return recording.recorders[0]
 }
 
 /// The columns of a store, copied out.
