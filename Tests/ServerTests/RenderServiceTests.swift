@@ -130,13 +130,7 @@ import Testing
         defer { server.stop() }
         let preset = Self.shortPreset(seed: 61, seconds: 4)
         let outputs: [Any] = [["format": "mp3", "bitrateKbps": 64], ["format": "ogg", "quality": 0.1], "flac"]
-        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": outputs])
-        #expect(submitted.status == 202, "\(String(decoding: submitted.body, as: UTF8.self))")
-        let id = try #require(submitted.object["id"] as? String)
-        let plain = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": ["mp3", "ogg", "flac"]])
-        #expect(plain.object["id"] as? String != id, "the encodings are part of the render's id")
-        let done = try await server.waitForRender(id)
-        let files = try #require((done.object["result"] as? [String: Any])?["outputs"] as? [[String: Any]])
+        let (id, files) = try await Self.renderOutputs(outputs, plain: ["mp3", "ogg", "flac"], preset: preset, on: server)
         #expect(files.map { $0["bitrateKbps"] as? Int } == [64, nil, nil])
         #expect(files.map { $0["quality"] as? Double } == [nil, 0.1, nil])
         let mp3 = try await server.request("GET", "/v1/renders/\(id)/audio/mp3")
@@ -154,6 +148,20 @@ import Testing
         }
     }
 
+    /// Renders `preset` to `outputs` on `server` and answers its id and its result's outputs, having checked that the same
+    /// formats without their own settings (`plain`) are another render (each output's settings are part of the id).
+    static func renderOutputs(_ outputs: [Any], plain: [String], preset: [String: Any],
+                              on server: ServerProcess) async throws -> (id: String, files: [[String: Any]]) {
+        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": outputs])
+        #expect(submitted.status == 202, "\(String(decoding: submitted.body, as: UTF8.self))")
+        let id = try #require(submitted.object["id"] as? String)
+        let other = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": plain])
+        #expect(other.object["id"] as? String != id, "each output's settings are part of the render's id")
+        let done = try await server.waitForRender(id)
+        #expect(done.object["state"] as? String == "succeeded", "\(String(decoding: done.body, as: UTF8.self))")
+        return (id, try #require((done.object["result"] as? [String: Any])?["outputs"] as? [[String: Any]]))
+    }
+
     /// Each output at its own rate, channels and loudness (issue 56): a 16 kHz mono WAV beside the 22.05 kHz stereo FLAC is the
     /// FLAC's mix converted (the two channels' mean through libsoxr's very-high-quality resampler), listed with its rate
     /// and channels, with an id of its own; a quieter copy holds its own loudness; what cannot be is a 422 naming the output.
@@ -163,14 +171,7 @@ import Testing
         var preset = Self.shortPreset(seed: 62, seconds: 3)
         preset["output"] = ["sampleRate": 22050, "bitDepth": 24]
         let outputs: [Any] = ["flac", ["format": "wav", "sampleRate": 16000, "channels": 1], ["format": "mp3", "channels": 1, "bitrateKbps": 64]]
-        let submitted = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": outputs])
-        #expect(submitted.status == 202, "\(String(decoding: submitted.body, as: UTF8.self))")
-        let id = try #require(submitted.object["id"] as? String)
-        let plain = try await server.request("POST", "/v1/renders", json: ["preset": preset, "outputs": ["flac", "wav", "mp3"]])
-        #expect(plain.object["id"] as? String != id, "the conversions are part of the render's id")
-        let done = try await server.waitForRender(id)
-        #expect(done.object["state"] as? String == "succeeded", "\(String(decoding: done.body, as: UTF8.self))")
-        let files = try #require((done.object["result"] as? [String: Any])?["outputs"] as? [[String: Any]])
+        let (id, files) = try await Self.renderOutputs(outputs, plain: ["flac", "wav", "mp3"], preset: preset, on: server)
         #expect(files.map { $0["sampleRate"] as? Int } == [22050, 16000, 22050])
         #expect(files.map { $0["channels"] as? Int } == [2, 1, 1])
         let folder = server.state.appendingPathComponent("converted")
