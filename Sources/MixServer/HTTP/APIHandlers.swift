@@ -239,7 +239,7 @@ struct APIHandlers: APIProtocol {
             format: Components.Schemas.Format(rawValue: record.format) ?? .m4a, name: record.name, createdAt: record.createdAt,
             startedAt: record.startedAt, finishedAt: view.state.isFinal ? (record.finishedAt ?? Date()) : nil,
             durationSeconds: record.durationSeconds,
-            links: RenderLinks(id: record.id, streams: RenderSpec.streams(storedRequest: record.request)).schema)
+            links: RenderLinks(id: record.id, streams: service.parts.streams(record)).schema)
         if view.state != .failed && view.state != .cancelled, render.links.stream != nil {
             render.streamURL = service.signedStreamURL(id: record.id)
         }
@@ -254,7 +254,7 @@ struct APIHandlers: APIProtocol {
             render.progress = .init(fraction: 0)
         case .succeeded:
             render.progress = .init(fraction: 1, secondsLeft: 0)
-            if let text = record.result, let document = try? JSONDecoder().decode(StoredResult.self, from: Data(text.utf8)) {
+            if let document = service.parts.result(record) {
                 render.result = .init(bytes: document.bytes, sha256: document.sha256, contentType: document.contentType,
                                       integratedLoudness: document.integratedLoudness, truePeakDb: document.truePeakDb,
                                       outputs: document.outputs?.map { output in

@@ -70,7 +70,7 @@ struct StreamRoute: Sendable {
             throw ServiceError.notFound("a stream has index.m3u8, init.mp4 and seg00000.m4s, ...; not '\(PrintableText.escaped(String(file.prefix(40))))'")
         }
         let view = try await service.view(id: id, token: token)
-        guard RenderSpec.streams(storedRequest: view.record.request) else {
+        guard service.parts.streams(view.record) else {
             throw ServiceError.notFound("render '\(id)' has no stream: its request did not ask for one (\"stream\": true)")
         }
         return try await serve(id: id, file: file) { view.state }

@@ -426,9 +426,11 @@ final class SQLiteJobStore: JobStore {
     }
 
     private static func uploads(_ db: Database, id: String, owner: String) throws -> [FileUpload] {
-        try Row.fetchAll(db, sql: """
+        // Cached statements (GRDB's, per connection): every status call asks these three, and preparing one costs
+        // more than running it (SQLite's parse, GRDB's authorizer).
+        try Row.fetchAll(try db.cachedStatement(sql: """
             SELECT \(JobRules.uploadColumns) FROM uploads WHERE job_id = ? AND token = ? ORDER BY position, id
-            """, arguments: [id, owner]).map(upload)
+            """), arguments: [id, owner]).map(upload)
     }
 
     private static func upload(_ row: Row) throws -> FileUpload {
@@ -492,12 +494,12 @@ final class SQLiteJobStore: JobStore {
     // MARK: Reading rows
 
     private static func record(_ db: Database, id: String) throws -> JobRecord? {
-        try Row.fetchOne(db, sql: "SELECT \(JobRules.jobColumns) FROM jobs WHERE id = ?", arguments: [id]).map(jobRecord)
+        try Row.fetchOne(try db.cachedStatement(sql: "SELECT \(JobRules.jobColumns) FROM jobs WHERE id = ?"), arguments: [id]).map(jobRecord)
     }
 
     private static func view(_ db: Database, id: String, owner: String) throws -> JobView? {
         // An owner that withdrew (DELETE) does not see the job any more.
-        guard try Row.fetchOne(db, sql: "SELECT 1 FROM job_owners WHERE job_id = ? AND token = ? AND withdrawn_at IS NULL",
+        guard try Row.fetchOne(try db.cachedStatement(sql: "SELECT 1 FROM job_owners WHERE job_id = ? AND token = ? AND withdrawn_at IS NULL"),
                                arguments: [id, owner]) != nil,
               let record = try record(db, id: id) else { return nil }
         var view = JobRules.view(record, withdrawn: false)

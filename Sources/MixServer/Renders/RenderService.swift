@@ -13,6 +13,8 @@ final class RenderService: Sendable {
     let results: ResultStore
     let planner: RenderPlanner
     let live: LiveProgress
+    /// What status calls read of each job's stored JSON, parsed once (`StoredParts`).
+    let parts = StoredParts()
     let wake: JobSignal
     let webhooks: HostAllowList
     /// Where a render's files may be uploaded.
