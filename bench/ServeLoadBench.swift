@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -23,6 +24,24 @@ struct ServeLoadBench {
     var jobs: Int { ProcessInfo.processInfo.activeProcessorCount }
 
     struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// CPU seconds (user and system) of process `pid` so far, from /proc/PID/stat (its 14th and 15th fields, in clock
+    /// ticks); 0 when it cannot be read.
+    static func cpuSeconds(pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// CPU seconds of this process (`RUSAGE_SELF`), or of its children waited for (`RUSAGE_CHILDREN`).
+    static func cpuSeconds(_ who: Int32) -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(who), &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
 
     func preset(_ k: Int) -> String {
         let colour = ["pink", "brown", "white"][k % 3]
@@ -157,8 +176,11 @@ struct ServeLoadBench {
         // The throughput: the load alone, timed against batch below.
         progress.say("serve: \(clients) clients, \(presets) presets of \(seconds) s, --jobs \(jobs)")
         let started = Date()
+        let serverCPUBefore = Self.cpuSeconds(pid: server.processIdentifier), clientCPUBefore = Self.cpuSeconds(RUSAGE_SELF)
         let outcome = try await load(requests(0))
         let serverSeconds = Date().timeIntervalSince(started)
+        let serverCPU = Self.cpuSeconds(pid: server.processIdentifier) - serverCPUBefore
+        let clientCPU = Self.cpuSeconds(RUSAGE_SELF) - clientCPUBefore
         guard outcome.ids.count == presets else { throw Failure(description: "\(outcome.ids.count) distinct ids for \(presets) presets") }
         // The load test's renders: the server's count.
         let rendered = try await renders() - rendersBefore
@@ -186,10 +208,11 @@ struct ServeLoadBench {
         batch.executableURL = URL(fileURLWithPath: mixrender)
         batch.arguments = ["batch", folder.appendingPathComponent("jobs.jsonl").path, "--jobs", String(jobs), "--quiet"]
         batch.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        let batchStart = Date()
+        let batchStart = Date(), childrenCPUBefore = Self.cpuSeconds(RUSAGE_CHILDREN)
         try batch.run()
         batch.waitUntilExit()
         let batchSeconds = Date().timeIntervalSince(batchStart)
+        let batchCPU = Self.cpuSeconds(RUSAGE_CHILDREN) - childrenCPUBefore
         guard batch.terminationStatus == 0 else { throw Failure(description: "mixrender batch failed (\(batch.terminationStatus))") }
 
         // The session's speech synthesis alone, as the CLI reports it rendering the same session (new text: nothing cached).
@@ -235,11 +258,14 @@ struct ServeLoadBench {
         section.add(["downloads equal to the CLI's render"], ["value": Spread([Double(identical)])])
         section.add(["server renders per minute"], ["value": Spread([Double(presets) / serverSeconds * 60])])
         section.add(["batch renders per minute"], ["value": Spread([Double(presets) / batchSeconds * 60])])
+        section.add(["server CPU during the load (s)"], ["value": Spread([serverCPU])])
+        section.add(["  the load's clients' CPU, this process (s)"], ["value": Spread([clientCPU])])
+        section.add(["batch CPU (s)"], ["value": Spread([batchCPU])])
         section.add(["time to first audio, mix, idle (s)"], ["value": Spread([idleMix])])
         section.add(["time to first audio, mix, under the same load again (s)"], ["value": Spread([loadedMix])])
         section.add(["time to first audio, session, idle (s)"], ["value": Spread([idleSession])])
         section.add(["  its speech synthesis, by the CLI (s)"], ["value": Spread([synthesis])])
-        section.notes.append("Server: first submit to last render seen succeeded by its client (polling every 200 ms); batch: mixrender batch of the same \(presets) jobs with --jobs \(jobs), in the same run. The mix under load is measured in a second run of the load (other seeds), so its stream's encoders are not in the throughput's time.")
+        section.notes.append("Server: first submit to last render seen succeeded by its client (polling every 200 ms); batch: mixrender batch of the same \(presets) jobs with --jobs \(jobs), in the same run. The mix under load is measured in a second run of the load (other seeds), so its stream's encoders are not in the throughput's time. CPU: the server's from /proc, the clients' (URLSession, this process) from getrusage, batch's from its wait: on a machine with no cores to spare the clients' CPU is taken from the server's renders.")
         section.notes.append("Time to first audio: submit (with stream: true, m4a) to the first HLS segment served, polled every 20 ms; the mix is \(isQuick ? 2 : 10) minutes of two noise tracks, the session the docs' first session with new text (the server's first speech starts its voice's helper). Goals: a mix in 2 s; a session in its synthesis plus 2 s.")
         guard rendered == presets, identical == presets else {
             throw Failure(description: "rendered \(rendered) times and \(identical) downloads equal the CLI's, for \(presets) presets")
