@@ -36,9 +36,9 @@ struct ServeLoadBench {
     }
 
     /// CPU seconds of this process (`RUSAGE_SELF`), or of its children waited for (`RUSAGE_CHILDREN`).
-    static func cpuSeconds(_ who: Int32) -> Double {
+    static func cpuSeconds(_ who: __rusage_who) -> Double {
         var usage = rusage()
-        getrusage(__rusage_who_t(who), &usage)
+        getrusage(__rusage_who_t(who.rawValue), &usage)
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
