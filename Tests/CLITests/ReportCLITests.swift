@@ -173,6 +173,21 @@ import Testing
     }
 
     /// Every property the schema names is described in docs/report.md (as `name` in a table).
+    /// A session's report gives its speech synthesis (`timings.synthesise`), and validates against the schema.
+    @Test func aSessionsReportGivesItsSynthesis() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("session.json", SessionCLITests.oneSection(#"{ "text": "Hello there.", "speech": { "voice": "espeak:en-us" } }"#))
+        let r = try CLI.run([preset, "-o", s.path("out.flac"), "--report", s.path("report.json"), "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.path("report.json"))))
+        let schema = try Self.schema()
+        let problems = Self.check(report, against: schema, root: schema)
+        #expect(problems.isEmpty, "\(problems)")
+        let synthesis = ((report as? [String: Any])?["timings"] as? [String: Any])?["synthesise"] as? [String: Any]
+        #expect((synthesis?["speechSeconds"] as? Double ?? 0) > 0.3, "\(synthesis ?? [:])")
+        #expect((synthesis?["wallSeconds"] as? Double ?? -1) >= 0, "\(synthesis ?? [:])")
+    }
+
     @Test func everySchemaFieldIsDocumented() throws {
         let doc = try String(contentsOf: Self.docs.appendingPathComponent("report.md"), encoding: .utf8)
         var names = Set<String>()
