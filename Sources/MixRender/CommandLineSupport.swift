@@ -41,4 +41,5 @@ package typealias SpeechHelperLocation = MixIO.SpeechHelperLocation
 package typealias SpeechHelperServer = MixIO.SpeechHelperServer
 package typealias SpeechSettings = MixIO.SpeechSettings
 package typealias SpeechSynthesizer = MixIO.SpeechSynthesizer
+package typealias SpeechEngines = MixIO.SpeechEngines
 package typealias Terminal = MixIO.Terminal

@@ -149,7 +149,7 @@ public struct Analyzer: Sendable {
                     speech = try synthesizer.synthesize(request.text, settings: request.settings, ssml: request.ssml)
                     keep(speech, for: request, warnings: &warnings)
                 }
-                let utterance = Utterance(spoken: speech, caption: request.text, format: format)
+                let utterance = Utterance(spoken: speech, caption: request.text, voice: request.settings.voice, format: format)
                 cache?.keep(utterance, for: key)
                 said.append(Said(request: request, entry: .success(Analysis.Spoken(utterance: utterance, warnings: warnings)),
                                  speechSeconds: Double(speech.samples.count) / Double(speech.sampleRate),

@@ -105,11 +105,24 @@ extension SpeechSettings {
         return DeclaredSettings(description: "How text is spoken: the voice (which names its engine), its pace and pauses, and espeak-ng's rate, pitch and volume.",
                             defaults: SpeechSettings(), settings: [
             .custom("voice", schema: { _ in
-                .object(["description": .string("\(SpeechSettings.defaultVoice) (the neural voice, the default), espeak:<language>[+variant] (espeak-ng), or a bare espeak-ng name (en-gb); mixrender voices lists them."),
+                .object(["description": .string("\(SpeechSettings.defaultVoice) (the English neural voice, the default for English), kokoro:jf_alpha (and the other Japanese neural voices), espeak:<language>[+variant] (espeak-ng), or a bare espeak-ng name (en-gb); mixrender voices lists them. Without one, the best installed voice for the text's language says it."),
                          "type": .string("string"), "minLength": .number(1)])
             }, read: { cursor, settings, reader in settings.voice = try reader.voiceName(cursor) }),
+            .custom("language", schema: { _ in
+                .object(["description": .string("The language of the text (BCP 47: ja, es, en-gb). Without a voice named, the best installed voice for it says the text (a natural one before espeak-ng's); without a language, it is found from the text. mixrender voices lists the voices and their languages."),
+                         "type": .string("string"), "pattern": .string("^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")])
+            }, read: { cursor, settings, _ in
+                let tag = try cursor.nonEmptyString()
+                guard SpeechLanguage.primary(of: tag) != nil else {
+                    throw cursor.error("'\(tag)' is not a language tag; expected one such as ja, es or en-gb")
+                }
+                guard !SpeechLanguage.installedVoices(for: tag).isEmpty else {
+                    throw cursor.error("no installed voice speaks '\(tag)' (mixrender voices lists the voices and their languages)")
+                }
+                settings.language = tag
+            }),
             .number("speed", \.speed, in: speedRange,
-                    "A pace factor for either engine (1 is the voice's own; default \(JSONValue.format(SpeechEngines.hibari.defaultSpeed)) for the neural voice, \(JSONValue.format(SpeechEngines.espeak.defaultSpeed)) for espeak-ng)."),
+                    "A pace factor for any engine (1 is the voice's own; default \(JSONValue.format(SpeechEngines.hibari.defaultSpeed)) for the English neural voice, \(JSONValue.format(SpeechEngines.kokoro.defaultSpeed)) for the Japanese one, \(JSONValue.format(SpeechEngines.espeak.defaultSpeed)) for espeak-ng)."),
             pause("sentencePause", \.sentencePauseSeconds, "sentence", defaultSentencePause),
             pause("paragraphPause", \.paragraphPauseSeconds, "paragraph (a blank line)", defaultParagraphPause),
             .number("seed", \.seed, NumberLimit(0...4_294_967_295, unit: ""), "The neural voice's noise seed."),

@@ -1,3 +1,5 @@
+import MixIO
+
 /// What happens when in a render, in frames, for an app to show progress and captions ("Deepener,
 /// 4:12 left") and for `validate` to print: a session's sections and voice segments, where the bed is
 /// ducked, how it ends, and what each track says about itself (a beat schedule, breathing phases).
@@ -27,6 +29,8 @@ public struct Timeline: Sendable {
         public var speech: [Range<Int64>]
         /// The gain that brought it to the voice level, in dB.
         public var gainDb: Double
+        /// The voice that said it (`kokoro:jf_alpha`); nil for a recording.
+        public var voice: String? = nil
     }
 
     /// A stretch of time where the bed is ducked: going down over `[downFrom, down)`, down until `upFrom`,
@@ -53,6 +57,8 @@ public struct Timeline: Sendable {
     public var segments: [Segment] = []
     public var ducked: [Ducked] = []
     public var ending: Ending?
+    /// The voices heard, in the order first heard, with their licences and the credits an app shows with the audio.
+    public var voices: [SpeechVoice] = []
     /// What the tracks say about themselves, by track name, in track order.
     public var notes: [(track: String, note: any TimelineNote)] = []
 

@@ -1,3 +1,5 @@
+import MixIO
+
 /// The `--timeline` file: a render's `Timeline` as JSON, every moment in seconds and in frames, so an app
 /// can show progress and captions and a test can find the voice's frames (see docs/sessions.md).
 ///
@@ -19,7 +21,8 @@ public enum TimelineJSON {
                 let speech = segment.speech.map { JSONValue.object(times.span($0.lowerBound, $0.upperBound)) }
                 let caption = JSONValue.Member(segment.isText ? "text" : "file", .string(segment.caption))
                 return .object([caption] + times.span(segment.start, segment.end)
-                               + [JSONValue.Member("gainDb", JSONValue.rounded(segment.gainDb)), JSONValue.Member("speech", .array(speech))])
+                               + [JSONValue.Member("gainDb", JSONValue.rounded(segment.gainDb)), JSONValue.Member("speech", .array(speech))]
+                               + (segment.voice.map { [JSONValue.Member("voice", .string($0))] } ?? []))
             }
             return .object([JSONValue.Member("name", .string(section.name))] + times.span(section.start, section.end)
                            + [JSONValue.Member("stretchedBy", times.time(section.addedFrames)), JSONValue.Member("segments", .array(segments))])
@@ -44,7 +47,18 @@ public enum TimelineJSON {
             "ending": ending ?? .null,
             "ducked": .array(ducked),
             "tracks": .array(tracks),
+            "voices": credits(timeline.voices),
         ])
+    }
+
+    /// The voices heard, for an app's credits: `[{id, languages, quality, licence, attribution, origin}]` (the render
+    /// report and the server's result give the same list).
+    public static func credits(_ voices: [SpeechVoice]) -> JSONValue {
+        .array(voices.map { voice in
+            .object(["id": .string(voice.id), "languages": .array(voice.languages.map { .string($0) }),
+                     "quality": .string(voice.natural ? "natural" : "draft"), "licence": .string(voice.licence),
+                     "attribution": .string(voice.attribution), "origin": .string(voice.origin)])
+        })
     }
 
     /// How a timeline document gives its moments, each in seconds and in frames: what a `TimelineNote` writes

@@ -1,5 +1,6 @@
 import MixDSP
 import MixIO
+import OrderedCollections
 
 /// What a kind needs to plan one track: where the track sits on the timeline, and the planner's services.
 /// Made by the `Planner` for each track; a kind reads it and returns a `SourcePlan`.
@@ -89,6 +90,10 @@ final class PlanningContext {
     var sections: [Timeline.Section] = []
     /// The texts looked up so far, so what keeping each in the store warned is given once.
     var warnedSpeech: Set<SpeechRequest> = []
+    /// The voices that said its texts, each once, in the order first heard: the plan's credits (`Timeline.voices`).
+    var voices: OrderedSet<String> = []
+    /// The voice warnings given (`SpeechRequest.voiceWarning`): each once per plan, at the first text it is about.
+    var warnedVoices: Set<String> = []
 
     init(presetFile: String, sampleRate: Int, channelCount: Int = 2, voice: NarrationSpec = NarrationSpec(), analysis: Analysis) {
         self.presetFile = presetFile

@@ -22,6 +22,8 @@ public struct Utterance: Sendable {
     public let speech: [Range<Int64>]
     /// Text for the timeline's captions, or the recording's path.
     public let caption: String
+    /// The voice that said it (`hibari:heart`), nil for a recording.
+    public var voice: String? = nil
 
     /// The gain that brings it to `voice.loudnessLUFS` or `voice.levelDb` (unity for a silent clip), times `extraDb`.
     func gain(for voice: NarrationSpec, extraDb: Double = 0) -> Float {
@@ -96,10 +98,20 @@ struct HeldRecording: EventMaterial {
 }
 
 /// What synthesising a text needs to be done once: the text, whether it is SSML, and the settings.
+/// The settings are those with the voice that says the text named (`SpeechSettings.choice(forText:)`: a named voice, or
+/// the best installed for the text's language), so a request asked for in the analysis and looked up in planning is
+/// the same key.
 struct SpeechRequest: Hashable, Sendable {
     let text: String
     let ssml: Bool
     let settings: SpeechSettings
+    /// Why the voice is worth a warning (a draft for want of a natural one, or a voice of another language), if it is.
+    let voiceWarning: String?
+
+    init(text: String, ssml: Bool, settings: SpeechSettings) {
+        let choice = settings.choice(forText: text)
+        self.text = text; self.ssml = ssml; self.settings = choice.settings; self.voiceWarning = choice.warning
+    }
 }
 
 extension TrackPlanning {
@@ -121,9 +133,13 @@ extension PlanningContext {
         }
         switch entry {
         case .failure(let failure):
-            throw error(jsonPath, failure.message)
+            throw error(jsonPath, failure.message + (request.voiceWarning.map { " (\($0))" } ?? ""))
         case .success(let spoken):
-            if warnedSpeech.insert(request).inserted { warnings += spoken.warnings }
+            if warnedSpeech.insert(request).inserted {
+                warnings += spoken.warnings
+                if let note = request.voiceWarning, warnedVoices.insert(note).inserted { warn(jsonPath, note) }
+            }
+            voices.append(request.settings.voice)
             return spoken.utterance
         }
     }
@@ -142,7 +158,7 @@ extension PlanningContext {
 extension Utterance {
     /// Synthesised `speech`, measured for its speech level, its loudness and where its speech is (in the
     /// analysis phase, once per text and output format).
-    init(spoken speech: SynthesizedSpeech, caption: String, format: RenderFormat) {
+    init(spoken speech: SynthesizedSpeech, caption: String, voice: String, format: RenderFormat) {
         let activity = speech.samples.withUnsafeBufferPointer { samples in
             var analyzer = SpeechActivityAnalyzer(sampleRate: speech.sampleRate)
             analyzer.append(int16: samples)
@@ -156,7 +172,7 @@ extension Utterance {
                                                        inputRate: speech.sampleRate, outputRate: format.sampleRate),
                   levelDb: activity.levelDb, loudness: meter.lufs,
                   speech: activity.regions.map { Self.scale($0, from: speech.sampleRate, to: format.sampleRate) },
-                  caption: caption)
+                  caption: caption, voice: voice)
     }
 
     /// The most a recording held in memory between its analysis and its play may take (decoded, at its own rate):

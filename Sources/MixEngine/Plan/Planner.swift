@@ -86,6 +86,7 @@ public struct Planner {
         plan.needsSeparateChannels = preset.tracks.contains { $0.source.needsSeparateChannels }
         plan.loop = loop
         plan.warnings = session.warnings
+        plan.timeline.voices = session.voices.map(SpeechSynthesizer.credit(forVoice:))
         plan.sourceFiles = session.files
         plan.synthesis = analysis.synthesis
         return plan

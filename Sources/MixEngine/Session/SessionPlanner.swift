@@ -43,7 +43,7 @@ struct SessionPlanner {
                 let event = clip.event(at: at, voice: voice, extraDb: segment.gainDb, sampleRate: session.sampleRate)
                 placed.append((Timeline.Segment(section: i, caption: clip.caption, isText: segment.isText, start: at,
                                                 end: event.end, speech: clip.speech.map { (at + $0.lowerBound)..<(at + $0.upperBound) },
-                                                gainDb: decibels(fromGain: Double(event.gains.constant))), event))
+                                                gainDb: decibels(fromGain: Double(event.gains.constant)), voice: clip.voice), event))
                 // Segments after one placed `at` a time follow whichever ends last.
                 next = max(next, event.end + frames(segment.pauseAfter))
                 end = max(end, next)

@@ -14,6 +14,12 @@ public struct EspeakSpeechEngine: SpeechEngine {
     /// Any name: espeak-ng is asked last, and a name it lacks is found by `check`.
     public func claims(bareName: String) -> String? { bareName }
 
+    /// The language at the head of its name (`en-gb+f3` speaks `en-gb`); nil for a name that is not a language tag.
+    public func language(ofVoice name: String) -> String? {
+        let base = String(name.prefix { $0 != "+" }).lowercased()
+        return SpeechLanguage.primary(of: base) != nil ? base : nil
+    }
+
     /// Its voices and variants, asked of a helper once per process.
     public func voices() throws -> (voices: [SpeechVoice], variants: [String]) {
         if let known = Self.catalogue.withLock({ $0 }) { return known }
@@ -28,7 +34,8 @@ public struct EspeakSpeechEngine: SpeechEngine {
         let list = voices.map {
             SpeechVoice(id: $0["id"] as? String ?? "", engine: key, name: $0["name"] as? String ?? "",
                         languages: $0["languages"] as? [String] ?? [], gender: $0["gender"] as? String ?? "",
-                        origin: $0["origin"] as? String ?? "")
+                        origin: $0["origin"] as? String ?? "", natural: false, licence: "GPL-3.0-or-later",
+                        attribution: "Voice: espeak-ng (GPL-3.0-or-later).")
         }
         Self.catalogue.withLock { $0 = (list, variants) }
         return (list, variants)

@@ -2,7 +2,7 @@
 /// synthesis depends on, its voices, and how it says a text. An engine is a value with no state of its own: what
 /// lasts from one text to the next (the neural voice's helper process) is kept by the `SpeechSynthesizer` that asks
 /// (`keptHelper`). A new engine is one conformance and one line in `SpeechEngines.all`; nothing switches on engines.
-/// Conformances: `HibariSpeechEngine` (the neural voice) and `EspeakSpeechEngine` (espeak-ng).
+/// Conformances: `NeuralSpeechEngine` (the neural voices, `hibari` and `kokoro`) and `EspeakSpeechEngine` (espeak-ng).
 public protocol SpeechEngine: Sendable {
     /// What its voices' ids start with: `hibari` in `hibari:heart`.
     var key: String { get }
@@ -17,6 +17,8 @@ public protocol SpeechEngine: Sendable {
     /// Its own name for a voice named without an engine (`heart`), when it has such a voice; nil otherwise.
     /// `VoiceID(parsing:)` offers a bare name to the engines in `SpeechEngines.all`'s order.
     func claims(bareName: String) -> String?
+    /// The language its voice `name` speaks (BCP 47: `en-us`, `ja`), when it knows; no voice is listed to find it.
+    func language(ofVoice name: String) -> String?
     /// Its voices, and the variants a voice may take (`espeak:en-us+f3`).
     func voices() throws -> (voices: [SpeechVoice], variants: [String])
     /// Checks that its voice `name` exists and can be used here: `SpeechSynthesizer.UnknownVoice` with the names a
@@ -30,11 +32,14 @@ public protocol SpeechEngine: Sendable {
 
 /// The engines, registered once. A constant table: any thread may read it.
 public enum SpeechEngines {
-    public static let hibari = HibariSpeechEngine()
+    public static let hibari = NeuralSpeechEngine.hibari
+    public static let kokoro = NeuralSpeechEngine.kokoroJapanese
     public static let espeak = EspeakSpeechEngine()
-    /// Every engine, in the order a voice named without an engine is offered to them: the neural voice's names first,
+    /// Every engine, in the order a voice named without an engine is offered to them: the neural voices' names first,
     /// then espeak-ng, which takes any name (presets written before the neural voice keep their sound).
-    public static let all: [any SpeechEngine] = [hibari, espeak]
+    public static let all: [any SpeechEngine] = [hibari, kokoro, espeak]
+    /// The natural ones, in the order a language's best voice is looked for among them.
+    public static let natural: [NeuralSpeechEngine] = [hibari, kokoro]
 
     /// The engine whose key is `key` (lower case).
     public static func engine(forKey key: String) -> (any SpeechEngine)? { all.first { $0.key == key } }

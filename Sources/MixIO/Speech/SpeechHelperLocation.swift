@@ -26,23 +26,25 @@ public enum SpeechHelperLocation {
         return environment
     }
 
-    static func hibariEnvironment() -> [String] {
+    /// The neural voices' helper environment: nothing of this process's. The homes the packages would download into
+    /// do not exist (they never download: `HIBARI_HOME`); the Japanese voice reads the model the set-up joined in
+    /// `venv` (`KOKORO_JA_CACHE`).
+    static func neuralEnvironment(venv: String) -> [String] {
         ["PATH=/nonexistent", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1", "OMP_NUM_THREADS=1",
-         "HIBARI_HOME=/nonexistent"]
+         "HIBARI_HOME=/nonexistent", "HOME=/nonexistent", "HF_HUB_OFFLINE=1", "KOKORO_JA_CACHE=" + venv + "/kokoro-ja"]
     }
 
-    /// The virtual environment holding the neural voice: `MIXRENDER_SPEECH_VENV`, else the first `.venv-speech`
+    /// The helper script `scripts/install-speech.sh` copies into the virtual environment.
+    static let neuralHelperScript = "mixrender_neural_helper.py"
+
+    /// The virtual environment holding the neural voices: `MIXRENDER_SPEECH_VENV`, else the first `.venv-speech`
     /// in this program's folder or a folder above it (the project's, for a program built in `.build/`);
     /// nil when none holds its Python and the helper script.
-    public static func hibariEnvironmentFolder() -> String? {
+    public static func neuralEnvironmentFolder() -> String? {
         func usable(_ folder: String) -> Bool {
-            FileSystem.identity(of: folder + "/bin/python") != nil && FileSystem.identity(of: folder + "/mixrender_hibari_helper.py")?.kind == .regular
+            FileSystem.identity(of: folder + "/bin/python") != nil && FileSystem.identity(of: folder + "/" + neuralHelperScript)?.kind == .regular
         }
         if let chosen = LibC.getenv("MIXRENDER_SPEECH_VENV"), !chosen.isEmpty { return usable(chosen) ? chosen : nil }
         return FileSystem.foldersAboveProgram().lazy.map { $0 + "/.venv-speech" }.first(where: usable)
-    }
-
-    static func hibariMissing() -> AudioIOError {
-        SpeechSynthesizer.failure("the neural voice (hibari-tts) is not installed: run scripts/install-speech.sh in mixrender's folder, or name an espeak-ng voice such as \"espeak:en-us\"")
     }
 }

@@ -2,7 +2,7 @@ import Glibc
 
 /// Text to speech for a render: every text said in a helper process, never in this one
 /// (`SpeechHelperProcess`; docs/sessions.md, "Voices"), by the engine the voice names (`SpeechEngine`: the neural
-/// voice, `HibariSpeechEngine`, keeps one helper per synthesizer, which this object holds; espeak-ng,
+/// voices, `NeuralSpeechEngine`, keep one helper each per synthesizer, which this object holds; espeak-ng,
 /// `EspeakSpeechEngine`, starts one per text).
 ///
 /// Either way a crash, a hang (the time-out), a limit reached or a refusal is one `AudioIOError`. Since every
@@ -94,7 +94,17 @@ public final class SpeechSynthesizer {
             helper.kill()
             throw Self.failure("the text makes more than \(limits.maxSamples / rate / 60) minutes of speech")
         }
-        return SynthesizedSpeech(samples: try helper.readSamples(count, until: deadline), sampleRate: rate)
+        let samples = try helper.readSamples(count, until: deadline)
+        // Each sentence's first and last sample, when the helper gives them; spans that are not in order inside the
+        // samples are a helper's fault, and are dropped rather than trusted.
+        var sentences: [Range<Int>] = []
+        var end = 0
+        for span in header["sentences"] as? [[Int]] ?? [] {
+            guard span.count == 2, span[0] >= end, span[0] <= span[1], span[1] <= count else { sentences = []; break }
+            sentences.append(span[0]..<span[1])
+            end = span[1]
+        }
+        return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences)
     }
 
     // MARK: - Voices
@@ -112,6 +122,20 @@ public final class SpeechSynthesizer {
     public static func check(voice: String) throws {
         let id = VoiceID(parsing: voice)
         try id.speechEngine.check(name: id.name, voice: voice)
+    }
+
+    /// The voice `voice` names as its engine lists it, for credits: a variant (`espeak:en-gb+f3`) is its base voice's,
+    /// under the name given. A voice its engine cannot list is named with its engine only.
+    public static func credit(forVoice voice: String) -> SpeechVoice {
+        let id = VoiceID(parsing: voice)
+        let base = id.name.prefix { $0 != "+" }.lowercased()
+        let listed = (try? id.speechEngine.voices().voices) ?? []
+        guard let found = listed.first(where: { $0.id.lowercased() == "\(id.engine):\(base)" })
+                ?? listed.first(where: { $0.name.lowercased() == base || $0.languages.contains { $0.lowercased() == base } }) else {
+            return SpeechVoice(id: id.description, engine: id.engine, name: id.name, languages: [], gender: "", origin: id.engine)
+        }
+        return SpeechVoice(id: id.description, engine: found.engine, name: found.name, languages: found.languages, gender: found.gender,
+                           origin: found.origin, natural: found.natural, licence: found.licence, attribution: found.attribution)
     }
 
     /// An unknown voice or variant, with the names a caller may suggest from.

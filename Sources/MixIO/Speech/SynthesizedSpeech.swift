@@ -1,11 +1,14 @@
-/// Speech as an engine makes it: mono 16-bit samples at the engine's rate (espeak-ng 22050 Hz, hibari 24000 Hz).
-/// A value holding one array (shared, copy-on-write); allocates only that. `Sendable`, safe to share.
+/// Speech as an engine makes it: mono 16-bit samples at the engine's rate (espeak-ng 22050 Hz, the neural voices
+/// 24000 Hz), and where each sentence is in them when the engine says (the neural voices do).
+/// A value holding two arrays (shared, copy-on-write); allocates only those. `Sendable`, safe to share.
 public struct SynthesizedSpeech: Sendable, Equatable {
     public let samples: [Int16]
     public let sampleRate: Int
+    /// Each sentence's samples, in order (end exclusive); empty when the engine does not say.
+    public let sentences: [Range<Int>]
     public var durationSeconds: Double { Double(samples.count) / Double(sampleRate) }
 
-    public init(samples: [Int16], sampleRate: Int) {
-        self.samples = samples; self.sampleRate = sampleRate
+    public init(samples: [Int16], sampleRate: Int, sentences: [Range<Int>] = []) {
+        self.samples = samples; self.sampleRate = sampleRate; self.sentences = sentences
     }
 }
