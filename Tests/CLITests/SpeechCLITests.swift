@@ -85,6 +85,53 @@ import Testing
         }
     }
 
+    /// A Japanese session with no voice named is said by the Japanese neural voice: the same samples from two
+    /// processes; its credits (the voices, their licences) in the report and the timeline, each segment's voice in
+    /// the timeline; a Spanish text, for which no natural voice is installed, is said by espeak-ng with one warning
+    /// naming what to do, and English text keeps the default voice.
+    @Test func aJapaneseSessionIsSaidByTheJapaneseVoiceTheSameInTwoProcesses() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("ja.json", """
+            { "output": { "sampleRate": 24000, "channels": 1 },
+              "sections": [ { "name": "A", "segments": [
+                { "text": "ようこそ。ゆっくり休みましょう。", "pauseAfter": "300ms" },
+                { "text": "Let your shoulders drop.", "pauseAfter": "300ms" },
+                { "text": "Respira despacio y deja que tu cuerpo descanse ahora." },
+                { "text": "Respira y descansa, está bien, ahora." } ] } ] }
+            """)
+        var renders: [[Float]] = []
+        for k in 0..<2 {
+            let r = try CLI.run([preset, "-o", s.path("\(k).wav"), "--report", s.path("\(k).report.json"), "--timeline", s.path("\(k).timeline.json")])
+            #expect(r.status == 0, "\(r.stderr)")
+            let warnings = r.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+            #expect(warnings.count == 1, "\(r.stderr)")
+            #expect(warnings.first?.contains("sections[0].segments[2].text") == true && warnings.first?.contains("Spanish") == true
+                    && warnings.first?.contains("espeak:es") == true, "\(r.stderr)")
+            renders.append(try readAll(AudioFile.open(path: s.path("\(k).wav"))))
+        }
+        #expect(renders[0] == renders[1] && renders[0].count > 24_000 * 3, "\(renders[0].count) and \(renders[1].count) samples")
+        let timeline = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: s.url.appendingPathComponent("0.timeline.json"))) as? [String: Any])
+        let sections = try #require(timeline["sections"] as? [[String: Any]])
+        let segments = try #require(sections.first?["segments"] as? [[String: Any]])
+        #expect(segments.map { $0["voice"] as? String } == ["kokoro:jf_alpha", "hibari:heart", "espeak:es", "espeak:es"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: s.url.appendingPathComponent("0.report.json"))) as? [String: Any])
+        for document in [timeline, report] {
+            let voices = try #require(document["voices"] as? [[String: Any]])
+            #expect(voices.map { $0["id"] as? String } == ["kokoro:jf_alpha", "hibari:heart", "espeak:es"])
+            #expect(voices.map { $0["quality"] as? String } == ["natural", "natural", "draft"])
+            #expect(voices.allSatisfy { !($0["licence"] as? String ?? "").isEmpty && !($0["attribution"] as? String ?? "").isEmpty })
+        }
+    }
+
+    /// A preset's `language` is a tag a voice speaks: anything else is one line at its path.
+    @Test func aLanguageNoVoiceSpeaksIsRefusedAtItsPath() throws {
+        let s = try TemporaryFolder()
+        for (language, fragment) in [("english", "not a language tag"), ("xq", "no installed voice speaks 'xq'")] {
+            let preset = try s.write("p.json", #"{ "duration": 2, "tracks": [ { "speech": { "text": "Hello.", "language": "\#(language)" } } ] }"#)
+            expectOneLineError(try CLI.run(["validate", preset]), ["tracks[0].speech.language", fragment], language)
+        }
+    }
+
     /// Without the neural voice's virtual environment, a session that needs it is one line saying how to install it.
     @Test func aMissingNeuralVoiceSaysHowToInstallIt() throws {
         let s = try TemporaryFolder()
@@ -106,8 +153,14 @@ import Testing
         #expect(heart["default"] as? Bool == true && heart["gender"] as? String == "female" && heart["languages"] as? [String] == ["en-us"])
         #expect(voices.contains { $0["id"] as? String == "espeak:en-gb" && ($0["origin"] as? String ?? "").contains("espeak-ng") })
         #expect((object["variants"] as? [String] ?? []).contains("f3"))
+        let kumo = try #require(voices.first { $0["id"] as? String == "kokoro:jm_kumo" })
+        #expect(kumo["languages"] as? [String] == ["ja"] && kumo["quality"] as? String == "natural" && kumo["installed"] as? Bool == true
+                && kumo["licence"] as? String == "Apache-2.0" && (kumo["attribution"] as? String ?? "").contains("Kokoro-82M"))
+        #expect(voices.allSatisfy { ($0["quality"] as? String == "draft") == ($0["engine"] as? String == "espeak") })
         let text = try CLI.run(["voices"])
-        #expect(text.stdout.hasPrefix("hibari:heart"), "\(text.stdout.prefix(200))")
+        let lines = text.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("VOICE") == true && lines.dropFirst().first?.hasPrefix("hibari:heart") == true, "\(text.stdout.prefix(300))")
+        #expect(lines.contains { $0.hasPrefix("kokoro:jf_alpha") && $0.contains(" ja ") && $0.contains("natural") && $0.contains("Apache-2.0") })
         let s = try TemporaryFolder()
         let preset = try s.write("p.json", #"{ "duration": 2, "tracks": [ { "speech": { "text": "Hello.", "voice": "en-gb+f33" } } ] }"#)
         expectOneLineError(try CLI.run(["validate", preset]), ["tracks[0].speech.voice", "no variant 'f33'", "did you mean 'espeak:en-gb+f3'"], "variant")

@@ -7,7 +7,8 @@ import Testing
     @Test(arguments: [
         ("hibari:heart", "hibari", "heart"), ("espeak:en-gb", "espeak", "en-gb"), ("espeak:en-us+f3", "espeak", "en-us+f3"),
         ("ESPEAK:en-gb", "espeak", "en-gb"), ("heart", "hibari", "heart"), ("Heart", "hibari", "heart"),
-        ("en-gb", "espeak", "en-gb"), ("nobody:x", "espeak", "nobody:x"),
+        ("en-gb", "espeak", "en-gb"), ("nobody:x", "espeak", "nobody:x"), ("kokoro:jf_alpha", "kokoro", "jf_alpha"),
+        ("jm_kumo", "kokoro", "jm_kumo"),
     ])
     func aVoiceNamesItsEngineOrIsClaimedByTheFirstThatHasIt(text: String, engine: String, name: String) {
         let id = VoiceID(parsing: text)
@@ -17,10 +18,10 @@ import Testing
 
     @Test func everyEngineIsRegisteredOnceAndSaysWhatASynthesisDependsOn() {
         let keys = SpeechEngines.all.map(\.key)
-        #expect(keys == ["hibari", "espeak"])
+        #expect(keys == ["hibari", "kokoro", "espeak"])
         #expect(Set(keys).count == keys.count)
         for engine in SpeechEngines.all { #expect(SpeechEngines.engine(forKey: engine.key)?.key == engine.key) }
-        #expect(SpeechEngines.hibari.sampleRate == 24_000 && SpeechEngines.espeak.sampleRate == 22_050)
+        #expect(SpeechEngines.hibari.sampleRate == 24_000 && SpeechEngines.kokoro.sampleRate == 24_000 && SpeechEngines.espeak.sampleRate == 22_050)
         // The pace in effect is the voice's engine's default unless given.
         #expect(SpeechSettings(voice: "hibari:heart").effectiveSpeed == 0.9)
         #expect(SpeechSettings(voice: "espeak:en-gb").effectiveSpeed == 1.0)

@@ -266,6 +266,10 @@ struct APIHandlers: APIProtocol {
                                       })
                 render.chapters = document.chapters.map { .init(name: $0.name, startSeconds: $0.startSeconds) }
                 render.warnings = document.warnings
+                render.voices = document.voices?.map {
+                    .init(id: $0.id, languages: $0.languages, quality: .init(rawValue: $0.quality) ?? .draft, licence: $0.licence,
+                          attribution: $0.attribution, origin: $0.origin)
+                }
             }
         case .failed:
             if let text = record.problem, let problem = try? JSONDecoder().decode(Components.Schemas.Problem.self, from: Data(text.utf8)) {

@@ -31,6 +31,16 @@ struct StoredResult: Codable, Sendable {
         var channels: Int? = nil
     }
 
+    /// A voice heard in the render, for an app's credits (the API's `VoiceCredit`).
+    struct Voice: Codable, Sendable {
+        var id: String
+        var languages: [String]
+        var quality: String
+        var licence: String
+        var attribution: String
+        var origin: String
+    }
+
     var file: String
     var bytes: Int
     var sha256: String
@@ -41,6 +51,8 @@ struct StoredResult: Codable, Sendable {
     var warnings: [String]
     /// Every file the render wrote, the first being the one above; nil in a result stored before outputs were.
     var outputs: [Output]?
+    /// The voices heard, in the order first heard; nil in a result stored before they were.
+    var voices: [Voice]?
 
     /// The result of render `id`, whose report lists its outputs (the first is the render's `format`), each written in
     /// the result's folder as `fileName(format)`.
@@ -70,6 +82,10 @@ struct StoredResult: Codable, Sendable {
             Chapter(name: mark.name, startSeconds: (Double(mark.frame) / Double(mark.sampleRate) * 1000).rounded() / 1000)
         }
         self.warnings = warnings
+        voices = report.job.plan.timeline.voices.map {
+            Voice(id: $0.id, languages: $0.languages, quality: $0.natural ? "natural" : "draft", licence: $0.licence,
+                  attribution: $0.attribution, origin: $0.origin)
+        }
     }
 
     /// The file of the output in `format` (its extension): the first output's for a result stored before outputs were.
