@@ -59,6 +59,38 @@ import Testing
         #expect(other != alone)
     }
 
+    static let japanese = SpeechSettings(voice: "kokoro:jf_alpha")
+
+    /// The Japanese neural voice: 24 kHz, each sentence's samples given (two sentences, the sentence pause between
+    /// them silent), and the same samples after another text. (The same in another process: `SpeechCLITests`.)
+    @Test func theJapaneseVoiceSaysEachSentenceTheSameInAnyProcess() throws {
+        let text = "ようこそ。ゆっくり休みましょう。"
+        let synthesizer = fresh()
+        let alone = try synthesizer.synthesize(text, settings: Self.japanese, ssml: false)
+        #expect(alone.sampleRate == 24_000 && alone.durationSeconds > 1 && alone.durationSeconds < 8, "\(alone.durationSeconds) s")
+        #expect(alone.sentences.count == 2 && alone.sentences.first?.lowerBound == 0 && alone.sentences.last?.upperBound == alone.samples.count)
+        if alone.sentences.count == 2 {
+            let gap = alone.sentences[0].upperBound..<alone.sentences[1].lowerBound
+            #expect(gap.count == Int(SpeechSettings.defaultSentencePause * 24_000) && alone.samples[gap].allSatisfy { $0 == 0 })
+        }
+        _ = try synthesizer.synthesize("今日はいい天気です。", settings: Self.japanese, ssml: false)
+        #expect(try synthesizer.synthesize(text, settings: Self.japanese, ssml: false) == alone)
+    }
+
+    /// A sentence longer than the model takes at once (Kokoro's 512 tokens, where the model itself fails: "invalid
+    /// expand shape") with no punctuation is split between words, and all of it is said: as long as its parts.
+    @Test func aSentenceLongerThanTheModelTakesIsSplitBetweenWords() throws {
+        var fast = Self.japanese
+        fast.speed = 2
+        let part = "ゆっくり息を吸って静かに吐いて"
+        let synthesizer = fresh()
+        let one = try synthesizer.synthesize(part, settings: fast, ssml: false)
+        let long = try synthesizer.synthesize(String(repeating: part, count: 15), settings: fast, ssml: false)
+        #expect(long.sentences.count == 1)
+        let ratio = long.durationSeconds / (one.durationSeconds * 15)
+        #expect(ratio > 0.7 && ratio < 1.3, "\(long.durationSeconds) s for 15 parts of \(one.durationSeconds) s")
+    }
+
     @Test(arguments: [espeak, neural])
     func aLowerSpeedIsLonger(settings: SpeechSettings) throws {
         var slow = settings, fast = settings
