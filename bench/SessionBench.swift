@@ -23,8 +23,13 @@ struct SessionBench {
             columns: [Column(key: "value", title: "value", format: .seconds)])
 
         // Distinct sentences each round, and no process-wide cache: every text is really said.
-        let engines: [(name: String, settings: SpeechSettings)] = [("neural voice (hibari:heart)", SpeechSettings()),
-                                                                    ("espeak-ng (espeak:en-us)", SpeechSettings(voice: "espeak:en-us"))]
+        // The Japanese voice (the whole Kokoro-82M, about ten times hibari's work) says fewer sentences in a quick run.
+        let english = { (round: Int, k: Int) in "Round \(round), sentence \(k). Let your breath slow down, and let the sound of the rain carry you further." }
+        let japanese = { (round: Int, k: Int) in "第\(round)回、\(k)番目の文です。呼吸をゆっくりにして、雨の音に身をまかせましょう。" }
+        let engines: [(name: String, settings: SpeechSettings, text: (Int, Int) -> String, count: Int)] = [
+            ("neural voice (hibari:heart)", SpeechSettings(voice: "hibari:heart"), english, isQuick ? 8 : 30),
+            ("Japanese neural voice (kokoro:jf_alpha)", SpeechSettings(voice: "kokoro:jf_alpha"), japanese, isQuick ? 3 : 10),
+            ("espeak-ng (espeak:en-us)", SpeechSettings(voice: "espeak:en-us"), english, isQuick ? 8 : 30)]
         for engine in engines {
             var perMinute: [Double] = [], startUp: [Double] = []
             for round in 0..<runs {
@@ -35,15 +40,17 @@ struct SessionBench {
                 // The helper's start-up: the first short text (which starts the neural voice's helper) against the
                 // same text again (espeak-ng starts a helper for every text, so its figure is the whole cost of one).
                 var started = clock.now
-                _ = try synthesizer.synthesize("Hello.", settings: engine.settings, ssml: false)
+                let hello = engine.settings.voiceID.engine == SpeechEngines.kokoro.key ? "こんにちは。" : "Hello."
+                _ = try synthesizer.synthesize(hello, settings: engine.settings, ssml: false)
                 let first = (clock.now - started).seconds
                 started = clock.now
-                _ = try synthesizer.synthesize("Hello.", settings: engine.settings, ssml: false)
+                _ = try synthesizer.synthesize(hello, settings: engine.settings, ssml: false)
                 let again = (clock.now - started).seconds
-                startUp.append(engine.settings.voiceID.engine == SpeechEngines.hibari.key ? first - again : again)
+                let isNeural = engine.settings.voiceID.engine != SpeechEngines.espeak.key
+                startUp.append(isNeural ? first - again : again)
                 var speech = 0.0, wall = 0.0
-                for k in 0..<(isQuick ? 8 : 30) {
-                    let text = "Round \(round), sentence \(k). Let your breath slow down, and let the sound of the rain carry you further."
+                for k in 0..<engine.count {
+                    let text = engine.text(round, k)
                     started = clock.now
                     let spoken = try synthesizer.synthesize(text, settings: engine.settings, ssml: false)
                     wall += (clock.now - started).seconds
@@ -52,9 +59,34 @@ struct SessionBench {
                 perMinute.append(wall / speech * 60)
             }
             section.add(["synthesis s per minute of speech, \(engine.name)"], ["value": Spread(perMinute)])
-            section.add([engine.settings.voiceID.engine == SpeechEngines.hibari.key ? "helper start-up, neural voice (once per render)"
+            section.add([engine.settings.voiceID.engine != SpeechEngines.espeak.key ? "helper start-up, \(engine.name) (once per render)"
                                                                        : "helper per text, espeak-ng (start-up and a short text)"],
                          ["value": Spread(startUp)])
+        }
+
+        // A whole session's speech (presets/sleep-hypnosis.json, about 20 minutes) said in one lane and in one lane per
+        // core: the texts are shared out among helpers running side by side (a full run only: a minute or two of work).
+        if !isQuick {
+            let preset = try PresetLoader.load(path: "presets/sleep-hypnosis.json")
+            var walls: [Int: [Double]] = [:]
+            let counts = Array(Set([1, Analyzer.defaultSpeechLanes])).sorted()
+            for round in 0..<runs {
+                for lanes in counts {
+                    progress.say("session: the preset's speech in \(lanes) lane(s), round \(round + 1)/\(runs)")
+                    var analyzer = Analyzer()
+                    analyzer.speechLanes = lanes
+                    analyzer.reusesSpeechInProcess = false
+                    let clock = ContinuousClock(), started = clock.now
+                    _ = try analyzer.analyse(preset)
+                    walls[lanes, default: []].append((clock.now - started).seconds)
+                }
+            }
+            for lanes in counts {
+                section.add(["sleep-hypnosis.json's speech, synthesis wall time, \(lanes) lane\(lanes == 1 ? "" : "s")"], ["value": Spread(walls[lanes]!)])
+            }
+            if let one = walls[1], let all = walls[counts.last!], counts.count > 1 {
+                section.notes.append("speech in \(counts.last!) lanes against 1: \(fixed(Spread(all).median / Spread(one).median, 2))x the wall time")
+            }
         }
 
         let temporary = try TemporaryFolder(prefix: "mixrender-bench")

@@ -101,7 +101,9 @@ import Testing
             """)
         var renders: [[Float]] = []
         for k in 0..<2 {
-            let r = try CLI.run([preset, "-o", s.path("\(k).wav"), "--report", s.path("\(k).report.json"), "--timeline", s.path("\(k).timeline.json")])
+            // The second process finds the syntheses in the first's --cache-dir store: the same samples and sentences.
+            let r = try CLI.run([preset, "-o", s.path("\(k).wav"), "--report", s.path("\(k).report.json"), "--timeline", s.path("\(k).timeline.json"),
+                                 "--cache-dir", s.path("cache")])
             #expect(r.status == 0, "\(r.stderr)")
             let warnings = r.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
             #expect(warnings.count == 1, "\(r.stderr)")
@@ -114,12 +116,36 @@ import Testing
         let sections = try #require(timeline["sections"] as? [[String: Any]])
         let segments = try #require(sections.first?["segments"] as? [[String: Any]])
         #expect(segments.map { $0["voice"] as? String } == ["kokoro:jf_alpha", "hibari:heart", "espeak:es", "espeak:es"])
+        // Each sentence of a neural voice's segment, in output frames inside the segment; espeak-ng says none.
+        func frames(_ span: Any?) -> (Int, Int)? {
+            guard let span = span as? [String: Any], let start = (span["start"] as? [String: Any])?["frame"] as? Int,
+                  let end = (span["end"] as? [String: Any])?["frame"] as? Int else { return nil }
+            return (start, end)
+        }
+        let sentences = segments.map { ($0["sentences"] as? [Any] ?? []).compactMap(frames) }
+        #expect(sentences.map(\.count) == [2, 1, 0, 0], "\(sentences)")
+        for (segment, spans) in zip(segments, sentences) {
+            guard let (start, end) = frames(segment) else { continue }
+            #expect(spans.allSatisfy { start <= $0.0 && $0.0 < $0.1 && $0.1 <= end })
+        }
+        let second = try Data(contentsOf: s.url.appendingPathComponent("1.timeline.json"))
+        #expect(second == (try Data(contentsOf: s.url.appendingPathComponent("0.timeline.json"))))
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: s.url.appendingPathComponent("0.report.json"))) as? [String: Any])
         for document in [timeline, report] {
             let voices = try #require(document["voices"] as? [[String: Any]])
             #expect(voices.map { $0["id"] as? String } == ["kokoro:jf_alpha", "hibari:heart", "espeak:es"])
             #expect(voices.map { $0["quality"] as? String } == ["natural", "natural", "draft"])
             #expect(voices.allSatisfy { !($0["licence"] as? String ?? "").isEmpty && !($0["attribution"] as? String ?? "").isEmpty })
+        }
+    }
+
+    /// A lexicon entry that is not one word, or whose respelling holds markup, is one line at its path.
+    @Test func aBadLexiconEntryIsRefusedAtItsPath() throws {
+        let s = try TemporaryFolder()
+        for (lexicon, fragment) in [(#"{"New York": "x"}"#, "not one word"), (#"{"Aoife": "<audio src='x'/>"}"#, "markup"),
+                                    (#"["Aoife"]"#, "expected an object"), (#"{"Aoife": 3}"#, "expected")] {
+            let preset = try s.write("p.json", #"{ "duration": 2, "voice": { "speech": { "lexicon": \#(lexicon) } }, "tracks": [ { "speech": { "text": "Hello Aoife." } } ] }"#)
+            expectOneLineError(try CLI.run(["validate", preset]), ["voice.speech.lexicon", fragment], lexicon)
         }
     }
 

@@ -37,6 +37,41 @@ import TestSupport
         _ = try Planner(presetFile: "loop.json").plan(preset, analysis: analysis)
     }
 
+    /// The texts are shared out among lanes by length (`Analyzer.lanes`): one per 500 characters up to the most
+    /// allowed, the longest first to the emptiest lane, each lane keeping the texts' order.
+    @Test func textsAreSharedOutAmongLanesByLength() {
+        let settings = SpeechSettings(voice: "espeak:en-us")
+        let texts = [400, 3_000, 200, 1_000].map { SpeechRequest(text: String(repeating: "a", count: $0), ssml: false, settings: settings) }
+        let counts = { (lanes: [[SpeechRequest]]) in lanes.map { $0.map(\.text.count) } }
+        #expect(counts(Analyzer.lanes(of: texts, most: 2)) == [[3_000], [400, 200, 1_000]])
+        #expect(counts(Analyzer.lanes(of: texts, most: 8)) == [[3_000], [1_000], [400], [200]])
+        #expect(counts(Analyzer.lanes(of: [texts[0], texts[2]], most: 8)) == [[400, 200]])   // 600 characters pay for one helper
+        #expect(counts(Analyzer.lanes(of: texts, most: 1)) == [[400, 3_000, 200, 1_000]])
+        #expect(counts(Analyzer.lanes(of: Array(texts.prefix(1)), most: 8)) == [[400]])
+        #expect(Analyzer.lanes(of: [], most: 8).isEmpty)
+    }
+
+    /// A session's texts said in two lanes (two helpers at once) are the samples each says alone. (Its texts are its
+    /// own, so the process-wide cache holds none of them before it.)
+    @Test func textsSaidInLanesAreTheSamplesSaidInOne() throws {
+        let folder = try TemporaryFolder()
+        let sentence = "Let your breath slow down, and let the sound of the rain carry you further into rest. "
+        let segments = (0..<4).map { k in #"{"text": "\#(k). \#(String(repeating: sentence, count: 10))"}"# }.joined(separator: ", ")
+        let path = try folder.write("s.json", #"{"output": {"sampleRate": 16000}, "voice": {"speech": {"voice": "espeak:en-us"}}, "sections": [{"name": "A", "segments": [\#(segments)]}]}"#)
+        let preset = try PresetLoader.load(path: path)
+        var two = Analyzer()
+        two.speechLanes = 2
+        #expect(Analyzer.lanes(of: AnalysisRequests.of(preset).texts.elements, most: 2).count == 2)
+        let analysis = try two.analyse(preset)
+        #expect(analysis.speech.count == 4)
+        let alone = SpeechSynthesizer()
+        alone.usesCache = false
+        for (request, entry) in analysis.speech {
+            let spoken = try #require((try entry.get().utterance.material as? SpokenText)?.speech)
+            #expect(spoken == (try alone.synthesize(request.text, settings: request.settings, ssml: false)) && spoken.samples.count > 22_050)
+        }
+    }
+
     /// A missing file is an error at its JSON path, as when planning read the files itself.
     @Test func aFailedRequestIsAnErrorWherePlanningMeetsIt() throws {
         let folder = try TemporaryFolder()

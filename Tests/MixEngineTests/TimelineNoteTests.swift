@@ -92,7 +92,8 @@ import Testing
                 }
               ]
             }
-          ]
+          ],
+          "voices": []
         }
 
         """

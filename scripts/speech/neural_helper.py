@@ -172,6 +172,8 @@ def answer(engine, request):
                 total += len(sentence_pause)
             start = total
             for piece in pieces(phonemes):
+                if os.getppid() != PARENT:
+                    sys.exit(0)       # mixrender is gone: stop within a piece, not at the end of a long text
                 parts.append(np.asarray(engine.say(piece, voice, speed, rng), np.float32))
                 total += len(parts[-1])
                 if total > MAX_SECONDS * rate:
@@ -179,6 +181,9 @@ def answer(engine, request):
             spans.append([start, total])
     audio = np.concatenate(parts) if parts else np.zeros(0, np.float32)
     return (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes(), spans
+
+
+PARENT = os.getppid()
 
 
 def main():

@@ -1,12 +1,14 @@
+import Foundation
 import MixDSP
 import MixIO
 
 /// The analysis phase, between load and plan: gathers what a final `Preset` needs found out
 /// (`AnalysisRequests.of`: its session's speech, each kind's `analysisRequests`), makes it concurrently, and
 /// hands the `Analysis` to the planner, which then reads nothing. Files are probed first (on every core, with
-/// `Parallel.map`); then texts, recordings and decodes run together, the texts one after another in one
-/// `SpeechSynthesizer` (its neural-voice helper takes one text at a time), each recording and decode on a core
-/// of its own. Syntheses come from the `--cache-dir` store when there (and go into it when made); what is
+/// `Parallel.map`); then texts, recordings and decodes run together, the texts one after another in each lane's
+/// `SpeechSynthesizer` (a neural voice's helper takes one text at a time), each recording and decode on a core
+/// of its own, the texts shared out among lanes (`speechLanes`, one per core) when there are enough of them to pay for a
+/// helper's start-up. Syntheses come from the `--cache-dir` store when there (and go into it when made); what is
 /// measured (utterances, recordings) is kept in the `PreparedMaterial`'s `analyses` (`AnalysisCache`), so a second
 /// render or a batch says and measures nothing again.
 ///
@@ -24,6 +26,17 @@ public struct Analyzer: Sendable {
     public var material: PreparedMaterial?
     /// Asked before each request starts; true stops the analysis with `CancellationError`.
     public var isCancelled: @Sendable () -> Bool
+    /// How many helpers may say the texts at once (each text is a pure function of its request, so how they are shared
+    /// out changes no sample): by default one per core. A batch running several jobs at once gives each its share.
+    public var speechLanes = Analyzer.defaultSpeechLanes
+    public static var defaultSpeechLanes: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    /// Whether a text said before in this process is taken from the process's own memory (`SpeechSynthesizer.usesCache`):
+    /// false says every text again (the bench's synthesis figures).
+    public var reusesSpeechInProcess = true
+    /// The characters of text that pay for one more helper: a helper's start-up (the English voice's about 1 s, the
+    /// Japanese voice's about 5 s) against what saying them takes (English: 500 characters are about 30 s of speech,
+    /// 2 s of the English voice's work; Japanese: about 90 s of speech, a minute of the Japanese voice's).
+    static let charactersPerLane = 500
 
     /// `store` defaults to `material`'s.
     public init(material: PreparedMaterial? = nil, store: MaterialStore? = nil,
@@ -63,10 +76,11 @@ public struct Analyzer: Sendable {
                                                outputRate: format.sampleRate) <= request.longestFrames else { return nil }
             return (request, info)
         }
-        let jobs = (requests.texts.isEmpty ? 0 : 1) + recordings.count + decodes.count
-        let firstRecording = requests.texts.isEmpty ? 0 : 1, firstDecode = firstRecording + recordings.count
+        let lanes = Self.lanes(of: requests.texts.elements, most: speechLanes)
+        let jobs = lanes.count + recordings.count + decodes.count
+        let firstRecording = lanes.count, firstDecode = firstRecording + recordings.count
         let results = Parallel.map(jobs) { k -> Made in
-            if k < firstRecording { return .speech(say(requests.texts.elements, format: format)) }
+            if k < firstRecording { return .speech(say(lanes[k], format: format)) }
             if isCancelled() { return .cancelled }
             if k < firstDecode {
                 let (path, info) = recordings[k - firstRecording]
@@ -85,13 +99,16 @@ public struct Analyzer: Sendable {
             switch result {
             case .speech(let said):
                 guard let said else { throw CancellationError() }
+                var laneSeconds = 0.0
                 for text in said {
                     analysis.speech[text.request] = text.entry
                     guard text.wasMade else { continue }
                     analysis.made.texts += 1
                     analysis.synthesis.speechSeconds += text.speechSeconds
-                    analysis.synthesis.wallSeconds += text.wallSeconds
+                    laneSeconds += text.wallSeconds
                 }
+                // The lanes run side by side: the synthesis took as long as the longest.
+                analysis.synthesis.wallSeconds = max(analysis.synthesis.wallSeconds, laneSeconds)
             case .recording(let path, let (entry, wasMade)):
                 analysis.recordings[path] = entry
                 if wasMade { analysis.made.recordings += 1 }
@@ -128,9 +145,28 @@ public struct Analyzer: Sendable {
         if isCancelled() { throw CancellationError() }
     }
 
+    /// The texts shared out among at most `most` lanes, each said one after another by a synthesizer of its own: one lane
+    /// per `charactersPerLane` characters, the longest texts first, each to the lane with the fewest characters so
+    /// far; a lane keeps its texts in their order. No lane for no text.
+    static func lanes(of texts: [SpeechRequest], most: Int) -> [[SpeechRequest]] {
+        guard !texts.isEmpty else { return [] }
+        let characters = texts.map { $0.text.utf8.count }
+        let count = max(1, min(most, texts.count, characters.reduce(0, +) / charactersPerLane))
+        guard count > 1 else { return [texts] }
+        var totals = [Int](repeating: 0, count: count)
+        var lane = [Int](repeating: 0, count: texts.count)
+        for k in texts.indices.sorted(by: { characters[$0] != characters[$1] ? characters[$0] > characters[$1] : $0 < $1 }) {
+            let emptiest = totals.indices.min { totals[$0] != totals[$1] ? totals[$0] < totals[$1] : $0 < $1 }!
+            lane[k] = emptiest
+            totals[emptiest] += characters[k]
+        }
+        return (0..<count).map { l in texts.indices.filter { lane[$0] == l }.map { texts[$0] } }
+    }
+
     /// Each text said (from the cache, the store, or a helper process) and measured, one after another.
     private func say(_ texts: [SpeechRequest], format: RenderFormat) -> [Said]? {
         let synthesizer = SpeechSynthesizer()
+        synthesizer.usesCache = reusesSpeechInProcess
         var said: [Said] = []
         for request in texts {
             if isCancelled() { return nil }
@@ -188,6 +224,7 @@ public struct Analyzer: Sendable {
         return "speech; mixrender \(MixrenderVersion.string); \(identity); \(engine.sampleRate) Hz; voice \(s.voice); "
             + "wpm \(s.wordsPerMinute); pitch \(s.pitch); volume \(s.volume); speed \(n(s.speed)); sentence pause \(n(s.sentencePauseSeconds)); "
             + "paragraph pause \(n(s.paragraphPauseSeconds)); seed \(s.seed); ssml \(request.ssml); text sha256 \(ContentHash.of(request.text))"
+            + (s.lexicon.isEmpty ? "" : "; lexicon sha256 \(ContentHash.of(s.lexicon.identity))")
     }
 
     /// The synthesis kept in the store for `request`, or nil (no store, no entry, or a damaged one, which is
@@ -208,11 +245,35 @@ public struct Analyzer: Sendable {
                 }
                 samples[i] = Int16(x)
             }
-            return SynthesizedSpeech(samples: samples, sampleRate: rate)
+            // A neural voice's sentences are kept beside its samples; without them the entry is said again.
+            guard request.settings.voiceID.speechEngine is NeuralSpeechEngine else { return SynthesizedSpeech(samples: samples, sampleRate: rate) }
+            guard let sentences = try store.measurement(for: Self.sentencesKey(description), read: { try Self.sentences($0, within: samples.count) }) else { return nil }
+            return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences)
         } catch {
             warnings.append("\(error); said again")
             return nil
         }
+    }
+
+    /// The most sentences a kept synthesis may have (its spans fit a store's measurement, `MaterialStore.measurementBytes`).
+    static let keptSentences = 150
+
+    /// The key of a kept synthesis's sentences: the SHA-256 of its description's.
+    static func sentencesKey(_ description: String) -> String { ContentHash.of(description + "; sentences") }
+
+    /// Sentences as kept (`[[first, end], ...]`, in order, within `count` samples); a `Refusal` for anything else.
+    static func sentences(_ value: JSONValue, within count: Int) throws -> [Range<Int>] {
+        guard case .array(let spans) = value else { throw MaterialStore.Refusal("holds no sentences") }
+        var sentences: [Range<Int>] = [], end = 0
+        for span in spans {
+            guard case .array(let pair) = span, pair.count == 2, case .number(let a) = pair[0], case .number(let b) = pair[1],
+                  a == a.rounded(), b == b.rounded(), a >= Double(end), a <= b, b <= Double(count) else {
+                throw MaterialStore.Refusal("holds sentences that are not in order within the synthesis")
+            }
+            sentences.append(Int(a)..<Int(b))
+            end = Int(b)
+        }
+        return sentences
     }
 
     /// Keeps `speech` in the store for `request`, when there is a store (a failure to keep it is a warning).
@@ -222,7 +283,16 @@ public struct Analyzer: Sendable {
         let block = AudioBlock(channelCount: 1, capacity: speech.samples.count)
         let channel = block.channel(0)
         for (i, sample) in speech.samples.enumerated() { channel[i] = Float(sample) / 32768 }
-        do { try store.store(PreparedAudio(audio: block, length: speech.samples.count), for: description) } catch {
+        do {
+            // The sentences first: a synthesis found in the store always has them. A text of more sentences than a
+            // measurement holds (`keptSentences`) is not kept: it is said again in the next process.
+            if request.settings.voiceID.speechEngine is NeuralSpeechEngine {
+                guard speech.sentences.count <= Self.keptSentences else { return }
+                try store.storeMeasurement(.array(speech.sentences.map { .array([.integer($0.lowerBound), .integer($0.upperBound)]) }),
+                                           for: Self.sentencesKey(description), what: "a synthesis's sentences")
+            }
+            try store.store(PreparedAudio(audio: block, length: speech.samples.count), for: description)
+        } catch {
             warnings.append("cannot keep a synthesis in the cache folder: \(error)")
         }
     }

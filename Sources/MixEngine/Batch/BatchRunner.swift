@@ -132,7 +132,10 @@ public final class BatchRunner: Sendable {
         var outcome = BatchOutcome(job: batchJob)
         let jobStart = clock.now
         do {
-            let job = try RenderJob(presetPath: batchJob.preset, overrides: batchJob.overrides, analyzer: Analyzer(material: material))
+            // Each worker's share of the cores for saying its texts.
+            var analyzer = Analyzer(material: material)
+            analyzer.speechLanes = max(1, Analyzer.defaultSpeechLanes / workers)
+            let job = try RenderJob(presetPath: batchJob.preset, overrides: batchJob.overrides, analyzer: analyzer)
             // A job list names outputs in folders of their own (out/2026/night.ogg): they are made when missing.
             if let slash = batchJob.output.lastIndex(of: "/"), slash != batchJob.output.startIndex {
                 let folder = String(batchJob.output[..<slash])

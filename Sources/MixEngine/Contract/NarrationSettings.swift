@@ -121,6 +121,25 @@ extension SpeechSettings {
                 }
                 settings.language = tag
             }),
+            .custom("lexicon", schema: { _ in
+                .object(["description": .string("Words a voice would say wrong (a listener's name, a place) and a respelling of each that every voice says right: {\"Aoife\": \"Eefa\"}. Whole words, any case (in Japanese or Chinese, wherever the word occurs); a segment's entries are added to the voice's."),
+                         "type": .string("object"), "maxProperties": .number(Double(Lexicon.maximumEntries)),
+                         "additionalProperties": .object(["type": .string("string"), "minLength": .number(1), "maxLength": .number(Double(Lexicon.maximumRespellingLength))])])
+            }, read: { cursor, settings, _ in
+                guard case .object(let members) = cursor.value else { throw cursor.error("expected an object of words and their respellings, such as {\"Aoife\": \"Eefa\"}") }
+                let object = JSONObjectCursor(cursor: cursor, members: members)
+                guard object.members.members.count <= Lexicon.maximumEntries else {
+                    throw cursor.error("\(object.members.members.count) entries; a lexicon holds at most \(Lexicon.maximumEntries)")
+                }
+                var entries: [String: String] = [:]
+                for member in object.members.members {
+                    let entry = object[member.key]!
+                    let respelling = try entry.nonEmptyString()
+                    if let problem = Lexicon.problem(word: member.key, respelling: respelling) { throw entry.error(problem) }
+                    entries[member.key] = respelling
+                }
+                settings.lexicon = settings.lexicon.merging(Lexicon(entries))
+            }),
             .number("speed", \.speed, in: speedRange,
                     "A pace factor for any engine (1 is the voice's own; default \(JSONValue.format(SpeechEngines.hibari.defaultSpeed)) for the English neural voice, \(JSONValue.format(SpeechEngines.kokoro.defaultSpeed)) for the Japanese one, \(JSONValue.format(SpeechEngines.espeak.defaultSpeed)) for espeak-ng)."),
             pause("sentencePause", \.sentencePauseSeconds, "sentence", defaultSentencePause),

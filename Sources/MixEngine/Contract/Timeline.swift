@@ -31,6 +31,8 @@ public struct Timeline: Sendable {
         public var gainDb: Double
         /// The voice that said it (`kokoro:jf_alpha`); nil for a recording.
         public var voice: String? = nil
+        /// Each sentence it says, in frames of the timeline, when its voice says where they are.
+        public var sentences: [Range<Int64>] = []
     }
 
     /// A stretch of time where the bed is ducked: going down over `[downFrom, down)`, down until `upFrom`,

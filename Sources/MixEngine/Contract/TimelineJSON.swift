@@ -22,7 +22,10 @@ public enum TimelineJSON {
                 let caption = JSONValue.Member(segment.isText ? "text" : "file", .string(segment.caption))
                 return .object([caption] + times.span(segment.start, segment.end)
                                + [JSONValue.Member("gainDb", JSONValue.rounded(segment.gainDb)), JSONValue.Member("speech", .array(speech))]
-                               + (segment.voice.map { [JSONValue.Member("voice", .string($0))] } ?? []))
+                               + (segment.voice.map { [JSONValue.Member("voice", .string($0))] } ?? [])
+                               + (segment.sentences.isEmpty ? [] : [JSONValue.Member("sentences", .array(segment.sentences.map {
+                                   JSONValue.object(times.span($0.lowerBound, $0.upperBound))
+                               }))]))
             }
             return .object([JSONValue.Member("name", .string(section.name))] + times.span(section.start, section.end)
                            + [JSONValue.Member("stretchedBy", times.time(section.addedFrames)), JSONValue.Member("segments", .array(segments))])

@@ -24,6 +24,8 @@ public struct Utterance: Sendable {
     public let caption: String
     /// The voice that said it (`hibari:heart`), nil for a recording.
     public var voice: String? = nil
+    /// Each sentence, in output frames from its start, when the engine says where they are (the neural voices do).
+    public var sentences: [Range<Int64>] = []
 
     /// The gain that brings it to `voice.loudnessLUFS` or `voice.levelDb` (unity for a silent clip), times `extraDb`.
     func gain(for voice: NarrationSpec, extraDb: Double = 0) -> Float {
@@ -172,7 +174,8 @@ extension Utterance {
                                                        inputRate: speech.sampleRate, outputRate: format.sampleRate),
                   levelDb: activity.levelDb, loudness: meter.lufs,
                   speech: activity.regions.map { Self.scale($0, from: speech.sampleRate, to: format.sampleRate) },
-                  caption: caption, voice: voice)
+                  caption: caption, voice: voice,
+                  sentences: speech.sentences.map { Self.scale($0, from: speech.sampleRate, to: format.sampleRate) })
     }
 
     /// The most a recording held in memory between its analysis and its play may take (decoded, at its own rate):

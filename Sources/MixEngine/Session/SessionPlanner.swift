@@ -43,7 +43,8 @@ struct SessionPlanner {
                 let event = clip.event(at: at, voice: voice, extraDb: segment.gainDb, sampleRate: session.sampleRate)
                 placed.append((Timeline.Segment(section: i, caption: clip.caption, isText: segment.isText, start: at,
                                                 end: event.end, speech: clip.speech.map { (at + $0.lowerBound)..<(at + $0.upperBound) },
-                                                gainDb: decibels(fromGain: Double(event.gains.constant)), voice: clip.voice), event))
+                                                gainDb: decibels(fromGain: Double(event.gains.constant)), voice: clip.voice,
+                                                sentences: clip.sentences.map { (at + $0.lowerBound)..<(at + $0.upperBound) }), event))
                 // Segments after one placed `at` a time follow whichever ends last.
                 next = max(next, event.end + frames(segment.pauseAfter))
                 end = max(end, next)
@@ -108,6 +109,7 @@ struct SessionPlanner {
                     let offset = shift[placed[k].segment.section] + inner[k]
                     placed[k].segment.start += offset; placed[k].segment.end += offset
                     placed[k].segment.speech = placed[k].segment.speech.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
+                    placed[k].segment.sentences = placed[k].segment.sentences.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
                     placed[k].event = placed[k].event.moved(by: offset)
                 }
                 ending = endingLayout(from: voiceEnd + extra)

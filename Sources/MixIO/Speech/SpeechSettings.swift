@@ -31,6 +31,8 @@ public struct SpeechSettings: Sendable, Hashable {
     public var paragraphPauseSeconds: Double?
     /// The seed of the neural voice's noise: the same seed gives the same samples.
     public var seed: Int = 0
+    /// Words and how to say them (`Lexicon`), applied to the text before any engine reads it.
+    public var lexicon = Lexicon()
 
     public static let defaultVoice = "hibari:heart"
     public static let wordsPerMinuteRange = 80...450
@@ -67,13 +69,12 @@ public struct SpeechSettings: Sendable, Hashable {
         }
         let given = self.language != nil ? "is given as" : "looks like"
         let name = SpeechLanguage.name(of: language)
-        let voices = SpeechLanguage.installedVoices(for: language)
         if let named = namedVoice {
             let id = VoiceID(parsing: named)
             guard let spoken = id.speechEngine.language(ofVoice: id.name), !SpeechLanguage.speaks(spoken, language) else {
                 return VoiceChoice(settings: settings, language: language, warning: nil)
             }
-            let others = voices.prefix(4).map { $0.id + ($0.natural ? "" : " (draft)") }
+            let others = SpeechLanguage.installedVoices(for: language).prefix(4).map { $0.id + ($0.natural ? "" : " (draft)") }
             return VoiceChoice(settings: settings, language: language,
                                warning: "the text \(given) \(name), but its voice '\(named)' speaks \(SpeechLanguage.name(of: spoken)) (\(spoken)); "
                                    + (others.isEmpty ? "no installed voice speaks \(name)" : "voices for \(name): " + others.joined(separator: ", ")))
@@ -83,7 +84,7 @@ public struct SpeechSettings: Sendable, Hashable {
             settings.namedVoice = SpeechSettings.defaultVoice
             return VoiceChoice(settings: settings, language: language, warning: nil)
         }
-        guard let best = voices.first else {
+        guard let best = SpeechLanguage.installedVoices(for: language).first else {
             settings.namedVoice = SpeechSettings.defaultVoice
             return VoiceChoice(settings: settings, language: language,
                                warning: "the text \(given) \(name), and no installed voice speaks it; the default voice '\(SpeechSettings.defaultVoice)' reads it")

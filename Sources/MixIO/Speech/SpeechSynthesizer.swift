@@ -27,11 +27,13 @@ public final class SpeechSynthesizer {
     public func synthesize(_ text: String, settings: SpeechSettings, ssml: Bool) throws -> SynthesizedSpeech {
         guard !text.utf8.contains(0) else { throw Self.failure("the text contains a NUL character") }
         guard text.contains(where: { !$0.isWhitespace }) else { throw Self.failure("the text is empty") }
-        let pieces = ssml ? try SSMLSubset(text).pieces : [.text(text, speed: 1)]
         let key = Request(text: text, ssml: ssml, settings: settings)
         if usesCache, let known = Self.cache.withLock({ $0.spoken[key] }) { return known }
+        // The lexicon's respellings, in the text every engine reads.
+        let said = settings.lexicon.apply(to: text, ssml: ssml)
+        let pieces = ssml ? try SSMLSubset(said).pieces : [.text(said, speed: 1)]
         let voice = settings.voiceID
-        let speech = try voice.speechEngine.synthesize(text, pieces: pieces, ssml: ssml, name: voice.name, settings: settings, for: self)
+        let speech = try voice.speechEngine.synthesize(said, pieces: pieces, ssml: ssml, name: voice.name, settings: settings, for: self)
         guard speech.samples.contains(where: { $0 != 0 }) else { throw Self.failure("the text gives no sound") }
         if usesCache { Self.cache.withLock { $0.keep(speech, for: key) } }
         return speech
