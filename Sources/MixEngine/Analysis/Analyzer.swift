@@ -55,6 +55,7 @@ public struct Analyzer: Sendable {
 
     func analyse(_ requests: AnalysisRequests) throws -> Analysis {
         var analysis = Analysis()
+        analysis.speechRequests = requests.speechRequests
         let format = requests.format
         // 1. Every file probed: what recordings and decodes are depends on it.
         let probes = Parallel.map(requests.files.count) { k -> Result<AudioFileInfo, Analysis.Failure>? in
@@ -245,8 +246,8 @@ public struct Analyzer: Sendable {
                 }
                 samples[i] = Int16(x)
             }
-            // A neural voice's sentences are kept beside its samples; without them the entry is said again.
-            guard request.settings.voiceID.speechEngine is NeuralSpeechEngine else { return SynthesizedSpeech(samples: samples, sampleRate: rate) }
+            // The sentences of an engine that gives them are kept beside its samples; without them the entry is said again.
+            guard request.settings.voiceID.speechEngine.givesSentences else { return SynthesizedSpeech(samples: samples, sampleRate: rate) }
             guard let sentences = try store.measurement(for: Self.sentencesKey(description), read: { try Self.sentences($0, within: samples.count) }) else { return nil }
             return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences)
         } catch {
@@ -286,7 +287,7 @@ public struct Analyzer: Sendable {
         do {
             // The sentences first: a synthesis found in the store always has them. A text of more sentences than a
             // measurement holds (`keptSentences`) is not kept: it is said again in the next process.
-            if request.settings.voiceID.speechEngine is NeuralSpeechEngine {
+            if request.settings.voiceID.speechEngine.givesSentences {
                 guard speech.sentences.count <= Self.keptSentences else { return }
                 try store.storeMeasurement(.array(speech.sentences.map { .array([.integer($0.lowerBound), .integer($0.upperBound)]) }),
                                            for: Self.sentencesKey(description), what: "a synthesis's sentences")

@@ -22,6 +22,8 @@ public struct Analysis: Sendable {
     }
 
     var files: [String: Result<AudioFileInfo, Failure>] = [:]
+    /// The request each text asked for became (`AnalysisRequests.speechRequests`): what planning finds its entry by.
+    var speechRequests: [SpeechRequest.Asked: SpeechRequest] = [:]
     var speech: [SpeechRequest: Result<Spoken, Failure>] = [:]
     var recordings: [String: Result<Utterance, Failure>] = [:]
     /// Absent for a file longer than its request's limit (it was not decoded).

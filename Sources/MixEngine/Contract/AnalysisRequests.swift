@@ -15,6 +15,8 @@ public struct AnalysisRequests: Sendable {
     /// Each kept once, in the order first asked for.
     private(set) var files: OrderedSet<String> = []
     private(set) var texts: OrderedSet<SpeechRequest> = []
+    /// The request each text asked for became, its voice chosen once, here (`SpeechRequest`).
+    private(set) var speechRequests: [SpeechRequest.Asked: SpeechRequest] = [:]
     private(set) var recordings: OrderedSet<String> = []
     private(set) var decodes: [DecodeRequest] = []
 
@@ -30,7 +32,11 @@ public struct AnalysisRequests: Sendable {
 
     /// `text` said with `settings` and measured: what `TrackPlanning.clip` looks up.
     public mutating func speech(text: String, ssml: Bool, settings: SpeechSettings) {
-        texts.append(SpeechRequest(text: text, ssml: ssml, settings: settings))
+        let asked = SpeechRequest.Asked(text: text, ssml: ssml, settings: settings)
+        guard speechRequests[asked] == nil else { return }
+        let request = SpeechRequest(text: text, ssml: ssml, settings: settings)
+        speechRequests[asked] = request
+        texts.append(request)
     }
 
     /// A recording played as speech, probed and measured (its speech level and where it speaks).

@@ -50,18 +50,8 @@ public enum TimelineJSON {
             "ending": ending ?? .null,
             "ducked": .array(ducked),
             "tracks": .array(tracks),
-            "voices": credits(timeline.voices),
+            "voices": VoiceCredit.json(timeline.voices),
         ])
-    }
-
-    /// The voices heard, for an app's credits: `[{id, languages, quality, licence, attribution, origin}]` (the render
-    /// report and the server's result give the same list).
-    public static func credits(_ voices: [SpeechVoice]) -> JSONValue {
-        .array(voices.map { voice in
-            .object(["id": .string(voice.id), "languages": .array(voice.languages.map { .string($0) }),
-                     "quality": .string(voice.natural ? "natural" : "draft"), "licence": .string(voice.licence),
-                     "attribution": .string(voice.attribution), "origin": .string(voice.origin)])
-        })
     }
 
     /// How a timeline document gives its moments, each in seconds and in frames: what a `TimelineNote` writes

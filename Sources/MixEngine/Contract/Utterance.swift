@@ -101,9 +101,16 @@ struct HeldRecording: EventMaterial {
 
 /// What synthesising a text needs to be done once: the text, whether it is SSML, and the settings.
 /// The settings are those with the voice that says the text named (`SpeechSettings.choice(forText:)`: a named voice, or
-/// the best installed for the text's language), so a request asked for in the analysis and looked up in planning is
-/// the same key.
+/// the best installed for the text's language). The voice is chosen once, when the analysis is asked for the text
+/// (`AnalysisRequests.speech`); planning finds the request by what was asked (`Asked`, `Analysis.speechRequests`).
 struct SpeechRequest: Hashable, Sendable {
+    /// A text as a kind or a session asks for it: its settings before a voice is chosen for it.
+    struct Asked: Hashable, Sendable {
+        let text: String
+        let ssml: Bool
+        let settings: SpeechSettings
+    }
+
     let text: String
     let ssml: Bool
     let settings: SpeechSettings
@@ -120,7 +127,7 @@ extension TrackPlanning {
     /// `text` spoken with `settings`: synthesised once per plan, then measured for its speech level and
     /// where its speech is. A synthesis problem is an error at `key` below the track.
     public func clip(text: String, ssml: Bool, settings: SpeechSettings, key: String) throws -> Utterance {
-        try session.clip(SpeechRequest(text: text, ssml: ssml, settings: settings), jsonPath: "\(jsonPath).\(key)")
+        try session.clip(SpeechRequest.Asked(text: text, ssml: ssml, settings: settings), jsonPath: "\(jsonPath).\(key)")
     }
 
     /// The preset's voice settings (its level, fades and speech defaults).
@@ -128,9 +135,9 @@ extension TrackPlanning {
 }
 
 extension PlanningContext {
-    /// `request` as analysed (said and measured); a synthesis problem is an error at `jsonPath`.
-    func clip(_ request: SpeechRequest, jsonPath: String) throws -> Utterance {
-        guard let entry = analysis.speech[request] else {
+    /// The text `asked` for as analysed (its voice chosen, said and measured); a synthesis problem is an error at `jsonPath`.
+    func clip(_ asked: SpeechRequest.Asked, jsonPath: String) throws -> Utterance {
+        guard let request = analysis.speechRequests[asked], let entry = analysis.speech[request] else {
             preconditionFailure("a text was not analysed: its kind's analysisRequests did not ask for it (\(jsonPath))")
         }
         switch entry {

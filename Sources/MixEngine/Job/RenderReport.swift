@@ -114,7 +114,7 @@ public struct RenderReport: Sendable {
             }),
             "levels": levels,
             "timings": timings,
-            "voices": TimelineJSON.credits(job.plan.timeline.voices),
+            "voices": VoiceCredit.json(job.plan.timeline.voices),
             "warnings": .array(job.plan.warnings.map { .string(reword($0)) }),
         ])
     }

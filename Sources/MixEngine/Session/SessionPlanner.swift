@@ -125,7 +125,7 @@ struct SessionPlanner {
         case .file(let file):
             return try session.clip(recording: file, jsonPath: "\(path).file")
         case .text(let text, let ssml, let settings):
-            return try session.clip(SpeechRequest(text: text, ssml: ssml, settings: settings), jsonPath: "\(path).\(ssml ? "ssml" : "text")")
+            return try session.clip(SpeechRequest.Asked(text: text, ssml: ssml, settings: settings), jsonPath: "\(path).\(ssml ? "ssml" : "text")")
         }
     }
 

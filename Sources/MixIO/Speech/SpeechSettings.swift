@@ -92,7 +92,7 @@ public struct SpeechSettings: Sendable, Hashable {
         settings.namedVoice = best.id
         guard !best.natural else { return VoiceChoice(settings: settings, language: language, warning: nil) }
         let install = SpeechEngines.natural.first { engine in engine.voiceList.contains { SpeechLanguage.speaks($0.language, language) } }
-            .map { "install its natural voice with scripts/install-speech.sh (\($0.origin.prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces)))" }
+            .map { "install its natural voice with scripts/install-speech.sh (\($0.package))" }
             ?? "no natural voice for it ships with mixrender (docs/sessions.md, \"Voices\")"
         return VoiceChoice(settings: settings, language: language,
                            warning: "the text \(given) \(name) and no natural voice for it is installed: espeak-ng's draft voice '\(best.id)' reads it; \(install)")

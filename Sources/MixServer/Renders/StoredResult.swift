@@ -1,4 +1,5 @@
 import Foundation
+import MixIO
 import MixRender
 
 /// What a finished render made, as the API's `Result` gives it and the store keeps it (`result.json` beside the
@@ -31,16 +32,6 @@ struct StoredResult: Codable, Sendable {
         var channels: Int? = nil
     }
 
-    /// A voice heard in the render, for an app's credits (the API's `VoiceCredit`).
-    struct Voice: Codable, Sendable {
-        var id: String
-        var languages: [String]
-        var quality: String
-        var licence: String
-        var attribution: String
-        var origin: String
-    }
-
     var file: String
     var bytes: Int
     var sha256: String
@@ -51,8 +42,9 @@ struct StoredResult: Codable, Sendable {
     var warnings: [String]
     /// Every file the render wrote, the first being the one above; nil in a result stored before outputs were.
     var outputs: [Output]?
-    /// The voices heard, in the order first heard; nil in a result stored before they were.
-    var voices: [Voice]?
+    /// The voices heard, in the order first heard, for an app's credits (the API's `VoiceCredit`); nil in a result
+    /// stored before they were.
+    var voices: [VoiceCredit]?
 
     /// The result of render `id`, whose report lists its outputs (the first is the render's `format`), each written in
     /// the result's folder as `fileName(format)`.
@@ -82,10 +74,7 @@ struct StoredResult: Codable, Sendable {
             Chapter(name: mark.name, startSeconds: (Double(mark.frame) / Double(mark.sampleRate) * 1000).rounded() / 1000)
         }
         self.warnings = warnings
-        voices = report.job.plan.timeline.voices.map {
-            Voice(id: $0.id, languages: $0.languages, quality: $0.natural ? "natural" : "draft", licence: $0.licence,
-                  attribution: $0.attribution, origin: $0.origin)
-        }
+        voices = report.job.plan.timeline.voices.map(VoiceCredit.init)
     }
 
     /// The file of the output in `format` (its extension): the first output's for a result stored before outputs were.
