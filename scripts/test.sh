@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/install-speech.sh
+scripts/install-speech.sh --test-voices
 # The render server's tests over PostgreSQL (two servers sharing one database) need a server: a local one, started
 # here (scripts/start-postgres.sh: the cluster Debian's postgresql package made, a role and a database for the tests).
 if [ -z "${MIXRENDER_TEST_POSTGRES_URL:-}" ]; then

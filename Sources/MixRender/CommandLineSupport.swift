@@ -42,4 +42,5 @@ package typealias SpeechHelperServer = MixIO.SpeechHelperServer
 package typealias SpeechSettings = MixIO.SpeechSettings
 package typealias SpeechSynthesizer = MixIO.SpeechSynthesizer
 package typealias SpeechEngines = MixIO.SpeechEngines
+package typealias InstalledVoices = MixIO.InstalledVoices
 package typealias Terminal = MixIO.Terminal

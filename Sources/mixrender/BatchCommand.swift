@@ -33,6 +33,8 @@ struct BatchCommand: ParsableCommand {
 
     @OptionGroup var cache: CacheDirOptions
 
+    @OptionGroup var voices: VoicesFolderOptions
+
     @Option(help: "The results file, JSON Lines, one line per job as it ends (default: beside the job list, .results.jsonl).")
     var results: String?
 
@@ -46,6 +48,7 @@ struct BatchCommand: ParsableCommand {
 
     func run() throws {
         try InterruptCleanup.install()   // Ctrl-C removes every job's temporary output and exits 130
+        voices.apply()
         guard cacheMB >= 0 && cacheMB <= 1 << 24 else { throw CLIError("--cache-mb must be between 0 and \(1 << 24)") }
         if let workers, !(1...256).contains(workers) { throw CLIError("--jobs must be between 1 and 256") }
         let defaults = try overrides.resolved()

@@ -51,6 +51,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var cache: CacheDirOptions
 
+    @OptionGroup var voices: VoicesFolderOptions
+
     func validate() throws {
         guard !output.isEmpty else { throw CLIError("-o/--output: give the output file (its extension picks the format), or - for standard output with --format") }
         if output.count > 1 {
@@ -94,6 +96,7 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         try InterruptCleanup.install()   // Ctrl-C removes the temporary output file and exits 130
+        voices.apply()
         let stream = try streamFormat()
         // With --cache-dir, prepared sounds, syntheses and loudness measurements come from the folder when there.
         let material = PreparedMaterial(store: try cache.store())

@@ -24,6 +24,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The state folder: jobs (SQLite), uploaded sounds, results, tokens, the webhook secret.")
     var state = "mixrender-state"
 
+    @OptionGroup var voices: VoicesFolderOptions
+
     @Option(help: "Renders at once (default: the number of cores).")
     var jobs: Int?
 
@@ -129,6 +131,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
+        voices.apply()
         var configuration = ServerConfiguration()
         configuration.host = host
         configuration.port = port

@@ -13,6 +13,8 @@ struct ValidateCommand: ParsableCommand {
 
     @OptionGroup var template: TemplateVariableOptions
 
+    @OptionGroup var voices: VoicesFolderOptions
+
     @Option(help: "Also check that the render can be written in this format, as a render checks it before it starts (rates, bitrates, channels and tags the encoder takes): \(OutputFileFormat.extensionList()). Give it more than once for several.")
     var format: [String] = []
 
@@ -23,6 +25,7 @@ struct ValidateCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        voices.apply()
         let formats = try format.map { name -> OutputFileFormat in
             guard let f = OutputFileFormat.named(name) else {
                 throw CLIError("--format: unknown format '\(name)'; expected \(OutputFileFormat.extensionList())")

@@ -9,10 +9,18 @@ struct VoicesCommand: ParsableCommand {
         commandName: "voices",
         abstract: "List the voices a session may name (\"voice\": \"hibari:heart\", \"kokoro:jf_alpha\", \"espeak:en-gb\", \"espeak:en-gb+f3\").")
 
-    @Flag(help: "Print JSON: {\"voices\": [{id, engine, name, languages, gender, quality, installed, licence, attribution, origin, default}], \"variants\": [...]}.")
+    @Flag(help: "Print JSON: {\"voices\": [{id, engine, name, languages, gender, quality, installed, licence, attribution, origin, default}], \"variants\": [...], \"refused\": [{name, reason}]}.")
     var json = false
 
+    @OptionGroup var folder: VoicesFolderOptions
+
     func run() throws {
+        folder.apply()
+        let refused = InstalledVoices.current().refused
+        defer {
+            // Each voice of the folder that was refused: one line, and a failed exit, after the list.
+            for refusal in refused { FileHandle.standardError.write(Data("Error: \(refusal.reason)\n".utf8)) }
+        }
         let (voices, variants) = try SpeechSynthesizer.catalogue()
         let installed = Dictionary(uniqueKeysWithValues: SpeechEngines.natural.map { ($0.key, $0.isInstalled) })
         func isInstalled(_ engine: String) -> Bool { installed[engine] ?? true }
@@ -23,8 +31,11 @@ struct VoicesCommand: ParsableCommand {
                  "licence": $0.licence, "attribution": $0.attribution, "origin": $0.origin,
                  "default": $0.id == SpeechSettings.defaultVoice]
             }
-            let data = try JSONSerialization.data(withJSONObject: ["voices": rows, "variants": variants], options: [.sortedKeys, .prettyPrinted])
+            let data = try JSONSerialization.data(withJSONObject: ["voices": rows, "variants": variants,
+                                                                   "refused": refused.map { ["name": $0.name, "reason": $0.reason] }],
+                                                  options: [.sortedKeys, .prettyPrinted])
             print(String(decoding: data, as: UTF8.self))
+            if !refused.isEmpty { throw ExitCode(1) }
             return
         }
         let width = max(24, (voices.map(\.id.count).max() ?? 0) + 2)
@@ -37,5 +48,6 @@ struct VoicesCommand: ParsableCommand {
                   + column(voice.natural ? "natural" : "draft", 9) + column(voice.licence, 18) + voice.origin + note)
         }
         print("espeak-ng variants (add to an espeak voice: espeak:en-gb+f3): " + variants.joined(separator: " "))
+        if !refused.isEmpty { throw ExitCode(1) }
     }
 }

