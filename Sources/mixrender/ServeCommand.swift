@@ -132,6 +132,8 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         voices.apply()
+        // The voices folder is read and checked now, once: each refused voice is a line for the operator at start.
+        for refusal in InstalledVoices.current().refused { FileHandle.standardError.write(Data("warning: \(refusal.reason)\n".utf8)) }
         var configuration = ServerConfiguration()
         configuration.host = host
         configuration.port = port

@@ -139,6 +139,29 @@ import Testing
         }
     }
 
+    /// The report lists the words the English voice guessed, by the text's path: a name with no lexicon entry is
+    /// listed, and with one it is not (its respelling is, being guessed in turn); the same from a second process
+    /// that finds the syntheses in the cache folder.
+    @Test func theReportListsTheWordsTheVoiceGuessed() throws {
+        let s = try TemporaryFolder()
+        let preset = try s.write("p.json", """
+            { "output": { "sampleRate": 24000, "channels": 1 },
+              "sections": [ { "name": "A", "segments": [
+                { "text": "Welcome, Aoife. Let your shoulders drop." },
+                { "text": "Aoife, breathe out slowly.", "speech": { "lexicon": { "Aoife": "Eefa" } } },
+                { "text": "Let your shoulders drop." } ] } ] }
+            """)
+        for k in 0..<2 {
+            let r = try CLI.run([preset, "-o", s.path("\(k).wav"), "--report", s.path("\(k).json"), "--cache-dir", s.path("cache")])
+            #expect(r.status == 0, "\(r.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: s.url.appendingPathComponent("\(k).json"))) as? [String: Any])
+            let guessed = try #require(report["guessedWords"] as? [[String: Any]])
+            #expect(guessed.map { $0["path"] as? String } == ["sections[0].segments[0].text", "sections[0].segments[1].text"], "\(guessed)")
+            #expect(guessed.first?["words"] as? [String] == ["Aoife"], "\(guessed)")
+            #expect((guessed.last?["words"] as? [String])?.contains("Aoife") == false, "\(guessed)")
+        }
+    }
+
     /// A lexicon entry that is not one word, or whose respelling holds markup, is one line at its path.
     @Test func aBadLexiconEntryIsRefusedAtItsPath() throws {
         let s = try TemporaryFolder()

@@ -14,9 +14,10 @@ Protocol (JSON Lines in, a header line and raw samples out):
   start-up:  it writes {"ready": true, "engine": "hibari", "version": "0.2.1", "sampleRate": 24000}
   request:   {"text": "...", "voice": "heart", "installed": false, "speed": 0.9, "seed": 0,
               "sentencePause": 0.4, "paragraphPause": 1.2}      (one line, at most 1 MiB)
-  reply:     {"ok": true, "sampleRate": 24000, "count": N, "sentences": [[start, end], ...]}
+  reply:     {"ok": true, "sampleRate": 24000, "count": N, "sentences": [[start, end], ...], "guessed": ["Aoife"]}
              then N little-endian 16-bit samples, or {"ok": false, "error": "one line"}
-`sentences` gives each sentence's first and last sample (end exclusive) in the reply's samples.
+`sentences` gives each sentence's first and last sample (end exclusive) in the reply's samples; `guessed`, the words
+the engine found in no lexicon and read by rule (hibari's out-of-vocabulary net; the other engines do not say).
 Each text gets a fresh random generator from its seed and one onnxruntime thread, so the samples are a
 function of the request alone (the same in any process, after any other text).
 """
@@ -93,14 +94,22 @@ class Hibari:
         from hibari.voices import VOICES
         self.version, self.sample_rate, self.catalogue, self.model = hibari.__version__, SAMPLE_RATE, VOICES, Model
         self.voices = {}
-        self.voices["heart"] = self.model(voice="heart", threads=1)
+        self.guessed = []
+        self.voice("heart", False)
         self.voices["heart"]("Ready.", 1.0, 0)    # loads the model and its G2P, and warms the G2P's lazy tables
 
     def voice(self, name, installed):
         if installed or name not in self.catalogue or not self.catalogue[name].get("bundled"):
             raise ValueError(f"hibari has no bundled voice '{name}'")
         if name not in self.voices:
-            self.voices[name] = self.model(voice=name, threads=1)
+            tts = self.model(voice=name, threads=1)
+            g2p = tts.g2p
+            rule = g2p.oov            # the out-of-vocabulary net, loaded here; every word it reads is one guessed
+            def guess(word, rule=rule):
+                self.guessed.append(word)
+                return rule(word)
+            g2p._oov = guess
+            self.voices[name] = tts
         return name
 
     def rate(self, voice):
@@ -282,6 +291,9 @@ def answer(engine, request):
     sentence_pause = np.zeros(int(round(float(request.get("sentencePause", 0)) * rate)), np.float32)
     paragraph_pause = np.zeros(int(round(float(request.get("paragraphPause", 0)) * rate)), np.float32)
     parts, spans, total = [], [], 0
+    guessed = getattr(engine, "guessed", None)
+    if guessed is not None:
+        guessed.clear()
     paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
     for p, paragraph in enumerate(paragraphs):
         if p > 0:
@@ -301,7 +313,8 @@ def answer(engine, request):
                     raise ValueError(f"the text makes more than {MAX_SECONDS // 60} minutes of speech")
             spans.append([start, total])
     audio = np.concatenate(parts) if parts else np.zeros(0, np.float32)
-    return (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes(), spans, rate
+    words = list(dict.fromkeys(guessed or []))[:100]
+    return (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes(), spans, rate, words
 
 
 PARENT = os.getppid()
@@ -327,9 +340,9 @@ def main():
         try:
             if len(line) > MAX_LINE or not line.endswith(b"\n"):
                 raise ValueError("request longer than 1 MiB")
-            pcm, spans, rate = answer(engine, json.loads(line))
+            pcm, spans, rate, guessed = answer(engine, json.loads(line))
             out.write((json.dumps({"ok": True, "sampleRate": rate, "count": len(pcm) // 2,
-                                   "sentences": spans}) + "\n").encode())
+                                   "sentences": spans, "guessed": guessed}) + "\n").encode())
             out.write(pcm)
         except Exception as e:  # noqa: BLE001 - every failure is one line back to mixrender
             message = " ".join(str(e).split()) or type(e).__name__

@@ -248,8 +248,9 @@ public struct Analyzer: Sendable {
             }
             // The sentences of an engine that gives them are kept beside its samples; without them the entry is said again.
             guard request.settings.voiceID.speechEngine.givesSentences else { return SynthesizedSpeech(samples: samples, sampleRate: rate) }
-            guard let sentences = try store.measurement(for: Self.sentencesKey(description), read: { try Self.sentences($0, within: samples.count) }) else { return nil }
-            return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences)
+            guard let sentences = try store.measurement(for: Self.sentencesKey(description), read: { try Self.sentences($0, within: samples.count) }),
+                  let guessed = try store.measurement(for: Self.guessedKey(description), read: Self.guessedWords) else { return nil }
+            return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences, guessed: guessed)
         } catch {
             warnings.append("\(error); said again")
             return nil
@@ -261,6 +262,20 @@ public struct Analyzer: Sendable {
 
     /// The key of a kept synthesis's sentences: the SHA-256 of its description's.
     static func sentencesKey(_ description: String) -> String { ContentHash.of(description + "; sentences") }
+
+    /// The key of the words a kept synthesis's engine guessed: the SHA-256 of its description's.
+    static func guessedKey(_ description: String) -> String { ContentHash.of(description + "; guessed") }
+
+    /// Guessed words as kept (`["Aoife", ...]`: at most 100 words of at most 64 characters); a `Refusal` for anything else.
+    static func guessedWords(_ value: JSONValue) throws -> [String] {
+        guard case .array(let items) = value, items.count <= 100 else { throw MaterialStore.Refusal("holds no guessed words") }
+        return try items.map {
+            guard case .string(let word) = $0, !word.isEmpty, word.count <= 64, !word.contains(where: \.isWhitespace) else {
+                throw MaterialStore.Refusal("holds a guessed word that is not one")
+            }
+            return word
+        }
+    }
 
     /// Sentences as kept (`[[first, end], ...]`, in order, within `count` samples); a `Refusal` for anything else.
     static func sentences(_ value: JSONValue, within count: Int) throws -> [Range<Int>] {
@@ -291,6 +306,8 @@ public struct Analyzer: Sendable {
                 guard speech.sentences.count <= Self.keptSentences else { return }
                 try store.storeMeasurement(.array(speech.sentences.map { .array([.integer($0.lowerBound), .integer($0.upperBound)]) }),
                                            for: Self.sentencesKey(description), what: "a synthesis's sentences")
+                try store.storeMeasurement(.array(speech.guessed.map { .string($0) }), for: Self.guessedKey(description),
+                                           what: "a synthesis's guessed words")
             }
             try store.store(PreparedAudio(audio: block, length: speech.samples.count), for: description)
         } catch {

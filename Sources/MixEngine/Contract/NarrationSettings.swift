@@ -105,7 +105,7 @@ extension SpeechSettings {
         return DeclaredSettings(description: "How text is spoken: the voice (which names its engine), its pace and pauses, and espeak-ng's rate, pitch and volume.",
                             defaults: SpeechSettings(), settings: [
             .custom("voice", schema: { _ in
-                .object(["description": .string("\(SpeechSettings.defaultVoice) (the English neural voice, the default for English), kokoro:jf_alpha (and the other Japanese neural voices), espeak:<language>[+variant] (espeak-ng), or a bare espeak-ng name (en-gb); mixrender voices lists them. Without one, the best installed voice for the text's language says it."),
+                .object(["description": .string("\(SpeechSettings.defaultVoice) (the English neural voice, the default for English), kokoro:jf_alpha (and the other Japanese neural voices), kokoro:<name> and piper:<name> (voices an operator installs: --voices), espeak:<language>[+variant] (espeak-ng), or a bare espeak-ng name (en-gb); mixrender voices lists them. Without one, the best installed voice for the text's language says it."),
                          "type": .string("string"), "minLength": .number(1)])
             }, read: { cursor, settings, reader in settings.voice = try reader.voiceName(cursor) }),
             .custom("language", schema: { _ in

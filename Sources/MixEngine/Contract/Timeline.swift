@@ -61,6 +61,9 @@ public struct Timeline: Sendable {
     public var ending: Ending?
     /// The voices heard, in the order first heard, with their licences and the credits an app shows with the audio.
     public var voices: [SpeechVoice] = []
+    /// The words a voice found in no lexicon and read by rule, by the JSON path of the text they are in (a name
+    /// said wrong is most likely among them; a `lexicon` entry fixes it). Only hibari-tts says.
+    public var guessedWords: [(path: String, words: [String])] = []
     /// What the tracks say about themselves, by track name, in track order.
     public var notes: [(track: String, note: any TimelineNote)] = []
 

@@ -94,6 +94,9 @@ final class PlanningContext {
     var voices: OrderedSet<String> = []
     /// The voice warnings given (`SpeechRequest.voiceWarning`): each once per plan, at the first text it is about.
     var warnedVoices: Set<String> = []
+    /// The words each text's voice had to guess, by the text's JSON path, each text once: `Timeline.guessedWords`.
+    var guessedWords: [(path: String, words: [String])] = []
+    var guessedTexts: Set<String> = []
 
     init(presetFile: String, sampleRate: Int, channelCount: Int = 2, voice: NarrationSpec = NarrationSpec(), analysis: Analysis) {
         self.presetFile = presetFile

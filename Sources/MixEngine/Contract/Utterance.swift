@@ -26,6 +26,8 @@ public struct Utterance: Sendable {
     public var voice: String? = nil
     /// Each sentence, in output frames from its start, when the engine says where they are (the neural voices do).
     public var sentences: [Range<Int64>] = []
+    /// The words its voice found in no lexicon and read by rule (`SynthesizedSpeech.guessed`); empty for a recording.
+    public var guessed: [String] = []
 
     /// The gain that brings it to `voice.loudnessLUFS` or `voice.levelDb` (unity for a silent clip), times `extraDb`.
     func gain(for voice: NarrationSpec, extraDb: Double = 0) -> Float {
@@ -149,6 +151,9 @@ extension PlanningContext {
                 if let note = request.voiceWarning, warnedVoices.insert(note).inserted { warn(jsonPath, note) }
             }
             voices.append(request.settings.voice)
+            if !spoken.utterance.guessed.isEmpty, guessedTexts.insert(jsonPath).inserted {
+                guessedWords.append((jsonPath, spoken.utterance.guessed))
+            }
             return spoken.utterance
         }
     }
@@ -183,6 +188,7 @@ extension Utterance {
                   speech: activity.regions.map { Self.scale($0, from: speech.sampleRate, to: format.sampleRate) },
                   caption: caption, voice: voice,
                   sentences: speech.sentences.map { Self.scale($0, from: speech.sampleRate, to: format.sampleRate) })
+        guessed = speech.guessed
     }
 
     /// The most a recording held in memory between its analysis and its play may take (decoded, at its own rate):

@@ -115,6 +115,9 @@ public struct RenderReport: Sendable {
             "levels": levels,
             "timings": timings,
             "voices": VoiceCredit.json(job.plan.timeline.voices),
+            "guessedWords": .array(job.plan.timeline.guessedWords.map {
+                .object(["path": .string($0.path), "words": .array($0.words.map { .string($0) })])
+            }),
             "warnings": .array(job.plan.warnings.map { .string(reword($0)) }),
         ])
     }

@@ -87,6 +87,7 @@ public struct Planner {
         plan.loop = loop
         plan.warnings = session.warnings
         plan.timeline.voices = session.voices.map(SpeechSynthesizer.credit(forVoice:))
+        plan.timeline.guessedWords = session.guessedWords
         plan.sourceFiles = session.files
         plan.synthesis = analysis.synthesis
         return plan

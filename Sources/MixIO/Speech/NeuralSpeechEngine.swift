@@ -159,6 +159,7 @@ public struct NeuralSpeechEngine: SpeechEngine {
         let helper = try synthesizer.keptHelper(for: key, start: start)
         var samples: [Int16] = []
         var sentences: [Range<Int>] = []
+        var guessed: [String] = []
         var rate = sampleRate
         let limits = synthesizer.limits
         for piece in pieces {
@@ -176,6 +177,7 @@ public struct NeuralSpeechEngine: SpeechEngine {
                     rate = speech.sampleRate
                     sentences += speech.sentences.map { ($0.lowerBound + samples.count)..<($0.upperBound + samples.count) }
                     samples += speech.samples
+                    guessed += speech.guessed.filter { !guessed.contains($0) }
                 } catch {
                     synthesizer.dropHelper(for: key)   // a helper that failed is never asked again
                     throw error
@@ -185,7 +187,7 @@ public struct NeuralSpeechEngine: SpeechEngine {
                 throw SpeechSynthesizer.failure("the text makes more than \(limits.maxSamples / rate / 60) minutes of speech")
             }
         }
-        return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences)
+        return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences, guessed: guessed)
     }
 
     /// Starts the helper and waits for it to say it is ready.
