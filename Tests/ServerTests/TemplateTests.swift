@@ -87,6 +87,10 @@ import Testing
 
         let finished = try await server.waitForRender(id, token: limited)
         #expect(finished.object["state"] as? String == "succeeded", "\(finished.object)")
+        // The result names the voice heard, with its licence and credit, for the app to show.
+        let credits = try #require(finished.object["voices"] as? [[String: Any]], "\(finished.object)")
+        #expect(credits.map { $0["id"] as? String } == ["espeak:en-us"] && credits.first?["quality"] as? String == "draft"
+                && !(credits.first?["licence"] as? String ?? "").isEmpty && !(credits.first?["attribution"] as? String ?? "").isEmpty, "\(credits)")
         // Spoken as text: the markup is the segment's words, not a 30 s break.
         let timeline = try await server.request("GET", "/v1/renders/\(id)/timeline", token: limited)
         let text = String(decoding: timeline.body, as: UTF8.self)
