@@ -50,6 +50,31 @@ import Testing
         #expect(try template.resolve(["firstName": "Ann"], file: "t") == template.resolve(["firstName": "Ann"], file: "t"))
     }
 
+    /// A lexicon's words and respellings may be text variables: an app passes its listener's name and how it is said.
+    /// An entry left empty (no respelling given) is dropped; what a user writes stays a word and a respelling, which
+    /// the preset's reader checks as it checks any lexicon.
+    @Test func aLexiconEntryTakesTheListenersNameAndHowItIsSaid() throws {
+        let document = #"""
+            {"template": "t", "version": 1,
+             "variables": {"firstName": {"type": "text", "characters": "name"},
+                           "firstNameSaid": {"type": "text", "characters": "name", "default": ""}},
+             "preset": {"duration": 2, "voice": {"speech": {"lexicon": {"{{firstName}}": "{{firstNameSaid}}", "Aoife": "Eefa"}}},
+                        "tracks": [{"speech": {"text": "Hello {{firstName}}."}}]}}
+            """#
+        let template = try PresetTemplate(try JSONValue.parse(Array(document.utf8)), file: "t.json")
+        let filled = try template.resolve(["firstName": "Siobhan", "firstNameSaid": "Shivawn"], file: "t")
+        #expect(Self.string(filled, ["voice", "speech", "lexicon", "Siobhan"]) == "Shivawn")
+        #expect(Self.string(filled, ["voice", "speech", "lexicon", "Aoife"]) == "Eefa")
+        _ = try PresetLoader.read(filled, file: "t", baseDirectory: "")
+        // No respelling given: the entry is dropped, the template's own kept.
+        let plain = try template.resolve(["firstName": "Ann"], file: "t")
+        #expect(plain["voice"]?["speech"]?["lexicon"] == .object(JSONObject([.init("Aoife", .string("Eefa"))])))
+        // A user's "name" of two words is refused by the lexicon's own check, at its path.
+        let two = try template.resolve(["firstName": "Mary Ann", "firstNameSaid": "Mairann"], file: "t")
+        let message = Self.message { try PresetLoader.read(two, file: "t", baseDirectory: "") }
+        #expect(message.contains("voice.speech.lexicon") && message.contains("not one word"), "\(message)")
+    }
+
     @Test func whatAUserWritesIsSpokenAsTextNeverMarkupAFileOrAnotherVariable() throws {
         let template = try Self.template()
         let markup = #"<break time="60s"/><audio src="/etc/passwd"/> & more"#

@@ -252,6 +252,9 @@ public struct PresetTemplate: Sendable, Equatable {
 
     /// The keys whose strings are spoken or shown, where a text variable may stand.
     static let textKeys: Set<String> = ["text", "ssml", "name"]
+    /// The object whose keys are words (a pronunciation lexicon): its keys and values may hold text variables, so an
+    /// app passes its listener's name and how it is said (`{"{{firstName}}": "{{firstNameSaid}}"}`).
+    static let wordsKey = "lexicon"
 
     /// Checks every `{{...}}` in `value`'s strings names a declared variable, placed where its kind may stand;
     /// records the names used.
@@ -259,11 +262,17 @@ public struct PresetTemplate: Sendable, Equatable {
                                         used: inout Set<String>, file: String) throws(EngineError) {
         switch value {
         case .object(let object):
+            let words = key == wordsKey
             for member in object.members {
                 if member.key.contains("{{") {
-                    throw .preset(PresetError(file: file, jsonPath: path, message: "a key cannot hold a variable ('\(shown(member.key))')"))
+                    guard words else {
+                        throw .preset(PresetError(file: file, jsonPath: path, message: "a key cannot hold a variable ('\(shown(member.key))')"))
+                    }
+                    try checkPlacements(.string(member.key), path: JSONPath.path(path, key: member.key), key: "text",
+                                        variables: variables, used: &used, file: file)
                 }
-                try checkPlacements(member.value, path: JSONPath.path(path, key: member.key), key: member.key,
+                // A lexicon's respellings are said, as a text is.
+                try checkPlacements(member.value, path: JSONPath.path(path, key: member.key), key: words ? "text" : member.key,
                                     variables: variables, used: &used, file: file)
             }
         case .array(let items):
@@ -318,6 +327,17 @@ public struct PresetTemplate: Sendable, Equatable {
 
     private static func substitute(_ value: JSONValue, key: String?, values: [String: (kind: Kind, value: JSONValue)]) -> JSONValue {
         switch value {
+        case .object(let object) where key == wordsKey:
+            // A lexicon's words and respellings filled as text; an entry left empty (an optional name not given) is
+            // dropped, and a word filled twice keeps its later entry.
+            return .object(JSONObject(object.members.compactMap { member -> JSONValue.Member? in
+                let said = substitute(member.value, key: "text", values: values)
+                guard case .string(let word) = substitute(.string(member.key), key: "text", values: values) else { return nil }
+                let filled = member.key.contains("{{") || member.value.stringValue?.contains("{{") == true
+                func blank(_ text: String?) -> Bool { text?.trimmingCharacters(in: .whitespaces).isEmpty == true }
+                if filled, blank(word) || blank(said.stringValue) { return nil }
+                return .init(word, said)
+            }))
         case .object(let object):
             return .object(JSONObject(object.members.map { .init($0.key, substitute($0.value, key: $0.key, values: values)) }))
         case .array(let items):
