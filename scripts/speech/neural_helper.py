@@ -4,7 +4,7 @@ mixrender starts this once per render and engine with the project's virtual envi
 clean environment, a fresh empty working folder and no shell, and feeds it texts. It never reads or writes a file
 of the caller's choosing, downloads nothing and runs nothing.
 
-  python -I mixrender_neural_helper.py --engine hibari|kokoro-ja|piper [--voices DIR] [--cpu-seconds N] [--memory-mb N]
+  python -I mixrender_neural_helper.py --engine hibari|kokoro-ja|piper|align [--voices DIR] [--cpu-seconds N] [--memory-mb N]
 
 --voices names the operator's voices folder (docs/sessions.md, "Voices an operator installs"): a request with
 "installed": true names a voice in it, `<DIR>/<voice>/voice.json` with the files beside it. mixrender checked the
@@ -14,14 +14,26 @@ Protocol (JSON Lines in, a header line and raw samples out):
   start-up:  it writes {"ready": true, "engine": "hibari", "version": "0.2.1", "sampleRate": 24000}
   request:   {"text": "...", "voice": "heart", "installed": false, "speed": 0.9, "seed": 0,
               "sentencePause": 0.4, "paragraphPause": 1.2}      (one line, at most 1 MiB)
-  reply:     {"ok": true, "sampleRate": 24000, "count": N, "sentences": [[start, end], ...], "guessed": ["Aoife"]}
+  reply:     {"ok": true, "sampleRate": 24000, "count": N, "sentences": [[start, end], ...], "guessed": ["Aoife"],
+              "words": [[start, end, "Relax"], ...]}
              then N little-endian 16-bit samples, or {"ok": false, "error": "one line"}
 `sentences` gives each sentence's first and last sample (end exclusive) in the reply's samples; `guessed`, the words
-the engine found in no lexicon and read by rule (hibari's out-of-vocabulary net; the other engines do not say).
+the engine found in no lexicon and read by rule (hibari's out-of-vocabulary net; the other engines do not say);
+`words`, each word's first and last sample, for an English voice (found by the aligner, below, in each paragraph's
+samples: no engine says where its words are), and empty for other languages.
+
+The aligner (`--engine align`): PocketSphinx 5.1.1 (BSD-2-Clause) with its US English model and dictionary, inside its
+wheel, aligns a recording with its transcript (forced alignment), for recorded narration:
+  request:   {"align": "the transcript", "sampleRate": 44100}      (one line) then the recording, mono, as chunks:
+             a little-endian 32-bit count, then that many little-endian 16-bit samples; a count of 0 ends it
+  reply:     {"ok": true, "sampleRate": 44100, "count": 0, "words": [[start, end, "word"], ...]}
+A word is letters (with inner apostrophes); words the dictionary lacks (most names, numbers written in figures) are
+left out of the alignment and of the reply, their sound going to their neighbours or to silence. Audio below
+16 kHz cannot be aligned (the model is wideband).
 Each text gets a fresh random generator from its seed and one onnxruntime thread, so the samples are a
 function of the request alone (the same in any process, after any other text).
 """
-import hashlib, json, os, re, resource, shutil, signal, sys
+import hashlib, json, os, re, resource, shutil, signal, struct, sys
 
 MAX_LINE = 1 << 20
 MAX_SECONDS = 20 * 60          # of speech per text; the output is bounded by this
@@ -29,6 +41,7 @@ MAX_PHONEMES = 400             # the most phonemes given to the model at once (K
 CLAUSE = re.compile(r"(?<=[,;:.!?、。，])\s*")
 VOICE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
 STYLE_ROWS, STYLE_WIDTH = 510, 256   # a Kokoro-82M voice: one 256-wide style vector per input length up to 510
+MAX_ALIGNED_SECONDS = 10 * 60  # the longest paragraph of speech whose words are aligned (the aligner's tables grow with it)
 
 
 def read_small(path, limit):
@@ -115,6 +128,9 @@ class Hibari:
     def rate(self, voice):
         return self.sample_rate
 
+    def language(self, voice):
+        return "en-us"
+
     def sentences(self, paragraph, voice):
         return self.voices[voice].phonemize(paragraph)
 
@@ -200,6 +216,9 @@ class KokoroJapanese:
     def rate(self, voice):
         return self.sample_rate
 
+    def language(self, voice):
+        return self.languages[voice]
+
     def say(self, phonemes, voice, speed, rng):
         np = self.np
         tokens = [self.vocab[c] for c in phonemes if c in self.vocab]
@@ -254,6 +273,9 @@ class Piper:
     def rate(self, voice):
         return self.voices[voice].config.sample_rate
 
+    def language(self, voice):
+        return str(self.voices[voice].config.espeak_voice or "").lower()
+
     def sentences(self, paragraph, voice):
         said = ("".join(p) for p in self.voices[voice].phonemize(paragraph))
         return [p for p in said if p.strip()]
@@ -264,7 +286,96 @@ class Piper:
         return tts.phoneme_ids_to_audio(tts.phonemes_to_ids(list(phonemes)), quiet)
 
 
-ENGINES = {"hibari": Hibari, "kokoro-ja": KokoroJapanese, "piper": Piper}
+class Aligner:
+    """PocketSphinx 5.1.1's forced alignment (its US English acoustic model and CMU dictionary, inside its wheel):
+    where each word of an English text is in audio of it, to the aligner's 10 ms frames. One decoder per sample
+    rate (16 kHz and above), made on first use; nothing is read but the wheel's model."""
+    name = "pocketsphinx"
+    sample_rate = 0
+    WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+
+    def __init__(self, folder=""):
+        from importlib.metadata import version
+        from pocketsphinx import Decoder
+        self.decoder, self.version, self.decoders = Decoder, version("pocketsphinx"), {}
+
+    def start(self, text, rate):
+        """Begins aligning `text` with audio at `rate`; the words it will place, as written, in order."""
+        if rate < 16000:
+            raise ValueError(f"audio at {rate} Hz cannot be aligned (the aligner's model needs 16 kHz or more)")
+        if rate not in self.decoders:
+            self.decoders[rate] = self.decoder(lm=None, samprate=rate, loglevel="FATAL")
+        decoder = self.decoders[rate]
+        written = [m.group(0) for m in self.WORD.finditer(text)]
+        placed = [w for w in written if decoder.lookup_word(w.replace("’", "'").lower())]
+        if placed:
+            decoder.set_align_text(" ".join(w.replace("’", "'").lower() for w in placed))
+            decoder.start_utt()
+        return decoder, placed
+
+    @staticmethod
+    def finish(decoder, placed, rate, offset=0):
+        """The words placed: [[first sample, end sample, word as written], ...]; none when the audio and the text
+        could not be aligned."""
+        if not placed:
+            return []
+        decoder.end_utt()
+        found = [s for s in decoder.seg() if s.word not in ("<s>", "</s>", "<sil>") and not s.word.startswith("[")]
+        if len(found) != len(placed):
+            return []
+        scale = rate / 100     # the aligner's frames are 10 ms
+        return [[offset + int(round(s.start_frame * scale)), offset + int(round((s.end_frame + 1) * scale)), word]
+                for s, word in zip(found, placed)]
+
+    def words(self, audio, rate, text, offset=0):
+        """The words of `text` in `audio` (float32 samples at `rate`), from `offset`."""
+        if len(audio) == 0 or len(audio) > MAX_ALIGNED_SECONDS * rate:
+            return []
+        import numpy as np
+        decoder, placed = self.start(text, rate)
+        if placed:
+            decoder.process_raw((np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes(), full_utt=True)
+        return self.finish(decoder, placed, rate, offset)
+
+
+def align(aligner, request, stream):
+    """The aligner's reply to one recording: reads its chunks from `stream` as they come (memory does not grow with
+    the recording's length) and places the transcript's words. The recording is always read to its end, whatever
+    fails, so that the next request follows it."""
+    rate = int(request.get("sampleRate", 0))
+    failure, decoder, placed = None, None, []
+    try:
+        decoder, placed = aligner.start(str(request["align"]), rate)
+    except Exception as e:  # noqa: BLE001 - reported once the recording is read
+        failure = e
+    while True:
+        head = stream.read(4)
+        if len(head) != 4:
+            raise ValueError("the recording ended inside a chunk")
+        (count,) = struct.unpack("<I", head)
+        if count == 0:
+            break
+        if count > 1 << 20:
+            raise ValueError("a chunk of the recording is longer than 1,048,576 samples")
+        data = stream.read(2 * count)
+        if len(data) != 2 * count:
+            raise ValueError("the recording ended inside a chunk")
+        if placed and failure is None:
+            try:
+                decoder.process_raw(data)
+            except Exception as e:  # noqa: BLE001 - reported once the recording is read
+                failure = e
+    if failure is not None:
+        if placed:
+            try:
+                decoder.end_utt()     # the decoder is ready for the next recording
+            except Exception:  # noqa: BLE001
+                pass
+        raise failure
+    return {"ok": True, "sampleRate": rate, "count": 0, "words": Aligner.finish(decoder, placed, rate)}
+
+
+ENGINES = {"hibari": Hibari, "kokoro-ja": KokoroJapanese, "piper": Piper, "align": Aligner}
 
 
 def limit(args):
@@ -278,8 +389,9 @@ def limit(args):
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def answer(engine, request):
-    """One request's samples (16-bit little-endian bytes) and each sentence's first and last sample."""
+def answer(engine, request, aligner=None):
+    """One request's samples (16-bit little-endian bytes), each sentence's first and last sample, the words the engine
+    guessed, and each word's first and last sample when the voice speaks English and `aligner` is given."""
     import numpy as np
     voice = engine.voice(str(request.get("voice", "")), bool(request.get("installed", False)))
     text = str(request["text"])
@@ -295,10 +407,13 @@ def answer(engine, request):
     if guessed is not None:
         guessed.clear()
     paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
+    words = []
+    english = aligner is not None and engine.language(voice).startswith("en")
     for p, paragraph in enumerate(paragraphs):
         if p > 0:
             parts.append(paragraph_pause)
             total += len(paragraph_pause)
+        first_part, first_sample = len(parts), total
         for s, phonemes in enumerate(engine.sentences(paragraph, voice)):
             if s > 0:
                 parts.append(sentence_pause)
@@ -312,12 +427,21 @@ def answer(engine, request):
                 if total > MAX_SECONDS * rate:
                     raise ValueError(f"the text makes more than {MAX_SECONDS // 60} minutes of speech")
             spans.append([start, total])
+        if english and total > first_sample:
+            words += aligner.words(np.concatenate(parts[first_part:]), rate, paragraph, first_sample)
     audio = np.concatenate(parts) if parts else np.zeros(0, np.float32)
-    words = list(dict.fromkeys(guessed or []))[:100]
-    return (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes(), spans, rate, words
+    return (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes(), spans, rate, list(dict.fromkeys(guessed or []))[:100], words
 
 
 PARENT = os.getppid()
+
+
+def english_aligner():
+    """The aligner for an English voice's words, or None when pocketsphinx is not installed."""
+    try:
+        return Aligner()
+    except ImportError:
+        return None
 
 
 def main():
@@ -336,13 +460,20 @@ def main():
     out.write((json.dumps({"ready": True, "engine": engine.name, "version": engine.version,
                            "sampleRate": engine.sample_rate}) + "\n").encode())
     out.flush()
-    for line in iter(lambda: sys.stdin.buffer.readline(MAX_LINE + 1), b""):
+    aligner = engine if isinstance(engine, Aligner) else english_aligner()
+    stdin = sys.stdin.buffer
+    for line in iter(lambda: stdin.readline(MAX_LINE + 1), b""):
         try:
             if len(line) > MAX_LINE or not line.endswith(b"\n"):
                 raise ValueError("request longer than 1 MiB")
-            pcm, spans, rate, guessed = answer(engine, json.loads(line))
+            request = json.loads(line)
+            if isinstance(engine, Aligner):
+                out.write((json.dumps(align(engine, request, stdin)) + "\n").encode())
+                out.flush()
+                continue
+            pcm, spans, rate, guessed, words = answer(engine, request, aligner)
             out.write((json.dumps({"ok": True, "sampleRate": rate, "count": len(pcm) // 2,
-                                   "sentences": spans, "guessed": guessed}) + "\n").encode())
+                                   "sentences": spans, "guessed": guessed, "words": words}) + "\n").encode())
             out.write(pcm)
         except Exception as e:  # noqa: BLE001 - every failure is one line back to mixrender
             message = " ".join(str(e).split()) or type(e).__name__

@@ -11,7 +11,7 @@ extension AnalysisRequests {
         for section in preset.session?.sections ?? [] {
             for segment in section.segments {
                 switch segment.source {
-                case .file(let path): requests.recording(path)
+                case .file(let path): requests.recording(RecordingRequest(path: path, transcript: segment.transcript))
                 case .text(let text, let ssml, let settings): requests.speech(text: text, ssml: ssml, settings: settings)
                 }
             }

@@ -70,7 +70,7 @@ public struct Analyzer: Sendable {
             guard case .success(let info)? = analysis.files[path], info.frameCount > 0 else { return nil }
             return info
         }
-        let recordings = requests.recordings.compactMap { path in info(path).map { (path, $0) } }
+        let recordings = requests.recordings.compactMap { request in info(request.path).map { (request, $0) } }
         let decodes = requests.decodes.compactMap { request -> (DecodeRequest, AudioFileInfo)? in
             guard let info = info(request.key.path),
                   StreamingSource.outputLength(inputFrames: info.frameCount, inputRate: info.sampleRate,
@@ -84,8 +84,8 @@ public struct Analyzer: Sendable {
             if k < firstRecording { return .speech(say(lanes[k], format: format)) }
             if isCancelled() { return .cancelled }
             if k < firstDecode {
-                let (path, info) = recordings[k - firstRecording]
-                return .recording(path, measure(recording: path, info: info, format: format))
+                let (request, info) = recordings[k - firstRecording]
+                return .recording(request, measure(recording: request, info: info, format: format))
             }
             let (request, info) = decodes[k - firstDecode]
             return .decoded(request.key, Result {
@@ -110,8 +110,8 @@ public struct Analyzer: Sendable {
                 }
                 // The lanes run side by side: the synthesis took as long as the longest.
                 analysis.synthesis.wallSeconds = max(analysis.synthesis.wallSeconds, laneSeconds)
-            case .recording(let path, let (entry, wasMade)):
-                analysis.recordings[path] = entry
+            case .recording(let request, let (entry, wasMade)):
+                analysis.recordings[request] = entry
                 if wasMade { analysis.made.recordings += 1 }
             case .decoded(let key, let entry):
                 analysis.decoded[key] = entry
@@ -127,7 +127,7 @@ public struct Analyzer: Sendable {
     private enum Made {
         /// Each text said; nil when cancelled between texts.
         case speech([Said]?)
-        case recording(String, (Result<Utterance, Analysis.Failure>, Bool))
+        case recording(RecordingRequest, (Result<Utterance, Analysis.Failure>, Bool))
         case decoded(DecodeRequest.Key, Result<PreparedAudio, Analysis.Failure>)
         case cancelled
     }
@@ -198,12 +198,13 @@ public struct Analyzer: Sendable {
         return said
     }
 
-    /// The recording at `path` measured (or found measured in the cache); whether this call measured it.
-    private func measure(recording path: String, info: AudioFileInfo, format: RenderFormat) -> (Result<Utterance, Analysis.Failure>, Bool) {
-        let key = AnalysisCache.Key.recording(path: path, origin: MaterialKey.origin(of: info), sampleRate: format.sampleRate, channelCount: format.channelCount)
+    /// The recording `request` names measured (or found measured in the cache); whether this call measured it.
+    private func measure(recording request: RecordingRequest, info: AudioFileInfo, format: RenderFormat) -> (Result<Utterance, Analysis.Failure>, Bool) {
+        let key = AnalysisCache.Key.recording(path: request.path, origin: MaterialKey.origin(of: info), transcript: request.transcript,
+                                              sampleRate: format.sampleRate, channelCount: format.channelCount)
         if let known = cache?.utterance(for: key) { return (.success(known), false) }
         do {
-            let utterance = try Utterance(recording: path, info: info, format: format)
+            let utterance = try Utterance(recording: request.path, info: info, format: format, transcript: request.transcript)
             cache?.keep(utterance.streamed, for: key)   // its frames stay with this analysis alone
             return (.success(utterance), true)
         } catch {
@@ -246,25 +247,33 @@ public struct Analyzer: Sendable {
                 }
                 samples[i] = Int16(x)
             }
-            // The sentences of an engine that gives them are kept beside its samples; without them the entry is said again.
+            // What an engine that gives sentences says of them (its sentences, the words it guessed, its words' places)
+            // is kept beside its samples; without it the entry is said again.
             guard request.settings.voiceID.speechEngine.givesSentences else { return SynthesizedSpeech(samples: samples, sampleRate: rate) }
-            guard let sentences = try store.measurement(for: Self.sentencesKey(description), read: { try Self.sentences($0, within: samples.count) }),
-                  let guessed = try store.measurement(for: Self.guessedKey(description), read: Self.guessedWords) else { return nil }
-            return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences, guessed: guessed)
+            guard let details = try store.measurement(for: Self.detailsKey(description), maximumBytes: Self.detailsBytes,
+                                                      read: { try Self.details($0, within: samples.count) }) else { return nil }
+            return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: details.sentences, guessed: details.guessed, words: details.words)
         } catch {
             warnings.append("\(error); said again")
             return nil
         }
     }
 
-    /// The most sentences a kept synthesis may have (its spans fit a store's measurement, `MaterialStore.measurementBytes`).
-    static let keptSentences = 150
+    /// The most a kept synthesis's details may take (`MaterialStore.measurement(for:maximumBytes:read:)`): the words
+    /// of 20 minutes of speech, with room to spare. Details that do not fit are not kept, nor is their synthesis.
+    static let detailsBytes = 1 << 20
 
-    /// The key of a kept synthesis's sentences: the SHA-256 of its description's.
-    static func sentencesKey(_ description: String) -> String { ContentHash.of(description + "; sentences") }
+    /// The key of a kept synthesis's details (its sentences, guessed words and words): the SHA-256 of its description's.
+    static func detailsKey(_ description: String) -> String { ContentHash.of(description + "; details") }
 
-    /// The key of the words a kept synthesis's engine guessed: the SHA-256 of its description's.
-    static func guessedKey(_ description: String) -> String { ContentHash.of(description + "; guessed") }
+    /// A kept synthesis's details, as `keep` writes them: `{"sentences": [[first, end], ...], "guessed": ["Aoife"],
+    /// "words": [[first, end, "Relax"], ...]}`, every span in order within `count` samples; a `Refusal` for anything else.
+    static func details(_ value: JSONValue, within count: Int) throws -> (sentences: [Range<Int>], guessed: [String], words: [SpokenWord]) {
+        guard case .object = value, let sentences = value["sentences"], let guessed = value["guessed"], let words = value["words"] else {
+            throw MaterialStore.Refusal("holds no synthesis's details")
+        }
+        return (try Self.sentences(sentences, within: count), try guessedWords(guessed), try Self.words(words, within: count))
+    }
 
     /// Guessed words as kept (`["Aoife", ...]`: at most 100 words of at most 64 characters); a `Refusal` for anything else.
     static func guessedWords(_ value: JSONValue) throws -> [String] {
@@ -292,6 +301,23 @@ public struct Analyzer: Sendable {
         return sentences
     }
 
+    /// Words as kept (`[[first, end, "word"], ...]`, in order, within `count` samples, each a word of at most 64
+    /// characters); a `Refusal` for anything else.
+    static func words(_ value: JSONValue, within count: Int) throws -> [SpokenWord] {
+        guard case .array(let items) = value else { throw MaterialStore.Refusal("holds no words") }
+        var words: [SpokenWord] = [], end = 0
+        for item in items {
+            guard case .array(let triple) = item, triple.count == 3, case .number(let a) = triple[0], case .number(let b) = triple[1],
+                  case .string(let text) = triple[2], a == a.rounded(), b == b.rounded(), a >= Double(end), a <= b, b <= Double(count),
+                  !text.isEmpty, text.count <= 64, !text.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+                throw MaterialStore.Refusal("holds words that are not in order within the synthesis")
+            }
+            words.append(SpokenWord(text: text, span: Int(a)..<Int(b)))
+            end = Int(b)
+        }
+        return words
+    }
+
     /// Keeps `speech` in the store for `request`, when there is a store (a failure to keep it is a warning).
     func keep(_ speech: SynthesizedSpeech, for request: SpeechRequest, warnings: inout [String]) {
         guard let store, let description = Self.storeDescription(request),
@@ -300,14 +326,17 @@ public struct Analyzer: Sendable {
         let channel = block.channel(0)
         for (i, sample) in speech.samples.enumerated() { channel[i] = Float(sample) / 32768 }
         do {
-            // The sentences first: a synthesis found in the store always has them. A text of more sentences than a
-            // measurement holds (`keptSentences`) is not kept: it is said again in the next process.
+            // The details first: a synthesis found in the store always has them. Details too large for a measurement
+            // (`detailsBytes`) are not kept, nor is their synthesis: it is said again in the next process.
             if request.settings.voiceID.speechEngine.givesSentences {
-                guard speech.sentences.count <= Self.keptSentences else { return }
-                try store.storeMeasurement(.array(speech.sentences.map { .array([.integer($0.lowerBound), .integer($0.upperBound)]) }),
-                                           for: Self.sentencesKey(description), what: "a synthesis's sentences")
-                try store.storeMeasurement(.array(speech.guessed.map { .string($0) }), for: Self.guessedKey(description),
-                                           what: "a synthesis's guessed words")
+                let details: JSONValue = .object([
+                    "sentences": .array(speech.sentences.map { .array([.integer($0.lowerBound), .integer($0.upperBound)]) }),
+                    "guessed": .array(speech.guessed.map { .string($0) }),
+                    "words": .array(speech.words.map { .array([.integer($0.span.lowerBound), .integer($0.span.upperBound), .string($0.text)]) }),
+                ])
+                guard details.document(.compact).utf8.count < Self.detailsBytes - 4096 else { return }
+                try store.storeMeasurement(details, for: Self.detailsKey(description), what: "a synthesis's sentences, guessed words and words",
+                                           maximumBytes: Self.detailsBytes)
             }
             try store.store(PreparedAudio(audio: block, length: speech.samples.count), for: description)
         } catch {

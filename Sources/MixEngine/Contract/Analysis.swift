@@ -25,7 +25,7 @@ public struct Analysis: Sendable {
     /// The request each text asked for became (`AnalysisRequests.speechRequests`): what planning finds its entry by.
     var speechRequests: [SpeechRequest.Asked: SpeechRequest] = [:]
     var speech: [SpeechRequest: Result<Spoken, Failure>] = [:]
-    var recordings: [String: Result<Utterance, Failure>] = [:]
+    var recordings: [RecordingRequest: Result<Utterance, Failure>] = [:]
     /// Absent for a file longer than its request's limit (it was not decoded).
     var decoded: [DecodeRequest.Key: Result<PreparedAudio, Failure>] = [:]
     /// How much speech this analysis said, and how long that took.

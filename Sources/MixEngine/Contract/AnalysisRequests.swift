@@ -17,7 +17,7 @@ public struct AnalysisRequests: Sendable {
     private(set) var texts: OrderedSet<SpeechRequest> = []
     /// The request each text asked for became, its voice chosen once, here (`SpeechRequest`).
     private(set) var speechRequests: [SpeechRequest.Asked: SpeechRequest] = [:]
-    private(set) var recordings: OrderedSet<String> = []
+    private(set) var recordings: OrderedSet<RecordingRequest> = []
     private(set) var decodes: [DecodeRequest] = []
 
     init(format: RenderFormat) { self.format = format }
@@ -39,10 +39,11 @@ public struct AnalysisRequests: Sendable {
         texts.append(request)
     }
 
-    /// A recording played as speech, probed and measured (its speech level and where it speaks).
-    mutating func recording(_ path: String) {
-        file(path)
-        recordings.append(path)
+    /// A recording played as speech, probed and measured (its speech level and where it speaks, and its words
+    /// when it has a transcript).
+    mutating func recording(_ request: RecordingRequest) {
+        file(request.path)
+        recordings.append(request)
     }
 
     /// The file at `path` decoded whole at the output rate (circularly, as a loop, when `isCircular`), when it
@@ -57,6 +58,13 @@ public struct AnalysisRequests: Sendable {
             decodes.append(DecodeRequest(key: key, longestFrames: longestFrames))
         }
     }
+}
+
+/// A recording played as speech: its path, and the words it says when they are given (`transcript`), to be aligned
+/// with it (`WordAligner`). A value (`Sendable`).
+struct RecordingRequest: Hashable, Sendable {
+    let path: String
+    let transcript: String?
 }
 
 /// A file decoded whole at the output rate: which file, and whether as a loop (`AnalysisRequests.decoded`).

@@ -33,6 +33,21 @@ public struct Timeline: Sendable {
         public var voice: String? = nil
         /// Each sentence it says, in frames of the timeline, when its voice says where they are.
         public var sentences: [Range<Int64>] = []
+        /// Each word it says, in frames of the timeline: an English voice's, and a recording's with a `transcript`
+        /// (`WordAligner`); the words the aligner does not know are left out.
+        public var words: [Word] = []
+    }
+
+    /// One word where it is said, `[start, end)`, as written in the text or transcript.
+    public struct Word: Sendable, Equatable {
+        public var text: String
+        public var start: Int64
+        public var end: Int64
+
+        public init(text: String, start: Int64, end: Int64) { self.text = text; self.start = start; self.end = end }
+
+        /// The same word `offset` frames later.
+        func moved(by offset: Int64) -> Word { Word(text: text, start: start + offset, end: end + offset) }
     }
 
     /// A stretch of time where the bed is ducked: going down over `[downFrom, down)`, down until `upFrom`,

@@ -25,6 +25,9 @@ public enum TimelineJSON {
                                + (segment.voice.map { [JSONValue.Member("voice", .string($0))] } ?? [])
                                + (segment.sentences.isEmpty ? [] : [JSONValue.Member("sentences", .array(segment.sentences.map {
                                    JSONValue.object(times.span($0.lowerBound, $0.upperBound))
+                               }))])
+                               + (segment.words.isEmpty ? [] : [JSONValue.Member("words", .array(segment.words.map {
+                                   JSONValue.object([JSONValue.Member("word", .string($0.text))] + times.span($0.start, $0.end))
                                }))]))
             }
             return .object([JSONValue.Member("name", .string(section.name))] + times.span(section.start, section.end)

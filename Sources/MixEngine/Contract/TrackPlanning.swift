@@ -96,7 +96,6 @@ final class PlanningContext {
     var warnedVoices: Set<String> = []
     /// The words each text's voice had to guess, by the text's JSON path, each text once: `Timeline.guessedWords`.
     var guessedWords: [(path: String, words: [String])] = []
-    var guessedTexts: Set<String> = []
 
     init(presetFile: String, sampleRate: Int, channelCount: Int = 2, voice: NarrationSpec = NarrationSpec(), analysis: Analysis) {
         self.presetFile = presetFile

@@ -28,6 +28,11 @@ public struct Utterance: Sendable {
     public var sentences: [Range<Int64>] = []
     /// The words its voice found in no lexicon and read by rule (`SynthesizedSpeech.guessed`); empty for a recording.
     public var guessed: [String] = []
+    /// Each word, in output frames from its start: an English voice's, or a recording's aligned with its transcript.
+    public var words: [Timeline.Word] = []
+    /// Why a recording's transcript gave no word times (the aligner is not installed, the recording is below 16 kHz,
+    /// or the aligner could not follow the transcript through it): a warning where the recording is planned.
+    public var alignmentWarning: String? = nil
 
     /// The gain that brings it to `voice.loudnessLUFS` or `voice.levelDb` (unity for a silent clip), times `extraDb`.
     func gain(for voice: NarrationSpec, extraDb: Double = 0) -> Float {
@@ -151,21 +156,27 @@ extension PlanningContext {
                 if let note = request.voiceWarning, warnedVoices.insert(note).inserted { warn(jsonPath, note) }
             }
             voices.append(request.settings.voice)
-            if !spoken.utterance.guessed.isEmpty, guessedTexts.insert(jsonPath).inserted {
+            if !spoken.utterance.guessed.isEmpty, !guessedWords.contains(where: { $0.path == jsonPath }) {
                 guessedWords.append((jsonPath, spoken.utterance.guessed))
             }
             return spoken.utterance
         }
     }
 
-    /// A recording as analysed: its file (opened once per plan) and its measurements; an error at `jsonPath`.
-    func clip(recording path: String, jsonPath: String) throws -> Utterance {
+    /// A recording as analysed: its file (opened once per plan) and its measurements; an error at `jsonPath`, and a
+    /// warning beside it when its transcript gave no word times.
+    func clip(recording request: RecordingRequest, jsonPath: String) throws -> Utterance {
+        let path = request.path
         let info = try file(path, jsonPath: jsonPath)
         guard info.frameCount > 0 else { throw error(jsonPath, "'\(path)' holds no audio (0 frames)") }
-        guard let entry = analysis.recordings[path] else {
+        guard let entry = analysis.recordings[request] else {
             preconditionFailure("the recording '\(path)' was not analysed (\(jsonPath))")
         }
-        return try entry.mapError { error(jsonPath, $0.message) }.get()
+        let utterance = try entry.mapError { error(jsonPath, $0.message) }.get()
+        if let note = utterance.alignmentWarning {
+            warn(String(jsonPath.dropLast(".file".count)) + ".transcript", note)
+        }
+        return utterance
     }
 }
 
@@ -189,6 +200,15 @@ extension Utterance {
                   caption: caption, voice: voice,
                   sentences: speech.sentences.map { Self.scale($0, from: speech.sampleRate, to: format.sampleRate) })
         guessed = speech.guessed
+        words = Self.words(speech.words, from: speech.sampleRate, to: format.sampleRate)
+    }
+
+    /// Words at `rate` as `Timeline.Word`s in frames at `outputRate`.
+    private static func words(_ words: [SpokenWord], from rate: Int, to outputRate: Int) -> [Timeline.Word] {
+        words.map {
+            let span = scale($0.span, from: rate, to: outputRate)
+            return Timeline.Word(text: $0.text, start: span.lowerBound, end: span.upperBound)
+        }
     }
 
     /// The most a recording held in memory between its analysis and its play may take (decoded, at its own rate):
@@ -198,8 +218,9 @@ extension Utterance {
     /// The recording at `path` (`info`, its probe), measured: decoded whole to find its speech level and where its
     /// speech is (frame energies only are kept by the analyzer). A recording within `heldRecordingLimitBytes` is
     /// decoded once: its frames are kept and played from memory (`HeldRecording`); a longer one is streamed
-    /// from its file when it plays.
-    init(recording path: String, info: AudioFileInfo, format: RenderFormat) throws {
+    /// from its file when it plays. With a `transcript`, the same pass feeds the aligner (`WordAligner`), for its words;
+    /// any failure there is a warning (`alignmentWarning`), never the recording's failure.
+    init(recording path: String, info: AudioFileInfo, format: RenderFormat, transcript: String? = nil) throws {
         let file = try AudioFile.open(path: path)
         let decoder: AudioDecoder, material: any EventMaterial
         if info.frameCount * Int64(info.channelCount) * Int64(MemoryLayout<Float>.size) <= Int64(Self.heldRecordingLimitBytes) {
@@ -217,6 +238,14 @@ extension Utterance {
                                           makeConverter: { _, _, _ in preconditionFailure("no resampling at the file's own rate") })
         var analyzer = SpeechActivityAnalyzer(sampleRate: info.sampleRate)
         var meter = VoiceLoudness(sampleRate: info.sampleRate, outputChannels: format.channelCount)
+        var aligning = transcript.map { _ in WordAligner() }, alignmentWarning: String? = nil
+        func stopAligning(_ error: Error) {
+            alignmentWarning = "no word times: \(error)"
+            aligning = nil
+        }
+        if let transcript, let aligner = aligning {
+            do { try aligner.begin(transcript: transcript, sampleRate: info.sampleRate) } catch { stopAligning(error) }
+        }
         let frames = 8192
         let mono = UnsafeMutablePointer<Float>.allocate(capacity: frames)
         defer { mono.deallocate() }
@@ -225,6 +254,16 @@ extension Utterance {
             if n == 0 { break }
             analyzer.append(UnsafeBufferPointer(start: mono, count: n))
             meter.add(UnsafeBufferPointer(start: mono, count: n))
+            if let aligner = aligning {
+                do { try aligner.add(UnsafeBufferPointer(start: mono, count: n)) } catch { stopAligning(error) }
+            }
+        }
+        var words: [SpokenWord] = []
+        if let aligner = aligning {
+            do {
+                words = try aligner.finish()
+                if words.isEmpty { alignmentWarning = "no word times: the aligner could not follow the transcript through the recording (is it what the recording says, in English?)" }
+            } catch { stopAligning(error) }
         }
         let activity = analyzer.finish()
         self.init(material: material,
@@ -232,6 +271,8 @@ extension Utterance {
                   levelDb: activity.levelDb, loudness: meter.lufs,
                   speech: activity.regions.map { Self.scale($0, from: info.sampleRate, to: format.sampleRate) },
                   caption: path)
+        self.words = Self.words(words, from: info.sampleRate, to: format.sampleRate)
+        self.alignmentWarning = alignmentWarning
     }
 
     /// Every frame `decoder` gives, interleaved.
@@ -253,7 +294,10 @@ extension Utterance {
     /// so a cache holds no recording's frames.
     var streamed: Utterance {
         guard let held = material as? HeldRecording else { return self }
-        return Utterance(material: held.file, length: length, levelDb: levelDb, loudness: loudness, speech: speech, caption: caption)
+        var streamed = Utterance(material: held.file, length: length, levelDb: levelDb, loudness: loudness, speech: speech, caption: caption)
+        streamed.words = words
+        streamed.alignmentWarning = alignmentWarning
+        return streamed
     }
 
     /// Sample positions at `rate` as frames at `outputRate`.

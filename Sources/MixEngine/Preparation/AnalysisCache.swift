@@ -13,7 +13,7 @@ public final class AnalysisCache: Sendable {
         case speech(SpeechRequest, sampleRate: Int, channelCount: Int)
         /// A recording by its path (what it plays and shows) and its origin (`MaterialKey.origin(of:)`: which file
         /// on disk and what its header says, so a file rewritten between renders is measured again).
-        case recording(path: String, origin: String, sampleRate: Int, channelCount: Int)
+        case recording(path: String, origin: String, transcript: String?, sampleRate: Int, channelCount: Int)
     }
 
     private let utterances = Locked<[Key: Utterance]>([:])

@@ -136,21 +136,21 @@ public final class MaterialStore: Sendable {
     /// A file that fails any of this is removed and reported by throwing `DamagedEntry`; a read that fails for
     /// another reason (permission) throws its error, naming the file. A good file's modification time is set to
     /// now (the budget's least-recently-used order).
-    public func measurement<T>(for key: String, read: (JSONValue) throws -> T) throws -> T? {
+    public func measurement<T>(for key: String, maximumBytes: Int = measurementBytes, read: (JSONValue) throws -> T) throws -> T? {
         let file = measurementPath(for: key)
         func damaged(_ reason: String) -> DamagedEntry {
             DamagedEntry(path: file, reason: reason, wasRemoved: remove(file))
         }
         let bytes: [UInt8]
         do {
-            bytes = try FileSystem.readDocument(path: file, maximumBytes: Self.measurementBytes, followsLinks: false, touches: true)
+            bytes = try FileSystem.readDocument(path: file, maximumBytes: maximumBytes, followsLinks: false, touches: true)
         } catch let error as AudioIOError {
             switch error.cause {
             case .noSuchFile: return nil
             case .symbolicLink: throw damaged("is a symbolic link, not a cache entry")
             case .isFolder: throw damaged("is a folder, not a cache entry")
             case .notRegularFile: throw damaged("is not a regular file")
-            case .tooLarge: throw damaged("is longer than \(Self.measurementBytes) bytes, more than any measurement")
+            case .tooLarge: throw damaged("is longer than \(maximumBytes) bytes, more than any measurement")
             case .permissionDenied, .alreadyExists, .other: throw error
             }
         }
@@ -172,13 +172,14 @@ public final class MaterialStore: Sendable {
 
     /// Keeps `value` as the measurement for `key`, described as `what` (a line for a person looking), replacing what
     /// was there: written under a temporary name and renamed into place, then the folder is trimmed to its budget.
-    public func storeMeasurement(_ value: JSONValue, for key: String, what: String) throws {
+    public func storeMeasurement(_ value: JSONValue, for key: String, what: String, maximumBytes: Int = measurementBytes) throws {
         let document: JSONValue = .object(["measurement": .string(what), "key": .string(key), "value": value])
-        let text = document.document(.readable)
-        guard text.utf8.count <= Self.measurementBytes else {
-            throw EngineError.setting(.cacheDir, reason: "a measurement of \(text.utf8.count) bytes is more than \(Self.measurementBytes)")
+        let style: JSONStyle = maximumBytes > Self.measurementBytes ? .compact : .readable
+        let text = document.document(style)
+        guard text.utf8.count <= maximumBytes else {
+            throw EngineError.setting(.cacheDir, reason: "a measurement of \(text.utf8.count) bytes is more than \(maximumBytes)")
         }
-        try document.write(to: measurementPath(for: key), style: .readable)
+        try document.write(to: measurementPath(for: key), style: style)
         try trim()
     }
 

@@ -10,9 +10,12 @@ extension PresetReader {
         static var ducking: [String] { DuckingSpec.settings.keys ?? [] }
         static let section = ["name", "stretch", "length", "segments", "pacing", "shortestPause", "longestPause"]
         static let segmentSources = ["text", "ssml", "file"]
-        static let segment = segmentSources + ["speech", "gapBefore", "pauseAfter", "at", "gainDb"]
+        static let segment = segmentSources + ["speech", "transcript", "gapBefore", "pauseAfter", "at", "gainDb"]
         static let ending = ["type", "hold", "fadeOut", "rise", "riseDb", "chime"]
     }
+
+    /// The longest transcript a recording may have (a request line to the aligner is at most 1 MiB).
+    static let longestTranscriptBytes = 512 << 10
 
     // MARK: - Voice
 
@@ -130,7 +133,18 @@ extension PresetReader {
         case "file":
             if object.has("speech") { throw object["speech"]!.error("'speech' sets how text is spoken; this segment plays a recording") }
             segment = SegmentSpec(source: .file(path: try path(source)))
+            if let transcript = object["transcript"] {
+                let text = try transcript.nonEmptyString()
+                guard !text.utf8.contains(0) else { throw transcript.error("a transcript cannot contain a NUL character (\\u0000)") }
+                guard text.utf8.count <= Self.longestTranscriptBytes else {
+                    throw transcript.error("a transcript of \(text.utf8.count) bytes is longer than the \(Self.longestTranscriptBytes) allowed")
+                }
+                segment.transcript = text
+            }
         default:
+            if let transcript = object["transcript"] {
+                throw transcript.error("'transcript' gives a recording's words; this segment's words are its '\(key)'")
+            }
             let text = try source.nonEmptyString()
             guard !text.utf8.contains(0) else { throw source.error("text cannot contain a NUL character (\\u0000)") }
             if key == "ssml" { try checkSSML(text, at: source) }

@@ -44,7 +44,8 @@ struct SessionPlanner {
                 placed.append((Timeline.Segment(section: i, caption: clip.caption, isText: segment.isText, start: at,
                                                 end: event.end, speech: clip.speech.map { (at + $0.lowerBound)..<(at + $0.upperBound) },
                                                 gainDb: decibels(fromGain: Double(event.gains.constant)), voice: clip.voice,
-                                                sentences: clip.sentences.map { (at + $0.lowerBound)..<(at + $0.upperBound) }), event))
+                                                sentences: clip.sentences.map { (at + $0.lowerBound)..<(at + $0.upperBound) },
+                                                words: clip.words.map { $0.moved(by: at) }), event))
                 // Segments after one placed `at` a time follow whichever ends last.
                 next = max(next, event.end + frames(segment.pauseAfter))
                 end = max(end, next)
@@ -110,6 +111,7 @@ struct SessionPlanner {
                     placed[k].segment.start += offset; placed[k].segment.end += offset
                     placed[k].segment.speech = placed[k].segment.speech.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
                     placed[k].segment.sentences = placed[k].segment.sentences.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
+                    placed[k].segment.words = placed[k].segment.words.map { $0.moved(by: offset) }
                     placed[k].event = placed[k].event.moved(by: offset)
                 }
                 ending = endingLayout(from: voiceEnd + extra)
@@ -123,7 +125,7 @@ struct SessionPlanner {
     private func clip(_ segment: SegmentSpec, path: String) throws -> Utterance {
         switch segment.source {
         case .file(let file):
-            return try session.clip(recording: file, jsonPath: "\(path).file")
+            return try session.clip(recording: RecordingRequest(path: file, transcript: segment.transcript), jsonPath: "\(path).file")
         case .text(let text, let ssml, let settings):
             return try session.clip(SpeechRequest.Asked(text: text, ssml: ssml, settings: settings), jsonPath: "\(path).\(ssml ? "ssml" : "text")")
         }

@@ -117,6 +117,8 @@ public struct SegmentSpec: Sendable, Equatable {
     public var atSeconds: Double?
     /// A correction after levelling, in dB.
     public var gainDb: Double = 0
+    /// A recording's words as it says them (English): aligned with it for the timeline's word times (`WordAligner`).
+    public var transcript: String?
     public init(source: Source) { self.source = source }
 }
 

@@ -160,6 +160,7 @@ public struct NeuralSpeechEngine: SpeechEngine {
         var samples: [Int16] = []
         var sentences: [Range<Int>] = []
         var guessed: [String] = []
+        var words: [SpokenWord] = []
         var rate = sampleRate
         let limits = synthesizer.limits
         for piece in pieces {
@@ -176,6 +177,7 @@ public struct NeuralSpeechEngine: SpeechEngine {
                     let speech = try synthesizer.answer(from: helper)
                     rate = speech.sampleRate
                     sentences += speech.sentences.map { ($0.lowerBound + samples.count)..<($0.upperBound + samples.count) }
+                    words += speech.words.map { SpokenWord(text: $0.text, span: ($0.span.lowerBound + samples.count)..<($0.span.upperBound + samples.count)) }
                     samples += speech.samples
                     guessed += speech.guessed.filter { !guessed.contains($0) }
                 } catch {
@@ -187,7 +189,7 @@ public struct NeuralSpeechEngine: SpeechEngine {
                 throw SpeechSynthesizer.failure("the text makes more than \(limits.maxSamples / rate / 60) minutes of speech")
             }
         }
-        return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences, guessed: guessed)
+        return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences, guessed: guessed, words: words)
     }
 
     /// Starts the helper and waits for it to say it is ready.

@@ -105,21 +105,28 @@ final class SpeechHelperProcess {
     func send(_ request: [String: Any]) throws {
         var line = try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])
         line.append(0x0A)
-        try line.withUnsafeBytes { bytes in
-            var done = 0
-            while done < bytes.count {
-                let n = Glibc.send(socket, bytes.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw failure("it stopped reading (\(ended()))") }
-                done += n
-            }
+        try line.withUnsafeBytes { try send(bytes: $0) }
+    }
+
+    /// Sends raw bytes (what follows a request that announces them: a recording's chunks for the aligner).
+    func send(bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.send(socket, bytes.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw failure("it stopped reading (\(ended()))") }
+            done += n
         }
     }
 
-    /// Reads one JSON object line (at most 64 KiB) before `deadline`.
+    /// The longest header line a helper may answer: a long text's words and their samples.
+    static let longestHeader = 8 << 20
+
+    /// Reads one JSON object line (at most `longestHeader` bytes) before `deadline`.
     func readHeader(until deadline: ContinuousClock.Instant) throws -> [String: Any] {
+        var scanned = 0    // bytes of `pending` already known to hold no newline
         while true {
-            if let newline = pending.firstIndex(of: 0x0A) {
+            if let newline = pending[scanned...].firstIndex(of: 0x0A) {
                 let line = Array(pending[..<newline])
                 pending.removeFirst(newline + 1)
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
@@ -128,7 +135,8 @@ final class SpeechHelperProcess {
                 }
                 return object
             }
-            guard pending.count < 65_536 else { kill(); throw failure("it answered a line longer than 64 KiB") }
+            scanned = pending.count
+            guard pending.count < Self.longestHeader else { kill(); throw failure("it answered a line longer than \(Self.longestHeader >> 20) MiB") }
             try fill(until: deadline)
         }
     }

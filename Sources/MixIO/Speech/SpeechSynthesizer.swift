@@ -109,7 +109,8 @@ public final class SpeechSynthesizer {
         // The words it guessed: at most 100 short words of text, or none (a helper's odd answer is not trusted).
         var guessed = header["guessed"] as? [String] ?? []
         if guessed.count > 100 || guessed.contains(where: { $0.isEmpty || $0.count > 64 || $0.contains { $0.isWhitespace || $0.isNewline } }) { guessed = [] }
-        return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences, guessed: guessed)
+        let words = SpokenWord.parse(header["words"], within: count) ?? []
+        return SynthesizedSpeech(samples: samples, sampleRate: rate, sentences: sentences, guessed: guessed, words: words)
     }
 
     // MARK: - Voices
