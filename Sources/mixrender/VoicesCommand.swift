@@ -27,7 +27,7 @@ struct VoicesCommand: ParsableCommand {
         if json {
             let rows: [[String: Any]] = voices.map {
                 ["id": $0.id, "engine": $0.engine, "name": $0.name, "languages": $0.languages, "gender": $0.gender,
-                 "quality": $0.natural ? "natural" : "draft", "installed": isInstalled($0.engine),
+                 "quality": $0.quality, "installed": isInstalled($0.engine),
                  "licence": $0.licence, "attribution": $0.attribution, "origin": $0.origin,
                  "default": $0.id == SpeechSettings.defaultVoice]
             }
@@ -45,7 +45,7 @@ struct VoicesCommand: ParsableCommand {
             var note = voice.id == SpeechSettings.defaultVoice ? " (default for English)" : ""
             if !isInstalled(voice.engine) { note += " (not installed: scripts/install-speech.sh)" }
             print(column(voice.id, width) + column(voice.languages.joined(separator: ","), 14) + column(voice.gender.isEmpty ? "-" : voice.gender, 8)
-                  + column(voice.natural ? "natural" : "draft", 9) + column(voice.licence, 18) + voice.origin + note)
+                  + column(voice.quality, 9) + column(voice.licence, 18) + voice.origin + note)
         }
         print("espeak-ng variants (add to an espeak voice: espeak:en-gb+f3): " + variants.joined(separator: " "))
         if !refused.isEmpty { throw ExitCode(1) }

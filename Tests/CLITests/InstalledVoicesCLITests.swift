@@ -169,7 +169,23 @@ import Testing
         let timeline = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: s.url.appendingPathComponent("0.timeline.json"))) as? [String: Any])
         let segment = try #require(((timeline["sections"] as? [[String: Any]])?.first?["segments"] as? [[String: Any]])?.first)
         #expect(segment["voice"] as? String == "piper:joe" && (segment["sentences"] as? [Any])?.count == 2, "\(segment)")
+        // An English voice: its words placed by the aligner.
+        #expect((segment["words"] as? [[String: Any]])?.compactMap { $0["word"] as? String } == ["Let", "your", "shoulders", "drop", "Breathe", "out", "slowly"],
+                "\(segment)")
         let credit = try #require((timeline["voices"] as? [[String: Any]])?.first)
         #expect(credit["licence"] as? String == "CC0-1.0" && credit["quality"] as? String == "natural", "\(credit)")
+
+        // A lexicon's phonemes: a made-up word given "hello"'s IPA is said by the Piper voice exactly as "hello".
+        var said: [[Float]] = []
+        for (k, (text, lexicon)) in [("Goodnight, hello.", ""), ("Goodnight, Zorblax.", #", "lexicon": { "Zorblax": "/həˈloʊ/" }"#)].enumerated() {
+            let preset = try s.write("l\(k).json", """
+                { "output": { "sampleRate": 24000, "channels": 1 },
+                  "sections": [ { "name": "A", "segments": [ { "text": "\(text)", "speech": { "voice": "piper:joe"\(lexicon) } } ] } ] }
+                """)
+            let r = try CLI.run([preset, "-o", s.path("l\(k).wav"), "--voices", s.path("voices")])
+            #expect(r.status == 0, "\(r.stderr)")
+            said.append(try readAll(AudioFile.open(path: s.path("l\(k).wav"))))
+        }
+        #expect(said[0] == said[1] && said[0].count > 24_000, "\(said[0].count) and \(said[1].count) samples")
     }
 }

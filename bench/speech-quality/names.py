@@ -2,15 +2,15 @@
 
   .venv-bench/bin/python bench/speech-quality/names.py <mixrender> [voice]
 
-Each name is said in the same sentence twice by mixrender (a session at 16 kHz): once as written, once with a
-`lexicon` entry giving its respelling. PocketSphinx (its US English model, inside its wheel) writes down what it
+Each name is said in the same sentence three times by mixrender (a session at 16 kHz): as written, with a `lexicon`
+entry giving its respelling, and with one giving its phonemes in IPA. PocketSphinx (its US English model, inside its wheel) writes down what it
 hears; the table shows both transcripts beside the respelling, and the words the voice said it guessed (the render
 report's `guessedWords`). Needs .venv-bench (made by bench/speech-quality/run.sh).
 """
 import json, os, subprocess, sys, tempfile, wave
 
-NAMES = [("Aoife", "Eefa"), ("Siobhan", "Shivawn"), ("Niamh", "Neev"), ("Saoirse", "Sersha"), ("Tadhg", "Tige"),
-         ("Caoimhe", "Keeva")]
+NAMES = [("Aoife", "Eefa", "/ˈiːfə/"), ("Siobhan", "Shivawn", "/ʃɪˈvɔːn/"), ("Niamh", "Neev", "/niːv/"),
+         ("Saoirse", "Sersha", "/ˈsɜːrʃə/"), ("Tadhg", "Tige", "/taɪɡ/"), ("Caoimhe", "Keeva", "/ˈkiːvə/")]
 SENTENCE = "Hello {}, it is time to rest."
 
 
@@ -43,15 +43,16 @@ def main():
         decoder.end_utt()
         return decoder.hyp().hypstr if decoder.hyp() else ""
 
-    print(f"| name ({voice}) | respelling | heard without the entry | guessed | heard with it | guessed |")
-    print("|---|---|---|---|---|---|")
+    print(f"| name ({voice}) | respelling | heard without the entry | guessed | heard with it | guessed | IPA | heard with the IPA |")
+    print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
-        for k, (name, respelling) in enumerate(NAMES):
+        for k, (name, respelling, ipa) in enumerate(NAMES):
             text = SENTENCE.format(name)
             plain, plain_guessed = render(mixrender, voice, text, None, folder, f"n{k}")
             fixed, fixed_guessed = render(mixrender, voice, text, {name: respelling}, folder, f"l{k}")
+            phonemes, _ = render(mixrender, voice, text, {name: ipa}, folder, f"p{k}")
             print(f"| {name} | {respelling} | {hear(plain)} | {', '.join(plain_guessed) or '-'} | {hear(fixed)} | "
-                  f"{', '.join(fixed_guessed) or '-'} |")
+                  f"{', '.join(fixed_guessed) or '-'} | {ipa} | {hear(phonemes)} |")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ Protocol (JSON Lines in, a header line and raw samples out):
   reply:     {"ok": true, "sampleRate": 24000, "count": N, "sentences": [[start, end], ...], "guessed": ["Aoife"],
               "words": [[start, end, "Relax"], ...]}
              then N little-endian 16-bit samples, or {"ok": false, "error": "one line"}
+A word's phonemes from a lexicon come inside the text as `[word](/phonemes/)` (misaki's markup): for hibari in
+misaki's phoneme set (hibari reads the markup itself), for the other engines in IPA (espeak-ng's, as their models
+take). mixrender checked them.
 `sentences` gives each sentence's first and last sample (end exclusive) in the reply's samples; `guessed`, the words
 the engine found in no lexicon and read by rule (hibari's out-of-vocabulary net; the other engines do not say);
 `words`, each word's first and last sample, for an English voice (found by the aligner, below, in each paragraph's
@@ -27,9 +30,9 @@ wheel, aligns a recording with its transcript (forced alignment), for recorded n
   request:   {"align": "the transcript", "sampleRate": 44100}      (one line) then the recording, mono, as chunks:
              a little-endian 32-bit count, then that many little-endian 16-bit samples; a count of 0 ends it
   reply:     {"ok": true, "sampleRate": 44100, "count": 0, "words": [[start, end, "word"], ...]}
-A word is letters (with inner apostrophes); words the dictionary lacks (most names, numbers written in figures) are
-left out of the alignment and of the reply, their sound going to their neighbours or to silence. Audio below
-16 kHz cannot be aligned (the model is wideband).
+A word is letters (with inner apostrophes); a word the dictionary lacks (a name) is spelled a phone per letter, a crude
+guess that gives its sound a place; numbers written in figures and other scripts are left out. Audio below 16 kHz
+cannot be aligned (the model is wideband).
 Each text gets a fresh random generator from its seed and one onnxruntime thread, so the samples are a
 function of the request alone (the same in any process, after any other text).
 """
@@ -41,6 +44,7 @@ MAX_PHONEMES = 400             # the most phonemes given to the model at once (K
 CLAUSE = re.compile(r"(?<=[,;:.!?、。，])\s*")
 VOICE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
 STYLE_ROWS, STYLE_WIDTH = 510, 256   # a Kokoro-82M voice: one 256-wide style vector per input length up to 510
+PHONEMES = re.compile(r"\[([^\]\[]+)\]\(/([^/()]+)/\)")   # [word](/phonemes/): a lexicon's phonemes for a word
 MAX_ALIGNED_SECONDS = 10 * 60  # the longest paragraph of speech whose words are aligned (the aligner's tables grow with it)
 
 
@@ -199,6 +203,12 @@ class KokoroJapanese:
         return key
 
     def sentences(self, paragraph, voice):
+        return with_phonemes(paragraph, lambda text: self.read(text, voice))
+
+    def read(self, paragraph, voice):
+        """Text's phonemes, a string per sentence."""
+        if not paragraph.strip():
+            return []
         language = self.languages[voice]
         if language == "ja" or language.startswith("ja-"):
             said = (self.g2p(s.strip()) for s in re.split(r"(?<=[。！？!?\n])", paragraph) if s.strip())
@@ -277,8 +287,10 @@ class Piper:
         return str(self.voices[voice].config.espeak_voice or "").lower()
 
     def sentences(self, paragraph, voice):
-        said = ("".join(p) for p in self.voices[voice].phonemize(paragraph))
-        return [p for p in said if p.strip()]
+        def read(text):
+            said = ("".join(p) for p in self.voices[voice].phonemize(text))
+            return [p for p in said if p.strip()]
+        return with_phonemes(paragraph, read)
 
     def say(self, phonemes, voice, speed, rng):
         tts = self.voices[voice]
@@ -293,21 +305,75 @@ class Aligner:
     name = "pocketsphinx"
     sample_rate = 0
     WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+    LETTERS = {"a": "AE", "b": "B", "c": "K", "d": "D", "e": "EH", "f": "F", "g": "G", "h": "HH", "i": "IH", "j": "JH",
+               "k": "K", "l": "L", "m": "M", "n": "N", "o": "AO", "p": "P", "q": "K", "r": "R", "s": "S", "t": "T",
+               "u": "AH", "v": "V", "w": "W", "x": "K S", "y": "IY", "z": "Z"}
 
     def __init__(self, folder=""):
         from importlib.metadata import version
-        from pocketsphinx import Decoder
+        from pocketsphinx import Decoder, get_model_path
         self.decoder, self.version, self.decoders = Decoder, version("pocketsphinx"), {}
+        self.dictionary_path = os.path.join(get_model_path(), "en-us", "cmudict-en-us.dict")
+        self.dictionary = None
+
+    def pronunciations(self, word):
+        """The dictionary's entries for `word` (`[("and", "AH N D"), ("and(2)", "AE N D")]`), found by a binary search
+        in the wheel's sorted CMU dictionary: loading all 134,000 words into the decoder takes half a second, and a
+        helper is started per render."""
+        if self.dictionary is None:
+            with open(self.dictionary_path, "rb") as f:
+                self.dictionary = f.read(16 << 20)
+        data, wanted = self.dictionary, word.encode()
+
+        def base(line_start, line_end):
+            space = data.find(b" ", line_start, line_end)
+            key = data[line_start:space if space >= 0 else line_end]
+            return re.sub(rb"\(\d+\)$", b"", key)
+
+        lo, hi = 0, len(data)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = data.rfind(b"\n", 0, mid) + 1
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            if base(start, end) < wanted:
+                lo = end + 1
+            else:
+                hi = start
+        found = []
+        while lo < len(data):
+            end = data.find(b"\n", lo)
+            end = len(data) if end < 0 else end
+            if base(lo, end) != wanted:
+                break
+            key, _, phones = data[lo:end].decode("ascii", "replace").partition(" ")
+            found.append((key, phones.strip()))
+            lo = end + 1
+        return found
 
     def start(self, text, rate):
         """Begins aligning `text` with audio at `rate`; the words it will place, as written, in order."""
         if rate < 16000:
             raise ValueError(f"audio at {rate} Hz cannot be aligned (the aligner's model needs 16 kHz or more)")
         if rate not in self.decoders:
-            self.decoders[rate] = self.decoder(lm=None, samprate=rate, loglevel="FATAL")
-        decoder = self.decoders[rate]
-        written = [m.group(0) for m in self.WORD.finditer(text)]
-        placed = [w for w in written if decoder.lookup_word(w.replace("’", "'").lower())]
+            self.decoders[rate] = (self.decoder(lm=None, dict=None, samprate=rate, loglevel="FATAL"), set())
+        decoder, known = self.decoders[rate]
+        placed = []
+        for word in (m.group(0) for m in self.WORD.finditer(text)):
+            key = word.replace("’", "'").lower()
+            if key not in known:
+                entries = self.pronunciations(key)
+                if not entries:
+                    # A word the dictionary lacks (a name) is spelled a phone per letter: a crude guess, but one that
+                    # gives its sound a place, so that the next word does not take it.
+                    phones = " ".join(self.LETTERS[c] for i, c in enumerate(key) if c in self.LETTERS and (i == 0 or key[i - 1] != c))
+                    entries = [(key, phones)] if phones else []
+                for name, phones in entries:
+                    decoder.add_word(name, phones, False)
+                if not entries:
+                    continue
+                known.add(key)
+            placed.append(word)
         if placed:
             decoder.set_align_text(" ".join(w.replace("’", "'").lower() for w in placed))
             decoder.start_utt()
@@ -320,7 +386,7 @@ class Aligner:
         if not placed:
             return []
         decoder.end_utt()
-        found = [s for s in decoder.seg() if s.word not in ("<s>", "</s>", "<sil>") and not s.word.startswith("[")]
+        found = [s for s in (decoder.seg() or []) if s.word not in ("<s>", "</s>", "<sil>") and not s.word.startswith("[")]
         if len(found) != len(placed):
             return []
         scale = rate / 100     # the aligner's frames are 10 ms
@@ -378,6 +444,38 @@ def align(aligner, request, stream):
 ENGINES = {"hibari": Hibari, "kokoro-ja": KokoroJapanese, "piper": Piper, "align": Aligner}
 
 
+def with_phonemes(paragraph, read):
+    """A paragraph's phonemes, a string per sentence, as `read` gives them, with a lexicon's `[word](/phonemes/)`
+    given as they are: each sentence holding some is read in pieces around them (punctuation alone, which the
+    phonemizers drop, kept as it is), the pieces joined as the phonemizer joins words."""
+    if not PHONEMES.search(paragraph):
+        return read(paragraph)
+    punctuation = ",.;:!?、。，！？"
+
+    def piece(text):
+        if any(c.isalnum() for c in text):
+            return " ".join(read(text)).strip()
+        return "".join(c for c in text if c in punctuation)
+
+    said = []
+    for sentence in re.split(r"(?<=[.!?。！？])\s+", paragraph):
+        out, at = "", 0
+        parts = []
+        for m in PHONEMES.finditer(sentence):
+            parts += [piece(sentence[at:m.start()]), m.group(2)]
+            at = m.end()
+        parts.append(piece(sentence[at:]))
+        for part in parts:
+            if not part:
+                continue
+            if out and part[0] not in punctuation:
+                out += " "
+            out += part
+        if out.strip():
+            said.append(out)
+    return said
+
+
 def limit(args):
     """Limits the helper sets on itself before it reads any text: CPU seconds, address space, no files
     written (RLIMIT_FSIZE 0), no core dumps."""
@@ -428,7 +526,7 @@ def answer(engine, request, aligner=None):
                     raise ValueError(f"the text makes more than {MAX_SECONDS // 60} minutes of speech")
             spans.append([start, total])
         if english and total > first_sample:
-            words += aligner.words(np.concatenate(parts[first_part:]), rate, paragraph, first_sample)
+            words += aligner.words(np.concatenate(parts[first_part:]), rate, PHONEMES.sub(r"\1", paragraph), first_sample)
     audio = np.concatenate(parts) if parts else np.zeros(0, np.float32)
     return (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes(), spans, rate, list(dict.fromkeys(guessed or []))[:100], words
 

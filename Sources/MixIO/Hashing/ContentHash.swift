@@ -59,18 +59,6 @@ public struct ContentHash {
         return h.hex
     }
 
-    /// The SHA-256 of the file at `path` and its first byte (nil for an empty file), from one reading: a model's
-    /// kind and its content key at once.
-    public static func file(path: String, firstByte: Bool, chunkBytes: Int = 1 << 20) throws -> (sha256: String, firstByte: UInt8?) {
-        var hash = ContentHash()
-        var first: UInt8?
-        _ = try eachChunk(of: path, chunkBytes: chunkBytes) {
-            if first == nil, let byte = $0.first { first = byte }
-            hash.update($0)
-        }
-        return (hash.hex, first)
-    }
-
     /// The size, SHA-256 and MD5 of the file at `path`, from one reading: the MD5 for an upload's `Content-MD5`
     /// (what S3 and Google Cloud Storage check a body against), never as a content key.
     public static func fileWithMD5(path: String, chunkBytes: Int = 1 << 20) throws

@@ -45,7 +45,8 @@ public enum EspeakEngine {
             try set(espeakPITCH, pitch, "pitch")
             try set(espeakVOLUME, volume, "volume")
             collected.removeAll(keepingCapacity: true)
-            let flags = UInt32(espeakCHARS_UTF8) | (ssml ? UInt32(espeakSSML) : 0)
+            // `[[ ]]` holds phonemes (espeak-ng's names) where a lexicon gives a word's (`IPA.espeak`).
+            let flags = UInt32(espeakCHARS_UTF8) | (ssml ? UInt32(espeakSSML) : 0) | (text.contains("[[") ? UInt32(espeakPHONEMES) : 0)
             let status = text.withCString { espeak.espeak_Synth($0, text.utf8.count + 1, 0, POS_CHARACTER, 0, flags, nil, nil) }
             guard status == EE_OK else { throw failure("espeak_Synth failed (\(status.rawValue))", function: "espeak_Synth") }
             guard espeak.espeak_Synchronize() == EE_OK else { throw failure("espeak_Synchronize failed", function: "espeak_Synchronize") }

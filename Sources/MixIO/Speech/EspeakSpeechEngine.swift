@@ -11,6 +11,9 @@ public struct EspeakSpeechEngine: SpeechEngine {
     /// espeak-ng's library version (`EspeakEngine.version()`: no synthesis, no state).
     public func identity() -> String? { EspeakEngine.version().map { "espeak-ng " + $0 } }
 
+    /// A lexicon's phonemes as espeak-ng's own phoneme names in `[[ ]]` (its English table's: `IPA.espeak`).
+    public func phonemes(of word: String, ipa: String) -> String { "[[" + IPA.espeak(ipa) + "]]" }
+
     /// Any name: espeak-ng is asked last, and a name it lacks is found by `check`.
     public func claims(bareName: String) -> String? { bareName }
 

@@ -23,9 +23,28 @@ public struct InstalledVoices: Sendable {
         public let attribution: String
         /// Where the operator got it (the manifest's `origin`).
         public let origin: String
-        /// The SHA-256 of its manifest and files: what a synthesis by it depends on.
-        public let contentHash: String
+        /// The SHA-256 of its manifest and the small files read when it was checked (a Kokoro style, a Piper config).
+        let checkedHash: String
+        /// A Piper voice's ONNX model, hashed only when a synthesis's identity asks (`contentHash`): tens of megabytes,
+        /// and a process that lists the voices or parses a voice's name never needs it.
+        let model: String?
+
+        /// The SHA-256 of its manifest and files: what a synthesis by it depends on. A model's hash is taken once per
+        /// process for each size and modification time of its file; a model that cannot be read hashes as such (its
+        /// helper then refuses it).
+        public var contentHash: String {
+            guard let model else { return checkedHash }
+            let id = FileSystem.identity(of: model)
+            let key = "\(model)\n\(id?.size ?? -1)\n\(id?.modified ?? -1)"
+            if let known = InstalledVoices.modelHashes.withLock({ $0[key] }) { return ContentHash.of(checkedHash + " " + known) }
+            let hash = (try? ContentHash.file(path: model).sha256) ?? "unreadable"
+            InstalledVoices.modelHashes.withLock { $0[key] = hash }
+            return ContentHash.of(checkedHash + " " + hash)
+        }
     }
+
+    /// The Piper models hashed in this process, by path, size and modification time (`Voice.contentHash`).
+    static let modelHashes = Locked<[String: String]>([:])
 
     /// The folder, as given; nil when none is.
     public let folder: String?
@@ -146,11 +165,9 @@ public struct InstalledVoices: Sendable {
             hashes.append(ContentHash.of(bytes: bytes))
         default:
             guard identity.size >= 1024 else { throw Refusal(reason: "\(file): \(identity.size) bytes, too small to be a voice model") }
-            let model = try ContentHash.file(path: path, firstByte: true)
-            guard model.firstByte == 0x08 else {
+            guard try firstByte(of: path) == 0x08 else {
                 throw Refusal(reason: "\(file): not an ONNX model (an ONNX file starts with its IR version, byte 0x08)")
             }
-            hashes.append(model.sha256)
             let configPath = path + ".json"
             guard FileSystem.identity(of: configPath) != nil else { throw Refusal(reason: "\(file).json: missing (a Piper voice's JSON config)") }
             let configBytes: [UInt8]
@@ -163,7 +180,16 @@ public struct InstalledVoices: Sendable {
             hashes.append(ContentHash.of(bytes: configBytes))
         }
         return Voice(name: name, engine: engine, language: language, gender: gender, licence: try text("licence"),
-                     attribution: try text("attribution"), origin: try text("origin"), contentHash: ContentHash.of(hashes.joined(separator: " ")))
+                     attribution: try text("attribution"), origin: try text("origin"), checkedHash: ContentHash.of(hashes.joined(separator: " ")),
+                     model: engine == "piper" ? path : nil)
+    }
+
+    /// The first byte of the file at `path` (nil for an empty file): a model's kind, read without reading the model.
+    static func firstByte(of path: String) throws -> UInt8? {
+        let reader = try FileChunkReader(path: path)
+        var byte: UInt8 = 0
+        let n = try withUnsafeMutableBytes(of: &byte) { try reader.read(into: $0) }
+        return n == 0 ? nil : byte
     }
 
     /// 1 to 64 of a-z, 0-9, `-` and `_`, starting with a letter or digit: a voice's folder and its name in an id.

@@ -96,6 +96,12 @@ public struct NeuralSpeechEngine: SpeechEngine {
     /// Whether it is installed (`scripts/install-speech.sh`).
     public var isInstalled: Bool { installedRequirements() != nil }
 
+    /// A lexicon's phonemes as misaki's markup, `[word](/phonemes/)`: in misaki's set for hibari (which reads the markup
+    /// itself), in espeak-ng's IPA for the Kokoro and Piper voices (the helper gives them to the model as they are).
+    public func phonemes(of word: String, ipa: String) -> String {
+        "[\(word)](/\(key == "hibari" ? IPA.misaki(ipa) : IPA.espeakIPA(ipa))/)"
+    }
+
     /// Its helper gives each sentence's span (`SynthesizedSpeech.sentences`).
     public var givesSentences: Bool { true }
 

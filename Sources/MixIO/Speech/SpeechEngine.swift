@@ -27,6 +27,9 @@ public protocol SpeechEngine: Sendable {
     /// Checks that its voice `name` exists and can be used here: `SpeechSynthesizer.UnknownVoice` with the names a
     /// caller may suggest from, or why it cannot speak (not installed).
     func check(name: String, voice: String) throws
+    /// How it reads a lexicon's phonemes for `word` (`ipa`, checked by `IPA.problem`), written into the text in place
+    /// of the word (`Lexicon.apply`): `[word](/phonemes/)` in espeak-ng's IPA unless an engine says otherwise.
+    func phonemes(of word: String, ipa: String) -> String
     /// Says `text` (SSML in `SSMLSubset` when `ssml`, already split into `pieces`) in its voice `name` with `settings`,
     /// through the helpers `synthesizer` keeps and within its limits.
     func synthesize(_ text: String, pieces: [SSMLSubset.Piece], ssml: Bool, name: String, settings: SpeechSettings,
@@ -35,6 +38,7 @@ public protocol SpeechEngine: Sendable {
 
 extension SpeechEngine {
     public var givesSentences: Bool { false }
+    public func phonemes(of word: String, ipa: String) -> String { "[\(word)](/\(IPA.espeakIPA(ipa))/)" }
 }
 
 /// The engines, registered once. A constant table: any thread may read it.

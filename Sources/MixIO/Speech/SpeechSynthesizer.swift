@@ -29,10 +29,10 @@ public final class SpeechSynthesizer {
         guard text.contains(where: { !$0.isWhitespace }) else { throw Self.failure("the text is empty") }
         let key = Request(text: text, ssml: ssml, settings: settings)
         if usesCache, let known = Self.cache.withLock({ $0.spoken[key] }) { return known }
-        // The lexicon's respellings, in the text every engine reads.
-        let said = settings.lexicon.apply(to: text, ssml: ssml)
-        let pieces = ssml ? try SSMLSubset(said).pieces : [.text(said, speed: 1)]
+        // The lexicon's respellings and phonemes, in the text every engine reads (phonemes as the engine takes them).
         let voice = settings.voiceID
+        let said = settings.lexicon.apply(to: text, ssml: ssml) { voice.speechEngine.phonemes(of: $0, ipa: $1) }
+        let pieces = ssml ? try SSMLSubset(said).pieces : [.text(said, speed: 1)]
         let speech = try voice.speechEngine.synthesize(said, pieces: pieces, ssml: ssml, name: voice.name, settings: settings, for: self)
         guard speech.samples.contains(where: { $0 != 0 }) else { throw Self.failure("the text gives no sound") }
         if usesCache { Self.cache.withLock { $0.keep(speech, for: key) } }

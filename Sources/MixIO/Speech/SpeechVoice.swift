@@ -14,6 +14,8 @@ public struct SpeechVoice: Sendable, Equatable, Codable {
     public let origin: String
     /// Whether it is a natural voice (a neural model) or a draft one (espeak-ng's formant synthesis).
     public let natural: Bool
+    /// What `voices`, the report, the timeline and the server call it: `natural` or `draft`.
+    public var quality: String { natural ? "natural" : "draft" }
     /// The licence of the voice and its data (SPDX), and the credit an app shows beside audio it speaks.
     public let licence: String
     public let attribution: String

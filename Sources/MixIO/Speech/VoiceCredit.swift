@@ -12,7 +12,7 @@ public struct VoiceCredit: Sendable, Equatable, Codable {
     public var origin: String
 
     public init(_ voice: SpeechVoice) {
-        id = voice.id; languages = voice.languages; quality = voice.natural ? "natural" : "draft"
+        id = voice.id; languages = voice.languages; quality = voice.quality
         licence = voice.licence; attribution = voice.attribution; origin = voice.origin
     }
 }
