@@ -68,8 +68,8 @@ import Testing
         for fragment in fragments { #expect(r.stderr.contains(fragment), "\(what): no '\(fragment)' in \(r.stderr)") }
     }
 
-    func session(_ folder: TemporaryFolder, _ file: String, text: String, voice: String?) throws -> String {
-        let named = voice.map { #", "speech": { "voice": "\#($0)" }"# } ?? ""
+    func session(_ folder: TemporaryFolder, _ file: String, text: String, voice: String?, wordTimes: Bool = false) throws -> String {
+        let named = voice.map { #", "speech": { "voice": "\#($0)", "wordTimes": \#(wordTimes) }"# } ?? ""
         return try folder.write(file, """
             { "output": { "sampleRate": 24000, "channels": 1 },
               "sections": [ { "name": "A", "segments": [ { "text": "\(text)"\(named) } ] } ] }
@@ -157,7 +157,7 @@ import Testing
     @Test func aPiperVoiceSpeaksTheSameInTwoProcesses() throws {
         let s = try TemporaryFolder()
         try piperVoice(s, "joe")
-        let preset = try session(s, "p.json", text: "Let your shoulders drop. Breathe out slowly.", voice: "piper:joe")
+        let preset = try session(s, "p.json", text: "Let your shoulders drop. Breathe out slowly.", voice: "piper:joe", wordTimes: true)
         var renders: [[Float]] = []
         for k in 0..<2 {
             let r = try CLI.run([preset, "-o", s.path("\(k).wav"), "--voices", s.path("voices"), "--timeline", s.path("\(k).timeline.json")])

@@ -19,7 +19,8 @@ import Testing
     /// it with its transcript (at another output rate, 48 kHz against the voice's 24 kHz), and the timeline's word
     /// times are within 50 ms of the truth at the median, starts and ends together, none more than 250 ms away: the
     /// name the aligner's dictionary lacks (`Aoife`, spelled a phone per letter) included, and the word after it not
-    /// taking its sound. The same session's spoken text has its words in order, inside its sentences.
+    /// taking its sound. The same session's text said with `wordTimes` has its words in order, inside its sentences;
+    /// one said without has none.
     @Test func wordTimesAreWithin50msOfTheTruthAtTheMedian() throws {
         let s = try TemporaryFolder()
         let transcript = "Relax now and let your breathing slow while the evening rain keeps falling softly outside Aoife and every sound drifts further away"
@@ -43,14 +44,15 @@ import Testing
             { "output": { "sampleRate": 48000, "channels": 1 },
               "sections": [ { "name": "A", "segments": [
                 { "file": "\(recording)", "transcript": "\(transcript)" },
-                { "text": "Relax now. Let your breathing slow, and rest, Aoife.", "gapBefore": "1s" } ] } ] }
+                { "text": "Relax now. Let your breathing slow, and rest, Aoife.", "gapBefore": "1s", "speech": { "wordTimes": true } },
+                { "text": "Relax now.", "gapBefore": "1s" } ] } ] }
             """)
         let r = try CLI.run([preset, "-o", s.path("out.wav"), "--timeline", s.path("t.json")])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(!r.stderr.contains("warning"), "\(r.stderr)")
         let timeline = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: s.url.appendingPathComponent("t.json"))) as? [String: Any])
         let segments = try #require((timeline["sections"] as? [[String: Any]])?.first?["segments"] as? [[String: Any]])
-        try #require(segments.count == 2)
+        try #require(segments.count == 3)
 
         // The recording: every word but the name, each against its truth.
         let start = try #require(frames(segments[0])).0
@@ -81,6 +83,8 @@ import Testing
             #expect(sentences.contains { $0.0 <= a && b <= $0.1 }, "\(word) is in no sentence of \(sentences)")
             end = b
         }
+        // Without `wordTimes`, a text's words are not placed (the aligner's work is asked for).
+        #expect(segments[2]["words"] == nil && (segments[2]["sentences"] as? [Any])?.count == 1, "\(segments[2])")
     }
 
     /// A transcript belongs to a recording: on a text it is one line at its path. A recording the aligner cannot

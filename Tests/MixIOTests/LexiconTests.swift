@@ -53,29 +53,20 @@ import Testing
         #expect(phonemes.apply(to: "Aoife and Siobhan.", ssml: false) { "<\($0)=\($1)>" } == "<Aoife=ˈiːfə> and Shiv-awn.")
     }
 
-    /// Each engine says a word with phonemes in IPA as it says the word those phonemes are: a made-up word given
-    /// "hello"'s IPA is said exactly as "hello" (the samples equal), by espeak-ng, hibari and Piper alike.
+    /// Each engine says a text with an entry exactly as it says the text respelled, and a word with phonemes in IPA
+    /// as it says the word those phonemes are: a made-up word given "hello"'s IPA is said exactly as "hello" (the
+    /// samples equal). Piper's is in InstalledVoicesCLITests.
     @Test(arguments: ["espeak:en-us", "hibari:heart"])
-    func everyEngineSaysThePhonemes(voice: String) throws {
+    func everyEngineSaysTheRespellingAndThePhonemes(voice: String) throws {
         let synthesizer = SpeechSynthesizer()
         synthesizer.usesCache = false
-        var settings = SpeechSettings(voice: voice)
-        let hello = try synthesizer.synthesize("Goodnight, hello.", settings: settings, ssml: false)
-        settings.lexicon = Lexicon(["Zorblax": "/həˈloʊ/"])
-        let said = try synthesizer.synthesize("Goodnight, Zorblax.", settings: settings, ssml: false)
-        #expect(said.samples == hello.samples, "\(said.samples.count) and \(hello.samples.count) samples")
-        #expect(try synthesizer.synthesize("Goodnight, Zorblax.", settings: SpeechSettings(voice: voice), ssml: false).samples != hello.samples)
-    }
-
-    /// Each engine says a text with an entry exactly as it says the text respelled.
-    @Test(arguments: ["espeak:en-us", "hibari:heart"])
-    func everyEngineSaysTheRespelling(voice: String) throws {
-        let synthesizer = SpeechSynthesizer()
-        synthesizer.usesCache = false
-        var settings = SpeechSettings(voice: voice)
-        let plain = try synthesizer.synthesize("Goodnight, Sochee.", settings: settings, ssml: false)
-        settings.lexicon = Lexicon(["Xochitl": "Sochee"])
-        #expect(try synthesizer.synthesize("Goodnight, Xochitl.", settings: settings, ssml: false) == plain)
-        #expect(try synthesizer.synthesize("Goodnight, Xochitl.", settings: SpeechSettings(voice: voice), ssml: false) != plain)
+        for (entry, spelt, word, said) in [("Xochitl", "Sochee", "Goodnight, Xochitl.", "Goodnight, Sochee."),
+                                           ("Zorblax", "/həˈloʊ/", "Goodnight, Zorblax.", "Goodnight, hello.")] {
+            var settings = SpeechSettings(voice: voice)
+            let plain = try synthesizer.synthesize(said, settings: settings, ssml: false)
+            settings.lexicon = Lexicon([entry: spelt])
+            #expect(try synthesizer.synthesize(word, settings: settings, ssml: false).samples == plain.samples, "\(entry): \(spelt)")
+            #expect(try synthesizer.synthesize(word, settings: SpeechSettings(voice: voice), ssml: false).samples != plain.samples)
+        }
     }
 }

@@ -13,7 +13,7 @@ folder before starting the helper; the helper checks each voice it loads again (
 Protocol (JSON Lines in, a header line and raw samples out):
   start-up:  it writes {"ready": true, "engine": "hibari", "version": "0.2.1", "sampleRate": 24000}
   request:   {"text": "...", "voice": "heart", "installed": false, "speed": 0.9, "seed": 0,
-              "sentencePause": 0.4, "paragraphPause": 1.2}      (one line, at most 1 MiB)
+              "sentencePause": 0.4, "paragraphPause": 1.2, "words": false}      (one line, at most 1 MiB)
   reply:     {"ok": true, "sampleRate": 24000, "count": N, "sentences": [[start, end], ...], "guessed": ["Aoife"],
               "words": [[start, end, "Relax"], ...]}
              then N little-endian 16-bit samples, or {"ok": false, "error": "one line"}
@@ -22,8 +22,8 @@ misaki's phoneme set (hibari reads the markup itself), for the other engines in 
 take). mixrender checked them.
 `sentences` gives each sentence's first and last sample (end exclusive) in the reply's samples; `guessed`, the words
 the engine found in no lexicon and read by rule (hibari's out-of-vocabulary net; the other engines do not say);
-`words`, each word's first and last sample, for an English voice (found by the aligner, below, in each paragraph's
-samples: no engine says where its words are), and empty for other languages.
+`words`, each word's first and last sample, when the request asks for them and the voice speaks English (found by the
+aligner, below, in each paragraph's samples: no engine says where its words are), and empty otherwise.
 
 The aligner (`--engine align`): PocketSphinx 5.1.1 (BSD-2-Clause) with its US English model and dictionary, inside its
 wheel, aligns a recording with its transcript (forced alignment), for recorded narration:
@@ -506,7 +506,7 @@ def answer(engine, request, aligner=None):
         guessed.clear()
     paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
     words = []
-    english = aligner is not None and engine.language(voice).startswith("en")
+    english = aligner is not None and bool(request.get("words")) and engine.language(voice).startswith("en")
     for p, paragraph in enumerate(paragraphs):
         if p > 0:
             parts.append(paragraph_pause)

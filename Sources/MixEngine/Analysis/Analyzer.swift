@@ -227,6 +227,7 @@ public struct Analyzer: Sendable {
             + "wpm \(s.wordsPerMinute); pitch \(s.pitch); volume \(s.volume); speed \(n(s.speed)); sentence pause \(n(s.sentencePauseSeconds)); "
             + "paragraph pause \(n(s.paragraphPauseSeconds)); seed \(s.seed); ssml \(request.ssml); text sha256 \(ContentHash.of(request.text))"
             + (s.lexicon.isEmpty ? "" : "; lexicon sha256 \(ContentHash.of(s.lexicon.identity))")
+            + (s.wordTimes ? "; word times" : "")
     }
 
     /// The synthesis kept in the store for `request`, or nil (no store, no entry, or a damaged one, which is

@@ -122,7 +122,7 @@ extension SpeechSettings {
                 settings.language = tag
             }),
             .custom("lexicon", schema: { _ in
-                .object(["description": .string("Words a voice would say wrong (a listener's name, a place) and a respelling of each that every voice says right: {\"Aoife\": \"Eefa\"}. Whole words, any case (in Japanese or Chinese, wherever the word occurs); a segment's entries are added to the voice's."),
+                .object(["description": .string("Words a voice would say wrong (a listener's name, a place) and a respelling of each that every voice says right, {\"Aoife\": \"Eefa\"}, or its phonemes in IPA between slashes, {\"Aoife\": \"/ˈiːfə/\"}. Whole words, any case (in Japanese or Chinese, wherever the word occurs); a segment's entries are added to the voice's."),
                          "type": .string("object"), "maxProperties": .number(Double(Lexicon.maximumEntries)),
                          "additionalProperties": .object(["type": .string("string"), "minLength": .number(1), "maxLength": .number(Double(Lexicon.maximumRespellingLength))])])
             }, read: { cursor, settings, _ in
@@ -145,6 +145,7 @@ extension SpeechSettings {
             pause("sentencePause", \.sentencePauseSeconds, "sentence", defaultSentencePause),
             pause("paragraphPause", \.paragraphPauseSeconds, "paragraph (a blank line)", defaultParagraphPause),
             .number("seed", \.seed, NumberLimit(0...4_294_967_295, unit: ""), "The neural voice's noise seed."),
+            .flag("wordTimes", \.wordTimes, "true: an English neural voice's words are placed in time, each word's start and end in the timeline (by a forced aligner: about as much work again as the voice's own)."),
             .number("rate", \.wordsPerMinute, NumberLimit(wordsPerMinuteRange, unit: ""), "espeak-ng's words per minute, before speed."),
             .number("pitch", \.pitch, NumberLimit(pitchRange, unit: ""), "espeak-ng's pitch (50 is the voice's own)."),
             .number("volume", \.volume, NumberLimit(volumeRange, unit: ""), "espeak-ng's volume (100 is normal)."),

@@ -177,6 +177,7 @@ public struct NeuralSpeechEngine: SpeechEngine {
                 let speed = min(max(settings.effectiveSpeed * factor, SpeechSettings.speedRange.lowerBound), SpeechSettings.speedRange.upperBound)
                 do {
                     try helper.send(["text": text, "voice": name, "installed": isOperators(name), "speed": speed, "seed": settings.seed,
+                                     "words": settings.wordTimes,
                                      "sentencePause": settings.sentencePauseSeconds ?? SpeechSettings.defaultSentencePause,
                                      "paragraphPause": settings.paragraphPauseSeconds ?? SpeechSettings.defaultParagraphPause])
                     synthesizer.afterSending?(helper.pid)
@@ -201,17 +202,9 @@ public struct NeuralSpeechEngine: SpeechEngine {
     /// Starts the helper and waits for it to say it is ready.
     private func start(_ limits: SpeechHelperLimits) throws -> SpeechHelperProcess {
         guard let venv = installedRequirements()?.venv else { throw missing() }
-        var arguments = ["-I", venv + "/" + SpeechHelperLocation.neuralHelperScript, "--engine", helperEngine,
-                         "--cpu-seconds", "\(limits.cpuSeconds)", "--memory-mb", "\(limits.memoryBytes >> 20)"]
-        if runsInstalled != nil, let folder = InstalledVoices.current().folder { arguments += ["--voices", folder] }
-        let helper = try SpeechHelperProcess(executable: venv + "/bin/python", arguments: arguments,
-                                             environment: SpeechHelperLocation.neuralEnvironment(venv: venv), name: "the neural voice's helper (\(key))")
-        let ready = try helper.readHeader(until: .now + .seconds(90))
-        guard ready["ready"] as? Bool == true else {
-            helper.kill()
-            throw helper.failure("it did not start: \(ready["error"] as? String ?? "no reason given")")
-        }
-        return helper
+        let folder = runsInstalled == nil ? nil : InstalledVoices.current().folder
+        return try SpeechHelperProcess.neural(venv: venv, engine: helperEngine, extra: folder.map { ["--voices", $0] } ?? [],
+                                              limits: limits, name: "the neural voice's helper (\(key))")
     }
 
     func missing() -> AudioIOError {

@@ -101,6 +101,21 @@ final class SpeechHelperProcess {
 
     deinit { finish() }
 
+    /// The neural helper (`neural_helper.py` in the virtual environment `venv`) as `engine`, with `extra` arguments,
+    /// started with `limits` and waited for until it says it is ready; `name` is what messages call it.
+    static func neural(venv: String, engine: String, extra: [String] = [], limits: SpeechHelperLimits, name: String) throws -> SpeechHelperProcess {
+        let arguments = ["-I", venv + "/" + SpeechHelperLocation.neuralHelperScript, "--engine", engine,
+                         "--cpu-seconds", "\(limits.cpuSeconds)", "--memory-mb", "\(limits.memoryBytes >> 20)"] + extra
+        let helper = try SpeechHelperProcess(executable: venv + "/bin/python", arguments: arguments,
+                                             environment: SpeechHelperLocation.neuralEnvironment(venv: venv), name: name)
+        let ready = try helper.readHeader(until: .now + .seconds(90))
+        guard ready["ready"] as? Bool == true else {
+            helper.kill()
+            throw helper.failure("it did not start: \(ready["error"] as? String ?? "no reason given")")
+        }
+        return helper
+    }
+
     /// Sends one request line (a JSON object).
     func send(_ request: [String: Any]) throws {
         var line = try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])

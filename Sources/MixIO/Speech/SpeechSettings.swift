@@ -33,6 +33,9 @@ public struct SpeechSettings: Sendable, Hashable {
     public var seed: Int = 0
     /// Words and how to say them (`Lexicon`), applied to the text before any engine reads it.
     public var lexicon = Lexicon()
+    /// Whether an English neural voice's words are placed in time (`SynthesizedSpeech.words`, by the aligner in its
+    /// helper: about 0.8 s of work per minute of speech, as much again as hibari's own), for the timeline's `words`.
+    public var wordTimes = false
 
     public static let defaultVoice = "hibari:heart"
     public static let wordsPerMinuteRange = 80...450

@@ -106,16 +106,6 @@ public final class WordAligner {
 
     private func start() throws -> SpeechHelperProcess {
         guard let venv = Self.environment() else { throw SpeechSynthesizer.failure(Self.installHint) }
-        let helper = try SpeechHelperProcess(
-            executable: venv + "/bin/python",
-            arguments: ["-I", venv + "/" + SpeechHelperLocation.neuralHelperScript, "--engine", "align",
-                        "--cpu-seconds", "\(limits.cpuSeconds)", "--memory-mb", "\(limits.memoryBytes >> 20)"],
-            environment: SpeechHelperLocation.neuralEnvironment(venv: venv), name: "the word aligner's helper")
-        let ready = try helper.readHeader(until: .now + .seconds(90))
-        guard ready["ready"] as? Bool == true else {
-            helper.kill()
-            throw helper.failure("it did not start: \(ready["error"] as? String ?? "no reason given")")
-        }
-        return helper
+        return try SpeechHelperProcess.neural(venv: venv, engine: "align", limits: limits, name: "the word aligner's helper")
     }
 }
